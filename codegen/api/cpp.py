@@ -1,0 +1,188 @@
+"""How a schema is spelled in C++: the public API (tcore::add), the dispatcher
+(ops::add_Tensor::call) and the native kernels (tcore::native::add).
+
+Types are composed from a table of base types; anything the core does not
+provide is declared by the generator as an opaque struct (OPAQUE_TYPES), so the
+declarations of any operator set compile against the core headers.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+
+from ..model import NativeFunction
+from ..schema import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type
+
+# base type -> (C++ spelling, passed by value?)
+BASE_CPP: dict[str, tuple[str, bool]] = {
+    "Tensor": ("Tensor", False),
+    "int": ("int64_t", True),
+    "SymInt": ("int64_t", True),
+    "SymBool": ("bool", True),
+    "float": ("double", True),
+    "bool": ("bool", True),
+    "str": ("std::string_view", True),
+    "Scalar": ("Scalar", False),
+    "ScalarType": ("ScalarType", True),
+    "Layout": ("Layout", True),
+    "Device": ("Device", True),
+    "DeviceIndex": ("DeviceIndex", True),
+    "MemoryFormat": ("MemoryFormat", True),
+    "Storage": ("Storage", False),
+    "Generator": ("Generator", False),
+    "Dimname": ("Dimname", False),
+    "Stream": ("Stream", False),
+    "QScheme": ("QScheme", True),
+    "ConstQuantizerPtr": ("ConstQuantizerPtr", False),
+    "GraphModule": ("GraphModule", False),
+    "Any": ("AnyValue", False),
+}
+# Types the core headers do not define; the generator declares them (OpaqueTypes.h).
+OPAQUE_TYPES = ("Generator", "Dimname", "Stream", "QScheme", "ConstQuantizerPtr", "GraphModule", "AnyValue")
+
+_ENUM_DEFAULTS = {
+    "contiguous_format": "MemoryFormat::Contiguous",
+    "preserve_format": "MemoryFormat::Preserve",
+    "channels_last": "MemoryFormat::ChannelsLast",
+    "long": "ScalarType::Long",
+    "int": "ScalarType::Int",
+    "float": "ScalarType::Float",
+    "double": "ScalarType::Double",
+    "strided": "Layout::Strided",
+    "Mean": "1",  # at::Reduction::Mean
+    "Sum": "2",
+    "per_tensor_affine": "QScheme{}",
+}
+
+
+def value_type(t: Type) -> str:
+    """The C++ type that holds a value of schema type t."""
+    if isinstance(t, BaseType):
+        return BASE_CPP[t.name][0]
+    if isinstance(t, OptionalType):
+        return f"std::optional<{value_type(t.elem)}>"
+    if t.size is not None and isinstance(t.elem, BaseType) and t.elem.name == "bool":
+        return f"std::array<bool, {t.size}>"
+    return f"ArrayRef<{value_type(t.elem)}>"
+
+
+def argument_type(t: Type) -> str:
+    """The C++ parameter type for schema type t."""
+    if isinstance(t, BaseType):
+        cpp, by_value = BASE_CPP[t.name]
+        return cpp if by_value else f"const {cpp}&"
+    if isinstance(t, OptionalType):
+        inner = t.elem
+        if isinstance(inner, ListType):
+            return f"std::optional<{value_type(inner)}>"
+        cpp, by_value = BASE_CPP[inner.name] if isinstance(inner, BaseType) else (value_type(inner), False)
+        return f"std::optional<{cpp}>" if by_value else f"const std::optional<{cpp}>&"
+    return value_type(t)
+
+
+def return_value_type(t: Type) -> str:
+    if isinstance(t, ListType):
+        return f"std::vector<{return_value_type(t.elem)}>"
+    if isinstance(t, OptionalType):
+        return f"std::optional<{return_value_type(t.elem)}>"
+    return BASE_CPP[t.name][0]
+
+
+def return_type(func: FunctionSchema) -> str:
+    rets = func.returns
+    if not rets:
+        return "void"
+    if len(rets) == 1 and not func.returns_tuple:
+        return return_value_type(rets[0].type)
+    return f"std::tuple<{', '.join(return_value_type(r.type) for r in rets)}>"
+
+
+def default_value(arg: Argument) -> str | None:
+    d = arg.default
+    if d is None:
+        return None
+    if d == "None":
+        return "std::nullopt"
+    if d in ("True", "False"):
+        return d.lower()
+    if d.startswith("["):
+        items = [i.strip() for i in d[1:-1].split(",") if i.strip()]
+        return "{" + ", ".join(i.lower() if i in ("True", "False") else i for i in items) + "}"
+    if d[0] in "'\"":
+        return json.dumps(ast.literal_eval(d))
+    if d in _ENUM_DEFAULTS:
+        return _ENUM_DEFAULTS[d]
+    return d
+
+
+@dataclass(frozen=True)
+class CppArg:
+    name: str
+    type: str
+    default: str | None
+    schema: Argument
+
+    def decl(self, with_default: bool) -> str:
+        text = f"{self.type} {self.name}"
+        return f"{text}={self.default}" if with_default and self.default is not None else text
+
+
+_CPP_KEYWORDS = frozenset({"default", "from", "template", "new", "delete", "class", "operator", "union", "this"})
+
+
+def cpp_ident(name: str) -> str:
+    return f"{name}_" if name in _CPP_KEYWORDS else name
+
+
+def dispatcher_args(func: FunctionSchema) -> list[CppArg]:
+    """Schema order, no defaults: the signature of ops::X::call and of native kernels."""
+    return [CppArg(cpp_ident(a.name), argument_type(a.type), None, a) for a in func.arguments]
+
+
+def public_name(func: FunctionSchema) -> str:
+    if func.is_out_fn:
+        return f"{func.name.base}_out"
+    return func.name.name
+
+
+def public_args(f: NativeFunction) -> list[CppArg]:
+    """The public API: out arguments first (tcore::add_out(out, a, b)), then the rest with
+    defaults, except that defaults are dropped before the last non-defaulted argument."""
+    func = f.func
+    outs = [a for a in func.arguments if a in func.out_arguments]
+    rest = [a for a in func.arguments if a not in func.out_arguments]
+    ordered = outs + rest
+    args = []
+    for a in ordered:
+        default = None if (a in outs or a.name in f.cpp_no_default_args) else default_value(a)
+        args.append(CppArg(cpp_ident(a.name), argument_type(a.type), default, a))
+    # C++ needs defaults to be a suffix
+    seen_required = False
+    for i in range(len(args) - 1, -1, -1):
+        if args[i].default is None:
+            seen_required = True
+        elif seen_required:
+            args[i] = CppArg(args[i].name, args[i].type, None, args[i].schema)
+    return args
+
+
+def struct_name(func: FunctionSchema) -> str:
+    """ops::add_Tensor, ops::add__Tensor (in place), ops::sum."""
+    return func.name.unambiguous
+
+
+def uses_type(func: FunctionSchema) -> set[str]:
+    names: set[str] = set()
+
+    def walk(t: Type) -> None:
+        if isinstance(t, BaseType):
+            names.add(BASE_CPP[t.name][0])
+        else:
+            walk(t.elem)
+
+    for a in func.arguments:
+        walk(a.type)
+    for r in func.returns:
+        walk(r.type)
+    return names

@@ -1,0 +1,62 @@
+"""Dispatching entry points (Operators_K.cpp) and per-backend kernel registration
+(Register<KEY>_K.cpp), sharded by a stable hash of the operator's root name."""
+from __future__ import annotations
+
+from .api import cpp
+from .gen_headers import Layout
+from .model import NativeFunction
+from .schema import BaseType, ListType, OptionalType, is_tensor_like
+from .templates import render
+
+# The dispatch keys tcore registers kernels for, and the files they go to.
+REGISTERED_KEYS = ("CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+
+
+def dispatch_key_expr(f: NativeFunction) -> str:
+    """C++ expression picking the backend from the tensor arguments, else from `device`."""
+    tensors = [cpp.cpp_ident(a.name) for a in f.func.arguments if is_tensor_like(a.type)]
+    if tensors:
+        return f"dispatch_key_of({', '.join(tensors)})"
+    device = [a for a in f.func.arguments if isinstance(_strip_opt(a.type), BaseType) and _strip_opt(a.type).name == "Device"]
+    if device:
+        return f"dispatch_key_for({cpp.cpp_ident(device[0].name)})"
+    return "DispatchKey::CPU"
+
+
+def _strip_opt(t):
+    return t.elem if isinstance(t, OptionalType) else t
+
+
+def render_operators(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
+                     layout: Layout) -> str:
+    functions = []
+    for fs in groups.values():
+        for f in fs:
+            args = cpp.dispatcher_args(f.func)
+            functions.append(dict(
+                schema=str(f.func),
+                struct=cpp.struct_name(f.func),
+                ret=cpp.return_type(f.func),
+                params=", ".join(a.decl(False) for a in args),
+                args=", ".join(a.name for a in args),
+                dispatch_key=dispatch_key_expr(f),
+            ))
+    headers = sorted({layout.ops_header(r) for r in groups})
+    return render("Operators.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, functions=functions)
+
+
+def render_registration(key: str, shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
+                        layout: Layout) -> str:
+    registrations = []
+    roots = set()
+    for root, fs in groups.items():
+        for f in fs:
+            kernel = f.kernel_for(key)
+            if kernel is None or f.manual_kernel_registration:
+                continue
+            roots.add(root)
+            registrations.append(dict(schema=str(f.func), struct=cpp.struct_name(f.func),
+                                      kernel=kernel.split("::")[-1]))
+    headers = sorted({h for r in roots for h in (layout.ops_header(r), layout.native_header(r))})
+    return render("Register.cpp.j2", key=key, shard=shard, num_shards=num_shards, headers=headers,
+                  registrations=registrations)

@@ -1,0 +1,73 @@
+"""Command line: python -m codegen.generate_code (see CONTRACTS.md).
+
+Exit 0 on success; on bad input exit 1 with FILE:LINE:COL, the line and a caret,
+and nothing written.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from .errors import SourceError
+from .file_writer import FileWriter
+from .load import check_kernels_exist, load_operator_set
+from .plan import DEFAULT_SHARDS, SUBSETS, Options, make_plan
+from .selective import select_operators
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m codegen.generate_code", description=__doc__)
+    p.add_argument("--native-functions-path", required=True)
+    p.add_argument("--tags-path", required=True)
+    p.add_argument("--derivatives-path", default=None)
+    p.add_argument("--install-dir", required=True, help="root folder of the generated output")
+    p.add_argument("--subset", choices=SUBSETS, default=None, help="generate one part only (default: all)")
+    p.add_argument("--disable-autograd", action="store_true")
+    p.add_argument("--per-operator-headers", action="store_true")
+    p.add_argument("--selected-op-list-path", default=None, help="YAML list of operator names to build")
+    p.add_argument("--operators-yaml-path", default=None, help="model operators YAML (selective build)")
+    p.add_argument("--kernel-source-dir", action="append", default=[],
+                   help="check that every CPU/CUDA/composite kernel named in dispatch: exists here")
+    p.add_argument("--num-shards", type=int, default=DEFAULT_SHARDS)
+    p.add_argument("--cache-dir", default=None, help="per-entry parse cache (speeds up reruns)")
+    return p.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> FileWriter:
+    opset = load_operator_set(args.native_functions_path, args.tags_path, args.cache_dir)
+    if args.kernel_source_dir:
+        check_kernels_exist(opset.functions, args.kernel_source_dir,
+                            {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
+    opset = select_operators(opset, args.selected_op_list_path, args.operators_yaml_path)
+    options = Options(
+        per_operator_headers=args.per_operator_headers,
+        subsets=frozenset([args.subset] if args.subset else SUBSETS),
+        disable_autograd=args.disable_autograd,
+        num_shards=args.num_shards,
+    )
+    units = make_plan(opset, options)
+    rendered = [(u, u.render()) for u in units]  # render everything before writing anything
+    writer = FileWriter(args.install_dir)
+    for _, files in rendered:
+        for rel, text in files.items():
+            writer.write(rel, text)
+    return writer
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    start = time.perf_counter()
+    try:
+        writer = run(args)
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - start
+    print(f"generate_code: {len(writer.written)} files written, {len(writer.unchanged)} unchanged "
+          f"in {elapsed:.2f}s -> {args.install_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+"""The Jinja2 environment: templates hold the text, Python holds the logic."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+TEMPLATE_DIR = Path(__file__).parent / "templates"
+
+
+@lru_cache(maxsize=None)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def render(name: str, **context: object) -> str:
+    return environment().get_template(name).render(**context)
