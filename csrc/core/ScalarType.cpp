@@ -1,0 +1,52 @@
+#include "tcore/core/ScalarType.h"
+
+namespace tcore {
+
+const char* to_string(ScalarType t) {
+  switch (t) {
+#define TCORE_CASE(cpp, name, py) \
+  case ScalarType::name:          \
+    return #py;
+    TCORE_FORALL_SCALAR_TYPES(TCORE_CASE)
+#undef TCORE_CASE
+    default:
+      return "undefined";
+  }
+}
+
+int64_t element_size(ScalarType t) {
+  switch (t) {
+#define TCORE_CASE(cpp, name, py) \
+  case ScalarType::name:          \
+    return sizeof(cpp);
+    TCORE_FORALL_SCALAR_TYPES(TCORE_CASE)
+#undef TCORE_CASE
+    default:
+      throw TypeError("element_size of an undefined dtype");
+  }
+}
+
+std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << to_string(t); }
+
+ScalarType default_float_dtype() { return ScalarType::Float; }
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  using S = ScalarType;
+  if (a == b) return a;
+  if (a == S::Undefined) return b;
+  if (b == S::Undefined) return a;
+  if (a == S::Bool) return b;
+  if (b == S::Bool) return a;
+  const bool fa = is_floating(a), fb = is_floating(b);
+  if (fa && fb) return element_size(a) >= element_size(b) ? a : b;
+  if (fa) return a;
+  if (fb) return b;
+  // both integral: uint8 with a signed type needs the next wider signed type
+  if (a == S::Byte || b == S::Byte) {
+    const S other = a == S::Byte ? b : a;
+    return other == S::Char ? S::Short : other;
+  }
+  return element_size(a) >= element_size(b) ? a : b;
+}
+
+}  // namespace tcore

@@ -1,0 +1,32 @@
+#pragma once
+// Where a tensor lives, how it is laid out, and memory formats.
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "tcore/core/Macros.h"
+
+namespace tcore {
+
+enum class DeviceType : int8_t { CPU, CUDA, HIP };
+using DeviceIndex = int8_t;
+
+struct TCORE_API Device {
+  DeviceType type = DeviceType::CPU;
+  DeviceIndex index = -1;
+
+  Device() = default;
+  Device(DeviceType t, DeviceIndex i = -1) : type(t), index(i) {}
+  explicit Device(const std::string& spec);  // "cpu", "cuda", "cuda:1"
+
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  std::string str() const;
+};
+TCORE_API std::ostream& operator<<(std::ostream& os, const Device& d);
+
+enum class Layout : int8_t { Strided };
+enum class MemoryFormat : int8_t { Contiguous, Preserve, ChannelsLast };
+
+}  // namespace tcore

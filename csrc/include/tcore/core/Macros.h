@@ -1,0 +1,49 @@
+#pragma once
+// Export macro and the checks every kernel uses. A failed check throws one of
+// tcore's error types; the Python bindings turn them into Python exceptions.
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#if defined(_WIN32)
+#define TCORE_API __declspec(dllexport)
+#else
+#define TCORE_API __attribute__((visibility("default")))
+#endif
+
+namespace tcore {
+
+// RuntimeError in Python.
+struct TCORE_API Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// ValueError / IndexError / TypeError in Python.
+struct TCORE_API ValueError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+struct TCORE_API IndexError : std::out_of_range {
+  using std::out_of_range::out_of_range;
+};
+struct TCORE_API TypeError : Error {
+  using Error::Error;
+};
+
+namespace detail {
+template <typename... Args>
+std::string str_cat(const Args&... args) {
+  std::ostringstream ss;
+  (ss << ... << args);
+  return ss.str();
+}
+}  // namespace detail
+
+}  // namespace tcore
+
+#define TCORE_CHECK_AS(kind, cond, ...) \
+  do {                                  \
+    if (!(cond)) throw ::tcore::kind(::tcore::detail::str_cat(__VA_ARGS__)); \
+  } while (0)
+#define TCORE_CHECK(cond, ...) TCORE_CHECK_AS(Error, cond, __VA_ARGS__)
+#define TCORE_CHECK_VALUE(cond, ...) TCORE_CHECK_AS(ValueError, cond, __VA_ARGS__)
+#define TCORE_CHECK_INDEX(cond, ...) TCORE_CHECK_AS(IndexError, cond, __VA_ARGS__)
+#define TCORE_CHECK_TYPE(cond, ...) TCORE_CHECK_AS(TypeError, cond, __VA_ARGS__)

@@ -1,0 +1,51 @@
+#pragma once
+// A reference-counted block of bytes on one device. Views share one Storage.
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "tcore/core/Device.h"
+
+namespace tcore {
+
+class TCORE_API StorageImpl {
+ public:
+  using Deleter = std::function<void(void*)>;
+  StorageImpl(void* data, size_t nbytes, Device device, Deleter deleter)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
+  StorageImpl(const StorageImpl&) = delete;
+  StorageImpl& operator=(const StorageImpl&) = delete;
+  ~StorageImpl() {
+    if (deleter_) deleter_(data_);
+  }
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  Deleter deleter_;
+};
+
+class TCORE_API Storage {
+ public:
+  Storage() = default;
+  explicit Storage(std::shared_ptr<StorageImpl> impl) : impl_(std::move(impl)) {}
+  // nbytes of CPU memory, 64-byte aligned so that loops vectorize.
+  static Storage allocate_cpu(size_t nbytes);
+
+  bool defined() const { return impl_ != nullptr; }
+  void* data() const { return impl_->data(); }
+  size_t nbytes() const { return impl_->nbytes(); }
+  Device device() const { return impl_->device(); }
+  bool is_alias_of(const Storage& o) const { return impl_ == o.impl_; }
+  long use_count() const { return impl_.use_count(); }
+
+ private:
+  std::shared_ptr<StorageImpl> impl_;
+};
+
+}  // namespace tcore

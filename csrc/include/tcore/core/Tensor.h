@@ -1,0 +1,112 @@
+#pragma once
+// Tensor: a handle to TensorImpl = storage + dtype + sizes + strides + offset.
+//
+// Element (i0, ..., in-1) lives at byte
+//   storage.data() + (storage_offset + sum_k i_k * strides[k]) * element_size(dtype)
+// Strides are in elements; a view shares the storage with another offset/strides.
+// Operators are free functions (tcore::add, in generated per-operator headers), so
+// this header never changes when an operator does.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <vector>
+
+#include "tcore/core/ArrayRef.h"
+#include "tcore/core/Device.h"
+#include "tcore/core/Scalar.h"
+#include "tcore/core/ScalarType.h"
+#include "tcore/core/Storage.h"
+
+namespace tcore {
+
+class TCORE_API TensorImpl {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+             int64_t storage_offset);
+
+  const Storage& storage() const { return storage_; }
+  ScalarType dtype() const { return dtype_; }
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  int64_t numel() const { return numel_; }
+  bool is_contiguous() const { return is_contiguous_; }
+
+  // Only for fresh outputs (resize of out=) and in-place metadata changes.
+  void set_sizes_and_strides(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
+  void set_storage(Storage storage) { storage_ = std::move(storage); }
+
+  // Python numbers that became tensors take part in type promotion as scalars.
+  bool is_wrapped_number = false;
+  // Bumped by every in-place write; shared by all views of one storage.
+  std::shared_ptr<std::atomic<uint32_t>> version;
+
+ private:
+  void refresh();
+  Storage storage_;
+  ScalarType dtype_;
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> strides_;
+  int64_t storage_offset_;
+  int64_t numel_ = 1;
+  bool is_contiguous_ = true;
+};
+
+class TCORE_API Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  ScalarType dtype() const { return impl_->dtype(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  Device device() const { return impl_->storage().device(); }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes().size()); }
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  int64_t element_size() const { return tcore::element_size(dtype()); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  const Storage& storage() const { return impl_->storage(); }
+
+  void* data_ptr() const {
+    return static_cast<char*>(impl_->storage().data()) + storage_offset() * element_size();
+  }
+  template <typename T>
+  T* data_ptr() const {
+    TCORE_CHECK_TYPE(scalar_type_of<T>::value == dtype(), "data_ptr: tensor has dtype ", dtype());
+    return static_cast<T*>(data_ptr());
+  }
+
+  // Marks an in-place write (autograd checks saved tensors against it).
+  void bump_version() const { impl_->version->fetch_add(1, std::memory_order_relaxed); }
+  uint32_t version() const { return impl_->version->load(std::memory_order_relaxed); }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// "[2, 3]"
+TCORE_API std::string shape_str(IntArrayRef sizes);
+// Dimension wrapping as in PyTorch: -1 is the last dim; an out-of-range dim throws IndexError.
+TCORE_API int64_t wrap_dim(int64_t dim, int64_t ndim, bool allow_scalar = true);
+TCORE_API std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+TCORE_API int64_t numel_of(IntArrayRef sizes);
+
+// Fresh tensors (no dispatch: the building blocks kernels use).
+TCORE_API Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype);
+TCORE_API Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                           int64_t offset);
+TCORE_API Tensor wrapped_scalar_tensor(const Scalar& s);
+
+TCORE_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace tcore

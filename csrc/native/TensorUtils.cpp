@@ -1,0 +1,119 @@
+#include "native/TensorUtils.h"
+
+#include <algorithm>
+
+#include "native/cpu/Copy.h"
+
+namespace tcore::native {
+
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    TCORE_CHECK_VALUE(da == db || da == 1 || db == 1, "The size of tensor a (", da, ") must match the size of tensor b (",
+                      db, ") at non-singleton dimension ", i, " (shapes ", shape_str(a), " and ", shape_str(b), ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+namespace {
+int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating(t) ? 2 : 1; }
+
+ScalarType combine_categories(ScalarType higher, ScalarType lower) {
+  if (higher == ScalarType::Undefined) return lower;
+  if (lower == ScalarType::Undefined) return higher;
+  if (category(lower) > category(higher)) return promote_types(higher, lower);
+  return higher;
+}
+}  // namespace
+
+ScalarType result_type(std::initializer_list<const Tensor*> operands) {
+  ScalarType dim_result = ScalarType::Undefined, zero_result = ScalarType::Undefined,
+             wrapped_result = ScalarType::Undefined;
+  for (const Tensor* t : operands) {
+    if (t == nullptr || !t->defined()) continue;
+    ScalarType dt = t->dtype();
+    if (t->impl()->is_wrapped_number) {
+      // a Python float takes the default dtype, not double
+      if (is_floating(dt)) dt = default_float_dtype();
+      wrapped_result = promote_types(wrapped_result, dt);
+    } else if (t->dim() == 0) {
+      zero_result = promote_types(zero_result, dt);
+    } else {
+      dim_result = promote_types(dim_result, dt);
+    }
+  }
+  return combine_categories(dim_result, combine_categories(zero_result, wrapped_result));
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+void resize_output(const Tensor& out, IntArrayRef sizes) {
+  TCORE_CHECK(out.defined(), "out= tensor is undefined");
+  if (out.sizes().size() == sizes.size() && std::equal(sizes.begin(), sizes.end(), out.sizes().begin())) return;
+  const int64_t needed = (numel_of(sizes) + out.storage_offset()) * out.element_size();
+  if (static_cast<int64_t>(out.storage().nbytes()) < needed) {
+    TCORE_CHECK(out.device().is_cpu(), "resize of a non-CPU out= tensor is not supported");
+    Storage fresh = Storage::allocate_cpu(static_cast<size_t>(numel_of(sizes) * out.element_size()));
+    out.impl()->set_storage(std::move(fresh));
+    out.impl()->set_sizes_and_strides(sizes.vec(), contiguous_strides(sizes), 0);
+    return;
+  }
+  out.impl()->set_sizes_and_strides(sizes.vec(), contiguous_strides(sizes), out.storage_offset());
+}
+
+Tensor cast(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = empty_cpu(t.sizes(), dtype);
+  copy_kernel(out, t);
+  return out;
+}
+
+bool partially_overlaps(const Tensor& a, const Tensor& b) {
+  if (!a.storage().is_alias_of(b.storage())) return false;
+  const bool same = a.storage_offset() == b.storage_offset() && a.sizes().size() == b.sizes().size() &&
+                    std::equal(a.sizes().begin(), a.sizes().end(), b.sizes().begin()) &&
+                    std::equal(a.strides().begin(), a.strides().end(), b.strides().begin());
+  return !same;
+}
+
+std::vector<bool> reduction_mask(OptionalIntArrayRef dim, int64_t ndim, const char* op) {
+  std::vector<bool> mask(static_cast<size_t>(ndim), false);
+  if (!dim.has_value() || dim->empty()) {
+    std::fill(mask.begin(), mask.end(), true);
+    return mask;
+  }
+  for (int64_t d : *dim) {
+    const int64_t w = wrap_dim(d, ndim);
+    if (ndim == 0) continue;
+    TCORE_CHECK_VALUE(!mask[w], op, ": dim ", w, " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  return mask;
+}
+
+std::vector<int64_t> reduced_shape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim) {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (!mask[d]) out.push_back(sizes[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+void write_result(const Tensor& out, const Tensor& result, const char* op) {
+  if (out.is_same(result)) return;
+  TCORE_CHECK_TYPE(can_cast(result.dtype(), out.dtype()), op, ": result type ", result.dtype(),
+                   " can't be cast to the desired output type ", out.dtype());
+  resize_output(out, result.sizes());
+  copy_kernel(out, result);
+}
+
+}  // namespace tcore::native

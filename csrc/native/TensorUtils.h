@@ -1,0 +1,37 @@
+#pragma once
+// Shared rules of the kernels: broadcasting, type promotion, out= handling.
+#include <vector>
+
+#include "tcore/core/OpDecl.h"
+
+namespace tcore::native {
+
+// Broadcast shape of two shapes, or IndexError-free ValueError naming both shapes.
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
+
+// PyTorch's result_type: tensors with dims beat 0-dim tensors, which beat Python
+// numbers (wrapped scalars), unless the lower kind is of a higher category
+// (bool < integral < floating).
+ScalarType result_type(std::initializer_list<const Tensor*> operands);
+
+// Whether a value of dtype `from` may be written into an out= tensor of dtype `to`.
+bool can_cast(ScalarType from, ScalarType to);
+
+// Gives `out` the shape `sizes` (reallocating if its storage is too small); a
+// tensor with another shape that is not empty is resized too, as PyTorch does.
+void resize_output(const Tensor& out, IntArrayRef sizes);
+
+// A tensor of dtype `dtype` with the values of `t` (t itself when it has it).
+Tensor cast(const Tensor& t, ScalarType dtype);
+
+// True when a and b share memory but are not the very same elements in the same layout.
+bool partially_overlaps(const Tensor& a, const Tensor& b);
+
+// The dims of a reduction: every dim when `dim` is unset or empty.
+std::vector<bool> reduction_mask(OptionalIntArrayRef dim, int64_t ndim, const char* op);
+std::vector<int64_t> reduced_shape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim);
+
+// Writes `result` into `out` (resizing and casting), unless they are the same tensor.
+void write_result(const Tensor& out, const Tensor& result, const char* op);
+
+}  // namespace tcore::native

@@ -1,0 +1,48 @@
+#include "native/cpu/Copy.h"
+
+#include <cstring>
+
+#include <tcore/ops/copy_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cpu/Loops.h"
+
+namespace tcore::native {
+
+void copy_kernel(const Tensor& dst, const Tensor& src) {
+  TCORE_CHECK(dst.device().is_cpu() && src.device().is_cpu(), "copy_kernel: CPU tensors only");
+  broadcast_shapes(dst.sizes(), src.sizes());  // validates
+  TCORE_CHECK_VALUE(src.dim() <= dst.dim(), "copy_: source of shape ", shape_str(src.sizes()),
+                    " cannot be broadcast to destination of shape ", shape_str(dst.sizes()));
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() && dst.numel() == src.numel()) {
+    if (dst.numel() > 0) std::memmove(dst.data_ptr(), src.data_ptr(), dst.numel() * dst.element_size());
+    return;
+  }
+  dispatch_dtype(dst.dtype(), "copy_", [&](auto dt) {
+    using D = typename decltype(dt)::type;
+    dispatch_dtype(src.dtype(), "copy_", [&](auto st) {
+      using S = typename decltype(st)::type;
+      unary_loop<D, S>(dst, src, [](S v) { return static_cast<D>(v); });
+    });
+  });
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  (void)non_blocking;
+  if (self.is_same(src)) return self;
+  broadcast_shapes(self.sizes(), src.sizes());
+  TCORE_CHECK_VALUE(numel_of(broadcast_shapes(self.sizes(), src.sizes())) == self.numel() && src.dim() <= self.dim(),
+                    "copy_: source of shape ", shape_str(src.sizes()), " cannot be broadcast to destination of shape ",
+                    shape_str(self.sizes()));
+  if (partially_overlaps(self, src)) {
+    Tensor tmp = empty_cpu(src.sizes(), src.dtype());
+    copy_kernel(tmp, src);
+    copy_kernel(self, tmp);
+  } else {
+    copy_kernel(self, src);
+  }
+  self.bump_version();
+  return self;
+}
+
+}  // namespace tcore::native

@@ -1,0 +1,39 @@
+// empty and fill_: the CPU kernels every creation operator is built on.
+#include <tcore/ops/empty_native.h>
+#include <tcore/ops/fill_native.h>
+
+#include "native/cpu/Loops.h"
+
+namespace tcore::native {
+
+Tensor empty_memory_format(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                           std::optional<Device> device, std::optional<bool> pin_memory,
+                           std::optional<MemoryFormat> memory_format) {
+  (void)pin_memory;
+  TCORE_CHECK_VALUE(!layout || *layout == Layout::Strided, "empty: only the strided layout is supported");
+  TCORE_CHECK(!device || device->is_cpu(), "empty: the CPU kernel cannot allocate on ", device->str());
+  TCORE_CHECK_VALUE(!memory_format || *memory_format == MemoryFormat::Contiguous ||
+                        *memory_format == MemoryFormat::Preserve,
+                    "empty: only contiguous_format is supported");
+  return empty_cpu(size, dtype.value_or(default_float_dtype()));
+}
+
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  dispatch_dtype(self.dtype(), "fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = value.to<T>();
+    const LoopGeometry g = make_geometry(self.sizes(), {&self});
+    loop_nd<1>(g, {static_cast<char*>(self.data_ptr())}, [v](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* o = reinterpret_cast<T*>(p[0]);
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      }
+    });
+  });
+  self.bump_version();
+  return self;
+}
+
+}  // namespace tcore::native

@@ -1,0 +1,99 @@
+#pragma once
+// The one elementwise loop of the CPU kernels.
+//
+// Operands (output first) are viewed with the output's shape: broadcast dims get
+// stride 0. Adjacent dims that are contiguous for every operand are merged, so a
+// contiguous tensor becomes one 1-D run; the innermost run is handed to the kernel
+// body, whose contiguous branch the compiler vectorizes.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "tcore/core/Tensor.h"
+
+namespace tcore::native {
+
+struct LoopGeometry {
+  std::vector<int64_t> shape;                 // coalesced shape, innermost last
+  std::vector<std::vector<int64_t>> strides;  // [operand][dim], in bytes
+};
+
+// Strides of `t` seen with `shape` (which t broadcasts to), in bytes.
+std::vector<int64_t> broadcast_strides(const Tensor& t, IntArrayRef shape);
+LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& operands);
+
+// Calls body(ptrs, inner_strides, n) once per innermost run.
+template <size_t N, typename Body>
+void loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& body) {
+  const int64_t nd = static_cast<int64_t>(g.shape.size());
+  if (nd == 0) {
+    std::array<int64_t, N> zero{};
+    body(base.data(), zero.data(), int64_t{1});
+    return;
+  }
+  for (int64_t s : g.shape)
+    if (s == 0) return;
+  std::array<int64_t, N> inner;
+  for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][nd - 1];
+  const int64_t n = g.shape[nd - 1];
+  std::vector<int64_t> counter(static_cast<size_t>(nd), 0);
+  std::array<char*, N> ptrs = base;
+  while (true) {
+    body(ptrs.data(), inner.data(), n);
+    int64_t d = nd - 2;
+    for (; d >= 0; --d) {
+      if (++counter[d] < g.shape[d]) {
+        for (size_t k = 0; k < N; ++k) ptrs[k] += g.strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) ptrs[k] -= g.strides[k][d] * (g.shape[d] - 1);
+      counter[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+// out[i] = f(a[i]) with Out/In element types.
+template <typename Out, typename In, typename F>
+void unary_loop(const Tensor& out, const Tensor& a, F f) {
+  const LoopGeometry g = make_geometry(out.sizes(), {&out, &a});
+  loop_nd<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
+             [&](char** p, const int64_t* s, int64_t n) {
+               Out* o = reinterpret_cast<Out*>(p[0]);
+               const In* x = reinterpret_cast<const In*>(p[1]);
+               if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+                 for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+               } else {
+                 for (int64_t i = 0; i < n; ++i)
+                   *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+               }
+             });
+}
+
+// out[i] = f(a[i], b[i]), all of type T.
+template <typename T, typename F>
+void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b});
+  loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
+             [&](char** p, const int64_t* s, int64_t n) {
+               T* o = reinterpret_cast<T*>(p[0]);
+               const T* x = reinterpret_cast<const T*>(p[1]);
+               const T* y = reinterpret_cast<const T*>(p[2]);
+               constexpr int64_t e = sizeof(T);
+               if (s[0] == e && s[1] == e && s[2] == e) {
+                 for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+               } else if (s[0] == e && s[1] == e && s[2] == 0) {
+                 const T yv = *y;
+                 for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+               } else if (s[0] == e && s[1] == 0 && s[2] == e) {
+                 const T xv = *x;
+                 for (int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+               } else {
+                 for (int64_t i = 0; i < n; ++i)
+                   *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                       f(*reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2]));
+               }
+             });
+}
+
+}  // namespace tcore::native

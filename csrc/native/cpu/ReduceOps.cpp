@@ -1,0 +1,102 @@
+// sum and mean over all dims or a dim list, with keepdim, dtype= and out=.
+//
+// The input is viewed with the kept dims first and the reduced dims last, made
+// contiguous (a no-op for the common "reduce the trailing dims" case), and each
+// row is reduced with a wide accumulator (double for floats, int64 for integers).
+#include <numeric>
+
+#include <tcore/ops/mean_native.h>
+#include <tcore/ops/sum_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
+
+namespace tcore::native {
+namespace {
+
+enum class Reduction { Sum, Mean };
+
+// The rows to reduce: a contiguous (outer x inner) tensor of dtype `dtype`.
+Tensor rows_of(const Tensor& self, const std::vector<bool>& mask, ScalarType dtype, int64_t& outer, int64_t& inner) {
+  std::vector<int64_t> sizes, strides;
+  outer = inner = 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      if (mask[d] != (pass == 1)) continue;
+      sizes.push_back(self.sizes()[d]);
+      strides.push_back(self.strides()[d]);
+      (pass ? inner : outer) *= self.sizes()[d];
+    }
+  }
+  Tensor permuted = make_view(self, sizes, strides, self.storage_offset());
+  if (permuted.is_contiguous() && permuted.dtype() == dtype) return permuted;
+  Tensor rows = empty_cpu(sizes, dtype);
+  copy_kernel(rows, permuted);
+  return rows;
+}
+
+Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarType out_dtype, Reduction kind,
+              const char* op) {
+  const std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
+  int64_t outer = 0, inner = 0;
+  const Tensor rows = rows_of(self, mask, out_dtype, outer, inner);
+  Tensor result = empty_cpu(reduced_shape(self.sizes(), mask, keepdim), out_dtype);
+  dispatch_dtype(out_dtype, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+    const T* in = rows.template data_ptr<T>();
+    T* out = result.template data_ptr<T>();
+    for (int64_t r = 0; r < outer; ++r) {
+      const T* row = in + r * inner;
+      Acc acc = 0;
+      for (int64_t i = 0; i < inner; ++i) acc += static_cast<Acc>(row[i]);
+      if (kind == Reduction::Mean) {
+        out[r] = static_cast<T>(static_cast<double>(acc) / static_cast<double>(inner));
+      } else {
+        out[r] = static_cast<T>(acc);
+      }
+    }
+  });
+  return result;
+}
+
+ScalarType sum_type(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
+}
+
+ScalarType mean_type(const Tensor& self, std::optional<ScalarType> dtype, const char* op) {
+  const ScalarType t = dtype.value_or(self.dtype());
+  TCORE_CHECK_TYPE(is_floating(t), op, "(): could not infer output dtype. Input dtype must be either a floating "
+                   "point or complex dtype. Got: ", t);
+  return t;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  return reduce(self, std::nullopt, false, sum_type(self, dtype), Reduction::Sum, "sum");
+}
+Tensor sum_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return reduce(self, dim, keepdim, sum_type(self, dtype), Reduction::Sum, "sum");
+}
+Tensor sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+               const Tensor& out) {
+  write_result(out, reduce(self, dim, keepdim, dtype.value_or(out.dtype()), Reduction::Sum, "sum"), "sum");
+  return out;
+}
+
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  return reduce(self, std::nullopt, false, mean_type(self, dtype, "mean"), Reduction::Mean, "mean");
+}
+Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return reduce(self, dim, keepdim, mean_type(self, dtype, "mean"), Reduction::Mean, "mean");
+}
+Tensor mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                const Tensor& out) {
+  const ScalarType t = mean_type(self, dtype ? dtype : std::optional<ScalarType>(out.dtype()), "mean");
+  write_result(out, reduce(self, dim, keepdim, t, Reduction::Mean, "mean"), "mean");
+  return out;
+}
+
+}  // namespace tcore::native

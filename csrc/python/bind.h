@@ -1,0 +1,130 @@
+#pragma once
+// What the generated binding shards need: nanobind, type casters for tcore's
+// argument types, and the conversions from binding types to the C++ API.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tcore/core/OpDecl.h"
+
+namespace nb = nanobind;
+
+namespace tcore::python {
+
+// An int list argument: accepts a sequence of ints or a single int (PyTorch's int[1]).
+struct IntList {
+  std::vector<int64_t> values;
+  operator IntArrayRef() const { return values; }
+};
+
+inline IntArrayRef array_ref(const IntList& l) { return l.values; }
+template <typename T>
+ArrayRef<T> array_ref(const std::vector<T>& v) {
+  return v;
+}
+inline OptionalIntArrayRef optional_ref(const std::optional<IntList>& l) {
+  return l ? OptionalIntArrayRef(IntArrayRef(l->values)) : std::nullopt;
+}
+inline std::optional<std::string_view> optional_ref(const std::optional<std::string>& s) {
+  return s ? std::optional<std::string_view>(*s) : std::nullopt;
+}
+
+// Records functions whose leading int list may be given as varargs: ones(2, 3).
+void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names);
+
+}  // namespace tcore::python
+
+namespace nanobind::detail {
+
+template <>
+struct type_caster<tcore::Scalar> {
+  NB_TYPE_CASTER(tcore::Scalar, const_name("int | float | bool"))
+
+  bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {
+    (void)flags;
+    if (PyBool_Check(src.ptr())) {
+      value = tcore::Scalar(src.ptr() == Py_True);
+      return true;
+    }
+    if (PyLong_Check(src.ptr()) || PyIndex_Check(src.ptr())) {
+      if (PyFloat_Check(src.ptr())) return false;
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(src.ptr(), &overflow);
+      if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      if (overflow) return false;
+      value = tcore::Scalar(static_cast<int64_t>(v));
+      return true;
+    }
+    if (PyFloat_Check(src.ptr())) {
+      value = tcore::Scalar(PyFloat_AsDouble(src.ptr()));
+      return true;
+    }
+    return false;
+  }
+
+  static handle from_cpp(const tcore::Scalar& s, rv_policy, cleanup_list*) noexcept {
+    if (s.is_bool()) return PyBool_FromLong(s.to<bool>());
+    if (s.is_integral()) return PyLong_FromLongLong(s.to_long());
+    return PyFloat_FromDouble(s.to_double());
+  }
+};
+
+template <>
+struct type_caster<tcore::python::IntList> {
+  NB_TYPE_CASTER(tcore::python::IntList, const_name("int | Sequence[int]"))
+
+  static bool as_int(PyObject* o, int64_t& out) {
+    if (PyBool_Check(o) || PyFloat_Check(o) || !PyIndex_Check(o)) return false;
+    PyObject* idx = PyNumber_Index(o);
+    if (!idx) {
+      PyErr_Clear();
+      return false;
+    }
+    const long long v = PyLong_AsLongLong(idx);
+    Py_DECREF(idx);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    out = v;
+    return true;
+  }
+
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    value.values.clear();
+    int64_t single = 0;
+    if (as_int(src.ptr(), single)) {
+      value.values.push_back(single);
+      return true;
+    }
+    if (!PyList_Check(src.ptr()) && !PyTuple_Check(src.ptr())) return false;
+    PyObject* seq = src.ptr();
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject** items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      int64_t v = 0;
+      if (!as_int(items[i], v)) return false;
+      value.values.push_back(v);
+    }
+    return true;
+  }
+
+  static handle from_cpp(const tcore::python::IntList& l, rv_policy, cleanup_list*) noexcept {
+    PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(l.values.size()));
+    for (size_t i = 0; i < l.values.size(); ++i) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(l.values[i]));
+    return t;
+  }
+};
+
+}  // namespace nanobind::detail

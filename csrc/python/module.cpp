@@ -1,0 +1,172 @@
+// The tcore._C extension: core types by hand, every operator from the generated shards.
+#include <nanobind/ndarray.h>
+
+#include <cstring>
+
+#include "python/bind.h"
+#include "python/python_bindings.h"
+#include "tcore/core/Dispatch.h"
+
+namespace tcore::python {
+
+void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names) {
+  nb::list registry = nb::borrow<nb::list>(m.attr("_varargs_size_functions"));
+  for (const char* n : names) registry.append(nb::str(n));
+}
+
+namespace {
+
+nb::dlpack::dtype dl_dtype(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return nb::dtype<bool>();
+    case ScalarType::Byte: return nb::dtype<uint8_t>();
+    case ScalarType::Char: return nb::dtype<int8_t>();
+    case ScalarType::Short: return nb::dtype<int16_t>();
+    case ScalarType::Int: return nb::dtype<int32_t>();
+    case ScalarType::Long: return nb::dtype<int64_t>();
+    case ScalarType::Float: return nb::dtype<float>();
+    case ScalarType::Double: return nb::dtype<double>();
+    default: throw TypeError("no numpy dtype for this tensor");
+  }
+}
+
+ScalarType from_dl_dtype(nb::dlpack::dtype d) {
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    const auto t = static_cast<ScalarType>(i);
+    const auto dt = dl_dtype(t);
+    if (dt.code == d.code && dt.bits == d.bits && dt.lanes == d.lanes) return t;
+  }
+  throw TypeError("can't convert numpy array of this dtype; supported: bool, uint8, int8, int16, int32, int64, "
+                  "float32, float64");
+}
+
+using Array = nb::ndarray<nb::numpy, nb::device::cpu>;
+
+// A numpy array sharing the tensor's memory (any strides); it keeps the storage alive.
+Array to_numpy(const Tensor& t) {
+  TCORE_CHECK(t.device().is_cpu(), "can't convert ", t.device().str(),
+              " tensor to numpy; use Tensor.cpu() to copy it to host memory first");
+  auto* keep = new Tensor(t);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+  std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
+  std::vector<int64_t> strides(t.strides().begin(), t.strides().end());
+  return Array(t.data_ptr(), shape.size(), shape.data(), owner, strides.data(), dl_dtype(t.dtype()));
+}
+
+// A tensor sharing the array's memory; the storage holds a reference to the array.
+Tensor from_numpy(nb::ndarray<nb::numpy, nb::device::cpu> a, nb::handle obj) {
+  const ScalarType dtype = from_dl_dtype(a.dtype());
+  std::vector<int64_t> sizes, strides;
+  int64_t extent = 1;
+  for (size_t d = 0; d < a.ndim(); ++d) {
+    sizes.push_back(static_cast<int64_t>(a.shape(d)));
+    TCORE_CHECK_VALUE(a.stride(d) >= 0, "from_numpy: arrays with negative strides are not supported; "
+                      "make a copy first (numpy.ascontiguousarray)");
+    strides.push_back(a.stride(d));
+    extent += (sizes.back() - 1) * strides.back();
+  }
+  PyObject* ref = obj.ptr();
+  Py_INCREF(ref);
+  const size_t nbytes = a.size() == 0 ? 0 : static_cast<size_t>(extent) * element_size(dtype);
+  auto storage = std::make_shared<StorageImpl>(a.data(), nbytes, Device(DeviceType::CPU), [ref](void*) {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(ref);
+  });
+  return Tensor(std::make_shared<TensorImpl>(Storage(storage), dtype, sizes, strides, 0));
+}
+
+nb::object item(const Tensor& t) {
+  TCORE_CHECK_VALUE(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  return dispatch_dtype(t.dtype(), "item", [&](auto tag) -> nb::object {
+    using T = typename decltype(tag)::type;
+    T v;
+    std::memcpy(&v, t.data_ptr(), sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+    else if constexpr (std::is_floating_point_v<T>) return nb::float_(static_cast<double>(v));
+    else return nb::int_(static_cast<int64_t>(v));
+  });
+}
+
+void bind_types(nb::module_& m) {
+  nb::enum_<ScalarType> dtype(m, "dtype");
+#define TCORE_VALUE(cpp, name, py) dtype.value(#py, ScalarType::name);
+  TCORE_FORALL_SCALAR_TYPES(TCORE_VALUE)
+#undef TCORE_VALUE
+  nb::enum_<Layout>(m, "layout").value("strided", Layout::Strided);
+  nb::enum_<MemoryFormat>(m, "memory_format")
+      .value("contiguous_format", MemoryFormat::Contiguous)
+      .value("preserve_format", MemoryFormat::Preserve)
+      .value("channels_last", MemoryFormat::ChannelsLast);
+  nb::class_<Device>(m, "device")
+      .def(nb::init<const std::string&>(), nb::arg("type"))
+      .def("__init__", [](Device* d, const std::string& type, int index) {
+        new (d) Device(type);
+        d->index = static_cast<DeviceIndex>(index);
+      }, nb::arg("type"), nb::arg("index"))
+      .def_prop_ro("type", [](const Device& d) { return Device(d.type).str(); })
+      .def_prop_ro("index", [](const Device& d) -> std::optional<int> {
+        return d.index < 0 ? std::nullopt : std::optional<int>(d.index);
+      })
+      .def("__str__", &Device::str)
+      .def("__repr__", [](const Device& d) {
+        return "device(type='" + Device(d.type).str() + "'" + (d.index >= 0 ? ", index=" + std::to_string(d.index) : "") + ")";
+      })
+      .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 256 + d.index; });
+  nb::implicitly_convertible<std::string, Device>();
+  m.def("element_size", [](ScalarType t) { return element_size(t); });
+  m.def("promote_types", &promote_types);
+}
+
+}  // namespace
+
+nb::class_<Tensor> bind_tensor(nb::module_& m) {
+  nb::class_<Tensor> cls(m, "Tensor");
+  cls.def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
+      .def("size", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
+      .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))
+      .def("stride", [](const Tensor& t) { return nb::tuple(nb::cast(t.strides().vec())); })
+      .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); }, nb::arg("dim"))
+      .def_prop_ro("dtype", &Tensor::dtype)
+      .def_prop_ro("device", &Tensor::device)
+      .def_prop_ro("ndim", &Tensor::dim)
+      .def("dim", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("element_size", &Tensor::element_size)
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().data()); })
+      .def("_version", &Tensor::version)
+      .def("_is_same", &Tensor::is_same)
+      .def("numpy", &to_numpy, nb::rv_policy::reference)
+      .def("item", &item);
+  m.def("from_numpy", [](nb::handle arr) {
+    auto a = nb::cast<nb::ndarray<nb::numpy, nb::device::cpu>>(arr);
+    return from_numpy(a, arr);
+  }, nb::arg("ndarray"));
+  m.def("_schemas", [] {
+    std::vector<std::string> out;
+    for (const OperatorEntry* e : OperatorEntry::all()) out.push_back(e->schema());
+    return out;
+  });
+  return cls;
+}
+
+}  // namespace tcore::python
+
+NB_MODULE(_C, m) {
+  using namespace tcore::python;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const tcore::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    }
+  });
+  m.attr("_varargs_size_functions") = nb::list();
+  bind_types(m);
+  nb::class_<tcore::Tensor> cls = bind_tensor(m);
+  bind_all_functions(m, cls);
+}

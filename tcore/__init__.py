@@ -1,0 +1,41 @@
+"""tcore: a tensor core built from operator schemas (see README.md).
+
+Every operator comes from csrc/native/native_functions.yaml through generated
+nanobind bindings in tcore._C; this module adds the Python-only conveniences
+(tensor(), operators, repr) on top.
+"""
+from __future__ import annotations
+
+try:
+    from . import _C
+except ImportError as e:  # pragma: no cover - the message is the point
+    raise ImportError(
+        f"tcore's native extension is not built ({e}). Run `doit` in the repository root first."
+    ) from e
+
+from ._tensor import install as _install
+from ._tensor import tensor
+
+Tensor = _C.Tensor
+dtype = _C.dtype
+device = _C.device
+layout = _C.layout
+memory_format = _C.memory_format
+from_numpy = _C.from_numpy
+
+bool = _C.dtype.bool  # noqa: A001 - PyTorch's names
+uint8 = _C.dtype.uint8
+int8 = _C.dtype.int8
+int16 = short = _C.dtype.int16
+int32 = int = _C.dtype.int32  # noqa: A001
+int64 = long = _C.dtype.int64
+float32 = float = _C.dtype.float32  # noqa: A001
+float64 = double = _C.dtype.float64
+strided = _C.layout.strided
+contiguous_format = _C.memory_format.contiguous_format
+preserve_format = _C.memory_format.preserve_format
+channels_last = _C.memory_format.channels_last
+
+_install(globals())
+
+__all__ = sorted(name for name in globals() if not name.startswith("_"))

@@ -1,0 +1,141 @@
+"""Python-side parts of the Tensor API: construction from data, Python operators,
+varargs sizes, repr. Everything numeric goes through the generated bindings."""
+from __future__ import annotations
+
+import builtins
+import functools
+
+import numpy as np
+
+from . import _C
+
+_NUMPY_TO_DTYPE = {
+    np.dtype(np.bool_): _C.dtype.bool,
+    np.dtype(np.uint8): _C.dtype.uint8,
+    np.dtype(np.int8): _C.dtype.int8,
+    np.dtype(np.int16): _C.dtype.int16,
+    np.dtype(np.int32): _C.dtype.int32,
+    np.dtype(np.int64): _C.dtype.int64,
+    np.dtype(np.float32): _C.dtype.float32,
+    np.dtype(np.float64): _C.dtype.float64,
+}
+_DTYPE_TO_NUMPY = {v: k for k, v in _NUMPY_TO_DTYPE.items()}
+
+
+def numpy_dtype(dtype: _C.dtype) -> np.dtype:
+    return _DTYPE_TO_NUMPY[dtype]
+
+
+def tensor(data, dtype: _C.dtype | None = None) -> _C.Tensor:
+    """A new tensor holding a copy of `data` (nested lists, numbers, numpy arrays, tensors).
+
+    As in PyTorch, Python floats become float32 unless dtype says otherwise."""
+    if isinstance(data, _C.Tensor):
+        data = data.numpy()
+    arr = np.array(data)
+    if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+        arr = arr.astype(np.float32)
+    if arr.dtype not in _NUMPY_TO_DTYPE:
+        raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")
+    if dtype is not None:
+        arr = arr.astype(numpy_dtype(dtype))
+    return _C.from_numpy(np.array(arr, copy=True, order="C"))
+
+
+def _varargs(fn):
+    """Lets the leading int list be spread: ones(2, 3) == ones((2, 3))."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if len(args) > 1 and all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
+            return fn(list(args), **kwargs)
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _method_varargs(fn):
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        if len(args) > 1 and all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
+            return fn(self, list(args), **kwargs)
+        return fn(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _repr(self: _C.Tensor) -> str:
+    arr = self.numpy()
+    prefix = "tensor("
+    if arr.size == 0:
+        body = "[]" if arr.ndim == 1 else f"[], size={tuple(arr.shape)}"
+    else:
+        body = np.array2string(arr, separator=", ", prefix=prefix, threshold=1000, edgeitems=3,
+                               formatter={"bool": lambda b: "True" if b else "False"},
+                               precision=4, floatmode=_floatmode(arr))
+    suffix = ""
+    if self.dtype not in (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool):
+        suffix = f", dtype=tcore.{self.dtype.name}"
+    return f"{prefix}{body}{suffix})"
+
+
+def _floatmode(arr: np.ndarray) -> str:
+    """PyTorch prints 4 decimals, except that all-integral float tensors print as "2."."""
+    if arr.dtype.kind != "f":
+        return "maxprec"
+    finite = arr[np.isfinite(arr)]
+    return "maxprec" if finite.size == 0 or np.all(finite == np.round(finite)) else "fixed"
+
+
+def _dtype_repr(self: _C.dtype) -> str:
+    return f"tcore.{self.name}"
+
+
+def install(namespace: dict) -> None:
+    """Exports the generated operators into the tcore namespace and adds Python methods."""
+    T = _C.Tensor
+    varargs = set(_C._varargs_size_functions)
+    for name in dir(_C):
+        if name.startswith("_") or name in namespace:
+            continue
+        obj = getattr(_C, name)
+        namespace[name] = _varargs(obj) if name in varargs else obj
+    for qualified in varargs:
+        if qualified.startswith("Tensor."):
+            name = qualified.split(".", 1)[1]
+            setattr(T, name, _method_varargs(getattr(T, name)))
+
+    T.__repr__ = _repr
+    T.__str__ = _repr
+    T.__len__ = lambda self: self.shape[0] if self.ndim else _raise_len()
+    T.__array__ = lambda self, dtype=None, copy=None: self.numpy() if dtype is None else self.numpy().astype(dtype)
+    T.__add__ = lambda self, other: _C.add(self, other)
+    T.__radd__ = lambda self, other: _C.add(self, other)
+    T.__iadd__ = lambda self, other: self.add_(other)
+    T.__sub__ = lambda self, other: _C.sub(self, other)
+    T.__rsub__ = lambda self, other: _C.add(_C.neg(self), other)
+    T.__isub__ = lambda self, other: self.sub_(other)
+    T.__mul__ = lambda self, other: _C.mul(self, other)
+    T.__rmul__ = lambda self, other: _C.mul(self, other)
+    T.__imul__ = lambda self, other: self.mul_(other)
+    T.__truediv__ = lambda self, other: _C.div(self, other)
+    T.__rtruediv__ = lambda self, other: _C.div(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
+    T.__itruediv__ = lambda self, other: self.div_(other)
+    T.__matmul__ = lambda self, other: _C.mm(self, other)
+    T.__neg__ = lambda self: _C.neg(self)
+    T.__pos__ = lambda self: self
+    T.T = property(lambda self: self.transpose(0, 1) if self.ndim == 2 else self)
+    _C.dtype.__repr__ = _dtype_repr
+    _C.dtype.__str__ = _dtype_repr
+    _C.dtype.is_floating_point = property(lambda self: self in (_C.dtype.float32, _C.dtype.float64))
+    _C.dtype.itemsize = property(lambda self: _C.element_size(self))
+
+
+def _scalar_dtype(value, like: _C.Tensor) -> _C.dtype:
+    if isinstance(value, builtins.float) and not like.dtype.is_floating_point:
+        return _C.dtype.float32
+    return like.dtype
+
+
+def _raise_len():
+    raise TypeError("len() of a 0-d tensor")
