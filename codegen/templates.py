@@ -4,13 +4,13 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import jinja2
-
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
 @lru_cache(maxsize=None)
-def environment() -> jinja2.Environment:
+def environment():
+    import jinja2  # imported on first render: a no-op doit run never pays for it
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         undefined=jinja2.StrictUndefined,

@@ -33,7 +33,7 @@ def tensor(data, dtype: _C.dtype | None = None) -> _C.Tensor:
     if isinstance(data, _C.Tensor):
         data = data.numpy()
     arr = np.array(data)
-    if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+    if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
         arr = arr.astype(np.float32)
     if arr.dtype not in _NUMPY_TO_DTYPE:
         raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")

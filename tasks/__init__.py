@@ -1,0 +1,1 @@
+"""doit tasks of the tcore pipeline, one module per stage (see dodo.py)."""

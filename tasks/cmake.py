@@ -1,0 +1,111 @@
+"""doit configure and build: CMake (Ninja) in build/, then ninja.
+
+configure reruns when CMakeLists.txt, the generated source list or the options
+change; build reruns when any hand-written or generated source changes, and
+ninja then recompiles only the objects whose inputs changed."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from doit.tools import config_changed
+
+from .codegen import generated_files
+from .config import Paths, max_jobs, tristate
+
+SOURCE_SUFFIXES = (".cpp", ".h", ".cu", ".cuh", ".hip")
+
+
+def hand_written_sources(p: Paths) -> list[str]:
+    out = []
+    for dirpath, _, files in os.walk(p.root / "csrc"):
+        out.extend(os.path.join(dirpath, f) for f in files if f.endswith(SOURCE_SUFFIXES))
+    return sorted(out)
+
+
+def cmake_args(p: Paths) -> list[str]:
+    args = [
+        f"-DPython_EXECUTABLE={sys.executable}",
+        f"-DTCORE_GEN_DIR={p.gen_dir}",
+        f"-DTCORE_PYTHON_PACKAGE_DIR={p.package_dir}",
+        f"-DCMAKE_BUILD_TYPE={os.environ.get('CMAKE_BUILD_TYPE', 'Release')}",
+    ]
+    for name in ("USE_CUDA", "USE_ROCM"):
+        value = tristate(name)
+        if value is not None:
+            args.append(f"-D{name}={'ON' if value else 'OFF'}")
+    return args
+
+
+def _require_tools() -> str | None:
+    if shutil.which("cmake") is None:
+        return "tcore: cmake was not found on PATH (pip install -r requirements.txt installs it)"
+    if shutil.which("ninja") is None:
+        return "tcore: ninja was not found on PATH (pip install -r requirements.txt installs it)"
+    cxx = os.environ.get("CXX") or next((c for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
+    if cxx is None or shutil.which(cxx.split()[0]) is None:
+        return "tcore: no C++ compiler found (install g++ or clang++, or set CXX)"
+    return None
+
+
+def configure(p: Paths) -> bool:
+    problem = _require_tools()
+    if problem:
+        print(problem, file=sys.stderr)
+        return False
+    cmd = ["cmake", "-S", str(p.root), "-B", str(p.build_dir), "-G", "Ninja", *cmake_args(p)]
+    result = subprocess.run(cmd)
+    return result.returncode == 0
+
+
+def build(p: Paths) -> bool:
+    problem = _require_tools()
+    if problem:
+        print(problem, file=sys.stderr)
+        return False
+    cmd = ["cmake", "--build", str(p.build_dir)]
+    jobs = max_jobs()
+    if jobs:
+        cmd += ["-j", str(jobs)]
+    return subprocess.run(cmd).returncode == 0
+
+
+def task_configure(p: Paths):
+    """CMake configure in build/ with the Ninja generator."""
+    sources_cmake = p.gen_dir / "cmake" / "sources.cmake"
+    return {
+        "actions": [(configure, [p])],
+        "file_dep": [str(p.root / "CMakeLists.txt"), str(sources_cmake)],
+        "targets": [str(p.build_dir / "build.ninja"), str(p.build_dir / "CMakeCache.txt")],
+        "uptodate": [config_changed(" ".join(cmake_args(p)))],
+        "task_dep": ["codegen"],
+        "verbosity": 2,
+        "clean": [(shutil.rmtree, [str(p.build_dir / "CMakeFiles"), True])],
+    }
+
+
+def task_build(p: Paths):
+    """Compile and link the core and the Python extension (import tcore works after it)."""
+    deps = hand_written_sources(p) + [str(f) for f in generated_files(p)]
+    deps += [str(p.root / "CMakeLists.txt"), str(p.build_dir / "build.ninja")]
+    return {
+        "actions": [(build, [p])],
+        "file_dep": deps,
+        "targets": [str(p.extension), str(p.library)],
+        "task_dep": ["codegen", "configure"],
+        "verbosity": 2,
+        "clean": True,
+    }
+
+
+def task_test(p: Paths):
+    """Run the test suites (pytest) against the fresh build."""
+    return {
+        "actions": [[sys.executable, "-m", "pytest", "-q", str(p.root / "tests")]],
+        "task_dep": ["build"],
+        "uptodate": [False],
+        "verbosity": 2,
+    }

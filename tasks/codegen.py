@@ -1,0 +1,163 @@
+"""doit codegen: one sub-task per unit of the generation plan (per operator, per
+shard, aggregates). A unit reruns when its YAML entries, the options, its templates
+or the generator's code change; its files are rewritten only if their text changes.
+
+A no-op run must be fast, so the plan's index (unit names, outputs and keys) is
+cached under the state folder, keyed by the bytes of the inputs: when nothing
+changed, the code generator is not even imported.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from doit.tools import config_changed
+
+from .config import Paths
+
+CODEGEN_DIR = Path(__file__).resolve().parent.parent / "codegen"
+TEMPLATE_DIR = CODEGEN_DIR / "templates"
+KERNEL_KEYS = {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
+_INDEX_VERSION = 1
+
+
+@dataclass(frozen=True)
+class UnitIndex:
+    name: str
+    outputs: tuple[str, ...]
+    key: str  # changes exactly when the unit's output may change
+
+
+@dataclass(frozen=True)
+class PlanIndex:
+    units: tuple[UnitIndex, ...] = ()
+    error: str | None = None  # the rendered SourceError of a bad input
+
+
+def _sha1_file(path: Path, h) -> None:
+    h.update(str(path).encode())
+    try:
+        h.update(path.read_bytes())
+    except FileNotFoundError:
+        h.update(b"<missing>")
+
+
+def _kernel_dirs(p: Paths) -> list[Path]:
+    return [] if p.custom_ops else [p.root / "csrc" / "native"]
+
+
+def input_key(p: Paths) -> str:
+    """Everything the plan depends on: YAML bytes, generator code, templates, kernel file names/mtimes."""
+    h = hashlib.sha1(f"v{_INDEX_VERSION}".encode())
+    for f in (p.native_functions, p.tags, p.selected_ops):
+        if f is not None:
+            _sha1_file(f, h)
+    for f in sorted(CODEGEN_DIR.rglob("*.py")) + sorted(TEMPLATE_DIR.glob("*.j2")):
+        _sha1_file(f, h)
+    for d in _kernel_dirs(p):
+        for dirpath, _, files in os.walk(d):
+            for name in sorted(files):
+                st = os.stat(os.path.join(dirpath, name))
+                h.update(f"{dirpath}/{name}:{st.st_mtime_ns}:{st.st_size}".encode())
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def full_plan(p: Paths):
+    """Parse (cached per entry), validate and plan. Imports the generator."""
+    from codegen.load import check_kernels_exist, load_operator_set
+    from codegen.plan import Options, make_plan
+    from codegen.selective import select_operators
+
+    opset = load_operator_set(str(p.native_functions), str(p.tags), str(p.state_dir / "codegen-cache"))
+    dirs = _kernel_dirs(p)
+    if dirs:
+        check_kernels_exist(opset.functions, [str(d) for d in dirs], KERNEL_KEYS)
+    opset = select_operators(opset, str(p.selected_ops) if p.selected_ops else None, None)
+    return make_plan(opset, Options(per_operator_headers=True))
+
+
+def _unit_key(unit, code_hash: str) -> str:
+    h = hashlib.sha1(unit.digest.encode())
+    h.update(code_hash.encode())
+    for t in unit.templates:
+        _sha1_file(TEMPLATE_DIR / t, h)
+    return h.hexdigest()
+
+
+def _code_hash() -> str:
+    h = hashlib.sha1()
+    for f in sorted(CODEGEN_DIR.rglob("*.py")):
+        _sha1_file(f, h)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def plan_index(p: Paths) -> PlanIndex:
+    key = input_key(p)
+    cache = p.state_dir / "codegen-plan.pickle"
+    try:
+        with open(cache, "rb") as f:
+            stored_key, index = pickle.load(f)
+        if stored_key == key:
+            return index
+    except Exception:
+        pass
+    from codegen.errors import SourceError
+
+    try:
+        code = _code_hash()
+        index = PlanIndex(tuple(UnitIndex(u.name, u.outputs, _unit_key(u, code)) for u in full_plan(p)))
+    except SourceError as e:
+        index = PlanIndex(error=str(e))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(f".tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        pickle.dump((key, index), f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, cache)
+    return index
+
+
+def generated_files(p: Paths) -> list[Path]:
+    return [p.gen_dir / o for u in plan_index(p).units for o in u.outputs]
+
+
+def write_unit(p: Paths, name: str) -> None:
+    from codegen.file_writer import FileWriter
+
+    unit = next(u for u in full_plan(p) if u.name == name)
+    writer = FileWriter(p.gen_dir)
+    for rel, text in unit.render().items():
+        writer.write(rel, text)
+    if writer.written:
+        print(f"  rewrote {', '.join(writer.written)}")
+
+
+def _fail(message: str):
+    def action():
+        print(message)
+        return False
+
+    return action
+
+
+def task_codegen(p: Paths):
+    """Generate the per-operator headers, dispatch shards and Python bindings."""
+    index = plan_index(p)
+    if index.error is not None:
+        yield {"name": "check", "actions": [_fail(index.error)], "uptodate": [False], "verbosity": 2,
+               "doc": "the operator YAML has an error"}
+        return
+    for unit in index.units:
+        yield {
+            "name": unit.name,
+            "actions": [(write_unit, [p, unit.name])],
+            "targets": [str(p.gen_dir / o) for o in unit.outputs],
+            "uptodate": [config_changed(unit.key)],
+            "verbosity": 2,
+            "clean": True,
+        }

@@ -1,0 +1,84 @@
+"""Where everything lives, and the environment variables the tasks honour
+(CONTRACTS.md): TCORE_NATIVE_FUNCTIONS_PATH, TCORE_TAGS_PATH, TCORE_DERIVATIVES_PATH,
+TCORE_GEN_DIR, TCORE_SELECTED_OP_LIST_PATH, USE_CUDA, USE_ROCM, MAX_JOBS."""
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Paths:
+    root: Path
+    native_functions: Path
+    tags: Path
+    derivatives: Path | None
+    selected_ops: Path | None
+    gen_dir: Path
+    build_dir: Path
+    state_dir: Path  # doit's database, the lock, the codegen parse cache
+    package_dir: Path  # where _C and lib/libtcore.so land
+    custom_ops: bool  # the YAML comes from elsewhere (e.g. PyTorch's)
+
+    @property
+    def extension(self) -> Path:
+        return self.package_dir / ("_C" + sysconfig.get_config_var("EXT_SUFFIX"))
+
+    @property
+    def library(self) -> Path:
+        return self.package_dir / "lib" / "libtcore.so"
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value).resolve() if value else None
+
+
+def paths() -> Paths:
+    native = _env_path("TCORE_NATIVE_FUNCTIONS_PATH")
+    gen = _env_path("TCORE_GEN_DIR")
+    derivatives = _env_path("TCORE_DERIVATIVES_PATH")
+    if derivatives is None and (ROOT / "csrc/autograd/derivatives.yaml").exists():
+        derivatives = ROOT / "csrc/autograd/derivatives.yaml"
+    if gen is None:
+        gen_dir, build_dir, state_dir, package_dir = ROOT / "generated", ROOT / "build", ROOT / "build", ROOT / "tcore"
+    else:
+        gen_dir, build_dir, state_dir, package_dir = gen, gen / "build", gen, gen / "build" / "python"
+    return Paths(
+        root=ROOT,
+        native_functions=native or ROOT / "csrc/native/native_functions.yaml",
+        tags=_env_path("TCORE_TAGS_PATH") or ROOT / "csrc/native/tags.yaml",
+        derivatives=derivatives,
+        selected_ops=_env_path("TCORE_SELECTED_OP_LIST_PATH"),
+        gen_dir=gen_dir,
+        build_dir=build_dir,
+        state_dir=state_dir,
+        package_dir=package_dir,
+        custom_ops=native is not None,
+    )
+
+
+def tristate(name: str) -> bool | None:
+    """USE_CUDA=0/1 forces a backend; unset means 'when its compiler is found'."""
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return None
+    if value.lower() in ("1", "on", "true", "yes"):
+        return True
+    if value.lower() in ("0", "off", "false", "no"):
+        return False
+    sys.exit(f"tcore: {name}={value!r} is not 0 or 1")
+
+
+def max_jobs() -> int | None:
+    value = os.environ.get("MAX_JOBS")
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        sys.exit(f"tcore: MAX_JOBS={value!r} is not a positive whole number")
+    return int(value)

@@ -1,0 +1,21 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "pipeline: runs the real doit pipeline in a temporary copy (slow)")
+
+
+@pytest.fixture(scope="session")
+def tcore():
+    try:
+        import tcore as module
+    except ImportError as e:
+        pytest.fail(f"tcore is not built ({e}); run `doit` first (or `doit test`)")
+    return module

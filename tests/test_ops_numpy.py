@@ -1,0 +1,308 @@
+"""Every operator against numpy on random inputs: broadcasting, non-contiguous
+inputs, 0-dim and empty tensors, every dtype it supports. One table drives it."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+F32, F64, I64, BOOL = "float32", "float64", "int64", "bool"
+ALL = (F32, F64, I64, BOOL)
+NUMERIC = (F32, F64, I64)
+
+SHAPE_PAIRS = [
+    ((3, 4), (3, 4)),
+    ((3, 4), (4,)),
+    ((2, 1, 3), (4, 1)),
+    ((), (3,)),
+    ((5,), ()),
+    ((), ()),
+    ((0, 3), (3,)),
+    ((2, 0), (1, 0)),
+]
+
+
+def promote(a: str, b: str, a_dims: int = 1, b_dims: int = 1) -> str:
+    """PyTorch's promotion on these dtypes: a 0-dim tensor only wins against a tensor
+    with dims when it is of a higher category (bool < int < float)."""
+    if a == b:
+        return a
+    order = [BOOL, I64, F32, F64]
+    category = {BOOL: 0, I64: 1, F32: 2, F64: 2}
+    if (a_dims == 0) != (b_dims == 0):
+        dim_t, zero_t = (a, b) if b_dims == 0 else (b, a)
+        if category[zero_t] <= category[dim_t]:
+            return dim_t
+    return max(a, b, key=order.index)
+
+
+def tol(dtype: str) -> dict:
+    return {F32: dict(rtol=1e-5, atol=1e-6), F64: dict(rtol=1e-12, atol=1e-12)}.get(dtype, dict(rtol=0, atol=0))
+
+
+def make(tcore, rng, shape, dtype, noncontig=False, positive=False):
+    """A tcore tensor and its numpy twin; non-contiguous ones are transposed views."""
+    if dtype == BOOL:
+        arr = rng.random(shape) > 0.5
+    elif dtype == I64:
+        arr = rng.integers(1 if positive else -5, 6, size=shape).astype(np.int64)
+    else:
+        arr = (rng.random(shape) * 4 + 0.1 if positive else rng.standard_normal(shape)).astype(dtype)
+    if noncontig and len(shape) >= 2:
+        base = tcore.tensor(np.ascontiguousarray(np.swapaxes(arr, -1, -2)), dtype=getattr(tcore, dtype))
+        t = base.transpose(-1, -2)
+        assert not t.is_contiguous() or min(shape[-2:]) <= 1
+        return t, arr
+    return tcore.tensor(arr, dtype=getattr(tcore, dtype)), arr
+
+
+def check(tcore, got, expected: np.ndarray, dtype: str):
+    assert got.dtype == getattr(tcore, dtype), f"dtype {got.dtype} != {dtype}"
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got.numpy().astype(np.float64) if dtype != BOOL else got.numpy(),
+                               expected.astype(np.float64) if dtype != BOOL else expected, **tol(dtype))
+
+
+BINARY = {
+    "add": (lambda x, y: x + y, ALL),
+    "sub": (lambda x, y: x - y, NUMERIC),
+    "mul": (lambda x, y: x * y, ALL),
+    "div": (lambda x, y: x / y, ALL),
+}
+
+
+@pytest.mark.parametrize("op", BINARY)
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
+@pytest.mark.parametrize("dtypes", list(itertools.product(ALL, repeat=2)), ids=lambda d: "-".join(d))
+def test_binary(tcore, op, shapes, dtypes):
+    fn, supported = BINARY[op]
+    if dtypes[0] not in supported or dtypes[1] not in supported:
+        pytest.skip("dtype not supported by this operator")
+    if op == "sub" and dtypes == (BOOL, BOOL):
+        pytest.skip()
+    rng = np.random.default_rng(hash((op, shapes, dtypes)) & 0xFFFF)
+    a, an = make(tcore, rng, shapes[0], dtypes[0], noncontig=True)
+    b, bn = make(tcore, rng, shapes[1], dtypes[1], positive=op == "div")
+    result_dtype = promote(*dtypes, len(shapes[0]), len(shapes[1]))
+    if op == "div" and result_dtype in (I64, BOOL):
+        result_dtype = F32
+    compute = np.dtype(result_dtype if result_dtype != BOOL else np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = fn(an.astype(compute), bn.astype(compute))
+    if result_dtype == BOOL:
+        expected = expected.astype(bool)
+    check(tcore, getattr(tcore, op)(a, b), expected, result_dtype)
+    # method, out= and in-place overloads agree with the function
+    check(tcore, getattr(a, op)(b), expected, result_dtype)
+    out = tcore.empty([0], dtype=getattr(tcore, result_dtype))
+    got = getattr(tcore, op)(a, b, out=out)
+    check(tcore, out, expected, result_dtype)
+    assert got.data_ptr() == out.data_ptr()
+    if expected.shape == tuple(an.shape) and result_dtype == dtypes[0]:
+        c = tcore.tensor(an, dtype=getattr(tcore, dtypes[0]))
+        getattr(c, op + "_")(b)
+        check(tcore, c, expected, result_dtype)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("dtype", NUMERIC)
+@pytest.mark.parametrize("scalar", [2, 0.5, True])
+def test_binary_scalar(tcore, op, dtype, scalar):
+    if op == "sub" and isinstance(scalar, bool):
+        scalar = 3
+    rng = np.random.default_rng(3)
+    a, an = make(tcore, rng, (3, 4), dtype, positive=True)
+    # a Python number does not widen a tensor of the same category
+    if isinstance(scalar, float) and dtype == I64 or op == "div" and dtype == I64:
+        result = F32
+    else:
+        result = dtype
+    fn = BINARY[op][0]
+    expected = fn(an.astype(np.float64), scalar)
+    check(tcore, getattr(tcore, op)(a, scalar), expected, result)
+    check(tcore, getattr(a, op)(scalar), expected, result)
+
+
+def test_alpha(tcore):
+    a = tcore.tensor([1.0, 2.0])
+    b = tcore.tensor([10.0, 20.0])
+    np.testing.assert_allclose(tcore.add(a, b, alpha=2).numpy(), [21, 42])
+    np.testing.assert_allclose(tcore.sub(a, b, alpha=0.5).numpy(), [-4, -8])
+    with pytest.raises(TypeError, match="alpha"):
+        tcore.add(tcore.tensor([1, 2]), tcore.tensor([1, 2]), alpha=0.5)
+
+
+UNARY = {
+    "neg": (np.negative, NUMERIC, False),
+    "exp": (np.exp, ALL, False),
+    "log": (np.log, ALL, True),
+    "relu": (lambda x: np.maximum(x, 0), NUMERIC, False),
+}
+
+
+@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 5), (), (0,), (7,)], ids=str)
+@pytest.mark.parametrize("dtype", ALL)
+def test_unary(tcore, op, shape, dtype):
+    fn, supported, positive = UNARY[op]
+    rng = np.random.default_rng(11)
+    a, an = make(tcore, rng, shape, dtype, noncontig=True, positive=positive)
+    if dtype not in supported:
+        with pytest.raises(TypeError):
+            getattr(tcore, op)(a)
+        return
+    floating = op in ("exp", "log")
+    result = dtype if not floating or dtype in (F32, F64) else F32
+    expected = fn(an.astype(np.float64) if result in (F32, F64) else an)
+    check(tcore, getattr(tcore, op)(a), expected, result)
+    check(tcore, getattr(a, op)(), expected, result)
+    if result == dtype:
+        c = tcore.tensor(an, dtype=getattr(tcore, dtype))
+        getattr(c, op + "_")()
+        check(tcore, c, expected, result)
+    if op != "relu":
+        out = tcore.empty([], dtype=getattr(tcore, result))
+        getattr(tcore, op)(a, out=out)
+        check(tcore, out, expected, result)
+
+
+REDUCTIONS = [(None, False), ([0], False), ([1], True), ([-1, 0], False), ([0, 2], True), (1, False)]
+
+
+@pytest.mark.parametrize("dim,keepdim", REDUCTIONS, ids=str)
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("shape", [(3, 4, 5), (2, 0, 3)], ids=str)
+def test_sum_mean(tcore, dim, keepdim, dtype, shape):
+    rng = np.random.default_rng(5)
+    a, an = make(tcore, rng, shape, dtype, noncontig=True)
+    axis = None if dim is None else tuple(dim) if isinstance(dim, list) else dim
+    sum_dtype = dtype if dtype in (F32, F64) else I64
+    expected = np.sum(an.astype(np.float64), axis=axis, keepdims=keepdim and axis is not None)
+    got = tcore.sum(a) if dim is None else tcore.sum(a, dim, keepdim=keepdim)
+    check(tcore, got, expected, sum_dtype)
+    if dtype in (F32, F64):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.mean(an.astype(np.float64), axis=axis, keepdims=keepdim and axis is not None)
+        got = a.mean() if dim is None else a.mean(dim, keepdim=keepdim)
+        np.testing.assert_allclose(got.numpy(), m, rtol=1e-5, equal_nan=True)
+    else:
+        with pytest.raises(TypeError, match="could not infer output dtype"):
+            a.mean()
+        got = a.mean(dtype=tcore.float64)
+        np.testing.assert_allclose(got.numpy(), np.mean(an.astype(np.float64)), rtol=1e-12)
+
+
+def test_sum_dtype_and_out(tcore):
+    a = tcore.tensor([[1, 2], [3, 4]])
+    assert tcore.sum(a, dtype=tcore.float64).dtype == tcore.float64
+    out = tcore.empty([0])
+    tcore.sum(a, [0], out=out)
+    np.testing.assert_allclose(out.numpy(), [4, 6])
+    with pytest.raises(ValueError, match="appears multiple times"):
+        a.sum([0, 0])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        a.sum(2)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+@pytest.mark.parametrize("n,k,m", [(3, 4, 5), (1, 1, 1), (0, 3, 2), (4, 0, 3), (17, 33, 9)])
+def test_mm(tcore, dtype, n, k, m):
+    rng = np.random.default_rng(7)
+    a, an = make(tcore, rng, (n, k), dtype, noncontig=True)
+    b, bn = make(tcore, rng, (k, m), dtype)
+    expected = an.astype(np.float64) @ bn.astype(np.float64)
+    check(tcore, tcore.mm(a, b), expected, dtype)
+    check(tcore, a @ b, expected, dtype)
+    out = tcore.empty([1], dtype=getattr(tcore, dtype))
+    tcore.mm(a, b, out=out)
+    check(tcore, out, expected, dtype)
+
+
+def test_mm_errors(tcore):
+    with pytest.raises(ValueError, match=r"cannot be multiplied \(2x3 and 4x5\)"):
+        tcore.mm(tcore.ones(2, 3), tcore.ones(4, 5))
+    with pytest.raises(TypeError, match="same dtype"):
+        tcore.mm(tcore.ones(2, 3), tcore.ones(3, 2, dtype=tcore.float64))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_factories(tcore, dtype):
+    dt = getattr(tcore, dtype)
+    for fn, value in ((tcore.zeros, 0), (tcore.ones, 1)):
+        t = fn(2, 3, dtype=dt)
+        assert t.dtype == dt and t.shape == (2, 3)
+        np.testing.assert_array_equal(t.numpy(), np.full((2, 3), value, dtype=dtype))
+        out = tcore.empty([0], dtype=dt)
+        fn([4], out=out)
+        np.testing.assert_array_equal(out.numpy(), np.full((4,), value, dtype=dtype))
+    t = tcore.full([2, 2], 1, dtype=dt)
+    np.testing.assert_array_equal(t.numpy(), np.ones((2, 2), dtype=dtype))
+    assert tcore.empty([3, 0], dtype=dt).shape == (3, 0)
+    assert tcore.zeros([], dtype=dt).shape == ()
+
+
+def test_full_infers_dtype(tcore):
+    assert tcore.full([2], 3).dtype == tcore.int64
+    assert tcore.full([2], 3.5).dtype == tcore.float32
+    assert tcore.full([2], True).dtype == tcore.bool
+    assert tcore.ones(2).dtype == tcore.float32
+
+
+def test_views_share_storage(tcore):
+    a = tcore.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    v = a.view(4, 3)
+    assert v._storage_ptr() == a._storage_ptr()
+    t = a.transpose(0, 1)
+    assert t.shape == (4, 3) and t.stride() == (1, 4) and not t.is_contiguous()
+    np.testing.assert_array_equal(t.numpy(), np.arange(12).reshape(3, 4).T)
+    v.add_(1)  # writes through a view are visible in the base
+    np.testing.assert_array_equal(a.numpy(), np.arange(12).reshape(3, 4) + 1)
+    assert a.view(-1).shape == (12,)
+    with pytest.raises(ValueError, match="view size is not compatible"):
+        t.view(12)
+    with pytest.raises(ValueError, match="invalid for input of size 12"):
+        a.view(5, 3)
+    c = t.contiguous()
+    assert c.is_contiguous() and c._storage_ptr() != a._storage_ptr()
+    assert a.contiguous()._is_same(a)
+    a.transpose_(0, 1)
+    assert a.shape == (4, 3)
+
+
+def test_clone_and_copy(tcore):
+    a = tcore.tensor([[1.0, 2.0], [3.0, 4.0]])
+    c = a.t() if hasattr(a, "t") else a.transpose(0, 1)
+    d = tcore.clone(c)
+    assert d.is_contiguous() and d._storage_ptr() != a._storage_ptr()
+    np.testing.assert_array_equal(d.numpy(), [[1, 3], [2, 4]])
+    z = tcore.zeros(2, 2, dtype=tcore.int64)
+    z.copy_(tcore.tensor([7.9, -1.2]))  # broadcast and convert
+    np.testing.assert_array_equal(z.numpy(), [[7, -1], [7, -1]])
+    with pytest.raises(ValueError, match=r"shapes \[2, 2\] and \[3\]"):
+        z.copy_(tcore.ones(3))
+
+
+def test_python_api(tcore):
+    x = tcore.ones(2, 3) + 1
+    assert repr(x) == "tensor([[2., 2., 2.],\n        [2., 2., 2.]])"
+    assert repr(tcore.tensor([1, 2])) == "tensor([1, 2])"
+    assert repr(tcore.tensor([1.5], dtype=tcore.float64)) == "tensor([1.5000], dtype=tcore.float64)"
+    assert x.shape == (2, 3) and len(x) == 2 and x.ndim == 2
+    assert (x - 1).sum().item() == 6.0
+    assert (2 * x / 4).numpy().tolist() == [[1.0] * 3] * 2
+    assert (-x).numpy()[0, 0] == -2
+    arr = np.arange(6, dtype=np.float64).reshape(2, 3)
+    t = tcore.from_numpy(arr)
+    arr[0, 0] = 42  # shares memory
+    assert t.numpy()[0, 0] == 42
+    np.testing.assert_array_equal(np.asarray(t), arr)
+
+
+def test_shape_errors_name_both_shapes(tcore):
+    with pytest.raises(ValueError, match=r"\[2, 3\] and \[4\]"):
+        tcore.ones(2, 3) + tcore.ones(4)
+    with pytest.raises(TypeError):
+        tcore.add(tcore.ones(2), "x")
+    with pytest.raises(TypeError, match="bool"):
+        -tcore.tensor([True])
