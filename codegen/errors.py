@@ -44,8 +44,6 @@ class SourceError(Exception):
         if loc is None:
             return self.message
         head = f"{loc.file}:{loc.line}:{loc.col}: error: {self.message}"
-        if not loc.text:
-            return head
         line = loc.text.rstrip("\n")
         caret = " " * (max(loc.col, 1) - 1) + "^"
         return f"{head}\n    {line}\n    {caret}"

@@ -97,6 +97,8 @@ class NativeFunction:
         e = dict(data)
         positions: list[tuple[str, int, int]] = []
         for key, (rel, col) in data.key_pos.items():
+            # errors about the schema point at its text, the others at their key
+            rel, col = data.value_pos[key] if key == "func" else (rel, col)
             positions.append((str(key), rel, col))
 
         def loc(key: str, value: bool = True) -> Location:

@@ -408,7 +408,8 @@ def parse_schema(text: str) -> FunctionSchema:
     printed = str(schema)
     if printed != text:
         # the model must round-trip; a difference means unusual spacing in the input
-        raise SchemaError(f"schema is not in canonical form (expected {printed!r})", 0)
+        at = next((i for i, (a, b) in enumerate(zip(text, printed)) if a != b), min(len(text), len(printed)))
+        raise SchemaError(f"schema is not in canonical form (expected {printed!r})", at)
     return schema
 
 

@@ -83,8 +83,9 @@ def parse_entry(entry: Entry) -> YMap:
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        msg = f"YAML syntax error: {e.problem or e.context}"
+        # the context (where an unclosed bracket or quote began) is where the mistake is
+        mark = e.context_mark or e.problem_mark
+        msg = f"YAML syntax error: {e.problem}" + (f" ({e.context})" if e.context else "")
         raise SourceError(msg, entry_location(entry, mark.line, mark.column + 1)) from None
     if not isinstance(value, YMap):
         raise SourceError("each entry must be a mapping", entry_location(entry, 0, 3))
