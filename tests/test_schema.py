@@ -79,7 +79,7 @@ def test_pytorch_operator_set_loads(pytorch_dir):
 @pytest.mark.parametrize("text,offset,message", [
     ("add(Tensr self) -> Tensor", 4, "unknown type 'Tensr'"),
     ("add(Tensor self, ) -> Tensor", 17, "expected a type"),
-    ("add(Tensor  self) -> Tensor", 10, "not in canonical form"),
+    ("add(Tensor  self) -> Tensor", 11, "not in canonical form"),
     ("add(Tensor self) -> ", 20, "expected a type"),
     ("add(Tensor self, *, *, Tensor o) -> Tensor", 20, "'*' given twice"),
     ("add(Tensor self, Tensor self) -> Tensor", 24, "duplicate argument name 'self'"),
