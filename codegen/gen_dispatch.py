@@ -2,6 +2,8 @@
 (Register<KEY>_K.cpp), sharded by a stable hash of the operator's root name."""
 from __future__ import annotations
 
+import json
+
 from .api import cpp
 from .gen_headers import Layout
 from .model import NativeFunction
@@ -35,6 +37,7 @@ def render_operators(shard: int, num_shards: int, groups: dict[str, tuple[Native
             args = cpp.dispatcher_args(f.func)
             functions.append(dict(
                 schema=str(f.func),
+                schema_literal=json.dumps(str(f.func)),
                 struct=cpp.struct_name(f.func),
                 ret=cpp.return_type(f.func),
                 params=", ".join(a.decl(False) for a in args),

@@ -3,7 +3,6 @@ its public API (ops/add.h), its operator descriptors (ops/add_ops.h) and its nat
 kernel declarations (ops/add_native.h). Pure functions from the model to text."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from .api import cpp
@@ -63,7 +62,6 @@ def ops_functions(functions: tuple[NativeFunction, ...]) -> list[dict]:
             params=_params(args, with_default=False),
             op_name=f.func.name.name,
             overload=f.func.name.overload,
-            schema_literal=json.dumps(str(f.func)),
         ))
     return out
 

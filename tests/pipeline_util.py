@@ -1,0 +1,83 @@
+"""Helpers for the pipeline tests: a private copy of the repository, doit runs,
+snapshots of generated files and what ninja rebuilt."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def copy_repository(dest: Path) -> Path:
+    """The tracked and untracked-but-not-ignored files of this checkout, copied to dest."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        src = ROOT / rel
+        if not src.is_file():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target)
+    return dest
+
+
+def env_for(workspace: Path, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCORE_")}
+    env.update(PYTHONDONTWRITEBYTECODE="1", **extra)
+    return env
+
+
+def doit(workspace: Path, *args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, "-m", "doit", *args], cwd=workspace, capture_output=True, text=True,
+                       env=env or env_for(workspace))
+    if check and r.returncode != 0:
+        raise AssertionError(f"doit {' '.join(args)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def executed_tasks(output: str) -> list[str]:
+    """doit prints '. name' for a task it runs and '-- name' for one it skips."""
+    return [line[2:].strip() for line in output.splitlines() if line.startswith(". ")]
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
+    return {p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@dataclass
+class NinjaLog:
+    build_dir: Path
+
+    def lines(self) -> list[str]:
+        path = self.build_dir / ".ninja_log"
+        return path.read_text().splitlines() if path.exists() else []
+
+    def outputs_since(self, count: int) -> set[str]:
+        return {line.split("\t")[3] for line in self.lines()[count:] if line and not line.startswith("#")}
+
+
+def ninja_deps(build_dir: Path) -> dict[str, set[str]]:
+    """object -> the files it was compiled from (ninja -t deps)."""
+    out = subprocess.run(["ninja", "-C", str(build_dir), "-t", "deps"], capture_output=True, text=True,
+                         check=True).stdout
+    deps: dict[str, set[str]] = {}
+    current = None
+    for line in out.splitlines():
+        if line and not line.startswith(" "):
+            current = line.split(":")[0]
+            deps[current] = set()
+        elif line.strip() and current is not None:
+            deps[current].add(os.path.realpath(os.path.join(build_dir, line.strip())))
+    return deps
+
+
+def run_python(workspace: Path, code: str) -> str:
+    r = subprocess.run([sys.executable, "-c", code], cwd=workspace, capture_output=True, text=True, check=True,
+                       env=env_for(workspace))
+    return r.stdout

@@ -1,0 +1,204 @@
+"""The real doit pipeline on a private copy of the repository: full build, no-op,
+one-operator schema edit, one-kernel edit, interrupted and concurrent runs, bad input.
+
+These build the project once (about a minute on two cores) and then rebuild
+small parts; they check exact sets of rewritten files and recompiled objects."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline_util import (NinjaLog, copy_repository, doit, env_for, executed_tasks, ninja_deps, run_python,
+                           snapshot)
+
+pytestmark = pytest.mark.pipeline
+
+if shutil.which("cmake") is None or shutil.which("ninja") is None:
+    pytest.skip("cmake and ninja are needed (pip install -r requirements.txt)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory) -> Path:
+    workspace = copy_repository(tmp_path_factory.mktemp("tcore-ws"))
+    doit(workspace)
+    return workspace
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def objects_depending_on(build: Path, files: set[str]) -> set[str]:
+    real = {os.path.realpath(f) for f in files}
+    return {obj for obj, deps in ninja_deps(build).items() if deps & real}
+
+
+def test_full_build_imports(ws):
+    out = run_python(ws, "import tcore; print(tcore.ones(2,3) + 1)")
+    assert out.strip() == "tensor([[2., 2., 2.],\n        [2., 2., 2.]])"
+
+
+def test_second_run_executes_nothing(ws):
+    r = doit(ws)
+    assert executed_tasks(r.stdout) == [], r.stdout
+
+
+def test_list_shows_subtasks(ws):
+    r = doit(ws, "list", "--all")
+    names = {line.split()[0] for line in r.stdout.splitlines() if line.strip()}
+    assert {"codegen", "hipify", "configure", "build", "test", "codegen:op:add", "codegen:dispatch:0"} <= names
+
+
+def test_schema_edit_rebuilds_exactly_what_changed(ws):
+    native = ws / "csrc/native/native_functions.yaml"
+    original = native.read_text()
+    gen, build = ws / "generated", ws / "build"
+    before = snapshot(gen)
+    log = NinjaLog(build)
+    mark = len(log.lines())
+    edit(native, "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)",
+         "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=2)")
+    try:
+        r = doit(ws)
+        after = snapshot(gen)
+        changed = {f for f in after if after[f][1] != before.get(f, (0, b""))[1]}
+        touched = {f for f in after if after[f][0] != before.get(f, (0, b""))[0]}
+        assert changed == touched, "files must be rewritten exactly when their content changes"
+        # a default lives in the public header, the schema string and the binding; the
+        # operator's C++ signature (add_ops.h) and its kernels' registrations are untouched
+        assert "tcore/ops/add.h" in changed and "tcore/ops/add_ops.h" not in changed
+        assert all(f.startswith(("tcore/ops/add", "dispatch/Operators_", "python/python_functions_")) for f in changed), changed
+        assert len(changed) == 3, changed
+        # ninja recompiled exactly the objects that include a rewritten file
+        rebuilt = {o for o in log.outputs_since(mark) if o.endswith(".o")}
+        expected = objects_depending_on(build, {str(gen / f) for f in changed})
+        assert rebuilt == expected, (rebuilt, expected)
+        assert 0 < len(rebuilt) <= 3
+        assert "codegen:op:add" in executed_tasks(r.stdout)
+        # the new default reached C++ and Python
+        assert run_python(ws, "import tcore; print(tcore.add(tcore.ones(1), tcore.ones(1)).item())").strip() == "3.0"
+    finally:
+        native.write_text(original)
+    doit(ws)
+    restored = snapshot(gen)
+    assert {f: c for f, (_, c) in restored.items()} == {f: c for f, (_, c) in before.items()}
+
+
+def test_kernel_edit_recompiles_one_object(ws):
+    kernel = ws / "csrc/native/cpu/UnaryOps.cpp"
+    original = kernel.read_text()
+    log = NinjaLog(ws / "build")
+    mark = len(log.lines())
+    gen_before = snapshot(ws / "generated")
+    kernel.write_text(original + "\n// an edit\n")
+    try:
+        doit(ws)
+        rebuilt = log.outputs_since(mark)
+        objects = {o for o in rebuilt if o.endswith(".o")}
+        assert len(objects) == 1 and next(iter(objects)).endswith("UnaryOps.cpp.o"), rebuilt
+        assert all(o.endswith((".o", ".so", "verify_globs")) for o in rebuilt), rebuilt
+        assert snapshot(ws / "generated") == gen_before
+    finally:
+        kernel.write_text(original)
+        doit(ws)
+
+
+def _start_doit(ws: Path, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "doit"], cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env=env or env_for(ws), start_new_session=True)
+
+
+@pytest.mark.parametrize("delay", [0.3, 4.0], ids=["during-codegen", "during-compile"])
+def test_kill_and_rerun(ws, delay):
+    header = ws / "csrc/native/TensorUtils.h"
+    original = header.read_text()
+    native = ws / "csrc/native/native_functions.yaml"
+    native_original = native.read_text()
+    header.write_text(original + "\n// forces the kernels to rebuild\n")
+    edit(native, "- func: neg(Tensor self) -> Tensor\n", "- func: neg(Tensor self) -> Tensor\n  # edited\n")
+    try:
+        proc = _start_doit(ws)
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        doit(ws)
+        assert executed_tasks(doit(ws).stdout) == []
+        assert run_python(ws, "import tcore; print((tcore.ones(2) * 3).sum().item())").strip() == "6.0"
+    finally:
+        header.write_text(original)
+        native.write_text(native_original)
+        doit(ws)
+
+
+def test_concurrent_runs_wait_for_each_other(ws):
+    kernel = ws / "csrc/native/cpu/ReduceOps.cpp"
+    original = kernel.read_text()
+    kernel.write_text(original + "\n// concurrent\n")
+    try:
+        first = _start_doit(ws)
+        time.sleep(0.5)
+        second = _start_doit(ws)
+        out1, _ = first.communicate(timeout=600)
+        out2, _ = second.communicate(timeout=600)
+        assert first.returncode == 0 and second.returncode == 0, out1 + out2
+        assert "waiting for it to finish" in out2
+        assert executed_tasks(doit(ws).stdout) == []
+        assert run_python(ws, "import tcore; print(tcore.ones(2, 2).sum().item())").strip() == "4.0"
+    finally:
+        kernel.write_text(original)
+        doit(ws)
+
+
+def _outputs(ws: Path) -> dict:
+    files = list((ws / "tcore").glob("_C*.so")) + [ws / "tcore/lib/libtcore.so"]
+    return {**snapshot(ws / "generated"), **{f.name: (f.stat().st_mtime_ns, b"") for f in files}}
+
+
+@pytest.mark.parametrize("mutation,message", [
+    (("    CPU: mm\n  tags: core", "    CPU: mm\n  tags: [core"), "YAML syntax error"),
+    (("mm(Tensor self, Tensor mat2) -> Tensor\n", "mm(Tensor self, Tensr mat2) -> Tensor\n"), "unknown type 'Tensr'"),
+    (("    CPU: mm_out\n", "    CPU: mm_out_missing\n"), "mm_out_missing"),
+    (("- func: mm.out(Tensor self", "- func: mm(Tensor self"), "duplicate overload"),
+])
+def test_bad_input_keeps_previous_build(ws, mutation, message):
+    native = ws / "csrc/native/native_functions.yaml"
+    original = native.read_text()
+    before = _outputs(ws)
+    edit(native, *mutation)
+    try:
+        r = doit(ws, check=False)
+        assert r.returncode != 0
+        text = r.stdout + r.stderr
+        assert message in text and "native_functions.yaml:" in text and "^" in text, text
+        assert "Traceback" not in text
+        assert _outputs(ws) == before
+    finally:
+        native.write_text(original)
+    assert executed_tasks(doit(ws).stdout) == []
+
+
+def test_missing_tools_are_reported(ws, tmp_path):
+    cmakelists = ws / "CMakeLists.txt"
+    original = cmakelists.read_text()
+    cmakelists.write_text(original + "\n# reconfigure\n")
+    before = _outputs(ws)
+    try:
+        empty = tmp_path / "empty-bin"
+        empty.mkdir()
+        r = doit(ws, env=env_for(ws, PATH=str(empty)), check=False)
+        assert r.returncode != 0 and "cmake was not found" in r.stdout + r.stderr
+        r = doit(ws, env=env_for(ws, CXX="/nonexistent/c++"), check=False)
+        assert r.returncode != 0 and "no C++ compiler found" in r.stdout + r.stderr
+        assert _outputs(ws) == before
+    finally:
+        cmakelists.write_text(original)
+    doit(ws)
