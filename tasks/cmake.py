@@ -104,7 +104,7 @@ def task_build(p: Paths):
 def task_test(p: Paths):
     """Run the test suites (pytest) against the fresh build."""
     return {
-        "actions": [[sys.executable, "-m", "pytest", "-q", str(p.root / "tests")]],
+        "actions": [[sys.executable, "-m", "pytest", "-q", "-ra", str(p.root / "tests")]],
         "task_dep": ["build"],
         "uptodate": [False],
         "verbosity": 2,

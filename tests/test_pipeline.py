@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline_util import (NinjaLog, copy_repository, doit, env_for, executed_tasks, ninja_deps, run_python,
+from workspace import (NinjaLog, copy_repository, doit, env_for, executed_tasks, ninja_deps, run_python,
                            snapshot)
 
 pytestmark = pytest.mark.pipeline

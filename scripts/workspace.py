@@ -1,5 +1,5 @@
-"""Helpers for the pipeline tests: a private copy of the repository, doit runs,
-snapshots of generated files and what ninja rebuilt."""
+"""A private copy of the repository and what a build did in it: doit runs, snapshots
+of generated files, what ninja rebuilt. Used by the pipeline tests and bench_build.py."""
 from __future__ import annotations
 
 import os
@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent  # the repository
 
 
 def copy_repository(dest: Path) -> Path:

@@ -1,0 +1,3 @@
+import sys
+
+sys.exit("hipify: the CUDA->HIP translator is not implemented yet (see the CUDA backend issue)")

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Build benchmark: full build, no-op doit, a one-operator schema edit and a
+one-kernel edit, in a private copy of the repository. Prints a table and writes
+build/bench/build.json. A benchmark, never part of the tests' pass/fail.
+
+The no-op figure is shown beside the floor: doit with a one-task dodo.py on the
+same machine (interpreter start-up and doit's own plugin scan)."""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workspace import ROOT, NinjaLog, copy_repository, doit, env_for, executed_tasks, snapshot  # noqa: E402
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def noop_time(ws: Path, runs: int) -> float:
+    return statistics.median(timed(lambda: doit(ws))[0] for _ in range(runs))
+
+
+def floor_time(runs: int) -> float:
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "dodo.py").write_text("def task_x():\n    return {'actions': ['true'], 'uptodate': [True]}\n")
+        return statistics.median(
+            timed(lambda: subprocess.run([sys.executable, "-m", "doit"], cwd=d, capture_output=True, check=True))[0]
+            for _ in range(runs))
+
+
+def edit_and_rebuild(ws: Path, path: Path, old: str, new: str) -> dict:
+    gen = ws / "generated"
+    before = snapshot(gen)
+    log = NinjaLog(ws / "build")
+    mark = len(log.lines())
+    original = path.read_text()
+    path.write_text(original.replace(old, new, 1))
+    try:
+        seconds, r = timed(lambda: doit(ws))
+        after = snapshot(gen)
+        rewritten = sorted(f for f in after if after[f][0] != before.get(f, (0, b""))[0])
+        rebuilt = sorted(o for o in log.outputs_since(mark) if o.endswith((".o", ".so")))
+        return {"seconds": round(seconds, 3), "files_rewritten": rewritten,
+                "objects_recompiled": [o for o in rebuilt if o.endswith(".o")],
+                "linked": [Path(o).name for o in rebuilt if o.endswith(".so")],
+                "tasks_run": len(executed_tasks(r.stdout))}
+    finally:
+        path.write_text(original)
+        doit(ws)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5, help="repetitions of the no-op measurement")
+    parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "build.json"))
+    args = parser.parse_args()
+    from rich.console import Console
+    from rich.table import Table
+
+    with tempfile.TemporaryDirectory(prefix="tcore-bench-") as tmp:
+        ws = copy_repository(Path(tmp))
+        full, _ = timed(lambda: doit(ws))
+        noop = noop_time(ws, args.runs)
+        floor = floor_time(args.runs)
+        schema = edit_and_rebuild(ws, ws / "csrc/native/native_functions.yaml",
+                                  "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)",
+                                  "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=2)")
+        kernel = edit_and_rebuild(ws, ws / "csrc/native/cpu/UnaryOps.cpp", "namespace tcore::native {",
+                                  "namespace tcore::native {\n// edited")
+    figures = {
+        "full_build_s": round(full, 2),
+        "noop_doit_s": round(noop, 3),
+        "doit_floor_s": round(floor, 3),
+        "schema_edit": schema,
+        "kernel_edit": kernel,
+        "schema_edit_ratio": round(schema["seconds"] / full, 3),
+        "kernel_edit_ratio": round(kernel["seconds"] / full, 3),
+    }
+    table = Table(title="tcore build (private copy of the repository)")
+    for col in ("run", "seconds", "vs full", "files rewritten", "objects recompiled"):
+        table.add_column(col, justify="right" if col != "run" else "left")
+    table.add_row("full build", f"{full:.2f}", "1.000", "-", "all")
+    table.add_row("no-op doit", f"{noop:.3f}", f"{noop / full:.3f}", "0", "0")
+    table.add_row("  (doit floor: one-task dodo.py)", f"{floor:.3f}", "", "", "")
+    for name, r in (("one-operator schema edit", schema), ("one-kernel edit", kernel)):
+        table.add_row(name, f"{r['seconds']:.2f}", f"{r['seconds'] / full:.3f}", str(len(r["files_rewritten"])),
+                      str(len(r["objects_recompiled"])))
+    Console().print(table)
+    for name, r in (("schema edit", schema), ("kernel edit", kernel)):
+        print(f"{name}: rewrote {r['files_rewritten']}; recompiled {[Path(o).name for o in r['objects_recompiled']]}")
+    out = Path(args.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(figures, indent=2))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
