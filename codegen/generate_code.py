@@ -16,6 +16,22 @@ from .plan import DEFAULT_SHARDS, SUBSETS, Options, make_plan
 from .selective import select_operators
 
 
+def check_derivatives(opset, path: str) -> None:
+    """derivatives.yaml (and deprecated.yaml beside it, as in PyTorch) parse and agree with the operators."""
+    from pathlib import Path
+
+    from .derivatives import check_against, load_deprecated, load_derivatives
+
+    check_against(load_derivatives(path), opset.lookup(), opset.autogen_names())
+    deprecated = Path(path).with_name("deprecated.yaml")
+    if deprecated.exists():
+        roots = {f.func.name.name for f in opset.functions} | {a.name for a in opset.autogen_names_parsed()}
+        for d in load_deprecated(str(deprecated)):
+            target = d.call.split("(", 1)[0].strip()
+            if target not in roots and target.removesuffix("_out") not in roots:
+                raise SourceError(f"deprecated signature maps to unknown operator {target!r}", d.location)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m codegen.generate_code", description=__doc__)
     p.add_argument("--native-functions-path", required=True)
@@ -39,6 +55,8 @@ def run(args: argparse.Namespace) -> FileWriter:
     if args.kernel_source_dir:
         check_kernels_exist(opset.functions, args.kernel_source_dir,
                             {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
+    if args.derivatives_path:
+        check_derivatives(opset, args.derivatives_path)
     opset = select_operators(opset, args.selected_op_list_path, args.operators_yaml_path)
     options = Options(
         per_operator_headers=args.per_operator_headers,

@@ -36,6 +36,12 @@ class OperatorSet:
     def lookup(self) -> dict[str, NativeFunction]:
         return {str(f.func.name): f for f in self.functions}
 
+    def autogen_names(self) -> frozenset[str]:
+        return frozenset(str(a) for a in self.autogen_names_parsed())
+
+    def autogen_names_parsed(self):
+        return [a for f in self.functions for a in f.autogen]
+
 
 def load_tags(path: str) -> tuple[Tag, ...]:
     tags = []
