@@ -22,7 +22,7 @@ BASE_CPP: dict[str, tuple[str, bool]] = {
     "SymBool": ("bool", True),
     "float": ("double", True),
     "bool": ("bool", True),
-    "str": ("std::string_view", True),
+    "str": ("::std::string_view", True),
     "Scalar": ("Scalar", False),
     "ScalarType": ("ScalarType", True),
     "Layout": ("Layout", True),
@@ -61,9 +61,9 @@ def value_type(t: Type) -> str:
     if isinstance(t, BaseType):
         return BASE_CPP[t.name][0]
     if isinstance(t, OptionalType):
-        return f"std::optional<{value_type(t.elem)}>"
+        return f"::std::optional<{value_type(t.elem)}>"
     if t.size is not None and isinstance(t.elem, BaseType) and t.elem.name == "bool":
-        return f"std::array<bool, {t.size}>"
+        return f"::std::array<bool, {t.size}>"
     return f"ArrayRef<{value_type(t.elem)}>"
 
 
@@ -75,17 +75,17 @@ def argument_type(t: Type) -> str:
     if isinstance(t, OptionalType):
         inner = t.elem
         if isinstance(inner, ListType):
-            return f"std::optional<{value_type(inner)}>"
+            return f"::std::optional<{value_type(inner)}>"
         cpp, by_value = BASE_CPP[inner.name] if isinstance(inner, BaseType) else (value_type(inner), False)
-        return f"std::optional<{cpp}>" if by_value else f"const std::optional<{cpp}>&"
+        return f"::std::optional<{cpp}>" if by_value else f"const ::std::optional<{cpp}>&"
     return value_type(t)
 
 
 def return_value_type(t: Type) -> str:
     if isinstance(t, ListType):
-        return f"std::vector<{return_value_type(t.elem)}>"
+        return f"::std::vector<{return_value_type(t.elem)}>"
     if isinstance(t, OptionalType):
-        return f"std::optional<{return_value_type(t.elem)}>"
+        return f"::std::optional<{return_value_type(t.elem)}>"
     return BASE_CPP[t.name][0]
 
 
@@ -95,7 +95,7 @@ def return_type(func: FunctionSchema) -> str:
         return "void"
     if len(rets) == 1 and not func.returns_tuple:
         return return_value_type(rets[0].type)
-    return f"std::tuple<{', '.join(return_value_type(r.type) for r in rets)}>"
+    return f"::std::tuple<{', '.join(return_value_type(r.type) for r in rets)}>"
 
 
 def default_value(arg: Argument) -> str | None:
@@ -103,7 +103,7 @@ def default_value(arg: Argument) -> str | None:
     if d is None:
         return None
     if d == "None":
-        return "std::nullopt"
+        return "::std::nullopt"
     if d in ("True", "False"):
         return d.lower()
     if d.startswith("["):
