@@ -18,7 +18,34 @@ from .errors import Location, SourceError
 from .model import NativeFunction, Tag
 from .yaml_source import load_list, parse_entry, read_source, split_entries
 
-_CACHE_VERSION = "1"
+_CACHE_VERSION = "2"
+
+
+class LazyFunction:
+    """One entry of native_functions.yaml whose model is unpickled only when needed.
+
+    The plan needs names, roots and digests of all 2,584 entries of PyTorch's file but
+    the model of only the few it regenerates; `summary` is the cheap part."""
+
+    __slots__ = ("digest", "file", "line", "name", "root", "tags", "delegate", "dispatch", "autogen", "_blob", "_nf")
+
+    def __init__(self, digest, file, line, summary, blob=None, nf=None):
+        self.digest, self.file, self.line = digest, file, line
+        self.name, self.root, self.tags, self.delegate, self.dispatch, self.autogen = summary
+        self._blob, self._nf = blob, nf
+
+    def get(self) -> NativeFunction:
+        if self._nf is None:
+            nf = pickle.loads(self._blob)
+            if nf.line != self.line or nf.file != self.file:
+                nf = replace(nf, file=self.file, line=self.line)
+            self._nf = nf
+        return self._nf
+
+
+def summary_of(nf: NativeFunction) -> tuple:
+    return (str(nf.func.name), nf.root_name, tuple(nf.tags), str(nf.structured_delegate) if nf.structured_delegate else None,
+            nf.dispatch, tuple(str(a) for a in nf.autogen))
 
 
 @dataclass(frozen=True)
@@ -69,12 +96,13 @@ def _code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def load_native_functions(path: str, cache_dir: str | None = None) -> tuple[NativeFunction, ...]:
+def load_lazy(path: str, cache_dir: str | None = None) -> list[LazyFunction]:
+    """Every entry, parsed only if its digest is not in the cache, unpickled only on use."""
     text = read_source(path)
     entries = split_entries(path, text)
     cache_file = _cache_path(cache_dir, path)
     fingerprint = _code_fingerprint()
-    cache: dict[str, NativeFunction] = {}
+    cache: dict[str, tuple[tuple, bytes]] = {}
     if cache_file is not None and cache_file.exists():
         try:
             with open(cache_file, "rb") as f:
@@ -83,42 +111,48 @@ def load_native_functions(path: str, cache_dir: str | None = None) -> tuple[Nati
                 cache = {}
         except Exception:  # a torn or foreign cache is just a cold cache
             cache = {}
-    functions = []
-    fresh: dict[str, NativeFunction] = {}
+    out = []
+    fresh: dict[str, tuple[tuple, bytes]] = {}
     missed = False
     for entry in entries:
         digest = entry.digest
-        nf = cache.get(digest)
-        if nf is None:
+        hit = cache.get(digest)
+        if hit is None:
             missed = True
             nf = NativeFunction.from_entry(entry, parse_entry(entry))
-        fresh[digest] = nf
-        functions.append(replace(nf, file=entry.file, line=entry.line) if nf.line != entry.line or nf.file != entry.file else nf)
+            hit = (summary_of(nf), pickle.dumps(nf, protocol=pickle.HIGHEST_PROTOCOL))
+            out.append(LazyFunction(digest, entry.file, entry.line, hit[0], nf=nf))
+        else:
+            out.append(LazyFunction(digest, entry.file, entry.line, hit[0], blob=hit[1]))
+        fresh[digest] = hit
     if cache_file is not None and (missed or len(fresh) != len(cache)):
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache_file.with_suffix(f".tmp{os.getpid()}")
         with open(tmp, "wb") as f:
             pickle.dump((fingerprint, fresh), f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, cache_file)
-    return tuple(functions)
+    return out
 
 
-def validate(functions: tuple[NativeFunction, ...], tags: tuple[Tag, ...]) -> None:
+def load_native_functions(path: str, cache_dir: str | None = None) -> tuple[NativeFunction, ...]:
+    return tuple(f.get() for f in load_lazy(path, cache_dir))
+
+
+def validate(functions, tags: tuple[Tag, ...]) -> None:
+    """Cross-entry checks on LazyFunctions (only an entry in error is unpickled)."""
     tag_names = {t.name for t in tags}
-    seen: dict[str, NativeFunction] = {}
+    seen: dict[str, LazyFunction] = {}
     for f in functions:
-        name = str(f.func.name)
-        if name in seen:
-            first = seen[name]
-            raise f.error(f"duplicate overload {name!r} (first defined at {first.file}:{first.line})")
-        seen[name] = f
+        if f.name in seen:
+            first = seen[f.name]
+            raise f.get().error(f"duplicate overload {f.name!r} (first defined at {first.file}:{first.line})")
+        seen[f.name] = f
         for tag in f.tags:
             if tag not in tag_names:
-                raise f.error(f"unknown tag {tag!r} (not in tags.yaml)", f"tags:{tag}")
+                raise f.get().error(f"unknown tag {tag!r} (not in tags.yaml)", f"tags:{tag}")
     for f in functions:
-        d = f.structured_delegate
-        if d is not None and str(d) not in seen:
-            raise f.error(f"structured_delegate names unknown operator {str(d)!r}", "structured_delegate")
+        if f.delegate is not None and f.delegate not in seen:
+            raise f.get().error(f"structured_delegate names unknown operator {f.delegate!r}", "structured_delegate")
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -135,17 +169,37 @@ def kernel_names_in(source_dirs: list[str]) -> set[str]:
     return names
 
 
-def check_kernels_exist(functions: tuple[NativeFunction, ...], source_dirs: list[str], backends: set[str]) -> None:
+def check_kernels_exist(functions, source_dirs: list[str], backends: set[str]) -> None:
     known = kernel_names_in(source_dirs)
     for f in functions:
         for key, kernel in f.dispatch:
             if key in backends and kernel.split("::")[-1] not in known:
-                raise f.error(f"dispatch {key} names kernel {kernel!r}, which no file under "
+                raise f.get().error(f"dispatch {key} names kernel {kernel!r}, which no file under "
                               f"{', '.join(source_dirs)} defines", f"dispatch:{key}")
 
 
 def load_operator_set(native_path: str, tags_path: str, cache_dir: str | None = None) -> OperatorSet:
+    """The whole operator set, materialized (the CLI and tests)."""
+    lazy = load_lazy_set(native_path, tags_path, cache_dir)
+    return OperatorSet(tuple(f.get() for f in lazy.functions), lazy.tags)
+
+
+def load_lazy_set(native_path: str, tags_path: str, cache_dir: str | None = None) -> "LazySet":
     tags = load_tags(tags_path)
-    functions = load_native_functions(native_path, cache_dir)
+    functions = load_lazy(native_path, cache_dir)
     validate(functions, tags)
-    return OperatorSet(functions, tags)
+    return LazySet(tuple(functions), tags)
+
+
+@dataclass(frozen=True)
+class LazySet:
+    """The operator set as the doit tasks see it: summaries now, models on demand."""
+
+    functions: tuple[LazyFunction, ...]
+    tags: tuple[Tag, ...]
+
+    def by_root(self) -> dict[str, tuple[LazyFunction, ...]]:
+        groups: dict[str, list[LazyFunction]] = {}
+        for f in self.functions:
+            groups.setdefault(f.root, []).append(f)
+        return {k: tuple(groups[k]) for k in sorted(groups)}

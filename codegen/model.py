@@ -65,6 +65,17 @@ class NativeFunction:
         return self.func.name
 
     @property
+    def digest(self) -> str:
+        """sha1 of the entry's text: what the plan keys its units on."""
+        import hashlib
+
+        return hashlib.sha1(self.source.encode()).hexdigest()
+
+    def get(self) -> "NativeFunction":
+        """The model itself (a LazyFunction unpickles it here)."""
+        return self
+
+    @property
     def root_name(self) -> str:
         """Per-operator headers group every overload of add, add_ and add.out under 'add'."""
         return self.func.name.base

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .errors import Location, SourceError
-from .load import OperatorSet
 from .yaml_source import read_source
 
 import yaml
@@ -51,23 +50,31 @@ def read_selection(list_path: str | None, operators_path: str | None) -> tuple[s
     return exact, roots
 
 
-def select_operators(opset: OperatorSet, list_path: str | None, operators_path: str | None) -> OperatorSet:
+def _names(f) -> tuple[str, str, str]:
+    """(name.overload, root, name) of a NativeFunction or a LazyFunction."""
+    full = f.name if isinstance(f.name, str) else str(f.func.name)
+    root = f.root if hasattr(f, "root") else f.root_name
+    return full, root, full.split(".")[0]
+
+
+def select_operators(opset, list_path: str | None, operators_path: str | None):
+    """The operator set (OperatorSet or LazySet) restricted to the selection."""
     selection = read_selection(list_path, operators_path)
     if selection is None:
         return opset
     exact, roots = selection
-    by_name = opset.lookup()
-    by_root = opset.by_root()
+    names = [_names(f) for f in opset.functions]
+    all_full = {n[0] for n in names}
+    all_roots = {n[1] for n in names} | {n[2] for n in names}
     where = list_path or operators_path or ""
     for name in sorted(exact):
-        if name not in by_name and name.replace(".default", "") not in by_name:
+        if name not in all_full and name.removesuffix(".default") not in all_full:
             raise SourceError(f"selected operator {name!r} is not in native_functions.yaml", Location(where, 1))
     for root in sorted(roots):
-        if root not in by_root and root not in by_name:
+        if root not in all_roots:
             raise SourceError(f"selected operator {root!r} is not in native_functions.yaml", Location(where, 1))
     keep = tuple(
-        f for f in opset.functions
-        if str(f.func.name) in exact or f.root_name in roots or f.func.name.name in roots
-        or (not f.func.name.overload and f"{f.func.name.name}.default" in exact)
+        f for f, (full, root, base) in zip(opset.functions, names)
+        if full in exact or root in roots or base in roots or ("." not in full and f"{full}.default" in exact)
     )
     return replace(opset, functions=keep)

@@ -1,6 +1,7 @@
 """The Jinja2 environment: templates hold the text, Python holds the logic."""
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -11,8 +12,14 @@ TEMPLATE_DIR = Path(__file__).parent / "templates"
 def environment():
     import jinja2  # imported on first render: a no-op doit run never pays for it
 
+    cache_dir = os.environ.get("TCORE_TEMPLATE_CACHE")  # compiled templates, kept between runs
+    bytecode_cache = None
+    if cache_dir:
+        os.makedirs(cache_dir, exist_ok=True)
+        bytecode_cache = jinja2.FileSystemBytecodeCache(cache_dir)
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        bytecode_cache=bytecode_cache,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -89,7 +89,7 @@ def task_configure(p: Paths):
 
 def task_build(p: Paths):
     """Compile and link the core and the Python extension (import tcore works after it)."""
-    deps = hand_written_sources(p) + [str(f) for f in generated_files(p)]
+    deps = hand_written_sources(p) + generated_files(p)
     deps += [str(p.root / "CMakeLists.txt"), str(p.build_dir / "build.ninja")]
     return {
         "actions": [(build, [p])],
