@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Code generation at PyTorch scale, side by side with torchgen in one run.
+
+Both generate per-operator headers for PyTorch 2.13's native_functions.yaml
+(2,584 entries), cold, again with nothing changed, and after a one-entry edit
+(_cast_Byte's non_blocking default). tcore runs through its doit pipeline (`doit codegen`
+with TCORE_NATIVE_FUNCTIONS_PATH/TCORE_TAGS_PATH/TCORE_GEN_DIR), as a user would;
+torchgen runs as `python -m torchgen.gen --per-operator-headers` from the torch
+wheel. Prints a table and writes build/bench/codegen.json. Not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pytorch_yaml import pytorch_yaml_dir, torchgen_dir  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+# a default changed in an operator without out= or in-place twins (torchgen insists that
+# a group's overloads agree, so an edit to one of them alone is rejected there)
+EDIT = ("- func: _cast_Byte(Tensor self, bool non_blocking=False) -> Tensor",
+        "- func: _cast_Byte(Tensor self, bool non_blocking=True) -> Tensor")
+
+
+def mtimes(folder: Path) -> dict[str, int]:
+    """Generated files only: doit's database and the parse caches live beside them."""
+    if not folder.exists():
+        return {}
+    return {str(p): p.stat().st_mtime_ns for p in folder.rglob("*")
+            if p.is_file() and p.suffix in (".h", ".cpp", ".cmake", ".yaml", ".py", ".pyi")}
+
+
+def run(cmd: list[str], cwd: Path, env: dict | None = None) -> float:
+    start = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+    return elapsed
+
+
+def measure(label: str, cmd, cwd, out: Path, env=None) -> dict:
+    before = mtimes(out)
+    seconds = run(cmd, cwd, env)
+    after = mtimes(out)
+    written = sum(1 for f, m in after.items() if before.get(f) != m)
+    return {"run": label, "seconds": round(seconds, 3), "files_written": written, "files": len(after)}
+
+
+def edit_once(path: Path) -> None:
+    text = path.read_text()
+    assert EDIT[0] in text
+    path.write_text(text.replace(EDIT[0], EDIT[1], 1))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "codegen.json"))
+    parser.add_argument("--skip-torchgen", action="store_true")
+    args = parser.parse_args()
+    yaml_dir = pytorch_yaml_dir()
+    if yaml_dir is None:
+        sys.exit("PyTorch's YAML is not available (no torch wheel on this machine)")
+    results: dict[str, list[dict]] = {"tcore": [], "torchgen": []}
+    with tempfile.TemporaryDirectory(prefix="tcore-bench-codegen-") as tmp:
+        tmp = Path(tmp)
+        # tcore, through doit
+        native = tmp / "native_functions.yaml"
+        shutil.copy(yaml_dir / "native_functions.yaml", native)
+        gen = tmp / "tcore-gen"
+        env = {**os.environ, "TCORE_NATIVE_FUNCTIONS_PATH": str(native), "TCORE_TAGS_PATH": str(yaml_dir / "tags.yaml"),
+               "TCORE_GEN_DIR": str(gen)}
+        doit = [sys.executable, "-m", "doit", "codegen"]
+        results["tcore"].append(measure("cold", doit, ROOT, gen, env))
+        results["tcore"].append(measure("no-op", doit, ROOT, gen, env))
+        edit_once(native)
+        results["tcore"].append(measure("one-entry edit", doit, ROOT, gen, env))
+        # tcore's CLI, cold, without any cache
+        cli_out = tmp / "tcore-cli"
+        results["tcore"].append(measure("cold (CLI, no cache)", [
+            sys.executable, "-m", "codegen.generate_code", "--native-functions-path", str(yaml_dir / "native_functions.yaml"),
+            "--tags-path", str(yaml_dir / "tags.yaml"), "--install-dir", str(cli_out), "--per-operator-headers",
+            "--subset", "libtorch", "--disable-autograd"], ROOT, cli_out))
+        if not args.skip_torchgen:
+            src = torchgen_dir()
+            if src is None:
+                sys.exit("torchgen is not available (no torch wheel)")
+            aten = tmp / "ATen"
+            shutil.copytree(src / "torchgen" / "packaged" / "ATen", aten)
+            out = tmp / "torchgen-out"
+            cmd = [sys.executable, "-m", "torchgen.gen", "-s", str(aten), "-d", str(out), "--per-operator-headers"]
+            results["torchgen"].append(measure("cold", cmd, src, out))
+            results["torchgen"].append(measure("no-op", cmd, src, out))
+            edit_once(aten / "native" / "native_functions.yaml")
+            results["torchgen"].append(measure("one-entry edit", cmd, src, out))
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="per-operator headers for PyTorch's native_functions.yaml (2,584 entries)")
+    for col in ("run", "tcore s", "files written", "torchgen s", "files written ", "tcore / torchgen"):
+        table.add_column(col, justify="left" if col == "run" else "right")
+    tg = {r["run"]: r for r in results["torchgen"]}
+    for r in results["tcore"]:
+        t = tg.get(r["run"])
+        table.add_row(r["run"], f"{r['seconds']:.3f}", str(r["files_written"]),
+                      f"{t['seconds']:.3f}" if t else "-", str(t["files_written"]) if t else "-",
+                      f"{r['seconds'] / t['seconds']:.3f}" if t else "-")
+    Console().print(table)
+    out_json = Path(args.json)
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps(results, indent=2))
+    print(f"wrote {out_json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

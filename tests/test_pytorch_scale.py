@@ -1,0 +1,50 @@
+"""The doit pipeline pointed at PyTorch's operator set (TCORE_* variables): codegen runs
+there without touching the main build, and a one-entry edit rewrites only the files
+whose content depends on that entry."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from test_schema import pytorch_dir  # noqa: F401 - fixture
+from workspace import executed_tasks, snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+EDIT = ("- func: _cast_Byte(Tensor self, bool non_blocking=False) -> Tensor",
+        "- func: _cast_Byte(Tensor self, bool non_blocking=True) -> Tensor")
+
+
+def doit_codegen(env: dict) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, "-m", "doit", "codegen"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r
+
+
+def generated(gen: Path) -> dict:
+    return {k: v for k, v in snapshot(gen).items() if k.startswith(("tcore/", "dispatch/", "python/", "cmake/"))}
+
+
+def test_one_entry_edit_at_pytorch_scale(pytorch_dir, tmp_path):  # noqa: F811
+    native = tmp_path / "native_functions.yaml"
+    native.write_text((pytorch_dir / "native_functions.yaml").read_text())
+    gen = tmp_path / "gen"
+    env = {**os.environ, "TCORE_NATIVE_FUNCTIONS_PATH": str(native), "TCORE_TAGS_PATH": str(pytorch_dir / "tags.yaml"),
+           "TCORE_GEN_DIR": str(gen)}
+    main_build = snapshot(ROOT / "generated") if (ROOT / "generated").exists() else {}
+    doit_codegen(env)
+    before = generated(gen)
+    assert sum(1 for f in before if f.startswith("tcore/ops/") and f.endswith("_ops.h")) > 1300
+    assert executed_tasks(doit_codegen(env).stdout) == []
+    native.write_text(native.read_text().replace(*EDIT))
+    r = doit_codegen(env)
+    after = generated(gen)
+    rewritten = {f for f in after if after[f][0] != before[f][0]}
+    changed = {f for f in after if after[f][1] != before[f][1]}
+    assert rewritten == changed
+    assert "tcore/ops/_cast_Byte.h" in rewritten
+    assert all(f.startswith(("tcore/ops/_cast_Byte", "dispatch/Operators_", "python/python_functions_")) for f in rewritten)
+    assert len(executed_tasks(r.stdout)) <= 3  # its bucket of operators, its dispatch and binding shards
+    if main_build:
+        assert snapshot(ROOT / "generated") == main_build, "the main build's generated files must not change"
