@@ -52,6 +52,7 @@ class Derivative:
     file: str
     line: int
     location: Location  # of the schema text, for errors about the entry as a whole
+    source: str = ""  # the entry's text (what generated code is keyed on)
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ def parse_derivative(entry: Entry) -> Derivative:
         dispatch.append((str(key), tuple(b + f)))
     rel, col = data.value_pos["name"]
     return Derivative(schema, tuple(backward), tuple(forward), tuple(od) if od is not None else None,
-                      tuple(dispatch), entry.file, entry.line, entry_location(entry, rel, col))
+                      tuple(dispatch), entry.file, entry.line, entry_location(entry, rel, col), entry.text)
 
 
 def load_derivatives(path: str) -> tuple[Derivative, ...]:
@@ -175,8 +176,9 @@ def check_against(derivatives: tuple[Derivative, ...], functions: dict[str, obje
             continue
         if f is None:
             raise SourceError(f"derivatives entry for {name!r}, which is not in native_functions.yaml", loc)
-        if str(f.func) != str(d.schema):
-            raise SourceError(f"schema differs from native_functions.yaml: {f.func}", loc)
+        schema = f if isinstance(f, str) else str(f.func)
+        if schema != str(d.schema):
+            raise SourceError(f"schema differs from native_functions.yaml: {schema}", loc)
 
 
 def parse_deprecated(entry: Entry) -> Deprecated:

@@ -16,13 +16,15 @@ from .plan import DEFAULT_SHARDS, SUBSETS, Options, make_plan
 from .selective import select_operators
 
 
-def check_derivatives(opset, path: str) -> None:
-    """derivatives.yaml (and deprecated.yaml beside it, as in PyTorch) parse and agree with the operators."""
+def check_derivatives(opset, path: str):
+    """derivatives.yaml (and deprecated.yaml beside it, as in PyTorch) parse and agree with
+    the operators; returns the derivative entries."""
     from pathlib import Path
 
     from .derivatives import check_against, load_deprecated, load_derivatives
 
-    check_against(load_derivatives(path), opset.lookup(), opset.autogen_names())
+    derivatives = load_derivatives(path)
+    check_against(derivatives, opset.lookup(), opset.autogen_names())
     deprecated = Path(path).with_name("deprecated.yaml")
     if deprecated.exists():
         roots = {f.func.name.name for f in opset.functions} | {a.name for a in opset.autogen_names_parsed()}
@@ -30,6 +32,7 @@ def check_derivatives(opset, path: str) -> None:
             target = d.call.split("(", 1)[0].strip()
             if target not in roots and target.removesuffix("_out") not in roots:
                 raise SourceError(f"deprecated signature maps to unknown operator {target!r}", d.location)
+    return derivatives
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -55,8 +58,7 @@ def run(args: argparse.Namespace) -> FileWriter:
     if args.kernel_source_dir:
         check_kernels_exist(opset.functions, args.kernel_source_dir,
                             {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
-    if args.derivatives_path:
-        check_derivatives(opset, args.derivatives_path)
+    derivatives = check_derivatives(opset, args.derivatives_path) if args.derivatives_path else ()
     opset = select_operators(opset, args.selected_op_list_path, args.operators_yaml_path)
     options = Options(
         per_operator_headers=args.per_operator_headers,
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> FileWriter:
         disable_autograd=args.disable_autograd,
         num_shards=args.num_shards,
     )
-    units = make_plan(opset, options)
+    units = make_plan(opset, options, derivatives)
     rendered = [(u, u.render()) for u in units]  # render everything before writing anything
     writer = FileWriter(args.install_dir)
     for _, files in rendered:

@@ -18,7 +18,7 @@ from .errors import Location, SourceError
 from .model import NativeFunction, Tag
 from .yaml_source import load_list, parse_entry, read_source, split_entries
 
-_CACHE_VERSION = "2"
+_CACHE_VERSION = "3"
 
 
 class LazyFunction:
@@ -27,11 +27,12 @@ class LazyFunction:
     The plan needs names, roots and digests of all 2,584 entries of PyTorch's file but
     the model of only the few it regenerates; `summary` is the cheap part."""
 
-    __slots__ = ("digest", "file", "line", "name", "root", "tags", "delegate", "dispatch", "autogen", "_blob", "_nf")
+    __slots__ = ("digest", "file", "line", "name", "root", "tags", "delegate", "dispatch", "autogen", "schema",
+                 "_blob", "_nf")
 
     def __init__(self, digest, file, line, summary, blob=None, nf=None):
         self.digest, self.file, self.line = digest, file, line
-        self.name, self.root, self.tags, self.delegate, self.dispatch, self.autogen = summary
+        self.name, self.root, self.tags, self.delegate, self.dispatch, self.autogen, self.schema = summary
         self._blob, self._nf = blob, nf
 
     def get(self) -> NativeFunction:
@@ -45,7 +46,7 @@ class LazyFunction:
 
 def summary_of(nf: NativeFunction) -> tuple:
     return (str(nf.func.name), nf.root_name, tuple(nf.tags), str(nf.structured_delegate) if nf.structured_delegate else None,
-            nf.dispatch, tuple(str(a) for a in nf.autogen))
+            nf.dispatch, tuple(str(a) for a in nf.autogen), str(nf.func))
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,12 @@ class LazySet:
 
     functions: tuple[LazyFunction, ...]
     tags: tuple[Tag, ...]
+
+    def schemas(self) -> dict[str, str]:
+        return {f.name: f.schema for f in self.functions}
+
+    def autogen_names(self) -> frozenset[str]:
+        return frozenset(a for f in self.functions for a in f.autogen)
 
     def by_root(self) -> dict[str, tuple[LazyFunction, ...]]:
         groups: dict[str, list[LazyFunction]] = {}

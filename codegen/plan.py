@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
-from . import gen_dispatch, gen_headers, gen_python
+from . import gen_autograd, gen_dispatch, gen_headers, gen_python
 from .model import NativeFunction
 
 SUBSETS = ("libtorch", "pybindings", "python")
@@ -76,8 +76,9 @@ def dispatch_outputs(shard: int) -> tuple[str, ...]:
     )
 
 
-def make_plan(opset, options: Options) -> list[Unit]:
-    """opset: an OperatorSet or a LazySet (models are only unpickled by render())."""
+def make_plan(opset, options: Options, derivatives: tuple = ()) -> list[Unit]:
+    """opset: an OperatorSet or a LazySet (models are only unpickled by render());
+    derivatives: the entries of derivatives.yaml (autograd code unless disabled)."""
     groups = opset.by_root()
     layout = gen_headers.Layout(options.per_operator_headers)
     n = options.shards_for(len(groups))
@@ -110,15 +111,24 @@ def make_plan(opset, options: Options) -> list[Unit]:
             units.append(Unit(f"dispatch:{k}", dispatch_outputs(k),
                               _digest(options, _flat(shards[k])), ("Operators.cpp.j2", "Register.cpp.j2"),
                               partial(_render_dispatch, k, n, shards[k], layout)))
+    if libtorch and derivatives and not options.disable_autograd:
+        by_name = {str(d.schema.name): d for d in derivatives}
+        all_roots = set(groups)
+        for k in range(n):
+            related = sorted(d.source for d in derivatives if shard_of(_root_of(d), n) == k)
+            units.append(Unit(f"autograd:{k}", (f"autograd/Functions_{k}.cpp",),
+                              _digest(options, _flat(shards[k]), "\n".join(related)), ("autograd_functions.cpp.j2",),
+                              partial(_render_autograd, k, n, shards[k], by_name, all_roots)))
     if "pybindings" in options.subsets:
         for k in range(n):
             units.append(Unit(f"pybind:{k}", (f"python/python_functions_{k}.cpp",),
                               _digest(options, _flat(shards[k])), ("python_functions.cpp.j2",),
                               partial(_render_python, k, n, shards[k], layout)))
     aggregate = _aggregate_outputs(options)
-    units.append(Unit("aggregate", tuple(aggregate), _digest(options, (), "\n".join(roots)),
+    with_autograd = bool(derivatives) and not options.disable_autograd
+    units.append(Unit("aggregate", tuple(aggregate), _digest(options, (), "\n".join(roots) + f"|{with_autograd}"),
                       ("Functions.h.j2", "OpaqueTypes.h.j2", "python_bindings.h.j2", "sources.cmake.j2"),
-                      partial(_render_aggregate, roots, options)))
+                      partial(_render_aggregate, roots, options, with_autograd)))
     return units
 
 
@@ -149,6 +159,15 @@ def _render_dispatch(k: int, n: int, groups, layout) -> dict[str, str]:
     return files
 
 
+def _root_of(d) -> str:
+    name = d.schema.name
+    return name.base
+
+
+def _render_autograd(k: int, n: int, groups, by_name, all_roots) -> dict[str, str]:
+    return {f"autograd/Functions_{k}.cpp": gen_autograd.render_autograd(k, n, _models_by_root(groups), by_name, all_roots)}
+
+
 def _render_python(k: int, n: int, groups, layout) -> dict[str, str]:
     groups = _models_by_root(groups)
     return {f"python/python_functions_{k}.cpp": gen_python.render_bindings(k, n, groups, layout)}
@@ -163,7 +182,7 @@ def _aggregate_outputs(options: Options) -> list[str]:
     return out
 
 
-def _render_aggregate(roots: list[str], options: Options) -> dict[str, str]:
+def _render_aggregate(roots: list[str], options: Options, with_autograd: bool) -> dict[str, str]:
     from .templates import render
 
     files = gen_headers.render_aggregates(roots, options.per_operator_headers)
@@ -173,7 +192,9 @@ def _render_aggregate(roots: list[str], options: Options) -> dict[str, str]:
     core = [p for k in range(n) for p in dispatch_outputs(k) if "RegisterCUDA" not in p and "RegisterHIP" not in p]
     backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in ("CUDA", "HIP")]
     python = [f"python/python_functions_{k}.cpp" for k in range(n)]
-    files["cmake/sources.cmake"] = render("sources.cmake.j2", core=core, backends=backends, python=python)
+    autograd = [f"autograd/Functions_{k}.cpp" for k in range(n)] if with_autograd else []
+    files["cmake/sources.cmake"] = render("sources.cmake.j2", core=core, backends=backends, python=python,
+                                          autograd=autograd)
     if "pybindings" in options.subsets:
         files["python/python_bindings.h"] = gen_python.render_binding_index(n)
     return files

@@ -33,6 +33,7 @@ def cmake_args(p: Paths) -> list[str]:
         f"-DTCORE_PYTHON_PACKAGE_DIR={p.package_dir}",
         f"-DCMAKE_BUILD_TYPE={os.environ.get('CMAKE_BUILD_TYPE', 'Release')}",
     ]
+    args.append(f"-DTCORE_AUTOGRAD={'OFF' if p.disable_autograd else 'ON'}")
     for name in ("USE_CUDA", "USE_ROCM"):
         value = tristate(name)
         if value is not None:

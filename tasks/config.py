@@ -24,6 +24,7 @@ class Paths:
     state_dir: Path  # doit's database, the lock, the codegen parse cache
     package_dir: Path  # where _C and lib/libtcore.so land
     custom_ops: bool  # the YAML comes from elsewhere (e.g. PyTorch's)
+    disable_autograd: bool  # TCORE_DISABLE_AUTOGRAD=1: no autograd code generated or built
 
     @property
     def extension(self) -> Path:
@@ -43,7 +44,7 @@ def paths() -> Paths:
     native = _env_path("TCORE_NATIVE_FUNCTIONS_PATH")
     gen = _env_path("TCORE_GEN_DIR")
     derivatives = _env_path("TCORE_DERIVATIVES_PATH")
-    if derivatives is None and (ROOT / "csrc/autograd/derivatives.yaml").exists():
+    if derivatives is None and native is None and (ROOT / "csrc/autograd/derivatives.yaml").exists():
         derivatives = ROOT / "csrc/autograd/derivatives.yaml"
     if gen is None:
         gen_dir, build_dir, state_dir, package_dir = ROOT / "generated", ROOT / "build", ROOT / "build", ROOT / "tcore"
@@ -60,6 +61,7 @@ def paths() -> Paths:
         state_dir=state_dir,
         package_dir=package_dir,
         custom_ops=native is not None,
+        disable_autograd=os.environ.get("TCORE_DISABLE_AUTOGRAD", "0").lower() in ("1", "on", "true", "yes"),
     )
 
 

@@ -38,4 +38,8 @@ channels_last = _C.memory_format.channels_last
 
 _install(globals())
 
+if _C._has_autograd:
+    from . import autograd
+    from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
 __all__ = sorted(name for name in globals() if not name.startswith("_"))

@@ -26,7 +26,7 @@ def numpy_dtype(dtype: _C.dtype) -> np.dtype:
     return _DTYPE_TO_NUMPY[dtype]
 
 
-def tensor(data, dtype: _C.dtype | None = None) -> _C.Tensor:
+def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> _C.Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers, numpy arrays, tensors).
 
     As in PyTorch, Python floats become float32 unless dtype says otherwise."""
@@ -39,17 +39,21 @@ def tensor(data, dtype: _C.dtype | None = None) -> _C.Tensor:
         raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")
     if dtype is not None:
         arr = arr.astype(numpy_dtype(dtype))
-    return _C.from_numpy(np.array(arr, copy=True, order="C"))
+    t = _C.from_numpy(np.array(arr, copy=True, order="C"))
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def _varargs(fn):
-    """Lets the leading int list be spread: ones(2, 3) == ones((2, 3))."""
+    """Lets the leading int list be spread: ones(2, 3) == ones((2, 3)); factories take
+    requires_grad= as in PyTorch."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args, requires_grad: bool = False, **kwargs):
         if len(args) > 1 and all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
-            return fn(list(args), **kwargs)
-        return fn(*args, **kwargs)
+            out = fn(list(args), **kwargs)
+        else:
+            out = fn(*args, **kwargs)
+        return out.requires_grad_(True) if requires_grad else out
 
     return wrapper
 
@@ -76,6 +80,11 @@ def _repr(self: _C.Tensor) -> str:
     suffix = ""
     if self.dtype not in (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool):
         suffix = f", dtype=tcore.{self.dtype.name}"
+    grad_fn = getattr(self, "grad_fn", None)
+    if grad_fn is not None:
+        suffix += f", grad_fn=<{grad_fn.name()}>"
+    elif getattr(self, "requires_grad", False):
+        suffix += ", requires_grad=True"
     return f"{prefix}{body}{suffix})"
 
 

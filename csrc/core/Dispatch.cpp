@@ -6,8 +6,20 @@
 
 namespace tcore {
 
+namespace {
+thread_local bool grad_mode_enabled = true;
+thread_local bool below_autograd = false;
+}  // namespace
+
+bool GradMode::is_enabled() { return grad_mode_enabled; }
+void GradMode::set_enabled(bool enabled) { grad_mode_enabled = enabled; }
+AutoDispatchBelowAutograd::AutoDispatchBelowAutograd() : prev_(below_autograd) { below_autograd = true; }
+AutoDispatchBelowAutograd::~AutoDispatchBelowAutograd() { below_autograd = prev_; }
+bool AutoDispatchBelowAutograd::active() { return below_autograd; }
+
 const char* to_string(DispatchKey k) {
   switch (k) {
+    case DispatchKey::Autograd: return "Autograd";
     case DispatchKey::CPU: return "CPU";
     case DispatchKey::CUDA: return "CUDA";
     case DispatchKey::HIP: return "HIP";
@@ -69,9 +81,19 @@ bool OperatorEntry::has_kernel(DispatchKey key) const {
 }
 
 OperatorEntry::AnyFn OperatorEntry::fallback(DispatchKey key) const {
-  for (DispatchKey k : {DispatchKey::CompositeExplicitAutograd, DispatchKey::CompositeImplicitAutograd}) {
+  // At the autograd layer a composite kernel runs as is: the operators it calls record
+  // the graph (implicit first: it is what an operator without a formula decomposes into).
+  const bool autograd = key == DispatchKey::Autograd;
+  const DispatchKey order[2] = {
+      autograd ? DispatchKey::CompositeImplicitAutograd : DispatchKey::CompositeExplicitAutograd,
+      autograd ? DispatchKey::CompositeExplicitAutograd : DispatchKey::CompositeImplicitAutograd};
+  for (DispatchKey k : order) {
     AnyFn fn = kernels_[static_cast<int>(k)].load(std::memory_order_acquire);
     if (fn != nullptr) return fn;
+  }
+  if (autograd) {
+    throw Error(detail::str_cat("the derivative for '", qualified_name(),
+                                "' is not implemented (no formula in derivatives.yaml)"));
   }
   throw Error(detail::str_cat("operator ", qualified_name(), " has no kernel for the ", to_string(key),
                               " backend (schema: ", schema_, ")"));

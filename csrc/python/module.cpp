@@ -9,6 +9,8 @@
 
 namespace tcore::python {
 
+void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);  // python/autograd.cpp
+
 void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names) {
   nb::list registry = nb::borrow<nb::list>(m.attr("_varargs_size_functions"));
   for (const char* n : names) registry.append(nb::str(n));
@@ -169,4 +171,10 @@ NB_MODULE(_C, m) {
   bind_types(m);
   nb::class_<tcore::Tensor> cls = bind_tensor(m);
   bind_all_functions(m, cls);
+#ifdef TCORE_WITH_AUTOGRAD
+  bind_autograd(m, cls);
+  m.attr("_has_autograd") = true;
+#else
+  m.attr("_has_autograd") = false;
+#endif
 }

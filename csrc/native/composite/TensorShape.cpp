@@ -5,6 +5,7 @@
 #include <tcore/ops/contiguous_native.h>
 #include <tcore/ops/copy.h>
 #include <tcore/ops/empty.h>
+#include <tcore/ops/expand_native.h>
 #include <tcore/ops/transpose_native.h>
 #include <tcore/ops/view_native.h>
 
@@ -98,6 +99,26 @@ Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
   Tensor t = transpose(self, dim0, dim1);
   self.impl()->set_sizes_and_strides(t.sizes().vec(), t.strides().vec(), t.storage_offset());
   return self;
+}
+
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  (void)implicit;
+  const int64_t n = static_cast<int64_t>(size.size()), m = self.dim();
+  TCORE_CHECK_VALUE(n >= m, "expand: the number of sizes provided (", n, ") must be greater or equal to the number of ",
+                    "dimensions in the tensor (", m, ")");
+  std::vector<int64_t> sizes(n), strides(n);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const int64_t j = i - (n - m);
+    const int64_t have = j >= 0 ? self.sizes()[j] : 1;
+    const int64_t want = size[i] == -1 ? have : size[i];
+    TCORE_CHECK_VALUE(j >= 0 || size[i] != -1, "expand: -1 is not allowed in a leading, non-existing dimension");
+    TCORE_CHECK_VALUE(have == want || have == 1, "The expanded size of the tensor (", want,
+                      ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                      ".  Target sizes: ", shape_str(size), ".  Tensor sizes: ", shape_str(self.sizes()));
+    sizes[i] = want;
+    strides[i] = (j < 0 || (have == 1 && want != 1)) ? 0 : self.strides()[j];
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
 }
 
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {

@@ -5,6 +5,7 @@
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
 #include <tcore/ops/relu_native.h>
+#include <tcore/ops/threshold_backward_native.h>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Loops.h"
@@ -84,5 +85,21 @@ Tensor log_out(const Tensor& self, const Tensor& out) { return unary_into(out, s
 
 Tensor relu(const Tensor& self) { return unary(self, self.dtype(), "relu", relu_fn); }
 Tensor relu_(const Tensor& self) { return unary_inplace(self, self.dtype(), "relu_", relu_fn); }
+
+// grad where self > threshold, else 0 (the backward of relu and threshold).
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  const ScalarType t = grad_output.dtype();
+  TCORE_CHECK_VALUE(grad_output.sizes().size() == self.sizes().size() &&
+                        std::equal(self.sizes().begin(), self.sizes().end(), grad_output.sizes().begin()),
+                    "threshold_backward: grad_output and self must have the same shape");
+  Tensor out = empty_cpu(self.sizes(), t);
+  const Tensor x = cast(self, t);
+  dispatch_numeric(t, "threshold_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T th = threshold.to<T>();
+    binary_loop<T>(out, grad_output, x, [th](T g, T v) { return v > th ? g : T(0); });
+  });
+  return out;
+}
 
 }  // namespace tcore::native

@@ -12,6 +12,7 @@
 namespace tcore {
 
 enum class DispatchKey : uint8_t {
+  Autograd,
   CPU,
   CUDA,
   HIP,
@@ -59,10 +60,52 @@ bool register_kernel(DispatchKey key, typename Op::schema* fn) {
   return true;
 }
 
+// Grad mode (thread-local): autograd records operations only while it is enabled
+// and the call is not already below the autograd layer.
+struct TCORE_API GradMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+struct TCORE_API AutoGradMode {
+  explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
+  ~AutoGradMode() { GradMode::set_enabled(prev_); }
+  AutoGradMode(const AutoGradMode&) = delete;
+  AutoGradMode& operator=(const AutoGradMode&) = delete;
+
+ private:
+  bool prev_;
+};
+struct TCORE_API NoGradGuard : AutoGradMode {
+  NoGradGuard() : AutoGradMode(false) {}
+};
+// Autograd kernels call the backend kernels under this guard.
+struct TCORE_API AutoDispatchBelowAutograd {
+  AutoDispatchBelowAutograd();
+  ~AutoDispatchBelowAutograd();
+  AutoDispatchBelowAutograd(const AutoDispatchBelowAutograd&) = delete;
+  AutoDispatchBelowAutograd& operator=(const AutoDispatchBelowAutograd&) = delete;
+  static bool active();
+
+ private:
+  bool prev_;
+};
+
 TCORE_API DispatchKey dispatch_key_for(Device device);
 TCORE_API DispatchKey dispatch_key_for(const std::optional<Device>& device);
 
 namespace detail {
+inline bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
+inline bool needs_grad(const std::optional<Tensor>& t) { return t && needs_grad(*t); }
+inline bool needs_grad(ArrayRef<Tensor> ts) {
+  for (const auto& t : ts)
+    if (needs_grad(t)) return true;
+  return false;
+}
+inline bool needs_grad(ArrayRef<std::optional<Tensor>> ts) {
+  for (const auto& t : ts)
+    if (needs_grad(t)) return true;
+  return false;
+}
 inline const Tensor* first_defined(const Tensor& t) { return t.defined() ? &t : nullptr; }
 inline const Tensor* first_defined(const std::optional<Tensor>& t) {
   return t && t->defined() ? &*t : nullptr;
@@ -79,9 +122,13 @@ inline const Tensor* first_defined(ArrayRef<std::optional<Tensor>> ts) {
 }
 }  // namespace detail
 
-// The backend of the first defined tensor argument (CPU when there is none).
+// Autograd when grad mode is on and a tensor argument requires grad; else the
+// backend of the first defined tensor argument (CPU when there is none).
 template <typename... Ts>
 DispatchKey dispatch_key_of(const Ts&... args) {
+  if (GradMode::is_enabled() && !AutoDispatchBelowAutograd::active() && (detail::needs_grad(args) || ...)) {
+    return DispatchKey::Autograd;
+  }
   const Tensor* found = nullptr;
   ((found = found ? found : detail::first_defined(args)), ...);
   return found ? dispatch_key_for(found->device()) : DispatchKey::CPU;

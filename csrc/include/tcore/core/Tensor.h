@@ -20,6 +20,10 @@
 
 namespace tcore {
 
+namespace autograd {
+struct AutogradMeta;  // csrc/autograd: requires_grad, grad, grad_fn, hooks
+}
+
 class TCORE_API TensorImpl {
  public:
   TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
@@ -41,6 +45,9 @@ class TCORE_API TensorImpl {
   bool is_wrapped_number = false;
   // Bumped by every in-place write; shared by all views of one storage.
   std::shared_ptr<std::atomic<uint32_t>> version;
+  // Set only for tensors that take part in autograd (null in a build without it).
+  std::shared_ptr<autograd::AutogradMeta> autograd_meta;
+  bool requires_grad = false;  // a leaf that wants .grad, or the output of a recorded op
 
  private:
   void refresh();
@@ -85,6 +92,9 @@ class TCORE_API Tensor {
     TCORE_CHECK_TYPE(scalar_type_of<T>::value == dtype(), "data_ptr: tensor has dtype ", dtype());
     return static_cast<T*>(data_ptr());
   }
+
+  // Whether autograd records operations on this tensor (csrc/autograd).
+  bool requires_grad() const { return impl_->requires_grad; }
 
   // Marks an in-place write (autograd checks saved tensors against it).
   void bump_version() const { impl_->version->fetch_add(1, std::memory_order_relaxed); }

@@ -1,0 +1,154 @@
+"""Autograd code from derivatives.yaml: per operator a backward Node class that saves
+exactly the inputs, outputs and scalars its formulas use, and an Autograd kernel that
+records it; sharded like the dispatch files (autograd/Functions_N.cpp)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .api import cpp
+from .derivatives import Derivative
+from .model import NativeFunction
+from .schema import Argument, BaseType, ListType, OptionalType, Type, is_tensor_like
+from .templates import render
+
+_IDENT = re.compile(r"(?<![.:>\w])([A-Za-z_][A-Za-z0-9_]*)")
+_CALL = re.compile(r"(?<![.:\w])([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one function's autograd code needs."""
+
+    function: NativeFunction
+    derivative: Derivative | None  # None: an out= overload, which only checks
+    inplace: bool
+
+
+def plan_for(functions: tuple[NativeFunction, ...], derivatives: dict[str, Derivative]) -> list[Plan]:
+    """Functions with a formula (their own, or their functional twin's for in-place)."""
+    out = []
+    for f in functions:
+        name = f.func.name
+        d = derivatives.get(str(name))
+        if d is not None:
+            out.append(Plan(f, d, name.inplace))
+            continue
+        if name.inplace:
+            twin = derivatives.get(f"{name.base}.{name.overload}" if name.overload else name.base)
+            if twin is not None:
+                out.append(Plan(f, twin, True))
+                continue
+        if f.func.is_out_fn and any(str(k).split(".")[0].rstrip("_") == f.root_name for k in derivatives):
+            out.append(Plan(f, None, False))
+    return out
+
+
+def _differentiable(f: NativeFunction) -> list[Argument]:
+    """The inputs gradients flow to: tensor arguments, except out= ones."""
+    return [a for a in f.func.arguments if is_tensor_like(a.type) and not (f.func.is_out_fn and a.is_write)]
+
+
+def _field(arg: Argument) -> tuple[str, str, str]:
+    """(field type, expression storing the argument, expression giving it back in apply)."""
+    t = arg.type
+    name = cpp.cpp_ident(arg.name)
+    if is_tensor_like(t):
+        if isinstance(t, BaseType):
+            return "SavedVariable", f"SavedVariable({name}, false)", f'{name}_.unpack("{arg.name}")'
+        raise NotImplementedError(f"saving {t} for backward")
+    if isinstance(t, ListType):
+        return "std::vector<int64_t>", f"{name}.vec()", f"IntArrayRef({name}_)"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType):
+        return ("std::optional<std::vector<int64_t>>", f"{name} ? std::optional<std::vector<int64_t>>({name}->vec()) : std::nullopt",
+                f"{name}_ ? OptionalIntArrayRef(IntArrayRef(*{name}_)) : OptionalIntArrayRef()")
+    if isinstance(t, BaseType) and t.name == "str":
+        return "std::string", f"std::string({name})", f"{name}_"
+    return cpp.value_type(t), name, f"{name}_"
+
+
+def _names_used(formulas: list[str]) -> set[str]:
+    used: set[str] = set()
+    for text in formulas:
+        used.update(m.group(1) for m in _IDENT.finditer(text))
+    return used
+
+
+def node_names(derivatives: dict[str, Derivative]) -> dict[str, str]:
+    """PyTorch's naming: AddBackward0, AddBackward1, ... in derivatives.yaml order."""
+    counts: dict[str, int] = {}
+    names = {}
+    for key, d in derivatives.items():
+        camel = "".join(p.capitalize() for p in d.schema.name.base.split("_") if p)
+        names[key] = f"{camel}Backward{counts.get(camel, 0)}"
+        counts[camel] = counts.get(camel, 0) + 1
+    return names
+
+
+def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> dict:
+    formulas = [x.text for x in d.backward]
+    used = _names_used(formulas)
+    inputs = _differentiable(f)
+    index = {a.name: i for i, a in enumerate(inputs)}
+    saved = []
+    for a in f.func.arguments:
+        if a.name in used:
+            ftype, store, load = _field(a)
+            if inplace and a.name == "self":
+                store = "SavedVariable(original_self, false)"
+            saved.append(dict(name=cpp.cpp_ident(a.name), type=ftype, store=store, load=load))
+    grads = []
+    for x in d.backward:
+        if len(x.inputs) != 1:
+            raise NotImplementedError("grouped formulas")
+        grads.append(dict(index=index[x.inputs[0]], formula=x.text))
+    return dict(
+        node=node,
+        saved=saved,
+        uses_result="result" in used,
+        grads=grads,
+        inputs=[cpp.cpp_ident(a.name) for a in inputs],
+        clone_self=inplace and "self" in used,
+    )
+
+
+def kernel(plan: Plan, names: dict[str, str]) -> dict:
+    f = plan.function
+    args = cpp.dispatcher_args(f.func)
+    tensors = [a.name for a in args if is_tensor_like(a.schema.type)]
+    info = dict(
+        struct=cpp.struct_name(f.func),
+        schema=str(f.func),
+        ret=cpp.return_type(f.func),
+        params=", ".join(a.decl(False) for a in args),
+        args=", ".join(a.name for a in args),
+        requires_grad=" || ".join(f"detail::needs_grad({t})" for t in tensors) or "false",
+        op=str(f.func.name),
+        out_only=plan.derivative is None,
+        inplace=plan.inplace,
+    )
+    if plan.derivative is not None:
+        info.update(node_class(f, plan.derivative, plan.inplace, names[str(plan.derivative.schema.name)]))
+    return info
+
+
+def formula_ops(plans: list[Plan], roots: set[str]) -> set[str]:
+    """Operators called in the formulas (their public headers are included)."""
+    called: set[str] = set()
+    for p in plans:
+        if p.derivative is not None:
+            for x in p.derivative.backward:
+                called.update(m.group(1) for m in _CALL.finditer(x.text))
+    return called & roots
+
+
+def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
+                    derivatives: dict[str, Derivative], all_roots: set[str]) -> str:
+    plans = [p for fs in groups.values() for p in plan_for(fs, derivatives)]
+    names = node_names(derivatives)
+    kernels = [kernel(p, names) for p in plans]
+    roots = sorted({p.function.root_name for p in plans})
+    headers = sorted({f"tcore/ops/{r}_ops.h" for r in roots} |
+                     {f"tcore/ops/{r}.h" for r in formula_ops(plans, all_roots)} |
+                     ({"tcore/ops/clone.h"} if any(k.get("clone_self") for k in kernels) else set()))
+    return render("autograd_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels)

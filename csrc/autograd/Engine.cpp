@@ -1,0 +1,186 @@
+// The backward engine: discovers the graph from the roots without recursion, runs
+// nodes once all their inputs are in (most recently created first), reduces each
+// gradient to the shape its input had (broadcasting), and accumulates into leaves.
+#include <map>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tcore/ops/add_ops.h>  // the signature only: a default edit does not recompile this
+#include <tcore/ops/ones.h>
+#include <tcore/ops/sum.h>
+#include <tcore/ops/view.h>
+
+#include "tcore/autograd/autograd.h"
+#include "native/TensorUtils.h"
+
+namespace tcore::autograd {
+namespace {
+
+bool same_sizes(IntArrayRef a, const std::vector<int64_t>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// Sums a broadcast gradient back to the shape of the input it belongs to.
+Tensor sum_to(const Tensor& g, const std::vector<int64_t>& sizes) {
+  if (same_sizes(g.sizes(), sizes)) return g;
+  const int64_t lead = g.dim() - static_cast<int64_t>(sizes.size());
+  TCORE_CHECK(lead >= 0, "autograd: gradient of shape ", shape_str(g.sizes()), " can't be reduced to ",
+              shape_str(sizes));
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < g.dim(); ++i) {
+    if (i < lead || (sizes[i - lead] == 1 && g.sizes()[i] != 1)) dims.push_back(i);
+  }
+  Tensor r = dims.empty() ? g : tcore::sum(g, IntArrayRef(dims), true);
+  return same_sizes(r.sizes(), sizes) ? r : tcore::view(r, sizes);
+}
+
+Tensor validate(const Tensor& g, const InputMeta& m) {
+  if (!g.defined()) return g;
+  Tensor r = sum_to(g, m.sizes);
+  if (r.dtype() != m.dtype) r = native::cast(r, m.dtype);
+  return r;
+}
+
+struct ReadyOrder {
+  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr < b->sequence_nr; }
+};
+
+struct GraphTask {
+  bool keep_graph;
+  bool accumulate;  // false for autograd.grad: leaves' .grad stay untouched
+  std::map<std::pair<Node*, uint32_t>, size_t> captures;
+  std::vector<Tensor> captured;
+};
+
+void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads, GraphTask& task) {
+  // dependencies: how many edges point at each node
+  std::unordered_map<Node*, int> deps;
+  std::unordered_map<Node*, std::shared_ptr<Node>> alive;
+  std::vector<Node*> stack;
+  std::unordered_set<Node*> seen;
+  for (const Edge& e : roots) {
+    if (e.valid() && seen.insert(e.fn.get()).second) {
+      stack.push_back(e.fn.get());
+      alive[e.fn.get()] = e.fn;
+    }
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next_edges) {
+      if (!e.valid()) continue;
+      deps[e.fn.get()] += 1;
+      if (seen.insert(e.fn.get()).second) {
+        stack.push_back(e.fn.get());
+        alive[e.fn.get()] = e.fn;
+      }
+    }
+  }
+  std::unordered_map<Node*, std::vector<Tensor>> buffers;
+  auto add_to = [&](Node* n, uint32_t nr, const Tensor& g) {
+    auto& buf = buffers[n];
+    if (buf.size() < n->input_meta.size()) buf.resize(n->input_meta.size());
+    if (!g.defined()) return;
+    Tensor v = validate(g, n->input_meta[nr]);
+    buf[nr] = buf[nr].defined() ? ops::add_Tensor::call(buf[nr], v, 1) : v;
+  };
+  std::priority_queue<Node*, std::vector<Node*>, ReadyOrder> ready;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (!roots[i].valid()) continue;
+    add_to(roots[i].fn.get(), roots[i].input_nr, root_grads[i]);
+  }
+  std::unordered_set<Node*> pushed;
+  for (const Edge& e : roots) {
+    if (e.valid() && deps[e.fn.get()] == 0 && pushed.insert(e.fn.get()).second) ready.push(e.fn.get());
+  }
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    std::vector<Tensor> inputs = std::move(buffers[n]);
+    buffers.erase(n);
+    inputs.resize(n->input_meta.size());
+    for (size_t slot = 0; slot < inputs.size(); ++slot) {
+      for (auto& hook : n->pre_hooks[slot]) {
+        if (!inputs[slot].defined()) break;
+        Tensor replaced = hook(inputs[slot]);
+        if (replaced.defined()) inputs[slot] = replaced;
+      }
+      auto it = task.captures.find({n, static_cast<uint32_t>(slot)});
+      if (it != task.captures.end()) task.captured[it->second] = inputs[slot];
+    }
+    const bool is_accumulator = n->next_edges.empty() && n->name() == "AccumulateGrad";
+    std::vector<Tensor> outputs;
+    if (!is_accumulator || task.accumulate) outputs = n->apply(std::move(inputs));
+    if (!task.keep_graph) n->release_variables();
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.valid()) continue;
+      if (i < outputs.size()) add_to(e.fn.get(), e.input_nr, outputs[i]);
+      if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+    }
+  }
+}
+
+std::vector<Tensor> default_root_grads(const std::vector<Tensor>& roots, const std::vector<Tensor>& given) {
+  TCORE_CHECK_VALUE(given.empty() || given.size() == roots.size(), "grad_tensors should have the same length as "
+                    "tensors (", given.size(), " vs ", roots.size(), ")");
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (i < given.size() && given[i].defined()) {
+      out.push_back(given[i]);
+      continue;
+    }
+    TCORE_CHECK(roots[i].numel() == 1, "grad can be implicitly created only for scalar outputs (got shape ",
+                shape_str(roots[i].sizes()), ")");
+    NoGradGuard guard;
+    out.push_back(tcore::ones(roots[i].sizes(), roots[i].dtype(), std::nullopt, roots[i].device()));
+  }
+  return out;
+}
+
+std::vector<Edge> root_edges(const std::vector<Tensor>& roots) {
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    Edge e = gradient_edge(roots[i]);
+    TCORE_CHECK(e.valid(), "element ", i, " of tensors does not require grad and does not have a grad_fn");
+    edges.push_back(e);
+  }
+  return edges;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
+              std::optional<bool> retain_graph, bool create_graph) {
+  GraphTask task{retain_graph.value_or(create_graph), true, {}, {}};
+  const std::vector<Edge> edges = root_edges(roots);
+  const std::vector<Tensor> grads = default_root_grads(roots, grad_roots);
+  AutoGradMode mode(create_graph);
+  execute(edges, grads, task);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& roots, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_roots, std::optional<bool> retain_graph, bool create_graph,
+                         bool allow_unused) {
+  GraphTask task{retain_graph.value_or(create_graph), false, {}, {}};
+  task.captured.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TCORE_CHECK(inputs[i].requires_grad(), "One of the differentiated Tensors does not require grad");
+    Edge e = gradient_edge(inputs[i]);
+    task.captures[{e.fn.get(), e.input_nr}] = i;
+  }
+  const std::vector<Edge> edges = root_edges(roots);
+  const std::vector<Tensor> grads = default_root_grads(roots, grad_roots);
+  {
+    AutoGradMode mode(create_graph);
+    execute(edges, grads, task);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TCORE_CHECK(allow_unused || task.captured[i].defined(), "One of the differentiated Tensors appears to not have "
+                "been used in the graph. Set allow_unused=True if this is the desired behavior.");
+  }
+  return task.captured;
+}
+
+}  // namespace tcore::autograd

@@ -1,0 +1,22 @@
+#pragma once
+// Helpers the formulas of csrc/autograd/derivatives.yaml are written with. They are
+// built from public operators only, so they are differentiable themselves
+// (create_graph=True works through them) and run on every backend.
+#include <optional>
+
+#include "tcore/autograd/autograd.h"
+
+namespace tcore::autograd::manual {
+
+// grad * alpha, skipping the multiplication when alpha is 1.
+Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
+// The gradient of a sum over `dim` (every dim when unset): grad broadcast back to `sizes`.
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
+Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
+// The gradient of view(): grad laid out as `sizes`.
+Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
+// The gradient of expand(): grad summed over the expanded dims.
+Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes);
+Tensor zeros_like(const Tensor& t);
+
+}  // namespace tcore::autograd::manual

@@ -1,0 +1,233 @@
+"""Autograd: gradcheck of every differentiable operator against finite differences
+(float64, broadcasting and non-contiguous inputs) from one table, gradgradcheck
+through create_graph, the engine's rules, and an MLP trained with SGD."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture(scope="module")
+def tc(tcore):
+    if not tcore._C._has_autograd:
+        pytest.skip("built without autograd (TCORE_DISABLE_AUTOGRAD)")
+    return tcore
+
+
+def leaf(tc, arr, noncontig=False):
+    arr = np.asarray(arr, dtype=np.float64)
+    if noncontig and arr.ndim == 2:
+        t = tc.tensor(np.ascontiguousarray(arr.T)).transpose(0, 1)
+        t = t.detach().requires_grad_(True)
+    else:
+        t = tc.tensor(arr, requires_grad=True)
+    return t
+
+
+def numeric_grad(fn, arrays, i, eps=1e-6):
+    """d(sum(fn(arrays) * weight))/d(arrays[i]) by central differences, weight fixed."""
+    base = [a.copy() for a in arrays]
+    out = np.asarray(fn(*base))
+    weight = np.random.default_rng(0).standard_normal(out.shape)
+    grad = np.zeros_like(base[i])
+    it = np.nditer(base[i], flags=["multi_index"])
+    for _ in it:
+        idx = it.multi_index
+        plus = [a.copy() for a in base]
+        minus = [a.copy() for a in base]
+        plus[i][idx] += eps
+        minus[i][idx] -= eps
+        grad[idx] = (np.sum(np.asarray(fn(*plus)) * weight) - np.sum(np.asarray(fn(*minus)) * weight)) / (2 * eps)
+    return grad, weight
+
+
+# name: (tcore function, numpy reference, input shapes, positive inputs)
+OPS = {
+    "add": (lambda t, a, b: t.add(a, b, alpha=2.5), lambda a, b: a + 2.5 * b, [(3, 4), (4,)], False),
+    "sub": (lambda t, a, b: t.sub(a, b), lambda a, b: a - b, [(2, 3), (2, 1)], False),
+    "mul": (lambda t, a, b: t.mul(a, b), lambda a, b: a * b, [(3, 1), (1, 4)], False),
+    "div": (lambda t, a, b: t.div(a, b), lambda a, b: a / b, [(3, 4), (3, 4)], True),
+    "add_scalar": (lambda t, a: t.add(a, 3.0), lambda a: a + 3.0, [(3,)], False),
+    "mul_scalar": (lambda t, a: a * 1.5, lambda a: a * 1.5, [(2, 3)], False),
+    "div_scalar": (lambda t, a: a / 4.0, lambda a: a / 4.0, [(2, 3)], False),
+    "neg": (lambda t, a: -a, lambda a: -a, [(3, 2)], False),
+    "exp": (lambda t, a: t.exp(a), np.exp, [(2, 3)], False),
+    "log": (lambda t, a: t.log(a), np.log, [(2, 3)], True),
+    "relu": (lambda t, a: t.relu(a), lambda a: np.maximum(a, 0), [(4, 3)], False),
+    "sum": (lambda t, a: a.sum(), np.sum, [(3, 4)], False),
+    "sum_dim": (lambda t, a: a.sum(1), lambda a: a.sum(1), [(3, 4)], False),
+    "sum_keepdim": (lambda t, a: a.sum([0], keepdim=True), lambda a: a.sum(0, keepdims=True), [(3, 4)], False),
+    "mean": (lambda t, a: a.mean(), np.mean, [(3, 4)], False),
+    "mean_dim": (lambda t, a: a.mean(0), lambda a: a.mean(0), [(3, 4)], False),
+    "mm": (lambda t, a, b: a @ b, lambda a, b: a @ b, [(3, 4), (4, 2)], False),
+    "view": (lambda t, a: a.contiguous().view(6, 2) * 1.0, lambda a: a.reshape(6, 2), [(3, 4)], False),
+    "transpose": (lambda t, a: a.transpose(0, 1) * 1.0, lambda a: a.T, [(3, 4)], False),
+    "expand": (lambda t, a: a.expand(3, 4) * 1.0, lambda a: np.broadcast_to(a, (3, 4)), [(1, 4)], False),
+    "clone": (lambda t, a: t.clone(a), lambda a: a.copy(), [(3,)], False),
+    "contiguous": (lambda t, a: a.transpose(0, 1).contiguous(), lambda a: a.T.copy(), [(2, 3)], False),
+}
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("noncontig", [False, True], ids=["contiguous", "strided"])
+def test_gradcheck(tc, name, noncontig):
+    fn, ref, shapes, positive = OPS[name]
+    rng = np.random.default_rng(abs(hash(name)) % 1000)
+    arrays = [rng.random(s) + 0.5 if positive else rng.standard_normal(s) for s in shapes]
+    if name == "relu":
+        arrays[0][np.abs(arrays[0]) < 0.1] = 0.3  # stay away from the kink
+    inputs = [leaf(tc, a, noncontig) for a in arrays]
+    out = fn(tc, *inputs)
+    np.testing.assert_allclose(out.detach().numpy(), ref(*arrays), rtol=1e-10, atol=1e-12)
+    for i in range(len(arrays)):
+        expected, weight = numeric_grad(ref, arrays, i)
+        got, = tc.autograd.grad(fn(tc, *inputs), inputs[i], grad_outputs=tc.tensor(weight))
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7, err_msg=f"input {i}")
+
+
+SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand"]
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+def test_gradgradcheck(tc, name):
+    """d/dx of <grad_x(f), v> through create_graph, against finite differences of grad_x."""
+    fn, _, shapes, positive = OPS[name]
+    rng = np.random.default_rng(7)
+    arrays = [rng.random(s) + 0.5 if positive else rng.standard_normal(s) for s in shapes]
+    v = [rng.standard_normal(s) for s in shapes]
+    w = None
+
+    def first_grads(*arrs):
+        nonlocal w
+        xs = [leaf(tc, a) for a in arrs]
+        out = fn(tc, *xs)
+        if w is None:
+            w = np.random.default_rng(1).standard_normal(out.shape)
+        gs = tc.autograd.grad(out, xs, grad_outputs=tc.tensor(w), create_graph=True, allow_unused=True)
+        return xs, gs
+
+    xs, gs = first_grads(*arrays)
+    total = None
+    for g, vi in zip(gs, v):
+        if g is not None:
+            term = (g * tc.tensor(vi)).sum()
+            total = term if total is None else total + term
+    if total is None or total.grad_fn is None:
+        pytest.skip("second derivative is zero")
+    second = tc.autograd.grad(total, xs, allow_unused=True)
+    for i in range(len(arrays)):
+        def scalar(*arrs):
+            _, gs2 = first_grads(*arrs)
+            return sum(float((g.detach().numpy() * vi).sum()) for g, vi in zip(gs2, v) if g is not None)
+        eps = 1e-6
+        expected = np.zeros_like(arrays[i])
+        for idx in np.ndindex(arrays[i].shape):
+            p = [a.copy() for a in arrays]
+            m = [a.copy() for a in arrays]
+            p[i][idx] += eps
+            m[i][idx] -= eps
+            expected[idx] = (scalar(*p) - scalar(*m)) / (2 * eps)
+        got = np.zeros_like(arrays[i]) if second[i] is None else second[i].numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_accumulation_hooks_and_retain_grad(tc):
+    x = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    seen = []
+    y.register_hook(lambda g: seen.append(g.numpy().copy()))
+    z = (y * y).sum()
+    z.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), [8, 16, 24])
+    np.testing.assert_allclose(y.grad.numpy(), [4, 8, 12])
+    z.backward()  # accumulates
+    np.testing.assert_allclose(x.grad.numpy(), [16, 32, 48])
+    assert len(seen) == 2
+    x.register_hook(lambda g: g * 0)
+    (x * 1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [16, 32, 48])
+
+
+def test_graph_metadata(tc):
+    x = tc.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    assert x.is_leaf and not y.is_leaf and y.requires_grad
+    assert y.grad_fn.name() == "SumBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "MulBackward0"
+    assert "grad_fn=<SumBackward0>" in repr(y)
+    d = y.detach()
+    assert not d.requires_grad and d.grad_fn is None
+    with tc.no_grad():
+        assert not (x * 2).requires_grad
+
+    @tc.no_grad()
+    def f(t):
+        return t * 2
+
+    assert not f(x).requires_grad and tc.is_grad_enabled()
+    with tc.no_grad():
+        with tc.enable_grad():
+            assert (x * 2).requires_grad
+
+
+def test_errors(tc):
+    x = tc.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = y.sum()
+    y.add_(1)  # modifies a tensor saved by ExpBackward0 (its result)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+    w = (x * x).sum()
+    w.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        w.backward()
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype"):
+        tc.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="implicitly created only for scalar"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        tc.ones(2).sum().backward()
+    with pytest.raises(RuntimeError, match="out=.*don't support automatic differentiation"):
+        tc.add(x, x, out=tc.empty([2]))
+
+
+def test_inplace_on_non_leaf(tc):
+    x = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    y.mul_(x)  # y = x * x, through an in-place op
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2, 4, 6])
+
+
+def test_mlp_trains(tc):
+    """linear + relu + cross-entropy (built from the core's ops), plain SGD."""
+    rng = np.random.default_rng(0)
+    n, d, h, k = 128, 4, 16, 3
+    centers = rng.standard_normal((k, d)) * 3
+    labels = rng.integers(0, k, n)
+    data = centers[labels] + rng.standard_normal((n, d)) * 0.5
+    onehot = np.eye(k)[labels]
+    X, Y = tc.tensor(data), tc.tensor(onehot)
+    W1 = tc.tensor(rng.standard_normal((d, h)) * 0.3, requires_grad=True)
+    W2 = tc.tensor(rng.standard_normal((h, k)) * 0.3, requires_grad=True)
+
+    def loss_fn():
+        logits = (X @ W1).relu() @ W2
+        # cross entropy with a numerically safe log-softmax: logits are small here
+        log_z = logits.exp().sum(1, keepdim=True).log()
+        return -((logits - log_z) * Y).sum() / n
+
+    first = loss_fn().item()
+    for _ in range(150):
+        loss = loss_fn()
+        W1.grad = None
+        W2.grad = None
+        loss.backward()
+        with tc.no_grad():
+            W1.sub_(W1.grad * 0.5)
+            W2.sub_(W2.grad * 0.5)
+    final = loss_fn().item()
+    assert final < 0.15 < first, (first, final)
