@@ -124,7 +124,7 @@ def _formulas(entry: Entry, data: YMap, schema: FunctionSchema, keys: list[str])
                 if n not in inputs:
                     raise SourceError(f"'{n}' is not an input of {schema.name}", entry_location(entry, rel, col))
         check_formula(value, scope, where, len(schema.returns))
-        formula = Formula(names, value, entry.line + rel, col)
+        formula = Formula(names, value, entry.line + vrel, where.col)
         (forward if is_forward else backward).append(formula)
     return backward, forward
 
@@ -177,8 +177,15 @@ def check_against(derivatives: tuple[Derivative, ...], functions: dict[str, obje
         if f is None:
             raise SourceError(f"derivatives entry for {name!r}, which is not in native_functions.yaml", loc)
         schema = f if isinstance(f, str) else str(f.func)
-        if schema != str(d.schema):
+        if schema != str(d.schema) and _without_defaults(parse_schema(schema)) != _without_defaults(d.schema):
             raise SourceError(f"schema differs from native_functions.yaml: {schema}", loc)
+
+
+def _without_defaults(schema: FunctionSchema) -> FunctionSchema:
+    """Defaults may differ (a default edit in native_functions.yaml alone is fine)."""
+    from dataclasses import replace
+
+    return replace(schema, arguments=tuple(replace(a, default=None) for a in schema.arguments))
 
 
 def parse_deprecated(entry: Entry) -> Deprecated:

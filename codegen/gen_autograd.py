@@ -101,7 +101,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
     for x in d.backward:
         if len(x.inputs) != 1:
             raise NotImplementedError("grouped formulas")
-        grads.append(dict(index=index[x.inputs[0]], formula=x.text))
+        grads.append(dict(index=index[x.inputs[0]], formula=x.text, input=x.inputs[0]))
     return dict(
         node=node,
         saved=saved,
@@ -109,6 +109,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         grads=grads,
         inputs=[cpp.cpp_ident(a.name) for a in inputs],
         clone_self=inplace and "self" in used,
+        derivative=str(d.schema.name),
     )
 
 

@@ -6,6 +6,7 @@ ninja then recompiles only the objects whose inputs changed."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,7 +72,53 @@ def build(p: Paths) -> bool:
     jobs = max_jobs()
     if jobs:
         cmd += ["-j", str(jobs)]
-    return subprocess.run(cmd).returncode == 0
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    lines = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        lines.append(line)
+    if proc.wait() == 0:
+        return True
+    for message in formula_errors(p, lines):
+        print(message, file=sys.stderr)
+    return False
+
+
+_GENERATED_ERROR = re.compile(r"(\S*autograd/Functions_\d+\.cpp):(\d+):\d+: error: (.*)")
+
+
+def formula_errors(p: Paths, compiler_output: list[str]) -> list[str]:
+    """A compile error inside a generated formula, told at its place in derivatives.yaml."""
+    from codegen.derivatives import load_derivatives
+    from codegen.errors import SourceError
+
+    found = []
+    for line in compiler_output:
+        m = _GENERATED_ERROR.search(line)
+        if m is None or p.derivatives is None:
+            continue
+        try:
+            generated_line = Path(m.group(1)).read_text().splitlines()[int(m.group(2)) - 1]
+        except (OSError, IndexError):
+            continue
+        marker = generated_line.rsplit("// formula: ", 1)
+        if len(marker) != 2:
+            continue
+        op, _, input_name = marker[1].strip().partition(" ")
+        for d in load_derivatives(str(p.derivatives)):
+            if str(d.schema.name) != op:
+                continue
+            for f in d.backward:
+                if f.inputs == (input_name,):
+                    text = Path(p.derivatives).read_text().splitlines()[f.line - 1]
+                    from codegen.errors import Location
+
+                    loc = Location(str(p.derivatives), f.line, f.col, text)
+                    found.append(str(SourceError(f"the formula for '{input_name}' of {op} does not compile: "
+                                                 f"{m.group(3)}", loc)))
+        if found:
+            break
+    return found
 
 
 def task_configure(p: Paths):

@@ -202,3 +202,57 @@ def test_missing_tools_are_reported(ws, tmp_path):
     finally:
         cmakelists.write_text(original)
     doit(ws)
+
+
+def test_formula_edit_recompiles_its_shard_only(ws):
+    derivatives = ws / "csrc/autograd/derivatives.yaml"
+    original = derivatives.read_text()
+    before = snapshot(ws / "generated")
+    log = NinjaLog(ws / "build")
+    mark = len(log.lines())
+    edit(derivatives, "  self: mul(grad, other)\n  other: mul(grad, self)",
+         "  self: mul(other, grad)\n  other: mul(grad, self)")
+    try:
+        doit(ws)
+        after = snapshot(ws / "generated")
+        rewritten = {f for f in after if after[f][0] != before[f][0]}
+        assert len(rewritten) == 1 and next(iter(rewritten)).startswith("autograd/Functions_"), rewritten
+        objects = {o for o in log.outputs_since(mark) if o.endswith(".o")}
+        assert len(objects) == 1 and next(iter(objects)).endswith(next(iter(rewritten)).split("/")[1] + ".o")
+    finally:
+        derivatives.write_text(original)
+        doit(ws)
+
+
+def test_formula_that_does_not_compile_points_at_the_yaml(ws):
+    derivatives = ws / "csrc/autograd/derivatives.yaml"
+    original = derivatives.read_text()
+    edit(derivatives, "  self: div(grad, self)\n", "  self: div(grad, self, self)\n")
+    try:
+        r = doit(ws, check=False)
+        assert r.returncode != 0
+        text = r.stdout + r.stderr
+        line = original[: original.index("  self: div(grad, self)\n")].count("\n") + 1
+        assert f"derivatives.yaml:{line}:9: error: the formula for 'self' of log does not compile" in text, text[-3000:]
+        assert "^" in text
+    finally:
+        derivatives.write_text(original)
+    doit(ws)
+
+
+def test_build_without_autograd(ws):
+    """TCORE_DISABLE_AUTOGRAD=1: no autograd code generated or compiled; forward still works."""
+    env = env_for(ws, TCORE_DISABLE_AUTOGRAD="1")
+    try:
+        doit(ws, env=env)
+        assert not (ws / "generated/cmake/sources.cmake").read_text().split("TCORE_GENERATED_AUTOGRAD_SOURCES")[1].strip(" \n)")
+        r = subprocess.run([sys.executable, "-c", "import tcore; print(tcore._C._has_autograd, "
+                            "(tcore.ones(2, 2) @ tcore.ones(2, 2)).sum().item(), hasattr(tcore.Tensor, 'backward'))"],
+                           cwd=ws, capture_output=True, text=True, env=env, check=True)
+        assert r.stdout.split() == ["False", "8.0", "False"]
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                            str(ws / "tests/test_ops_numpy.py"), "-k", "binary and add or unary or sum_mean"],
+                           cwd=ws, capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stdout[-2000:]
+    finally:
+        doit(ws)
