@@ -62,6 +62,7 @@ class Deprecated:
     file: str
     line: int
     location: Location
+    source: str = ""
 
 
 def _schema_at(entry: Entry, data: YMap, key: str) -> FunctionSchema:
@@ -202,7 +203,7 @@ def parse_deprecated(entry: Entry) -> Deprecated:
     for arg in (a.strip() for a in m.group(2).split(",") if a.strip()):
         if _IDENT.fullmatch(arg) and arg not in names and arg not in ("True", "False", "None"):
             raise SourceError(f"'{arg}' is not an argument of the deprecated signature", entry_location(entry, rel, col))
-    return Deprecated(schema, call, entry.file, entry.line, entry_location(entry, rel, col))
+    return Deprecated(schema, call, entry.file, entry.line, entry_location(entry, rel, col), entry.text)
 
 
 def load_deprecated(path: str) -> tuple[Deprecated, ...]:

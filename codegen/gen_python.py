@@ -49,8 +49,29 @@ def bindable(f: NativeFunction) -> bool:
     )
 
 
+def _deprecated_binding(d, known: dict[str, NativeFunction]) -> dict | None:
+    """An old signature (deprecated.yaml) as one more overload that warns and calls the
+    current operator with the arguments `aten:` names, as PyTorch does."""
+    import re
+
+    m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\((.*)\)\s*", d.call)
+    target, call_args = m.group(1), [a.strip() for a in m.group(2).split(",") if a.strip()]
+    params, specs, convert = [], [], {}
+    kw_done = False
+    for a in d.schema.arguments:
+        params.append(f"{python.binding_type(a.type)} {cpp.cpp_ident(a.name)}")
+        if a in d.schema.kwarg_only and not kw_done:
+            specs.append("nb::kw_only()")
+            kw_done = True
+        specs.append(f'nb::arg("{a.name}")' + (f" = {python.python_default(a)}" if a.default is not None else ""))
+        convert[a.name] = python.to_cpp(a.type, cpp.cpp_ident(a.name))
+    args = [convert.get(x, x) for x in call_args]
+    return dict(py_name=d.schema.name.name, params=", ".join(params), specs=specs, cpp_name=target,
+                call_args=", ".join(args), schema=str(d.schema), ret=cpp.return_type(d.schema))
+
+
 def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
-                    layout: Layout) -> str:
+                    layout: Layout, deprecated: tuple = ()) -> str:
     bindings = []
     varargs: set[str] = set()
     roots = set()
@@ -67,9 +88,10 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                 bindings.append(_binding(f, method=True))
                 if python.accepts_varargs_size(f, method=True):
                     varargs.add("Tensor." + f.func.name.name)
-    headers = sorted({layout.api_header(r) for r in roots})
+    old = [_deprecated_binding(d, {}) for d in deprecated]
+    headers = sorted({layout.api_header(r) for r in roots} | {layout.api_header(d.schema.name.base) for d in deprecated})
     return render("python_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers,
-                  bindings=bindings, varargs=sorted(varargs))
+                  bindings=bindings, varargs=sorted(varargs), deprecated=old)
 
 
 def render_binding_index(num_shards: int) -> str:

@@ -25,14 +25,14 @@ def check_derivatives(opset, path: str):
 
     derivatives = load_derivatives(path)
     check_against(derivatives, opset.lookup(), opset.autogen_names())
-    deprecated = Path(path).with_name("deprecated.yaml")
-    if deprecated.exists():
-        roots = {f.func.name.name for f in opset.functions} | {a.name for a in opset.autogen_names_parsed()}
-        for d in load_deprecated(str(deprecated)):
-            target = d.call.split("(", 1)[0].strip()
-            if target not in roots and target.removesuffix("_out") not in roots:
-                raise SourceError(f"deprecated signature maps to unknown operator {target!r}", d.location)
-    return derivatives
+    path_deprecated = Path(path).with_name("deprecated.yaml")
+    deprecated = load_deprecated(str(path_deprecated)) if path_deprecated.exists() else ()
+    roots = {f.func.name.name for f in opset.functions} | {a.name for a in opset.autogen_names_parsed()}
+    for d in deprecated:
+        target = d.call.split("(", 1)[0].strip()
+        if target not in roots and target.removesuffix("_out") not in roots:
+            raise SourceError(f"deprecated signature maps to unknown operator {target!r}", d.location)
+    return derivatives, deprecated
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> FileWriter:
     if args.kernel_source_dir:
         check_kernels_exist(opset.functions, args.kernel_source_dir,
                             {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
-    derivatives = check_derivatives(opset, args.derivatives_path) if args.derivatives_path else ()
+    derivatives, deprecated = check_derivatives(opset, args.derivatives_path) if args.derivatives_path else ((), ())
     opset = select_operators(opset, args.selected_op_list_path, args.operators_yaml_path)
     options = Options(
         per_operator_headers=args.per_operator_headers,
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> FileWriter:
         disable_autograd=args.disable_autograd,
         num_shards=args.num_shards,
     )
-    units = make_plan(opset, options, derivatives)
+    units = make_plan(opset, options, derivatives, deprecated)
     rendered = [(u, u.render()) for u in units]  # render everything before writing anything
     writer = FileWriter(args.install_dir)
     for _, files in rendered:

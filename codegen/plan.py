@@ -76,7 +76,7 @@ def dispatch_outputs(shard: int) -> tuple[str, ...]:
     )
 
 
-def make_plan(opset, options: Options, derivatives: tuple = ()) -> list[Unit]:
+def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tuple = ()) -> list[Unit]:
     """opset: an OperatorSet or a LazySet (models are only unpickled by render());
     derivatives: the entries of derivatives.yaml (autograd code unless disabled)."""
     groups = opset.by_root()
@@ -121,9 +121,10 @@ def make_plan(opset, options: Options, derivatives: tuple = ()) -> list[Unit]:
                               partial(_render_autograd, k, n, shards[k], by_name, all_roots)))
     if "pybindings" in options.subsets:
         for k in range(n):
+            old = tuple(d for d in deprecated if d.schema.name.base in shards[k])
             units.append(Unit(f"pybind:{k}", (f"python/python_functions_{k}.cpp",),
-                              _digest(options, _flat(shards[k])), ("python_functions.cpp.j2",),
-                              partial(_render_python, k, n, shards[k], layout)))
+                              _digest(options, _flat(shards[k]), "\n".join(d.source for d in old)),
+                              ("python_functions.cpp.j2",), partial(_render_python, k, n, shards[k], layout, old)))
     aggregate = _aggregate_outputs(options)
     with_autograd = bool(derivatives) and not options.disable_autograd
     units.append(Unit("aggregate", tuple(aggregate), _digest(options, (), "\n".join(roots) + f"|{with_autograd}"),
@@ -168,9 +169,9 @@ def _render_autograd(k: int, n: int, groups, by_name, all_roots) -> dict[str, st
     return {f"autograd/Functions_{k}.cpp": gen_autograd.render_autograd(k, n, _models_by_root(groups), by_name, all_roots)}
 
 
-def _render_python(k: int, n: int, groups, layout) -> dict[str, str]:
+def _render_python(k: int, n: int, groups, layout, deprecated=()) -> dict[str, str]:
     groups = _models_by_root(groups)
-    return {f"python/python_functions_{k}.cpp": gen_python.render_bindings(k, n, groups, layout)}
+    return {f"python/python_functions_{k}.cpp": gen_python.render_bindings(k, n, groups, layout, deprecated)}
 
 
 def _aggregate_outputs(options: Options) -> list[str]:

@@ -54,7 +54,8 @@ def input_key(p: Paths) -> str:
     """Everything the plan depends on: YAML bytes, generator code, templates, kernel file names/mtimes."""
     h = hashlib.sha1(f"v{_INDEX_VERSION}".encode())
     h.update(f"autograd={not p.disable_autograd}".encode())
-    for f in (p.native_functions, p.tags, p.selected_ops, p.derivatives):
+    deprecated = p.derivatives.with_name("deprecated.yaml") if p.derivatives else None
+    for f in (p.native_functions, p.tags, p.selected_ops, p.derivatives, deprecated):
         if f is not None:
             _sha1_file(f, h)
     for f in sorted(CODEGEN_DIR.rglob("*.py")) + sorted(TEMPLATE_DIR.glob("*.j2")):
@@ -78,14 +79,17 @@ def full_plan(p: Paths):
     dirs = _kernel_dirs(p)
     if dirs:
         check_kernels_exist(opset.functions, [str(d) for d in dirs], KERNEL_KEYS)
-    derivatives = ()
-    if p.derivatives is not None and not p.disable_autograd:
-        from codegen.derivatives import check_against, load_derivatives
+    derivatives, deprecated = (), ()
+    if p.derivatives is not None:
+        from codegen.derivatives import check_against, load_deprecated, load_derivatives
 
         derivatives = load_derivatives(str(p.derivatives))
         check_against(derivatives, opset.schemas(), opset.autogen_names())
+        old = p.derivatives.with_name("deprecated.yaml")
+        deprecated = load_deprecated(str(old)) if old.exists() and not p.custom_ops else ()
     opset = select_operators(opset, str(p.selected_ops) if p.selected_ops else None, None)
-    return make_plan(opset, Options(per_operator_headers=True, disable_autograd=p.disable_autograd), derivatives)
+    options = Options(per_operator_headers=True, disable_autograd=p.disable_autograd)
+    return make_plan(opset, options, () if p.disable_autograd else derivatives, deprecated)
 
 
 @lru_cache(maxsize=None)

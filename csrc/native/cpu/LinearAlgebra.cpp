@@ -1,4 +1,7 @@
 // mm: an i-k-j loop over contiguous operands (the inner loop is a vectorizable axpy).
+#include <algorithm>
+#include <memory>
+
 #include <tcore/ops/mm_native.h>
 
 #include "native/TensorUtils.h"
@@ -23,6 +26,57 @@ void check_mm(const Tensor& a, const Tensor& b) {
                    " != ", b.dtype());
 }
 
+// C[n x m] = A[n x k] @ B[k x m], all contiguous.
+//
+// For each panel of NR columns, B's panel is packed into a contiguous k x NR buffer;
+// then each MR x NR block of C is accumulated in a local array (registers, once the
+// compiler vectorizes the NR loop) over the whole k: one broadcast of A and one vector
+// load of B feed MR fused multiply-adds. Edges fall back to a plain loop.
+template <typename T>
+void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
+  constexpr int64_t MR = 4;
+  constexpr int64_t NR = 64 / sizeof(T) * 2;  // two 64-byte vectors per row of the block
+  std::unique_ptr<T[]> packed(new T[static_cast<size_t>(k * NR)]);
+  int64_t j0 = 0;
+  for (; j0 + NR <= m; j0 += NR) {
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t c = 0; c < NR; ++c) packed[p * NR + c] = B[p * m + j0 + c];
+    int64_t i0 = 0;
+    for (; i0 + MR <= n; i0 += MR) {
+      T acc[MR][NR] = {};
+      const T* a = A + i0 * k;
+      for (int64_t p = 0; p < k; ++p) {
+        const T* b = packed.get() + p * NR;
+        for (int64_t r = 0; r < MR; ++r) {
+          const T av = a[r * k + p];
+          for (int64_t c = 0; c < NR; ++c) acc[r][c] = static_cast<T>(acc[r][c] + av * b[c]);
+        }
+      }
+      for (int64_t r = 0; r < MR; ++r)
+        for (int64_t c = 0; c < NR; ++c) C[(i0 + r) * m + j0 + c] = acc[r][c];
+    }
+    for (; i0 < n; ++i0) {
+      T acc[NR] = {};
+      for (int64_t p = 0; p < k; ++p) {
+        const T av = A[i0 * k + p];
+        for (int64_t c = 0; c < NR; ++c) acc[c] = static_cast<T>(acc[c] + av * packed[p * NR + c]);
+      }
+      for (int64_t c = 0; c < NR; ++c) C[i0 * m + j0 + c] = acc[c];
+    }
+  }
+  if (j0 < m) {  // the last columns, fewer than NR
+    for (int64_t i = 0; i < n; ++i) {
+      T* c = C + i * m;
+      for (int64_t j = j0; j < m; ++j) c[j] = T(0);
+      for (int64_t p = 0; p < k; ++p) {
+        const T av = A[i * k + p];
+        const T* b = B + p * m;
+        for (int64_t j = j0; j < m; ++j) c[j] = static_cast<T>(c[j] + av * b[j]);
+      }
+    }
+  }
+}
+
 Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
   check_mm(self, mat2);
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
@@ -30,18 +84,7 @@ Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
   const Tensor a = contiguous_cpu(self), b = contiguous_cpu(mat2);
   dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* A = a.template data_ptr<T>();
-    const T* B = b.template data_ptr<T>();
-    T* C = out.template data_ptr<T>();
-    for (int64_t i = 0; i < n * m; ++i) C[i] = T(0);
-    for (int64_t i = 0; i < n; ++i) {
-      T* c = C + i * m;
-      for (int64_t p = 0; p < k; ++p) {
-        const T av = A[i * k + p];
-        const T* brow = B + p * m;
-        for (int64_t j = 0; j < m; ++j) c[j] = static_cast<T>(c[j] + av * brow[j]);
-      }
-    }
+    gemm<T>(a.template data_ptr<T>(), b.template data_ptr<T>(), out.template data_ptr<T>(), n, k, m);
   });
   return out;
 }
