@@ -231,3 +231,13 @@ def test_mlp_trains(tc):
             W2.sub_(W2.grad * 0.5)
     final = loss_fn().item()
     assert final < 0.15 < first, (first, final)
+
+
+def test_deprecated_signature_warns_and_maps(tc):
+    """deprecated.yaml: add(Tensor self, Scalar alpha, Tensor other) still works, with a warning."""
+    x, y = tc.ones(2), tc.full([2], 2.0)
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        r = tc.add(x, 3, y)
+    np.testing.assert_allclose(r.numpy(), [7.0, 7.0])
+    with pytest.warns(DeprecationWarning):
+        np.testing.assert_allclose(tc.sub(x, 2, y).numpy(), [-3.0, -3.0])
