@@ -3,7 +3,8 @@
 The task functions live in tasks/, one module per pipeline stage."""
 import sys
 
-from tasks import cmake, codegen, hipify, lock
+from tasks import cmake, codegen, hipify, lock, version
+from tasks.reporter import ProgressReporter
 from tasks.config import paths
 
 _PATHS = paths()
@@ -14,6 +15,7 @@ DOIT_CONFIG = {
     "backend": "sqlite3",
     "check_file_uptodate": "timestamp",
     "verbosity": 1,
+    "reporter": ProgressReporter,
 }
 
 if lock.runs_tasks(sys.argv):
@@ -22,6 +24,10 @@ if lock.runs_tasks(sys.argv):
 
 def task_codegen():
     yield from codegen.task_codegen(_PATHS)
+
+
+def task_version():
+    return version.task_version(_PATHS)
 
 
 def task_hipify():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -59,6 +60,32 @@ def edit_and_rebuild(ws: Path, path: Path, old: str, new: str) -> dict:
         doit(ws)
 
 
+def ccache_rebuild(runs_dir: Path) -> dict | None:
+    """Clean build of the C++ library (build_libtcore.py) with a cold compiler cache, then
+    again from an empty build tree with the cache warm: times, ratio, hit rate, peak memory."""
+    import resource
+    import shutil as _shutil
+
+    if _shutil.which("ccache") is None:
+        return None
+    env = {**os.environ, "CCACHE_DIR": str(runs_dir / "ccache")}
+    script = [sys.executable, str(ROOT / "scripts" / "build_libtcore.py")]
+    work = runs_dir / "lib"
+    work.mkdir()
+    cold, _ = timed(lambda: subprocess.run(script, cwd=work, env=env, capture_output=True, check=True))
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    _shutil.rmtree(work / "build")
+    subprocess.run(["ccache", "--zero-stats"], env=env, capture_output=True, check=True)
+    warm, _ = timed(lambda: subprocess.run(script, cwd=work, env=env, capture_output=True, check=True))
+    stats = subprocess.run(["ccache", "--print-stats"], env=env, capture_output=True, text=True).stdout
+    values = dict(line.split("\t", 1) for line in stats.splitlines() if "\t" in line)
+    hits = int(values.get("direct_cache_hit", 0)) + int(values.get("preprocessed_cache_hit", 0))
+    misses = int(values.get("cache_miss", 0))
+    return {"cold_s": round(cold, 2), "warm_s": round(warm, 2), "ratio": round(warm / cold, 3),
+            "hit_rate": round(hits / max(1, hits + misses), 3), "hits": hits, "misses": misses,
+            "peak_child_rss_mb": round(peak_kb / 1024, 1)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5, help="repetitions of the no-op measurement")
@@ -77,12 +104,17 @@ def main() -> int:
                                   "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=2)")
         kernel = edit_and_rebuild(ws, ws / "csrc/native/cpu/UnaryOps.cpp", "namespace tcore::native {",
                                   "namespace tcore::native {\n// edited")
+        formula = edit_and_rebuild(ws, ws / "csrc/autograd/derivatives.yaml", "  self: mul(grad, other)\n",
+                                   "  self: mul(other, grad)\n")
+        cache = ccache_rebuild(Path(tmp))
     figures = {
         "full_build_s": round(full, 2),
         "noop_doit_s": round(noop, 3),
         "doit_floor_s": round(floor, 3),
         "schema_edit": schema,
         "kernel_edit": kernel,
+        "formula_edit": formula,
+        "ccache": cache,
         "schema_edit_ratio": round(schema["seconds"] / full, 3),
         "kernel_edit_ratio": round(kernel["seconds"] / full, 3),
     }
@@ -92,10 +124,14 @@ def main() -> int:
     table.add_row("full build", f"{full:.2f}", "1.000", "-", "all")
     table.add_row("no-op doit", f"{noop:.3f}", f"{noop / full:.3f}", "0", "0")
     table.add_row("  (doit floor: one-task dodo.py)", f"{floor:.3f}", "", "", "")
-    for name, r in (("one-operator schema edit", schema), ("one-kernel edit", kernel)):
+    for name, r in (("one-operator schema edit", schema), ("one-kernel edit", kernel), ("one-formula edit", formula)):
         table.add_row(name, f"{r['seconds']:.2f}", f"{r['seconds'] / full:.3f}", str(len(r["files_rewritten"])),
                       str(len(r["objects_recompiled"])))
     Console().print(table)
+    if cache:
+        print(f"compiler cache (ccache), C++ library from an empty build tree: cold {cache['cold_s']} s, "
+              f"warm {cache['warm_s']} s (ratio {cache['ratio']}), hit rate {cache['hit_rate']:.0%}; "
+              f"peak memory of a compiler process {cache['peak_child_rss_mb']} MB")
     for name, r in (("schema edit", schema), ("kernel edit", kernel)):
         print(f"{name}: rewrote {r['files_rewritten']}; recompiled {[Path(o).name for o in r['objects_recompiled']]}")
     out = Path(args.json)

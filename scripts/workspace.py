@@ -42,7 +42,7 @@ def doit(workspace: Path, *args: str, env: dict | None = None, check: bool = Tru
 
 def executed_tasks(output: str) -> list[str]:
     """doit prints '. name' for a task it runs and '-- name' for one it skips."""
-    return [line[2:].strip() for line in output.splitlines() if line.startswith(". ")]
+    return [line[2:].split()[0] for line in output.splitlines() if line.startswith(". ")]
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:

@@ -78,10 +78,36 @@ def build(p: Paths) -> bool:
         sys.stdout.write(line)
         lines.append(line)
     if proc.wait() == 0:
+        merge_compile_commands(p)
         return True
     for message in formula_errors(p, lines):
         print(message, file=sys.stderr)
     return False
+
+
+def merge_compile_commands(p: Paths) -> None:
+    """compile_commands.json of every build tree, merged at the repository root for editors
+    (what PyTorch's tools/merge_compile_commands.py does); rewritten only when it changes."""
+    import json
+
+    entries = []
+    for tree in sorted({p.build_dir} | set(p.root.glob("build*/"))):
+        f = tree / "compile_commands.json"
+        if f.exists():
+            entries.extend(json.loads(f.read_text()))
+    if not entries:
+        return
+    seen, merged = set(), []
+    for e in entries:
+        if e["file"] not in seen:
+            seen.add(e["file"])
+            merged.append(e)
+    text = json.dumps(merged, indent=1) + "\n"
+    target = p.root / "compile_commands.json"
+    if not target.exists() or target.read_text() != text:
+        tmp = target.with_suffix(".json.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, target)
 
 
 _GENERATED_ERROR = re.compile(r"(\S*autograd/Functions_\d+\.cpp):(\d+):\d+: error: (.*)")
@@ -137,13 +163,13 @@ def task_configure(p: Paths):
 
 def task_build(p: Paths):
     """Compile and link the core and the Python extension (import tcore works after it)."""
-    deps = hand_written_sources(p) + generated_files(p)
+    deps = hand_written_sources(p) + generated_files(p) + [str(p.gen_dir / "tcore" / "version.h")]
     deps += [str(p.root / "CMakeLists.txt"), str(p.build_dir / "build.ninja")]
     return {
         "actions": [(build, [p])],
         "file_dep": deps,
         "targets": [str(p.extension), str(p.library)],
-        "task_dep": ["codegen", "configure"],
+        "task_dep": ["codegen", "version", "configure"],
         "verbosity": 2,
         "clean": True,
     }

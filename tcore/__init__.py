@@ -16,6 +16,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 from ._tensor import install as _install
 from ._tensor import tensor
 
+__version__ = _C.__version__
 Tensor = _C.Tensor
 dtype = _C.dtype
 device = _C.device

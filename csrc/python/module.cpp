@@ -6,6 +6,7 @@
 #include "python/bind.h"
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
+#include "tcore/version.h"
 
 namespace tcore::python {
 
@@ -168,6 +169,8 @@ NB_MODULE(_C, m) {
     }
   });
   m.attr("_varargs_size_functions") = nb::list();
+  m.attr("__version__") = TCORE_VERSION;
+  m.attr("_git_revision") = TCORE_GIT_REVISION;
   bind_types(m);
   nb::class_<tcore::Tensor> cls = bind_tensor(m);
   bind_all_functions(m, cls);

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Where the build time went: reads ninja's .ninja_log (and clang -ftime-trace JSON
+files when the build made them) and prints, with rich, the slowest steps, time per
+folder, and generated vs hand-written sources. Writes build/bench/trace.json.
+
+    python scripts/build_trace_summary.py [--build-dir build] [--top 15]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Step:
+    output: str
+    seconds: float
+
+
+def read_ninja_log(path: Path) -> list[Step]:
+    """The last run of each output (ninja appends; a later line supersedes an earlier one)."""
+    lines = path.read_text().splitlines()
+    if not lines or not lines[0].startswith("# ninja log v"):
+        raise ValueError(f"{path} is not a ninja log")
+    version = int(lines[0].rsplit("v", 1)[1])
+    if version < 5:
+        raise ValueError(f"{path}: ninja log v{version} is too old (v5 or newer)")
+    latest: dict[str, Step] = {}
+    for line in lines[1:]:
+        parts = line.split("\t")
+        if len(parts) < 4:
+            continue
+        start, end, output = int(parts[0]), int(parts[1]), parts[3]
+        latest[output] = Step(output, (end - start) / 1000.0)
+    return list(latest.values())
+
+
+def source_of(output: str) -> str:
+    """CMakeFiles/tcore.dir/generated/dispatch/Operators_0.cpp.o -> generated/dispatch/Operators_0.cpp"""
+    if ".dir/" in output and output.endswith(".o"):
+        return output.split(".dir/", 1)[1][: -len(".o")]
+    return output
+
+
+def folder_of(source: str) -> str:
+    if source.endswith((".so", ".a")):
+        return "(link)"
+    if not source.startswith(("csrc/", "generated/")):
+        return "(outside the repository: nanobind, ...)"
+    parts = source.split("/")
+    return "/".join(parts[:2])
+
+
+def summarize(steps: list[Step], top: int) -> dict:
+    per_folder: dict[str, float] = defaultdict(float)
+    kinds: dict[str, float] = defaultdict(float)
+    for s in steps:
+        src = source_of(s.output)
+        per_folder[folder_of(src)] += s.seconds
+        kind = "generated" if "generated/" in src else "link" if s.output.endswith((".so", ".a")) else "hand-written"
+        kinds[kind] += s.seconds
+    slowest = sorted(steps, key=lambda s: -s.seconds)[:top]
+    return {
+        "steps": len(steps),
+        "total_s": round(sum(s.seconds for s in steps), 3),
+        "slowest": [{"step": source_of(s.output), "seconds": s.seconds} for s in slowest],
+        "per_folder": dict(sorted(per_folder.items(), key=lambda kv: -kv[1])),
+        "by_kind": dict(kinds),
+    }
+
+
+def time_traces(build_dir: Path) -> dict[str, float]:
+    """Front-end time per source from clang's -ftime-trace files, when present."""
+    out = {}
+    for trace in build_dir.rglob("*.json"):
+        if trace.name == "compile_commands.json":
+            continue
+        try:
+            events = json.loads(trace.read_text()).get("traceEvents", [])
+        except (ValueError, OSError, AttributeError):
+            continue
+        total = sum(e.get("dur", 0) for e in events if e.get("name") == "ExecuteCompiler")
+        if total:
+            out[str(trace.relative_to(build_dir))] = total / 1e6
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build-dir", default=str(REPO / "build"))
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--json", default=str(REPO / "build" / "bench" / "trace.json"))
+    args = parser.parse_args(argv)
+    log = Path(args.build_dir) / ".ninja_log"
+    if not log.exists():
+        print(f"build_trace_summary: no {log}; build first (doit)", file=sys.stderr)
+        return 1
+    try:
+        summary = summarize(read_ninja_log(log), args.top)
+    except ValueError as e:
+        print(f"build_trace_summary: {e}", file=sys.stderr)
+        return 1
+    summary["time_traces"] = time_traces(Path(args.build_dir))
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    t = Table(title=f"slowest of {summary['steps']} build steps ({summary['total_s']:.1f} s of work)")
+    t.add_column("step")
+    t.add_column("seconds", justify="right")
+    for s in summary["slowest"]:
+        t.add_row(s["step"], f"{s['seconds']:.2f}")
+    console.print(t)
+    t = Table(title="time per folder")
+    t.add_column("folder")
+    t.add_column("seconds", justify="right")
+    for folder, sec in summary["per_folder"].items():
+        t.add_row(folder, f"{sec:.2f}")
+    console.print(t)
+    t = Table(title="generated vs hand-written")
+    t.add_column("kind")
+    t.add_column("seconds", justify="right")
+    for kind, sec in summary["by_kind"].items():
+        t.add_row(kind, f"{sec:.2f}")
+    console.print(t)
+    out = Path(args.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
