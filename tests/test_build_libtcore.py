@@ -75,11 +75,18 @@ def test_unwritable_build_folder(tmp_path):
     assert (tmp_path / "build").read_text().startswith("a file")
 
 
-@pytest.mark.pipeline
-def test_install_and_downstream_find_package(tmp_path):
-    r = run(tmp_path)
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """One full build + install of the C++ library, shared by the downstream tests."""
+    cwd = tmp_path_factory.mktemp("libtcore")
+    r = run(cwd)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    prefix = tmp_path / "tcore"
+    return cwd / "tcore"
+
+
+@pytest.mark.pipeline
+def test_install_and_downstream_find_package(installed, tmp_path):
+    prefix = installed
     assert (prefix / "lib" / "libtcore.so").exists()
     assert (prefix / "include" / "tcore" / "ops" / "add.h").exists()
     assert (prefix / "include" / "tcore" / "core" / "Tensor.h").exists()
@@ -93,3 +100,20 @@ def test_install_and_downstream_find_package(tmp_path):
     assert lines[1] == "mm 36 [2, 2]"
     assert lines[2] == "grad 4 4 4"
     assert lines[3].startswith("error mat1 and mat2 shapes cannot be multiplied")
+
+
+@pytest.mark.pipeline
+def test_mnist_example_trains_through_ctest(installed, tmp_path):
+    """examples/mnist against the installed tree: its CTest test generates a small
+    learnable IDX dataset and asserts the loss falls and accuracy reaches 90%."""
+    build = tmp_path / "mnist-build"
+    subprocess.run(["cmake", "-S", str(ROOT / "examples" / "mnist"), "-B", str(build),
+                    f"-DCMAKE_PREFIX_PATH={installed}"], check=True, capture_output=True)
+    subprocess.run(["cmake", "--build", str(build)], check=True, capture_output=True)
+    r = subprocess.run(["ctest", "--test-dir", str(build), "--output-on-failure"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-4000:]
+    assert "100% tests passed" in r.stdout
+    out = subprocess.run([str(build / "train_mnist"), str(build / "mnist-small"), "--epochs", "2", "--hidden", "32",
+                          "--lr", "0.05", "--batch", "32"], capture_output=True, text=True, check=True).stdout
+    losses = [float(line.split("loss ")[1].split(",")[0]) for line in out.splitlines() if line.startswith("epoch")]
+    assert len(losses) == 2 and losses[1] < losses[0]

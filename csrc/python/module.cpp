@@ -6,6 +6,7 @@
 #include "python/bind.h"
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
+#include "tcore/data/mnist.h"
 #include "tcore/version.h"
 
 namespace tcore::python {
@@ -149,6 +150,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
     auto a = nb::cast<nb::ndarray<nb::numpy, nb::device::cpu>>(arr);
     return from_numpy(a, arr);
   }, nb::arg("ndarray"));
+  m.def("_read_idx", &data::read_idx, nb::arg("path"));
   m.def("_schemas", [] {
     std::vector<std::string> out;
     for (const OperatorEntry* e : OperatorEntry::all()) out.push_back(e->schema());
