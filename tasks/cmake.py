@@ -72,6 +72,8 @@ def build(p: Paths) -> bool:
     jobs = max_jobs()
     if jobs:
         cmd += ["-j", str(jobs)]
+    if os.environ.get("TCORE_EXPLAIN", "0") not in ("", "0"):
+        cmd += ["--", "-d", "explain"]  # ninja says which input made each object stale
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     lines = []
     for line in proc.stdout:

@@ -126,3 +126,9 @@ def test_selected_ops(tmp_path):
     ops.write_text("- not_an_op\n")
     r = generate(NATIVE, tmp_path / "sel2", "--selected-op-list-path", str(ops))
     assert r.returncode == 1 and "not_an_op" in r.stderr
+
+
+def test_unknown_subset_is_rejected(tmp_path):
+    r = generate(NATIVE, tmp_path / "out", "--subset", "everything")
+    assert r.returncode != 0 and "invalid choice: 'everything'" in r.stderr
+    assert not (tmp_path / "out").exists()
