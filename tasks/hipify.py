@@ -1,18 +1,51 @@
-"""doit hipify: CUDA sources of csrc/ translated to HIP, one sub-task per file."""
+"""doit hipify: the CUDA sources of csrc/ translated to HIP under generated/hip/, one
+sub-task per file. Editing one .cu re-translates that file alone; a file whose
+translation does not change is not rewritten."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from .config import Paths
 
+HIPIFY_DIR = Path(__file__).resolve().parent.parent / "hipify"
 
-def cuda_sources(p: Paths) -> list:
+
+def cuda_sources(p: Paths) -> list[Path]:
     return sorted(x for ext in ("*.cu", "*.cuh") for x in (p.root / "csrc").rglob(ext))
 
 
+def _translate(p: Paths, rel: str) -> None:
+    from hipify.mappings import load
+    from hipify.translate import translate
+    from hipify.tree import _include_resolver, _write_if_changed, hip_path
+
+    project = p.root / "csrc"
+    known = {s.relative_to(project).as_posix() for s in cuda_sources(p)}
+    result = translate((project / rel).read_text(), load(), _include_resolver(project, rel, known, []))
+    target = p.gen_dir / "hip" / hip_path(rel)
+    if _write_if_changed(target, result.text.encode()):
+        print(f"  wrote {target.relative_to(p.gen_dir)}")
+    if result.unsupported:
+        print(f"  no HIP mapping for: {', '.join(sorted(result.unsupported))}")
+
+
 def task_hipify(p: Paths):
-    """Translate the CUDA sources of csrc/ to HIP (out of place)."""
+    """Translate the CUDA sources of csrc/ to HIP (out of place, under generated/hip/)."""
+    from hipify.tree import hip_path
+
+    tool = sorted(str(f) for f in HIPIFY_DIR.glob("*.py")) + [str(HIPIFY_DIR / "mappings.yaml")]
+    project = p.root / "csrc"
     sources = cuda_sources(p)
     if not sources:
-        yield {"name": None, "actions": [lambda: print("hipify: no CUDA sources under csrc/") or True],
-               "uptodate": [True], "verbosity": 2}
+        yield {"name": None, "doc": "no CUDA sources under csrc/", "actions": None}
         return
-    yield {"name": None, "actions": None}  # the translator comes with the CUDA backend
+    for src in sources:
+        rel = src.relative_to(project).as_posix()
+        yield {
+            "name": rel,
+            "actions": [(_translate, [p, rel])],
+            "file_dep": [str(src), *tool],
+            "targets": [str(p.gen_dir / "hip" / hip_path(rel))],
+            "verbosity": 2,
+            "clean": True,
+        }

@@ -11,6 +11,7 @@ for path in (ROOT, ROOT / "scripts"):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "pipeline: runs the real doit pipeline in a temporary copy (slow)")
+    config.addinivalue_line("markers", "gpu: needs an NVIDIA GPU (skipped without one)")
 
 
 @pytest.fixture(scope="session")

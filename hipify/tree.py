@@ -1,0 +1,184 @@
+"""Translating a source tree out of place, incrementally and idempotently.
+
+Every selected file of the project gets a counterpart under the output folder (CUDA
+names mapped: .cu -> .hip, cuda/ -> hip/, *_cuda* -> *_hip*); the source tree is
+never written. A manifest in the output folder remembers each source's size and
+mtime, so a rerun reads only what changed, and a file is written only when its
+translated text differs from what is there.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .mappings import Mappings, load
+from .translate import translate
+
+DEFAULT_INCLUDES = ("*.cu", "*.cuh", "*.hip", "*.h", "*.hpp", "*.cpp", "*.cc", "*.c")
+MANIFEST = ".hipify-manifest.json"
+_VERSION = 1
+
+
+class HipifyError(Exception):
+    pass
+
+
+def hip_path(rel: str) -> str:
+    """csrc/native/cuda/Add_cuda.cu -> csrc/native/hip/Add_hip.hip"""
+    parts = rel.split("/")
+    out = [p.replace("cuda", "hip").replace("CUDA", "HIP") for p in parts]
+    stem, dot, ext = out[-1].rpartition(".")
+    if dot and ext == "cu":
+        out[-1] = stem + ".hip"
+    return "/".join(out)
+
+
+@dataclass
+class Summary:
+    translated: list[str] = field(default_factory=list)  # written, with CUDA names or its path replaced
+    copied: list[str] = field(default_factory=list)  # written, no CUDA in it
+    unchanged: list[str] = field(default_factory=list)  # output already up to date
+    skipped: list[str] = field(default_factory=list)  # ignored, unreadable
+    removed: list[str] = field(default_factory=list)  # outputs whose source is gone
+    non_utf8: list[str] = field(default_factory=list)
+    unsupported: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def report(self) -> str:
+        lines = [f"hipify: {len(self.translated)} translated, {len(self.copied)} copied without change, "
+                 f"{len(self.unchanged)} unchanged since the last run, {len(self.skipped)} skipped, "
+                 f"{len(self.removed)} removed, in {self.seconds:.2f} s"]
+        if self.non_utf8:
+            lines.append(f"  {len(self.non_utf8)} file(s) hold non-UTF-8 bytes, kept as they are: {', '.join(self.non_utf8[:5])}")
+        if self.unsupported:
+            top = ", ".join(f"{n} ({c})" for n, c in self.unsupported.most_common(20))
+            lines.append(f"  CUDA identifiers with no HIP mapping (left as they are): {top}")
+        return "\n".join(lines)
+
+
+def select(project: Path, output: Path, includes: list[str], ignores: list[str]) -> list[str]:
+    files = []
+    out_abs = output.resolve()
+    for dirpath, dirnames, filenames in os.walk(project):
+        here = Path(dirpath).resolve()
+        if here == out_abs or out_abs in here.parents:
+            dirnames[:] = []
+            continue
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            rel = (Path(dirpath) / name).relative_to(project).as_posix()
+            if not any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(rel, g) for g in includes):
+                continue
+            if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in ignores):
+                continue
+            files.append(rel)
+    return files
+
+
+def _include_resolver(project: Path, rel: str, known: set[str], extra_dirs: list[Path]):
+    base = (project / rel).parent
+
+    def resolve(path: str) -> str | None:
+        for root in [base, project, *extra_dirs]:
+            candidate = (root / path).resolve()
+            try:
+                crel = candidate.relative_to(project.resolve()).as_posix()
+            except ValueError:
+                continue
+            if crel in known:
+                mapped = hip_path(path)
+                return mapped if mapped != path else None
+        return None
+
+    return resolve
+
+
+def _write_if_changed(target: Path, data: bytes) -> bool:
+    try:
+        if target.stat().st_size == len(data) and target.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+    return True
+
+
+def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, ignores: list[str] | None = None,
+                extra_include_dirs: list[Path] | None = None, launch_ggl: bool = False,
+                mappings: Mappings | None = None) -> Summary:
+    start = time.perf_counter()
+    mappings = mappings or load()
+    if not project.is_dir():
+        raise HipifyError(f"project directory {project} does not exist")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        probe = output / f".hipify-write-test{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise HipifyError(f"cannot write to the output directory {output}: {e.strerror or e}") from None
+    files = select(project, output, list(includes or DEFAULT_INCLUDES), list(ignores or []))
+    key = f"{_VERSION}:{mappings.digest}:{launch_ggl}:{sorted(str(d) for d in extra_include_dirs or [])}"
+    manifest_path = output / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        if manifest.get("key") != key:
+            manifest = {"files": {}}
+    except (OSError, ValueError):
+        manifest = {"files": {}}
+    old = manifest.get("files", {})
+    known = set(files)
+    summary = Summary()
+    fresh: dict[str, list] = {}
+    extra = [Path(d).resolve() for d in extra_include_dirs or []]
+    for rel in files:
+        src = project / rel
+        out_rel = hip_path(rel)
+        try:
+            st = src.stat()
+        except OSError:
+            summary.skipped.append(rel)
+            continue
+        stamp = [st.st_size, st.st_mtime_ns, out_rel]
+        if old.get(rel, [None])[:3] == stamp and (output / out_rel).exists():
+            summary.unchanged.append(rel)
+            fresh[rel] = old[rel]
+            continue
+        try:
+            data = src.read_bytes()
+        except OSError:
+            summary.skipped.append(rel)
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:  # kept byte for byte: surrogateescape round-trips them
+            text = data.decode("utf-8", errors="surrogateescape")
+            summary.non_utf8.append(rel)
+        result = translate(text, mappings, _include_resolver(project, rel, known, extra), launch_ggl)
+        summary.unsupported.update(result.unsupported)
+        written = _write_if_changed(output / out_rel, result.text.encode("utf-8", errors="surrogateescape"))
+        if not written:
+            summary.unchanged.append(rel)
+        elif result.changed or out_rel != rel:
+            summary.translated.append(rel)
+        else:
+            summary.copied.append(rel)
+        fresh[rel] = stamp + [sorted(result.unsupported.items())]
+    for rel, entry in old.items():  # sources that are gone: their outputs go too
+        if rel not in fresh and rel not in known:
+            (output / entry[2]).unlink(missing_ok=True)
+            summary.removed.append(rel)
+    for entry in fresh.values():
+        if len(entry) > 3:
+            summary.unsupported.update(dict(entry[3]))
+    _write_if_changed(manifest_path, json.dumps({"key": key, "files": fresh}, sort_keys=True).encode())
+    summary.seconds = time.perf_counter() - start
+    return summary
