@@ -25,6 +25,10 @@ _TOKEN = re.compile(
 _INCLUDE = re.compile(r'(?P<head>^[ \t]*#[ \t]*include[ \t]*)(?P<open>[<"])(?P<path>[^>"]*)(?P<close>[>"])')
 
 
+_MISS = object()
+_CACHES: dict[str, dict[str, str | None]] = {}  # per mappings: identifier -> its HIP name
+
+
 @dataclass
 class Result:
     text: str
@@ -41,6 +45,7 @@ def translate(source: str, mappings: Mappings, include_map: Callable[[str], str 
     """include_map(path) gives the translated name of a project header (or None)."""
     out: list[str] = []
     result = Result("")
+    cache = _CACHES.setdefault(mappings.digest, {})
     pos = 0
     for m in _TOKEN.finditer(source):
         kind = m.lastgroup
@@ -48,7 +53,11 @@ def translate(source: str, mappings: Mappings, include_map: Callable[[str], str 
             continue
         if kind == "ident":
             name = m.group()
-            new = mappings.identifier(name)
+            if "cu" not in name and "CU" not in name and "nv" not in name:
+                continue  # every CUDA name has one of these: most identifiers stop here
+            new = cache.get(name, _MISS)
+            if new is _MISS:
+                new = cache[name] = mappings.identifier(name)
             if new is None:
                 if mappings.looks_like_cuda(name) and name not in mappings.exact.values():
                     result.unsupported[name] += 1
