@@ -20,6 +20,20 @@ _BANNER = {
 }
 
 
+def atomic_write(target: Path, data: bytes) -> None:
+    """Write data to target through a temp file in the same folder and a rename, so a
+    reader (or a run killed half-way) never sees a partial file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class FileWriter:
     def __init__(self, root: str | os.PathLike, source: str = "native_functions.yaml"):
         self.root = Path(root)
@@ -48,14 +62,6 @@ class FileWriter:
                 return False
         except FileNotFoundError:
             pass
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(target, data)
         self.written.append(rel)
         return True

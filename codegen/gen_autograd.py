@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .api import cpp
 from .derivatives import Derivative
 from .model import NativeFunction
-from .schema import Argument, BaseType, ListType, OptionalType, Type, is_tensor_like
+from .schema import Argument, BaseType, ListType, OptionalType, is_tensor_like
 from .templates import render
 
 _IDENT = re.compile(r"(?<![.:>\w])([A-Za-z_][A-Za-z0-9_]*)")

@@ -7,7 +7,7 @@ import json
 from .api import cpp
 from .gen_headers import Layout
 from .model import NativeFunction
-from .schema import BaseType, ListType, OptionalType, is_tensor_like
+from .schema import BaseType, OptionalType, is_tensor_like
 from .templates import render
 
 # The dispatch keys tcore registers kernels for, and the files they go to.

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import Location, SourceError
+from .file_writer import atomic_write
 from .model import NativeFunction, Tag
 from .yaml_source import load_list, parse_entry, read_source, split_entries
 
@@ -127,11 +128,7 @@ def load_lazy(path: str, cache_dir: str | None = None) -> list[LazyFunction]:
             out.append(LazyFunction(digest, entry.file, entry.line, hit[0], blob=hit[1]))
         fresh[digest] = hit
     if cache_file is not None and (missed or len(fresh) != len(cache)):
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as f:
-            pickle.dump((fingerprint, fresh), f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, cache_file)
+        atomic_write(cache_file, pickle.dumps((fingerprint, fresh), protocol=pickle.HIGHEST_PROTOCOL))
     return out
 
 

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +54,7 @@ print(json.dumps({"median_ms": 1000 * sorted(times)[len(times) // 2], "min_ms": 
 
 def torch_python() -> str | None:
     try:
-        import torch  # noqa: F401
+        import torch  # noqa: F401 - importable here: use this interpreter
 
         return sys.executable
     except ImportError:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workspace import ROOT, NinjaLog, copy_repository, doit, env_for, executed_tasks, snapshot  # noqa: E402
+from workspace import ROOT, NinjaLog, copy_repository, doit, executed_tasks, snapshot  # noqa: E402
 
 
 def timed(fn) -> tuple[float, object]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import collections
 import difflib
 import json
-import os
 import re
 import shutil
 import subprocess

@@ -91,6 +91,17 @@ def time_traces(build_dir: Path) -> dict[str, float]:
     return out
 
 
+def _table(console, title: str, first: str, rows: list[tuple[str, float]]) -> None:
+    from rich.table import Table
+
+    t = Table(title=title)
+    t.add_column(first)
+    t.add_column("seconds", justify="right")
+    for name, seconds in rows:
+        t.add_row(name, f"{seconds:.2f}")
+    console.print(t)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", default=str(REPO / "build"))
@@ -108,27 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     summary["time_traces"] = time_traces(Path(args.build_dir))
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
-    t = Table(title=f"slowest of {summary['steps']} build steps ({summary['total_s']:.1f} s of work)")
-    t.add_column("step")
-    t.add_column("seconds", justify="right")
-    for s in summary["slowest"]:
-        t.add_row(s["step"], f"{s['seconds']:.2f}")
-    console.print(t)
-    t = Table(title="time per folder")
-    t.add_column("folder")
-    t.add_column("seconds", justify="right")
-    for folder, sec in summary["per_folder"].items():
-        t.add_row(folder, f"{sec:.2f}")
-    console.print(t)
-    t = Table(title="generated vs hand-written")
-    t.add_column("kind")
-    t.add_column("seconds", justify="right")
-    for kind, sec in summary["by_kind"].items():
-        t.add_row(kind, f"{sec:.2f}")
-    console.print(t)
+    _table(console, f"slowest of {summary['steps']} build steps ({summary['total_s']:.1f} s of work)", "step",
+           [(s["step"], s["seconds"]) for s in summary["slowest"]])
+    _table(console, "time per folder", "folder", list(summary["per_folder"].items()))
+    _table(console, "generated vs hand-written", "kind", list(summary["by_kind"].items()))
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=2))

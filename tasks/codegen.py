@@ -126,17 +126,14 @@ def plan_index(p: Paths) -> PlanIndex:
     except Exception:
         pass
     from codegen.errors import SourceError
+    from codegen.file_writer import atomic_write
 
     try:
         code = _code_hash()
         index = PlanIndex(tuple(UnitIndex(u.name, u.outputs, _unit_key(u, code)) for u in full_plan(p)))
     except SourceError as e:
         index = PlanIndex(error=str(e))
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(f".tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        pickle.dump((key, index), f, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, cache)
+    atomic_write(cache, pickle.dumps((key, index), protocol=pickle.HIGHEST_PROTOCOL))
     return index
 
 

@@ -3,8 +3,6 @@ and decorators), over the engine in csrc/autograd."""
 from __future__ import annotations
 
 import functools
-from typing import Sequence
-
 from . import _C
 
 __all__ = ["grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]

@@ -21,3 +21,17 @@ def tcore():
     except ImportError as e:
         pytest.fail(f"tcore is not built ({e}); run `doit` first (or `doit test`)")
     return module
+
+
+@pytest.fixture(scope="session")
+def pytorch_dir():
+    """PyTorch's operator YAML from the torch wheel on local disk (scripts/pytorch_yaml.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pytorch_yaml", ROOT / "scripts/pytorch_yaml.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    d = mod.pytorch_yaml_dir()
+    if d is None:
+        pytest.skip("PyTorch's YAML is not available (no torch wheel)")
+    return d

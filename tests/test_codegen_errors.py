@@ -2,8 +2,6 @@
 line and a caret under the column; exit 1; previous outputs left as they were."""
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

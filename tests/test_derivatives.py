@@ -7,7 +7,6 @@ import pytest
 from codegen.derivatives import check_against, load_deprecated, load_derivatives
 from codegen.errors import SourceError
 from codegen.load import load_operator_set
-from test_schema import pytorch_dir  # noqa: F401 - fixture
 
 NATIVE = """\
 - func: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -73,7 +72,7 @@ def test_entry_for_unknown_operator(tmp_path, opset):
     assert info.value.location.line == 1
 
 
-def test_pytorch_derivatives(pytorch_dir):  # noqa: F811
+def test_pytorch_derivatives(pytorch_dir):
     ds = load_derivatives(str(pytorch_dir / "derivatives.yaml"))
     assert len(ds) >= 680
     opset = load_operator_set(str(pytorch_dir / "native_functions.yaml"), str(pytorch_dir / "tags.yaml"))

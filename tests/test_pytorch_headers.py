@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from test_schema import pytorch_dir  # noqa: F401 - fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def generated(pytorch_dir, tmp_path_factory):  # noqa: F811
+def generated(pytorch_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("pytorch-gen")
     r = subprocess.run([sys.executable, "-m", "codegen.generate_code",
                         "--native-functions-path", str(pytorch_dir / "native_functions.yaml"),

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_schema import pytorch_dir  # noqa: F401 - fixture
 from workspace import executed_tasks, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +25,7 @@ def generated(gen: Path) -> dict:
     return {k: v for k, v in snapshot(gen).items() if k.startswith(("tcore/", "dispatch/", "python/", "cmake/"))}
 
 
-def test_one_entry_edit_at_pytorch_scale(pytorch_dir, tmp_path):  # noqa: F811
+def test_one_entry_edit_at_pytorch_scale(pytorch_dir, tmp_path):
     native = tmp_path / "native_functions.yaml"
     native.write_text((pytorch_dir / "native_functions.yaml").read_text())
     gen = tmp_path / "gen"

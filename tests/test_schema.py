@@ -2,7 +2,6 @@
 in errors, and property tests that bad input only ever raises SchemaError."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -15,21 +14,6 @@ from codegen.load import load_operator_set
 from codegen.schema import SchemaError, parse_schema
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _pytorch_yaml():
-    spec = importlib.util.spec_from_file_location("pytorch_yaml", ROOT / "scripts/pytorch_yaml.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.pytorch_yaml_dir()
-
-
-@pytest.fixture(scope="session")
-def pytorch_dir():
-    d = _pytorch_yaml()
-    if d is None:
-        pytest.skip("PyTorch's YAML is not available (no torch wheel)")
-    return d
 
 
 SAMPLES = [
