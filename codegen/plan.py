@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
-from . import gen_autograd, gen_dispatch, gen_headers, gen_python
+from . import gen_autograd, gen_dispatch, gen_headers, gen_python, gen_unboxing
 from .model import NativeFunction
 
 SUBSETS = ("libtorch", "pybindings", "python")
@@ -111,6 +111,10 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
             units.append(Unit(f"dispatch:{k}", dispatch_outputs(k),
                               _digest(options, _flat(shards[k])), ("Operators.cpp.j2", "Register.cpp.j2"),
                               partial(_render_dispatch, k, n, shards[k], layout)))
+    if libtorch:
+        for k in range(n):
+            units.append(Unit(f"jit:{k}", (f"jit/Unboxing_{k}.cpp",), _digest(options, _flat(shards[k])),
+                              ("unboxing.cpp.j2",), partial(_render_unboxing, k, n, shards[k], layout)))
     if libtorch and derivatives and not options.disable_autograd:
         by_name = {str(d.schema.name): d for d in derivatives}
         all_roots = set(groups)
@@ -165,6 +169,10 @@ def _root_of(d) -> str:
     return name.base
 
 
+def _render_unboxing(k: int, n: int, groups, layout) -> dict[str, str]:
+    return {f"jit/Unboxing_{k}.cpp": gen_unboxing.render_unboxing(k, n, _models_by_root(groups), layout)}
+
+
 def _render_autograd(k: int, n: int, groups, by_name, all_roots) -> dict[str, str]:
     return {f"autograd/Functions_{k}.cpp": gen_autograd.render_autograd(k, n, _models_by_root(groups), by_name, all_roots)}
 
@@ -191,6 +199,7 @@ def _render_aggregate(roots: list[str], options: Options, with_autograd: bool) -
         files.pop("tcore/Functions.h", None)
     n = options.shards_for(len(roots))
     core = [p for k in range(n) for p in dispatch_outputs(k) if "RegisterCUDA" not in p and "RegisterHIP" not in p]
+    core += [f"jit/Unboxing_{k}.cpp" for k in range(n)]
     backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in ("CUDA", "HIP")]
     python = [f"python/python_functions_{k}.cpp" for k in range(n)]
     autograd = [f"autograd/Functions_{k}.cpp" for k in range(n)] if with_autograd else []

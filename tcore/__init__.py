@@ -39,6 +39,8 @@ channels_last = _C.memory_format.channels_last
 
 _install(globals())
 
+from .ops import ops  # noqa: E402 - the boxed path (generated unboxing)
+
 if _C._has_autograd:
     from . import autograd
     from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -7,6 +7,7 @@
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
 #include "tcore/data/mnist.h"
+#include "tcore/jit/ivalue.h"
 #include "tcore/version.h"
 
 namespace tcore::python {
@@ -80,6 +81,38 @@ Tensor from_numpy(nb::ndarray<nb::numpy, nb::device::cpu> a, nb::handle obj) {
   return Tensor(std::make_shared<TensorImpl>(Storage(storage), dtype, sizes, strides, 0));
 }
 
+// Python value -> IValue, by its Python type (the unboxing code checks it against the schema).
+jit::IValue to_ivalue(nb::handle h) {
+  if (h.is_none()) return {};
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  if (PyBool_Check(h.ptr())) return h.ptr() == Py_True;
+  if (nb::isinstance<ScalarType>(h)) return static_cast<int64_t>(nb::cast<ScalarType>(h));
+  if (nb::isinstance<Layout>(h)) return static_cast<int64_t>(nb::cast<Layout>(h));
+  if (nb::isinstance<MemoryFormat>(h)) return static_cast<int64_t>(nb::cast<MemoryFormat>(h));
+  if (nb::isinstance<Device>(h)) return nb::cast<Device>(h).str();
+  if (PyLong_Check(h.ptr())) return nb::cast<int64_t>(h);
+  if (PyFloat_Check(h.ptr())) return nb::cast<double>(h);
+  if (PyUnicode_Check(h.ptr())) return nb::cast<std::string>(h);
+  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    jit::List l;
+    for (nb::handle x : nb::borrow<nb::sequence>(h)) l.push_back(to_ivalue(x));
+    return l;
+  }
+  throw TypeError(std::string("cannot pass a ") + Py_TYPE(h.ptr())->tp_name + " to a boxed operator");
+}
+
+nb::object from_ivalue(const jit::IValue& v) {
+  return std::visit([](const auto& x) -> nb::object {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, std::monostate>) return nb::none();
+    else if constexpr (std::is_same_v<T, jit::List>) {
+      nb::list l;
+      for (const auto& e : x) l.append(from_ivalue(e));
+      return l;
+    } else return nb::cast(x);
+  }, v.value);
+}
+
 nb::object item(const Tensor& t) {
   TCORE_CHECK_VALUE(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   return dispatch_dtype(t.dtype(), "item", [&](auto tag) -> nb::object {
@@ -151,6 +184,28 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
     return from_numpy(a, arr);
   }, nb::arg("ndarray"));
   m.def("_read_idx", &data::read_idx, nb::arg("path"));
+  m.def("_boxed_operators", [] {
+    nb::list out;
+    for (const jit::BoxedOperator* op : jit::boxed_operators()) {
+      nb::list args;
+      for (const auto& a : op->arguments)
+        args.append(nb::make_tuple(a.name, a.type, a.has_default, a.kwarg_only, from_ivalue(a.default_value)));
+      out.append(nb::make_tuple(op->name, op->schema, args, op->returns));
+    }
+    return out;
+  });
+  m.def("_call_boxed", [](const std::string& name, nb::list args) {
+    jit::Stack stack;
+    for (nb::handle a : args) stack.push_back(to_ivalue(a));
+    jit::Stack out;
+    {
+      nb::gil_scoped_release nogil;
+      out = jit::call_boxed(name, std::move(stack));
+    }
+    nb::list results;
+    for (const auto& v : out) results.append(from_ivalue(v));
+    return results;
+  });
   m.def("_schemas", [] {
     std::vector<std::string> out;
     for (const OperatorEntry* e : OperatorEntry::all()) out.push_back(e->schema());
