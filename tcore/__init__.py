@@ -39,6 +39,7 @@ channels_last = _C.memory_format.channels_last
 
 _install(globals())
 
+from . import jit  # noqa: E402 - the IR interpreter
 from .ops import ops  # noqa: E402 - the boxed path (generated unboxing)
 
 if _C._has_autograd:

@@ -7,6 +7,7 @@
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
 #include "tcore/data/mnist.h"
+#include "tcore/jit/graph.h"
 #include "tcore/jit/ivalue.h"
 #include "tcore/version.h"
 
@@ -194,6 +195,24 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
     }
     return out;
   });
+  nb::class_<jit::Graph>(m, "Graph")
+      .def_static("load", &jit::Graph::load, nb::arg("path"))
+      .def_static("parse", &jit::Graph::parse, nb::arg("text"), nb::arg("filename") = "<graph>")
+      .def("operators", &jit::Graph::operators)
+      .def_prop_ro("inputs", &jit::Graph::inputs)
+      .def("__call__", [](const jit::Graph& g, nb::args args) {
+        jit::Stack stack;
+        for (nb::handle a : args) stack.push_back(to_ivalue(a));
+        jit::Stack out;
+        {
+          nb::gil_scoped_release nogil;
+          out = g.run(std::move(stack));
+        }
+        if (out.size() == 1) return from_ivalue(out[0]);
+        nb::list l;
+        for (const auto& v : out) l.append(from_ivalue(v));
+        return nb::object(nb::tuple(l));
+      });
   m.def("_call_boxed", [](const std::string& name, nb::list args) {
     jit::Stack stack;
     for (nb::handle a : args) stack.push_back(to_ivalue(a));
