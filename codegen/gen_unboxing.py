@@ -136,3 +136,27 @@ def render_unboxing(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
     roots = sorted({r for r, fs in groups.items() if any(unboxed(f) for f in fs)})
     headers = sorted({layout.api_header(r) for r in roots})
     return render("unboxing.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, ops=ops)
+
+
+def traced(f: NativeFunction) -> dict | None:
+    """The trace kernel's view of one function (same types as unboxing; tensor returns only)."""
+    if unboxed(f) is None:
+        return None
+    rets = f.func.returns
+    if not all(isinstance(r.type, BaseType) and r.type.name == "Tensor" for r in rets):
+        return None
+    args = cpp.dispatcher_args(f.func)
+    if len(rets) == 1 and not f.func.returns_tuple:
+        outputs = "{result}"
+    else:
+        outputs = "{" + ", ".join(f"std::get<{i}>(result)" for i in range(len(rets))) + "}"
+    return dict(struct=cpp.struct_name(f.func), name=str(f.func.name), ret=cpp.return_type(f.func),
+                params=", ".join(a.decl(False) for a in args), args=[a.name for a in args],
+                call_args=", ".join(a.name for a in args), outputs=outputs, void=not rets)
+
+
+def render_trace(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]]) -> str:
+    ops = [t for fs in groups.values() for f in fs if (t := traced(f)) is not None]
+    roots = sorted({r for r, fs in groups.items() if any(traced(f) for f in fs)})
+    headers = [f"tcore/ops/{r}_ops.h" for r in roots]
+    return render("trace.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, ops=ops)

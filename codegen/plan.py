@@ -113,8 +113,9 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
                               partial(_render_dispatch, k, n, shards[k], layout)))
     if libtorch:
         for k in range(n):
-            units.append(Unit(f"jit:{k}", (f"jit/Unboxing_{k}.cpp",), _digest(options, _flat(shards[k])),
-                              ("unboxing.cpp.j2",), partial(_render_unboxing, k, n, shards[k], layout)))
+            units.append(Unit(f"jit:{k}", (f"jit/Unboxing_{k}.cpp", f"jit/Trace_{k}.cpp"),
+                              _digest(options, _flat(shards[k])), ("unboxing.cpp.j2", "trace.cpp.j2"),
+                              partial(_render_unboxing, k, n, shards[k], layout)))
     if libtorch and derivatives and not options.disable_autograd:
         by_name = {str(d.schema.name): d for d in derivatives}
         all_roots = set(groups)
@@ -170,7 +171,9 @@ def _root_of(d) -> str:
 
 
 def _render_unboxing(k: int, n: int, groups, layout) -> dict[str, str]:
-    return {f"jit/Unboxing_{k}.cpp": gen_unboxing.render_unboxing(k, n, _models_by_root(groups), layout)}
+    models = _models_by_root(groups)
+    return {f"jit/Unboxing_{k}.cpp": gen_unboxing.render_unboxing(k, n, models, layout),
+            f"jit/Trace_{k}.cpp": gen_unboxing.render_trace(k, n, models)}
 
 
 def _render_autograd(k: int, n: int, groups, by_name, all_roots) -> dict[str, str]:
@@ -199,7 +202,7 @@ def _render_aggregate(roots: list[str], options: Options, with_autograd: bool) -
         files.pop("tcore/Functions.h", None)
     n = options.shards_for(len(roots))
     core = [p for k in range(n) for p in dispatch_outputs(k) if "RegisterCUDA" not in p and "RegisterHIP" not in p]
-    core += [f"jit/Unboxing_{k}.cpp" for k in range(n)]
+    core += [f"jit/{kind}_{k}.cpp" for kind in ("Unboxing", "Trace") for k in range(n)]
     backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in ("CUDA", "HIP")]
     python = [f"python/python_functions_{k}.cpp" for k in range(n)]
     autograd = [f"autograd/Functions_{k}.cpp" for k in range(n)] if with_autograd else []

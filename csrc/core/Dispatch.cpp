@@ -9,7 +9,21 @@ namespace tcore {
 namespace {
 thread_local bool grad_mode_enabled = true;
 thread_local bool below_autograd = false;
+thread_local bool tracing = false;
+thread_local bool below_tracer = false;
+std::atomic<int> tracing_threads{0};
 }  // namespace
+
+bool Tracing::active() {
+  return tracing_threads.load(std::memory_order_relaxed) != 0 && tracing && !below_tracer;
+}
+void Tracing::set_active(bool on) {
+  if (on == tracing) return;
+  tracing = on;
+  tracing_threads.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+}
+AutoDispatchBelowTracer::AutoDispatchBelowTracer() : prev_(below_tracer) { below_tracer = true; }
+AutoDispatchBelowTracer::~AutoDispatchBelowTracer() { below_tracer = prev_; }
 
 bool GradMode::is_enabled() { return grad_mode_enabled; }
 void GradMode::set_enabled(bool enabled) { grad_mode_enabled = enabled; }
@@ -19,6 +33,7 @@ bool AutoDispatchBelowAutograd::active() { return below_autograd; }
 
 const char* to_string(DispatchKey k) {
   switch (k) {
+    case DispatchKey::Tracer: return "Tracer";
     case DispatchKey::Autograd: return "Autograd";
     case DispatchKey::CPU: return "CPU";
     case DispatchKey::CUDA: return "CUDA";
@@ -99,7 +114,7 @@ OperatorEntry::AnyFn OperatorEntry::fallback(DispatchKey key) const {
                               " backend (schema: ", schema_, ")"));
 }
 
-DispatchKey dispatch_key_for(Device device) {
+DispatchKey dispatch_key_for_device(Device device) {
   switch (device.type) {
     case DeviceType::CUDA: return DispatchKey::CUDA;
     case DeviceType::HIP: return DispatchKey::HIP;
@@ -107,8 +122,5 @@ DispatchKey dispatch_key_for(Device device) {
   }
 }
 
-DispatchKey dispatch_key_for(const std::optional<Device>& device) {
-  return device ? dispatch_key_for(*device) : DispatchKey::CPU;
-}
 
 }  // namespace tcore

@@ -9,6 +9,7 @@
 #include "tcore/data/mnist.h"
 #include "tcore/jit/graph.h"
 #include "tcore/jit/ivalue.h"
+#include "tcore/jit/tracer.h"
 #include "tcore/version.h"
 
 namespace tcore::python {
@@ -213,6 +214,9 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
         for (const auto& v : out) l.append(from_ivalue(v));
         return nb::object(nb::tuple(l));
       });
+  m.def("_trace_start", [](std::vector<Tensor> inputs) { jit::tracer::start(inputs); });
+  m.def("_trace_stop", [](std::vector<Tensor> outputs) { return jit::tracer::stop(outputs); });
+  m.def("_trace_abandon", &jit::tracer::abandon);
   m.def("_call_boxed", [](const std::string& name, nb::list args) {
     jit::Stack stack;
     for (nb::handle a : args) stack.push_back(to_ivalue(a));

@@ -12,6 +12,7 @@
 namespace tcore {
 
 enum class DispatchKey : uint8_t {
+  Tracer,  // records operators into the IR while tcore::jit tracing is on
   Autograd,
   CPU,
   CUDA,
@@ -78,6 +79,22 @@ struct TCORE_API AutoGradMode {
 struct TCORE_API NoGradGuard : AutoGradMode {
   NoGradGuard() : AutoGradMode(false) {}
 };
+// Tracing (tcore/jit/tracer.h) is on for this thread; a process-wide count keeps the
+// check free when no thread traces.
+struct TCORE_API Tracing {
+  static bool active();
+  static void set_active(bool on);
+};
+struct TCORE_API AutoDispatchBelowTracer {
+  AutoDispatchBelowTracer();
+  ~AutoDispatchBelowTracer();
+  AutoDispatchBelowTracer(const AutoDispatchBelowTracer&) = delete;
+  AutoDispatchBelowTracer& operator=(const AutoDispatchBelowTracer&) = delete;
+
+ private:
+  bool prev_;
+};
+
 // Autograd kernels call the backend kernels under this guard.
 struct TCORE_API AutoDispatchBelowAutograd {
   AutoDispatchBelowAutograd();
@@ -90,8 +107,13 @@ struct TCORE_API AutoDispatchBelowAutograd {
   bool prev_;
 };
 
-TCORE_API DispatchKey dispatch_key_for(Device device);
-TCORE_API DispatchKey dispatch_key_for(const std::optional<Device>& device);
+TCORE_API DispatchKey dispatch_key_for_device(Device device);
+inline DispatchKey dispatch_key_for(Device device) {
+  return Tracing::active() ? DispatchKey::Tracer : dispatch_key_for_device(device);
+}
+inline DispatchKey dispatch_key_for(const std::optional<Device>& device) {
+  return dispatch_key_for(device.value_or(Device(DeviceType::CPU)));
+}
 
 namespace detail {
 inline bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
@@ -126,12 +148,13 @@ inline const Tensor* first_defined(ArrayRef<std::optional<Tensor>> ts) {
 // backend of the first defined tensor argument (CPU when there is none).
 template <typename... Ts>
 DispatchKey dispatch_key_of(const Ts&... args) {
+  if (Tracing::active()) return DispatchKey::Tracer;
   if (GradMode::is_enabled() && !AutoDispatchBelowAutograd::active() && (detail::needs_grad(args) || ...)) {
     return DispatchKey::Autograd;
   }
   const Tensor* found = nullptr;
   ((found = found ? found : detail::first_defined(args)), ...);
-  return found ? dispatch_key_for(found->device()) : DispatchKey::CPU;
+  return found ? dispatch_key_for_device(found->device()) : DispatchKey::CPU;
 }
 
 }  // namespace tcore
