@@ -13,7 +13,7 @@ from .errors import SourceError
 from .file_writer import FileWriter
 from .load import check_kernels_exist, load_operator_set
 from .plan import DEFAULT_SHARDS, SUBSETS, Options, make_plan
-from .selective import select_operators
+from .selective import selected_names
 
 
 def check_derivatives(opset, path: str):
@@ -59,14 +59,15 @@ def run(args: argparse.Namespace) -> FileWriter:
         check_kernels_exist(opset.functions, args.kernel_source_dir,
                             {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
     derivatives, deprecated = check_derivatives(opset, args.derivatives_path) if args.derivatives_path else ((), ())
-    opset = select_operators(opset, args.selected_op_list_path, args.operators_yaml_path)
+    selected = selected_names(opset, args.selected_op_list_path, args.operators_yaml_path,
+                              [f"{d}/composite" for d in args.kernel_source_dir])
     options = Options(
         per_operator_headers=args.per_operator_headers,
         subsets=frozenset([args.subset] if args.subset else SUBSETS),
         disable_autograd=args.disable_autograd,
         num_shards=args.num_shards,
     )
-    units = make_plan(opset, options, derivatives, deprecated)
+    units = make_plan(opset, options, derivatives, deprecated, selected)
     rendered = [(u, u.render()) for u in units]  # render everything before writing anything
     writer = FileWriter(args.install_dir)
     for _, files in rendered:

@@ -7,7 +7,7 @@ render function. The doit tasks and the generate_code CLI share this plan.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
 
@@ -30,6 +30,7 @@ class Options:
     subsets: frozenset[str] = frozenset(SUBSETS)
     disable_autograd: bool = False
     num_shards: int | None = None  # None: DEFAULT_SHARDS, more for large operator sets
+    selection: str = ""  # digest of a selective build's operator list
 
     def shards_for(self, num_roots: int) -> int:
         if self.num_shards is not None:
@@ -37,7 +38,8 @@ class Options:
         return max(DEFAULT_SHARDS, -(-num_roots // OPS_PER_SHARD))
 
     def key(self) -> str:
-        return f"{self.per_operator_headers}:{sorted(self.subsets)}:{self.disable_autograd}:{self.num_shards}"
+        return (f"{self.per_operator_headers}:{sorted(self.subsets)}:{self.disable_autograd}:{self.num_shards}:"
+                f"{self.selection}")
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,30 @@ def dispatch_outputs(shard: int) -> tuple[str, ...]:
     )
 
 
-def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tuple = ()) -> list[Unit]:
+def _name(f) -> str:
+    return f.name if isinstance(f.name, str) else str(f.func.name)
+
+
+def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tuple = (),
+              selected: frozenset[str] | None = None) -> list[Unit]:
     """opset: an OperatorSet or a LazySet (models are only unpickled by render());
-    derivatives: the entries of derivatives.yaml (autograd code unless disabled)."""
-    groups = opset.by_root()
+    derivatives: the entries of derivatives.yaml (autograd code unless disabled);
+    selected: a selective build's operators. Every operator keeps its headers and its
+    dispatcher entry point (so kernel sources compile and link); only the selected ones
+    get kernels registered, bindings, unboxing, tracing and autograd code."""
+    all_groups = opset.by_root()
+    if selected is not None:
+        options = replace(options, selection=hashlib.sha1("\n".join(sorted(selected)).encode()).hexdigest())
+    groups = all_groups
     layout = gen_headers.Layout(options.per_operator_headers)
     n = options.shards_for(len(groups))
     shards: list[dict[str, tuple[NativeFunction, ...]]] = [{} for _ in range(n)]
+    chosen: list[dict[str, tuple[NativeFunction, ...]]] = [{} for _ in range(n)]  # the selected part
     for root, fs in groups.items():
         shards[shard_of(root, n)][root] = fs
+        kept = fs if selected is None else tuple(f for f in fs if _name(f) in selected)
+        if kept:
+            chosen[shard_of(root, n)][root] = kept
     units: list[Unit] = []
     roots = list(groups)
     libtorch = "libtorch" in options.subsets
@@ -110,12 +127,12 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
         for k in range(n):
             units.append(Unit(f"dispatch:{k}", dispatch_outputs(k),
                               _digest(options, _flat(shards[k])), ("Operators.cpp.j2", "Register.cpp.j2"),
-                              partial(_render_dispatch, k, n, shards[k], layout)))
+                              partial(_render_dispatch, k, n, shards[k], chosen[k], layout)))
     if libtorch:
         for k in range(n):
             units.append(Unit(f"jit:{k}", (f"jit/Unboxing_{k}.cpp", f"jit/Trace_{k}.cpp"),
                               _digest(options, _flat(shards[k])), ("unboxing.cpp.j2", "trace.cpp.j2"),
-                              partial(_render_unboxing, k, n, shards[k], layout)))
+                              partial(_render_unboxing, k, n, chosen[k], layout)))
     if libtorch and derivatives and not options.disable_autograd:
         by_name = {str(d.schema.name): d for d in derivatives}
         all_roots = set(groups)
@@ -123,18 +140,20 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
             related = sorted(d.source for d in derivatives if shard_of(_root_of(d), n) == k)
             units.append(Unit(f"autograd:{k}", (f"autograd/Functions_{k}.cpp",),
                               _digest(options, _flat(shards[k]), "\n".join(related)), ("autograd_functions.cpp.j2",),
-                              partial(_render_autograd, k, n, shards[k], by_name, all_roots)))
+                              partial(_render_autograd, k, n, chosen[k], by_name, all_roots)))
     if "pybindings" in options.subsets:
         for k in range(n):
             old = tuple(d for d in deprecated if d.schema.name.base in shards[k])
             units.append(Unit(f"pybind:{k}", (f"python/python_functions_{k}.cpp",),
                               _digest(options, _flat(shards[k]), "\n".join(d.source for d in old)),
-                              ("python_functions.cpp.j2",), partial(_render_python, k, n, shards[k], layout, old)))
+                              ("python_functions.cpp.j2",), partial(_render_python, k, n, chosen[k], layout, old)))
     aggregate = _aggregate_outputs(options)
     with_autograd = bool(derivatives) and not options.disable_autograd
-    units.append(Unit("aggregate", tuple(aggregate), _digest(options, (), "\n".join(roots) + f"|{with_autograd}"),
-                      ("Functions.h.j2", "OpaqueTypes.h.j2", "python_bindings.h.j2", "sources.cmake.j2"),
-                      partial(_render_aggregate, roots, options, with_autograd)))
+    unselected = () if selected is None else tuple(sorted(_name(f) for f in opset.functions if _name(f) not in selected))
+    units.append(Unit("aggregate", tuple(aggregate),
+                      _digest(options, (), "\n".join(roots) + f"|{with_autograd}|" + ",".join(unselected)),
+                      ("Functions.h.j2", "OpaqueTypes.h.j2", "python_bindings.h.j2", "sources.cmake.j2", "Selection.cpp.j2"),
+                      partial(_render_aggregate, roots, options, with_autograd, unselected)))
     return units
 
 
@@ -157,11 +176,11 @@ def _render_monolithic(groups) -> dict[str, str]:
     return gen_headers.render_monolithic(_models_by_root(groups))
 
 
-def _render_dispatch(k: int, n: int, groups, layout) -> dict[str, str]:
-    groups = _models_by_root(groups)
-    files = {f"dispatch/Operators_{k}.cpp": gen_dispatch.render_operators(k, n, groups, layout)}
+def _render_dispatch(k: int, n: int, groups, chosen, layout) -> dict[str, str]:
+    files = {f"dispatch/Operators_{k}.cpp": gen_dispatch.render_operators(k, n, _models_by_root(groups), layout)}
+    chosen = _models_by_root(chosen)
     for key in gen_dispatch.REGISTERED_KEYS:
-        files[f"dispatch/Register{key}_{k}.cpp"] = gen_dispatch.render_registration(key, k, n, groups, layout)
+        files[f"dispatch/Register{key}_{k}.cpp"] = gen_dispatch.render_registration(key, k, n, chosen, layout)
     return files
 
 
@@ -186,7 +205,7 @@ def _render_python(k: int, n: int, groups, layout, deprecated=()) -> dict[str, s
 
 
 def _aggregate_outputs(options: Options) -> list[str]:
-    out = ["tcore/OpaqueTypes.h", "cmake/sources.cmake"]
+    out = ["tcore/OpaqueTypes.h", "cmake/sources.cmake", "dispatch/Selection.cpp"]
     if "libtorch" in options.subsets and options.per_operator_headers:
         out.append("tcore/Functions.h")
     if "pybindings" in options.subsets:
@@ -194,7 +213,7 @@ def _aggregate_outputs(options: Options) -> list[str]:
     return out
 
 
-def _render_aggregate(roots: list[str], options: Options, with_autograd: bool) -> dict[str, str]:
+def _render_aggregate(roots: list[str], options: Options, with_autograd: bool, unselected: tuple = ()) -> dict[str, str]:
     from .templates import render
 
     files = gen_headers.render_aggregates(roots, options.per_operator_headers)
@@ -203,6 +222,8 @@ def _render_aggregate(roots: list[str], options: Options, with_autograd: bool) -
     n = options.shards_for(len(roots))
     core = [p for k in range(n) for p in dispatch_outputs(k) if "RegisterCUDA" not in p and "RegisterHIP" not in p]
     core += [f"jit/{kind}_{k}.cpp" for kind in ("Unboxing", "Trace") for k in range(n)]
+    core.append("dispatch/Selection.cpp")
+    files["dispatch/Selection.cpp"] = render("Selection.cpp.j2", unselected=unselected)
     backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in ("CUDA", "HIP")]
     python = [f"python/python_functions_{k}.cpp" for k in range(n)]
     autograd = [f"autograd/Functions_{k}.cpp" for k in range(n)] if with_autograd else []

@@ -8,7 +8,9 @@ An unknown operator is an error naming it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
 
 from .errors import Location, SourceError
 from .yaml_source import read_source
@@ -58,10 +60,20 @@ def _names(f) -> tuple[str, str, str]:
 
 
 def select_operators(opset, list_path: str | None, operators_path: str | None):
-    """The operator set (OperatorSet or LazySet) restricted to the selection."""
+    """The operator set (OperatorSet or LazySet) restricted to the selection (no closure)."""
+    selected = selected_names(opset, list_path, operators_path)
+    if selected is None:
+        return opset
+    return replace(opset, functions=tuple(f for f in opset.functions if _names(f)[0] in selected))
+
+
+def selected_names(opset, list_path: str | None, operators_path: str | None,
+                   composite_dirs: list[str] = ()) -> frozenset[str] | None:
+    """The overload names a selection keeps (None: no selection). With composite_dirs,
+    a composite operator pulls in every operator its kernel calls, transitively."""
     selection = read_selection(list_path, operators_path)
     if selection is None:
-        return opset
+        return None
     exact, roots = selection
     names = [_names(f) for f in opset.functions]
     all_full = {n[0] for n in names}
@@ -73,8 +85,38 @@ def select_operators(opset, list_path: str | None, operators_path: str | None):
     for root in sorted(roots):
         if root not in all_roots:
             raise SourceError(f"selected operator {root!r} is not in native_functions.yaml", Location(where, 1))
-    keep = tuple(
-        f for f, (full, root, base) in zip(opset.functions, names)
-        if full in exact or root in roots or base in roots or ("." not in full and f"{full}.default" in exact)
-    )
-    return replace(opset, functions=keep)
+    keep = {full for full, root, base in names
+            if full in exact or root in roots or base in roots or ("." not in full and f"{full}.default" in exact)}
+    if composite_dirs:
+        calls = composite_calls(composite_dirs)
+        by_root: dict[str, set[str]] = {}
+        for full, root, base in names:
+            by_root.setdefault(root, set()).add(full)
+            by_root.setdefault(base, set()).add(full)
+        dispatch = {_names(f)[0]: f.dispatch for f in opset.functions}
+        todo = list(keep)
+        while todo:
+            for key, kernel in dispatch[todo.pop()]:
+                if key.startswith("Composite"):
+                    for root in calls.get(kernel.split("::")[-1], ()):
+                        for full in by_root.get(root, ()):
+                            if full not in keep:
+                                keep.add(full)
+                                todo.append(full)
+    return frozenset(keep)
+
+
+_KERNEL_DEF = re.compile(r"^Tensor\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
+_PUBLIC_CALL = re.compile(r"tcore::([a-z_][a-z0-9_]*)\s*\(")
+
+
+def composite_calls(dirs) -> dict[str, set[str]]:
+    """Composite kernel name -> the public operators (root names) its body calls."""
+    calls: dict[str, set[str]] = {}
+    for d in dirs:
+        for f in sorted(Path(d).glob("*.cpp")):
+            text = f.read_text()
+            starts = [(m.start(), m.group(1)) for m in _KERNEL_DEF.finditer(text)] + [(len(text), "")]
+            for (start, name), (end, _) in zip(starts, starts[1:]):
+                calls.setdefault(name, set()).update(_PUBLIC_CALL.findall(text[start:end]))
+    return calls

@@ -35,6 +35,7 @@ def cmake_args(p: Paths) -> list[str]:
         f"-DCMAKE_BUILD_TYPE={os.environ.get('CMAKE_BUILD_TYPE', 'Release')}",
     ]
     args.append(f"-DTCORE_AUTOGRAD={'OFF' if p.disable_autograd else 'ON'}")
+    args.append(f"-DTCORE_SELECTIVE={'ON' if p.selected_ops else 'OFF'}")
     for name in ("USE_CUDA", "USE_ROCM"):
         value = tristate(name)
         if value is not None:

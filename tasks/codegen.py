@@ -73,7 +73,7 @@ def full_plan(p: Paths):
     """Parse (cached per entry), validate and plan. Imports the generator."""
     from codegen.load import check_kernels_exist, load_lazy_set
     from codegen.plan import Options, make_plan
-    from codegen.selective import select_operators
+    from codegen.selective import selected_names
 
     opset = load_lazy_set(str(p.native_functions), str(p.tags), str(p.state_dir / "codegen-cache"))
     dirs = _kernel_dirs(p)
@@ -87,9 +87,10 @@ def full_plan(p: Paths):
         check_against(derivatives, opset.schemas(), opset.autogen_names())
         old = p.derivatives.with_name("deprecated.yaml")
         deprecated = load_deprecated(str(old)) if old.exists() and not p.custom_ops else ()
-    opset = select_operators(opset, str(p.selected_ops) if p.selected_ops else None, None)
+    selected = selected_names(opset, str(p.selected_ops) if p.selected_ops else None, None,
+                              [str(d / "composite") for d in _kernel_dirs(p)])
     options = Options(per_operator_headers=True, disable_autograd=p.disable_autograd)
-    return make_plan(opset, options, () if p.disable_autograd else derivatives, deprecated)
+    return make_plan(opset, options, () if p.disable_autograd else derivatives, deprecated, selected)
 
 
 @lru_cache(maxsize=None)

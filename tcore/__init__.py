@@ -47,3 +47,12 @@ if _C._has_autograd:
     from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = sorted(name for name in globals() if not name.startswith("_"))
+
+
+_UNSELECTED = {name.split(".")[0] for name in _C._unselected_operators()}
+
+
+def __getattr__(name: str):
+    if name in _UNSELECTED:
+        raise AttributeError(f"tcore.{name} is not built in this selective build (TCORE_SELECTED_OP_LIST_PATH)")
+    raise AttributeError(f"module 'tcore' has no attribute {name!r}")

@@ -84,6 +84,8 @@ class _Ops:
         try:
             return self.__dict__["_packets"][name]
         except KeyError:
+            if any(n.split(".")[0] == name for n in _C._unselected_operators()):
+                raise AttributeError(f"operator tcore::{name} is not built in this selective build") from None
             raise AttributeError(f"no operator tcore::{name}") from None
 
     def schemas(self) -> list[str]:

@@ -117,10 +117,17 @@ def test_selected_ops(tmp_path):
     ops.write_text("- add.Tensor\n- mm\n")
     r = generate(NATIVE, tmp_path / "sel", "--selected-op-list-path", str(ops))
     assert r.returncode == 0, r.stderr
-    headers = sorted(p.name for p in (tmp_path / "sel/tcore/ops").glob("*_ops.h"))
-    assert headers == ["add_ops.h", "mm_ops.h"]
-    text = (tmp_path / "sel/tcore/ops/add_ops.h").read_text()
-    assert "add_Tensor" in text and "add_Scalar" not in text
+    sel = tmp_path / "sel"
+    # every operator keeps its headers (kernel sources compile); only the selected ones
+    # get registrations, bindings and unboxing
+    assert (sel / "tcore/ops/sub_ops.h").exists()
+    registered = "".join(p.read_text() for p in sel.glob("dispatch/Register*.cpp"))
+    assert "ops::add_Tensor>" in registered and "ops::mm>" in registered
+    assert "ops::sub_Tensor>" not in registered and "ops::add_Scalar>" not in registered
+    bindings = "".join(p.read_text() for p in sel.glob("python/python_functions_*.cpp"))
+    assert '"add"' in bindings and '"sub"' not in bindings
+    left_out = (sel / "dispatch/Selection.cpp").read_text()
+    assert '"sub.Tensor",' in left_out and '"add.Tensor",' not in left_out
     ops.write_text("- not_an_op\n")
     r = generate(NATIVE, tmp_path / "sel2", "--selected-op-list-path", str(ops))
     assert r.returncode == 1 and "not_an_op" in r.stderr

@@ -110,6 +110,9 @@ OperatorEntry::AnyFn OperatorEntry::fallback(DispatchKey key) const {
     throw Error(detail::str_cat("the derivative for '", qualified_name(),
                                 "' is not implemented (no formula in derivatives.yaml)"));
   }
+  if (is_unselected_operator(qualified_name())) {
+    throw Error(detail::str_cat("operator tcore::", qualified_name(), " is not built in this selective build"));
+  }
   throw Error(detail::str_cat("operator ", qualified_name(), " has no kernel for the ", to_string(key),
                               " backend (schema: ", schema_, ")"));
 }

@@ -1,6 +1,8 @@
 // The IR parser (a tokenizer and recursive descent) and the interpreter.
 #include "tcore/jit/graph.h"
 
+#include "tcore/core/Dispatch.h"
+
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -211,7 +213,11 @@ class Parser {
       n.op += "." + take().text;
     }
     n.boxed = find_boxed(n.op);
-    if (n.boxed == nullptr) throw lexer_.error(ns.line, ns.col, "unknown operator 'tcore::" + n.op + "'");
+    if (n.boxed == nullptr) {
+      const bool left_out = is_unselected_operator(n.op);
+      throw lexer_.error(ns.line, ns.col, (left_out ? "operator 'tcore::" + n.op + "' is not built in this selective build"
+                                                    : "unknown operator 'tcore::" + n.op + "'"));
+    }
     expect("(", "'('");
     n.inputs = operands(")");
     return n;

@@ -1,5 +1,7 @@
 #include "tcore/jit/ivalue.h"
 
+#include "tcore/core/Dispatch.h"
+
 #include <mutex>
 #include <sstream>
 
@@ -68,6 +70,8 @@ std::vector<const BoxedOperator*> boxed_operators() {
 
 Stack call_boxed(const std::string& name, Stack args) {
   const BoxedOperator* op = find_boxed(name);
+  TCORE_CHECK(op != nullptr || !is_unselected_operator(name), "operator 'tcore::", name,
+              "' is not built in this selective build");
   TCORE_CHECK(op != nullptr, "unknown operator 'tcore::", name, "'");
   size_t required = 0;
   for (size_t i = 0; i < op->arguments.size(); ++i)

@@ -214,6 +214,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
         for (const auto& v : out) l.append(from_ivalue(v));
         return nb::object(nb::tuple(l));
       });
+  m.def("_unselected_operators", [] { return unselected_operators(); });
   m.def("_trace_start", [](std::vector<Tensor> inputs) { jit::tracer::start(inputs); });
   m.def("_trace_stop", [](std::vector<Tensor> outputs) { return jit::tracer::stop(outputs); });
   m.def("_trace_abandon", &jit::tracer::abandon);

@@ -107,6 +107,10 @@ struct TCORE_API AutoDispatchBelowAutograd {
   bool prev_;
 };
 
+// Operators a selective build leaves out (generated dispatch/Selection.cpp).
+TCORE_API const std::vector<std::string>& unselected_operators();
+TCORE_API bool is_unselected_operator(const std::string& name);
+
 TCORE_API DispatchKey dispatch_key_for_device(Device device);
 inline DispatchKey dispatch_key_for(Device device) {
   return Tracing::active() ? DispatchKey::Tracer : dispatch_key_for_device(device);
