@@ -87,23 +87,29 @@ def selected_names(opset, list_path: str | None, operators_path: str | None,
             raise SourceError(f"selected operator {root!r} is not in native_functions.yaml", Location(where, 1))
     keep = {full for full, root, base in names
             if full in exact or root in roots or base in roots or ("." not in full and f"{full}.default" in exact)}
-    if composite_dirs:
-        calls = composite_calls(composite_dirs)
-        by_root: dict[str, set[str]] = {}
-        for full, root, base in names:
-            by_root.setdefault(root, set()).add(full)
-            by_root.setdefault(base, set()).add(full)
-        dispatch = {_names(f)[0]: f.dispatch for f in opset.functions}
-        todo = list(keep)
-        while todo:
-            for key, kernel in dispatch[todo.pop()]:
-                if key.startswith("Composite"):
-                    for root in calls.get(kernel.split("::")[-1], ()):
-                        for full in by_root.get(root, ()):
-                            if full not in keep:
-                                keep.add(full)
-                                todo.append(full)
-    return frozenset(keep)
+    return frozenset(close_over_composites(opset, keep, composite_dirs) if composite_dirs else keep)
+
+
+def close_over_composites(opset, keep: set[str], composite_dirs) -> set[str]:
+    """keep, plus every operator a kept composite kernel calls, transitively."""
+    calls = composite_calls(composite_dirs)
+    names = [_names(f) for f in opset.functions]
+    by_root: dict[str, set[str]] = {}
+    for full, root, base in names:
+        by_root.setdefault(root, set()).add(full)
+        by_root.setdefault(base, set()).add(full)
+    dispatch = {_names(f)[0]: f.dispatch for f in opset.functions}
+    keep = set(keep)
+    todo = list(keep)
+    while todo:
+        for key, kernel in dispatch[todo.pop()]:
+            if key.startswith("Composite"):
+                for root in calls.get(kernel.split("::")[-1], ()):
+                    for full in by_root.get(root, ()):
+                        if full not in keep:
+                            keep.add(full)
+                            todo.append(full)
+    return keep
 
 
 _KERNEL_DEF = re.compile(r"^Tensor\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)

@@ -256,3 +256,35 @@ def test_build_without_autograd(ws):
         assert r.returncode == 0, r.stdout[-2000:]
     finally:
         doit(ws)
+
+
+def test_selective_build_runs_its_graph_and_is_smaller(ws, tmp_path_factory):
+    """Build only what tests/graphs/mlp.ir needs (scripts/gen_op_list.py), run the graph,
+    and check that other operators are refused and that the library is smaller."""
+    sel = copy_repository(tmp_path_factory.mktemp("tcore-selective"))
+    ops = sel / "ops.yaml"
+    subprocess.run([sys.executable, str(sel / "scripts/gen_op_list.py"), str(sel / "tests/graphs/mlp.ir"),
+                    "--out", str(ops)], check=True, cwd=sel)
+    env = env_for(sel, TCORE_SELECTED_OP_LIST_PATH=str(ops))
+    doit(sel, env=env)
+    code = (
+        "import tcore, numpy as np\n"
+        "x, w1, w2 = (tcore.tensor(np.ones(s, np.float32)) for s in ((2, 3), (3, 4), (4, 2)))\n"
+        "s, o = tcore.jit.load('tests/graphs/mlp.ir')(x, w1, w2)\n"
+        "print(s.numpy().ravel().tolist())\n"
+        "for attempt in (lambda: tcore.div, lambda: tcore.ops.div,\n"
+        "                lambda: tcore.jit.loads('graph(%a):\\n  %b = tcore::div.Tensor(%a, %a)\\n  return (%b)\\n')):\n"
+        "    try:\n"
+        "        attempt()\n"
+        "    except Exception as e:\n"
+        "        print(type(e).__name__, e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=sel, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "[24.0, 24.0]"
+    assert all("not built in this selective build" in line for line in lines[1:4]), lines
+    full = (ws / "tcore/lib/libtcore.so").stat().st_size
+    selective = (sel / "tcore/lib/libtcore.so").stat().st_size
+    print(f"libtcore.so: full {full} bytes, selective {selective} bytes")
+    assert selective < 0.9 * full, (full, selective)
