@@ -1,7 +1,11 @@
 // The tcore._C extension: core types by hand, every operator from the generated shards.
 #include <nanobind/ndarray.h>
 
+#include <chrono>
 #include <cstring>
+
+#include <nanobind/stl/pair.h>
+#include <tcore/ops/add_ops.h>
 
 #include "python/bind.h"
 #include "python/python_bindings.h"
@@ -215,6 +219,26 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
         return nb::object(nb::tuple(l));
       });
   m.def("_unselected_operators", [] { return unselected_operators(); });
+  // Nanoseconds per call of add.Tensor on 1-element tensors, typed and through the boxed
+  // path, timed in C++ (scripts/bench_jit.py).
+  m.def("_bench_call_overhead", [](int64_t iterations) {
+    nb::gil_scoped_release nogil;
+    const Tensor a = empty_cpu({1}, ScalarType::Float), b = empty_cpu({1}, ScalarType::Float);
+    using clock = std::chrono::steady_clock;
+    double typed = 1e300, boxed = 1e300;
+    for (int round = 0; round < 3; ++round) {  // alternate, keep the best of each
+      auto t0 = clock::now();
+      for (int64_t i = 0; i < iterations; ++i) (void)tcore::ops::add_Tensor::call(a, b, 1);
+      auto t1 = clock::now();
+      for (int64_t i = 0; i < iterations; ++i)
+        (void)jit::call_boxed("add.Tensor", {jit::IValue(a), jit::IValue(b), jit::IValue(int64_t{1})});
+      auto t2 = clock::now();
+      typed = std::min(typed, std::chrono::duration<double, std::nano>(t1 - t0).count());
+      boxed = std::min(boxed, std::chrono::duration<double, std::nano>(t2 - t1).count());
+    }
+    const double n = static_cast<double>(iterations);
+    return std::make_pair(typed / n, boxed / n);
+  });
   m.def("_trace_start", [](std::vector<Tensor> inputs) { jit::tracer::start(inputs); });
   m.def("_trace_stop", [](std::vector<Tensor> outputs) { return jit::tracer::stop(outputs); });
   m.def("_trace_abandon", &jit::tracer::abandon);
