@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .mappings import Mappings, load
+from .paths import hip_path
 from .translate import translate
 
 DEFAULT_INCLUDES = ("*.cu", "*.cuh", "*.hip", "*.h", "*.hpp", "*.cpp", "*.cc", "*.c")
@@ -26,16 +27,6 @@ _VERSION = 1
 
 class HipifyError(Exception):
     pass
-
-
-def hip_path(rel: str) -> str:
-    """csrc/native/cuda/Add_cuda.cu -> csrc/native/hip/Add_hip.hip"""
-    parts = rel.split("/")
-    out = [p.replace("cuda", "hip").replace("CUDA", "HIP") for p in parts]
-    stem, dot, ext = out[-1].rpartition(".")
-    if dot and ext == "cu":
-        out[-1] = stem + ".hip"
-    return "/".join(out)
 
 
 @dataclass

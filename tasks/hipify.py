@@ -16,8 +16,9 @@ def cuda_sources(p: Paths) -> list[Path]:
 
 def _translate(p: Paths, rel: str) -> None:
     from hipify.mappings import load
+    from hipify.paths import hip_path
     from hipify.translate import translate
-    from hipify.tree import _include_resolver, _write_if_changed, hip_path
+    from hipify.tree import _include_resolver, _write_if_changed
 
     project = p.root / "csrc"
     known = {s.relative_to(project).as_posix() for s in cuda_sources(p)}
@@ -31,7 +32,7 @@ def _translate(p: Paths, rel: str) -> None:
 
 def task_hipify(p: Paths):
     """Translate the CUDA sources of csrc/ to HIP (out of place, under generated/hip/)."""
-    from hipify.tree import hip_path
+    from hipify.paths import hip_path
 
     tool = sorted(str(f) for f in HIPIFY_DIR.glob("*.py")) + [str(HIPIFY_DIR / "mappings.yaml")]
     project = p.root / "csrc"

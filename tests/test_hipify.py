@@ -13,7 +13,8 @@ import pytest
 
 from hipify.mappings import load
 from hipify.translate import translate
-from hipify.tree import hip_path, hipify_tree
+from hipify.paths import hip_path
+from hipify.tree import hipify_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 M = load()
