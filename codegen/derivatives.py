@@ -189,6 +189,23 @@ def _without_defaults(schema: FunctionSchema) -> FunctionSchema:
     return replace(schema, arguments=tuple(replace(a, default=None) for a in schema.arguments))
 
 
+def load_checked(path: str, schemas: dict[str, str], autogen: frozenset[str] = frozenset()):
+    """derivatives.yaml, and deprecated.yaml beside it (as in PyTorch), parsed and checked
+    against the operators (name -> schema); returns (derivatives, deprecated)."""
+    from pathlib import Path
+
+    derivatives = load_derivatives(path)
+    check_against(derivatives, schemas, autogen)
+    beside = Path(path).with_name("deprecated.yaml")
+    deprecated = load_deprecated(str(beside)) if beside.exists() else ()
+    roots = {name.split(".")[0] for name in schemas} | {name.split(".")[0] for name in autogen}
+    for d in deprecated:
+        target = d.call.split("(", 1)[0].strip()
+        if target not in roots and target.removesuffix("_out") not in roots:
+            raise SourceError(f"deprecated signature maps to unknown operator {target!r}", d.location)
+    return derivatives, deprecated
+
+
 def parse_deprecated(entry: Entry) -> Deprecated:
     data = parse_entry(entry)
     schema = _schema_at(entry, data, "name")

@@ -13,26 +13,8 @@ from .errors import SourceError
 from .file_writer import FileWriter
 from .load import check_kernels_exist, load_operator_set
 from .plan import DEFAULT_SHARDS, SUBSETS, Options, make_plan
+from .derivatives import load_checked
 from .selective import selected_names
-
-
-def check_derivatives(opset, path: str):
-    """derivatives.yaml (and deprecated.yaml beside it, as in PyTorch) parse and agree with
-    the operators; returns the derivative entries."""
-    from pathlib import Path
-
-    from .derivatives import check_against, load_deprecated, load_derivatives
-
-    derivatives = load_derivatives(path)
-    check_against(derivatives, opset.lookup(), opset.autogen_names())
-    path_deprecated = Path(path).with_name("deprecated.yaml")
-    deprecated = load_deprecated(str(path_deprecated)) if path_deprecated.exists() else ()
-    roots = {f.func.name.name for f in opset.functions} | {a.name for a in opset.autogen_names_parsed()}
-    for d in deprecated:
-        target = d.call.split("(", 1)[0].strip()
-        if target not in roots and target.removesuffix("_out") not in roots:
-            raise SourceError(f"deprecated signature maps to unknown operator {target!r}", d.location)
-    return derivatives, deprecated
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -58,7 +40,9 @@ def run(args: argparse.Namespace) -> FileWriter:
     if args.kernel_source_dir:
         check_kernels_exist(opset.functions, args.kernel_source_dir,
                             {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
-    derivatives, deprecated = check_derivatives(opset, args.derivatives_path) if args.derivatives_path else ((), ())
+    derivatives, deprecated = ((), ())
+    if args.derivatives_path:
+        derivatives, deprecated = load_checked(args.derivatives_path, opset.schemas(), opset.autogen_names())
     selected = selected_names(opset, args.selected_op_list_path, args.operators_yaml_path,
                               [f"{d}/composite" for d in args.kernel_source_dir])
     options = Options(

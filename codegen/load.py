@@ -57,19 +57,16 @@ class OperatorSet:
 
     def by_root(self) -> dict[str, tuple[NativeFunction, ...]]:
         """Functions grouped by root name (add, add_, add.out -> 'add'), sorted by name."""
-        groups: dict[str, list[NativeFunction]] = {}
-        for f in self.functions:
-            groups.setdefault(f.root_name, []).append(f)
-        return {k: tuple(groups[k]) for k in sorted(groups)}
+        return _group_by_root(self.functions, lambda f: f.root_name)
+
+    def schemas(self) -> dict[str, str]:
+        return {str(f.func.name): str(f.func) for f in self.functions}
 
     def lookup(self) -> dict[str, NativeFunction]:
         return {str(f.func.name): f for f in self.functions}
 
     def autogen_names(self) -> frozenset[str]:
-        return frozenset(str(a) for a in self.autogen_names_parsed())
-
-    def autogen_names_parsed(self):
-        return [a for f in self.functions for a in f.autogen]
+        return frozenset(str(a) for f in self.functions for a in f.autogen)
 
 
 def load_tags(path: str) -> tuple[Tag, ...]:
@@ -203,7 +200,11 @@ class LazySet:
         return frozenset(a for f in self.functions for a in f.autogen)
 
     def by_root(self) -> dict[str, tuple[LazyFunction, ...]]:
-        groups: dict[str, list[LazyFunction]] = {}
-        for f in self.functions:
-            groups.setdefault(f.root, []).append(f)
-        return {k: tuple(groups[k]) for k in sorted(groups)}
+        return _group_by_root(self.functions, lambda f: f.root)
+
+
+def _group_by_root(functions, root_of) -> dict:
+    groups: dict[str, list] = {}
+    for f in functions:
+        groups.setdefault(root_of(f), []).append(f)
+    return {k: tuple(groups[k]) for k in sorted(groups)}

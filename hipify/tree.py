@@ -129,21 +129,21 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
     summary = Summary()
     fresh: dict[str, list] = {}
     extra = [Path(d).resolve() for d in extra_include_dirs or []]
-    def one(rel: str) -> tuple[str, str, list | None, Counter]:
-        """(status, rel, manifest entry, unsupported names) of one file."""
+    def one(rel: str) -> tuple[str, str, list | None]:
+        """(status, rel, manifest entry) of one file; the entry carries its unsupported names."""
         src = project / rel
         out_rel = hip_path(rel)
         try:
             st = src.stat()
         except OSError:
-            return "skipped", rel, None, Counter()
+            return "skipped", rel, None
         stamp = [st.st_size, st.st_mtime_ns, out_rel]
         if old.get(rel, [None])[:3] == stamp and (output / out_rel).exists():
-            return "unchanged", rel, old[rel], Counter()
+            return "unchanged", rel, old[rel]
         try:
             data = src.read_bytes()
         except OSError:
-            return "skipped", rel, None, Counter()
+            return "skipped", rel, None
         status_extra = ""
         try:
             text = data.decode("utf-8")
@@ -153,10 +153,10 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
         result = translate(text, mappings, _include_resolver(project, rel, known, extra), launch_ggl)
         written = _write_if_changed(output / out_rel, result.text.encode("utf-8", errors="surrogateescape"))
         status = "unchanged" if not written else "translated" if result.changed or out_rel != rel else "copied"
-        return status + status_extra, rel, stamp + [sorted(result.unsupported.items())], Counter()
+        return status + status_extra, rel, stamp + [sorted(result.unsupported.items())]
 
     # (a thread pool was measured slower here: the translation holds the GIL)
-    for status, rel, entry, _ in map(one, files):
+    for status, rel, entry in map(one, files):
         base, _, flag = status.partition("+")
         getattr(summary, base).append(rel)
         if flag:

@@ -81,12 +81,11 @@ def full_plan(p: Paths):
         check_kernels_exist(opset.functions, [str(d) for d in dirs], KERNEL_KEYS)
     derivatives, deprecated = (), ()
     if p.derivatives is not None:
-        from codegen.derivatives import check_against, load_deprecated, load_derivatives
+        from codegen.derivatives import load_checked
 
-        derivatives = load_derivatives(str(p.derivatives))
-        check_against(derivatives, opset.schemas(), opset.autogen_names())
-        old = p.derivatives.with_name("deprecated.yaml")
-        deprecated = load_deprecated(str(old)) if old.exists() and not p.custom_ops else ()
+        derivatives, deprecated = load_checked(str(p.derivatives), opset.schemas(), opset.autogen_names())
+        if p.custom_ops:  # another operator set's old signatures get no bindings here
+            deprecated = ()
     selected = selected_names(opset, str(p.selected_ops) if p.selected_ops else None, None,
                               [str(d / "composite") for d in _kernel_dirs(p)])
     options = Options(per_operator_headers=True, disable_autograd=p.disable_autograd)

@@ -43,16 +43,20 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
     return t.requires_grad_(True) if requires_grad else t
 
 
+def _spread(args: tuple) -> tuple:
+    """(2, 3) -> ([2, 3],): a leading int list given as varargs."""
+    if len(args) > 1 and all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
+        return (list(args),)
+    return args
+
+
 def _varargs(fn):
     """Lets the leading int list be spread: ones(2, 3) == ones((2, 3)); factories take
     requires_grad= as in PyTorch."""
 
     @functools.wraps(fn)
     def wrapper(*args, requires_grad: bool = False, **kwargs):
-        if len(args) > 1 and all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
-            out = fn(list(args), **kwargs)
-        else:
-            out = fn(*args, **kwargs)
+        out = fn(*_spread(args), **kwargs)
         return out.requires_grad_(True) if requires_grad else out
 
     return wrapper
@@ -61,9 +65,7 @@ def _varargs(fn):
 def _method_varargs(fn):
     @functools.wraps(fn)
     def wrapper(self, *args, **kwargs):
-        if len(args) > 1 and all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
-            return fn(self, list(args), **kwargs)
-        return fn(self, *args, **kwargs)
+        return fn(self, *_spread(args), **kwargs)
 
     return wrapper
 

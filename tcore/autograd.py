@@ -48,10 +48,15 @@ class _GradMode:
     def __call__(self, fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.__class__() if not isinstance(self, set_grad_enabled) else set_grad_enabled(self.enabled):
+            with _Scoped(self.enabled):
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+class _Scoped(_GradMode):
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
 
 
 class no_grad(_GradMode):
