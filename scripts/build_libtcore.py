@@ -142,7 +142,12 @@ def main(argv: list[str] | None = None) -> int:
             raise BuildError("CMake configure failed (see above)")
         if args.cmake_only:
             return 0
-        if subprocess.run([cmake, "--build", str(build_dir), "-j", str(jobs)]).returncode != 0:
+        sys.path.insert(0, str(REPO))
+        from tasks.cmake import run_build  # the shared cache and distcc settings (tasks/remote.py)
+
+        root = Path(os.path.commonpath([REPO, build_dir]))  # ccache's base_dir: sources and generated files
+        explicit_jobs = jobs if env.get("MAX_JOBS") or not env.get("TCORE_DISTCC_HOSTS") else None
+        if not run_build(root, build_dir, explicit_jobs)[0]:
             raise BuildError("the build failed (see above)")
         if subprocess.run([cmake, "--install", str(build_dir)], capture_output=True).returncode != 0:
             raise BuildError("cmake --install failed")

@@ -15,7 +15,7 @@ from pathlib import Path
 from doit.tools import config_changed
 
 from .codegen import generated_files
-from .config import Paths, max_jobs, tristate
+from .config import LIVE_OUTPUT, Paths, max_jobs, tristate
 
 SOURCE_SUFFIXES = (".cpp", ".h", ".cu", ".cuh", ".hip")
 
@@ -36,6 +36,8 @@ def cmake_args(p: Paths) -> list[str]:
     ]
     args.append(f"-DTCORE_AUTOGRAD={'OFF' if p.disable_autograd else 'ON'}")
     args.append(f"-DTCORE_SELECTIVE={'ON' if p.selected_ops else 'OFF'}")
+    if os.environ.get("TCORE_DISTCC_HOSTS", "").strip():
+        args.append("-DTCORE_DISTCC=ON")
     for name in ("USE_CUDA", "USE_ROCM"):
         value = tristate(name)
         if value is not None:
@@ -64,23 +66,74 @@ def configure(p: Paths) -> bool:
     return result.returncode == 0
 
 
+def cmake_cache_value(build_dir: Path, name: str) -> str | None:
+    try:
+        text = (build_dir / "CMakeCache.txt").read_text()
+    except OSError:
+        return None
+    m = re.search(rf"^{name}:[A-Z]+=(.*)$", text, re.M)
+    return m.group(1) if m else None
+
+
+def remote_environment(root: Path, build_dir: Path, jobs: int | None):
+    """The shared cache / distcc environment of this build (tasks/remote.py), or None after
+    printing the error of a malformed setting."""
+    from codegen.errors import SourceError
+
+    from . import remote
+
+    try:
+        settings = remote.settings_from_env()
+    except SourceError as e:
+        print(f"tcore: {e}", file=sys.stderr)
+        return None
+    return remote.build_environment(settings, str(root), cmake_cache_value(build_dir, "TCORE_LAUNCHER") or None,
+                                    os.cpu_count(), jobs)
+
+
+def run_build(root: Path, build_dir: Path, jobs: int | None, extra: list[str] = ()) -> tuple[bool, list[str]]:
+    """cmake --build with the remote settings; streams the output; reports cache use and distcc
+    fallbacks. Returns (success, output lines)."""
+    from . import remote
+
+    renv = remote_environment(root, build_dir, jobs)
+    if renv is None:
+        return False, []
+    for note in renv.notes:
+        print(note, file=sys.stderr if "warning" in note else sys.stdout)
+    env = {**os.environ, **renv.env}
+    cmd = ["cmake", "--build", str(build_dir)]
+    if renv.jobs:
+        cmd += ["-j", str(renv.jobs)]
+    cmd += list(extra)
+    before = remote.ccache_counters(env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                            env=env)
+    lines = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        lines.append(line)
+    ok = proc.wait() == 0
+    after = remote.ccache_counters(env) if before is not None else None
+    if after is not None:
+        use = remote.cache_use(before, after)
+        if use.hits + use.misses:
+            print(use)
+    fallbacks = remote.distcc_fallbacks(lines)
+    if fallbacks:
+        print(f"tcore: warning: {fallbacks} compile job(s) could not be distributed and ran locally",
+              file=sys.stderr)
+    return ok, lines
+
+
 def build(p: Paths) -> bool:
     problem = _require_tools()
     if problem:
         print(problem, file=sys.stderr)
         return False
-    cmd = ["cmake", "--build", str(p.build_dir)]
-    jobs = max_jobs()
-    if jobs:
-        cmd += ["-j", str(jobs)]
-    if os.environ.get("TCORE_EXPLAIN", "0") not in ("", "0"):
-        cmd += ["--", "-d", "explain"]  # ninja says which input made each object stale
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
-    lines = []
-    for line in proc.stdout:
-        sys.stdout.write(line)
-        lines.append(line)
-    if proc.wait() == 0:
+    explain = ["--", "-d", "explain"] if os.environ.get("TCORE_EXPLAIN", "0") not in ("", "0") else []
+    ok, lines = run_build(p.root, p.build_dir, max_jobs(), explain)  # explain: ninja says which input was stale
+    if ok:
         merge_compile_commands(p)
         return True
     for message in formula_errors(p, lines):
@@ -159,7 +212,7 @@ def task_configure(p: Paths):
         "targets": [str(p.build_dir / "build.ninja"), str(p.build_dir / "CMakeCache.txt")],
         "uptodate": [config_changed(" ".join(cmake_args(p)))],
         "task_dep": ["codegen"],
-        "verbosity": 2,
+        **LIVE_OUTPUT,
         "clean": [(shutil.rmtree, [str(p.build_dir / "CMakeFiles"), True])],
     }
 
@@ -173,7 +226,10 @@ def task_build(p: Paths):
         "file_dep": deps,
         "targets": [str(p.extension), str(p.library)],
         "task_dep": ["codegen", "version", "configure"],
-        "verbosity": 2,
+        # a new cache or host list reruns the action (it checks and reports them; ninja rebuilds nothing)
+        "uptodate": [config_changed(" ".join(os.environ.get(v, "") for v in ("TCORE_REMOTE_CACHE",
+                                                                               "TCORE_DISTCC_HOSTS")))],
+        **LIVE_OUTPUT,
         "clean": True,
     }
 
@@ -184,5 +240,5 @@ def task_test(p: Paths):
         "actions": [[sys.executable, "-m", "pytest", "-q", "-ra", str(p.root / "tests")]],
         "task_dep": ["build"],
         "uptodate": [False],
-        "verbosity": 2,
+        **LIVE_OUTPUT,
     }

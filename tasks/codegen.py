@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from doit.tools import config_changed
 
-from .config import Paths
+from .config import LIVE_OUTPUT, Paths
 
 CODEGEN_DIR = Path(__file__).resolve().parent.parent / "codegen"
 TEMPLATE_DIR = CODEGEN_DIR / "templates"
@@ -68,9 +69,17 @@ def input_key(p: Paths) -> str:
     return h.hexdigest()
 
 
-@lru_cache(maxsize=None)
+_PLAN_LOCK = threading.Lock()  # `doit -n N -P thread`: one thread plans, the others wait for it
+
+
 def full_plan(p: Paths):
-    """Parse (cached per entry), validate and plan. Imports the generator."""
+    """Parse (cached per entry), validate and plan, once per process. Imports the generator."""
+    with _PLAN_LOCK:
+        return _full_plan(p)
+
+
+@lru_cache(maxsize=None)
+def _full_plan(p: Paths):
     from codegen.load import check_kernels_exist, load_lazy_set
     from codegen.plan import Options, make_plan
     from codegen.selective import selected_names
@@ -166,7 +175,7 @@ def task_codegen(p: Paths):
     """Generate the per-operator headers, dispatch shards and Python bindings."""
     index = plan_index(p)
     if index.error is not None:
-        yield {"name": "check", "actions": [_fail(index.error)], "uptodate": [False], "verbosity": 2,
+        yield {"name": "check", "actions": [_fail(index.error)], "uptodate": [False], **LIVE_OUTPUT,
                "doc": "the operator YAML has an error"}
         return
     root = f"{p.gen_dir}{os.sep}"
@@ -176,6 +185,6 @@ def task_codegen(p: Paths):
             "actions": [(write_unit, [p, unit.name])],
             "targets": [root + o for o in unit.outputs],
             "uptodate": [config_changed(unit.key)],
-            "verbosity": 2,
+            **LIVE_OUTPUT,
             "clean": True,
         }

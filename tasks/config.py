@@ -11,6 +11,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Every task prints as it goes and doit does not capture its output: doit's capture swaps
+# sys.stdout per action, which is not thread-safe, and `doit -n N -P thread` must work.
+LIVE_OUTPUT = {"verbosity": 2, "io": {"capture": False}}
+
 
 @dataclass(frozen=True)
 class Paths:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import Paths
+from .config import LIVE_OUTPUT, Paths
 
 HIPIFY_DIR = Path(__file__).resolve().parent.parent / "hipify"
 
@@ -47,6 +47,6 @@ def task_hipify(p: Paths):
             "actions": [(_translate, [p, rel])],
             "file_dep": [str(src), *tool],
             "targets": [str(p.gen_dir / "hip" / hip_path(rel))],
-            "verbosity": 2,
+            **LIVE_OUTPUT,
             "clean": True,
         }

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from doit.tools import config_changed
 
-from .config import Paths
+from .config import LIVE_OUTPUT, Paths
 
 
 def _helper(p: Paths):
@@ -32,6 +32,6 @@ def task_version(p: Paths):
         "actions": [(_write, [p, text])],
         "targets": [str(header_path(p))],
         "uptodate": [config_changed(text)],
-        "verbosity": 2,
+        **LIVE_OUTPUT,
         "clean": True,
     }
