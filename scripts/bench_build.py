@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Build benchmark: full build, no-op doit, a one-operator schema edit and a
-one-kernel edit, in a private copy of the repository. Prints a table and writes
-build/bench/build.json. A benchmark, never part of the tests' pass/fail.
+one-kernel edit, in a private copy of the repository; then clean builds of the whole
+chain on the local test cluster (scripts/build_cluster.py): local only, from a warm shared
+cache filled by a build in another folder, and with distcc over two local daemons.
+Prints tables and writes build/bench/build.json. A benchmark, never part of the tests' pass/fail.
 
 The no-op figure is shown beside the floor: doit with a one-task dodo.py on the
 same machine (interpreter start-up and doit's own plugin scan)."""
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -18,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workspace import ROOT, NinjaLog, copy_repository, doit, executed_tasks, snapshot  # noqa: E402
+from workspace import ROOT, NinjaLog, copy_repository, doit, env_for, executed_tasks, snapshot  # noqa: E402
 
 
 def timed(fn) -> tuple[float, object]:
@@ -86,11 +89,49 @@ def ccache_rebuild(runs_dir: Path) -> dict | None:
             "peak_child_rss_mb": round(peak_kb / 1024, 1)}
 
 
+_USE = re.compile(r"tcore: ccache: (\d+) of (\d+) compilations served from the cache \((\d+) from remote")
+
+
+def cluster_builds(runs_dir: Path) -> dict | None:
+    """Clean builds of the whole chain (doit) in fresh copies, each with an empty local ccache:
+    local only; with the shared cache cold (it fills Redis); in another folder from the warm
+    shared cache; with distcc over two local daemons (2 slots each)."""
+    import shutil as _shutil
+
+    import build_cluster
+
+    if any(_shutil.which(t) is None for t in ("ccache", "redis-server", "distccd", "distcc")):
+        return None
+    cluster = build_cluster.start(runs_dir / "cluster", daemons=2, slots=2)
+    try:
+        env_remote = {"TCORE_REMOTE_CACHE": cluster.env()["TCORE_REMOTE_CACHE"]}
+        env_distcc = {"TCORE_DISTCC_HOSTS": cluster.env()["TCORE_DISTCC_HOSTS"]}
+        out = {}
+        for name, extra in (("local", {}), ("shared_cache_cold", env_remote), ("shared_cache_warm", env_remote),
+                            ("distcc", env_distcc)):
+            ws = copy_repository(runs_dir / name / "tcore")
+            env = env_for(ws, CCACHE_DIR=str(runs_dir / name / "ccache"), **extra)
+            seconds, r = timed(lambda: doit(ws, env=env))
+            m = _USE.search(r.stdout)
+            hits, total, remote = (int(g) for g in m.groups()) if m else (0, 0, 0)
+            out[name] = {"seconds": round(seconds, 2), "compilations": total, "hits": hits, "remote_hits": remote,
+                         "hit_rate": round(hits / total, 3) if total else None}
+            if name == "distcc":
+                out[name]["daemon_jobs"] = [cluster.jobs_done(d) for d in cluster.daemons]
+            _shutil.rmtree(ws / "build")
+        return out
+    finally:
+        cluster.stop()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5, help="repetitions of the no-op measurement")
     parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "build.json"))
+    parser.add_argument("--cluster-only", action="store_true", help="only the clean builds on the local cluster")
     args = parser.parse_args()
+    if args.cluster_only:
+        return report_cluster(Path(args.json).with_name("build_cluster.json"))
     from rich.console import Console
     from rich.table import Table
 
@@ -137,6 +178,33 @@ def main() -> int:
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(figures, indent=2))
+    print(f"wrote {out}")
+    return report_cluster(out.with_name("build_cluster.json"))
+
+
+def report_cluster(out: Path) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    with tempfile.TemporaryDirectory(prefix="tcore-bench-cluster-") as tmp:
+        builds = cluster_builds(Path(tmp))
+    if builds is None:
+        print("cluster builds skipped: ccache, redis-server and distcc are needed")
+        return 0
+    local = builds["local"]["seconds"]
+    table = Table(title="clean build of the whole chain, empty local ccache each time (2 cores)")
+    for col in ("build", "seconds", "vs local", "cache hits", "remote hits"):
+        table.add_column(col, justify="right" if col != "build" else "left")
+    for name, label in (("local", "local only"), ("shared_cache_cold", "shared cache, cold (fills Redis)"),
+                        ("shared_cache_warm", "shared cache, warm, another folder"),
+                        ("distcc", "distcc, 2 local daemons x 2 slots")):
+        b = builds[name]
+        table.add_row(label, f"{b['seconds']:.2f}", f"{b['seconds'] / local:.3f}",
+                      f"{b['hits']}/{b['compilations']}", str(b["remote_hits"]))
+    Console().print(table)
+    print(f"distcc: compile jobs per daemon {builds['distcc']['daemon_jobs']}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(builds, indent=2))
     print(f"wrote {out}")
     return 0
 

@@ -74,7 +74,6 @@ def _alive(pid: int) -> bool:
 def _log_file(state: Path, name: str) -> Path:
     path = state / name
     path.write_text("")
-    path.chmod(0o666)  # distccd started as root drops to its own user and still writes its log
     return path
 
 
@@ -159,7 +158,6 @@ def start(state: Path = DEFAULT_STATE, daemons: int = 2, slots: int = 2, redis: 
     if old is not None:
         old.stop()
     state.mkdir(parents=True, exist_ok=True)
-    state.chmod(0o755)
     needed = (["redis-server"] if redis else []) + (["distccd"] if daemons else [])
     missing = [t for t in needed if shutil.which(t) is None]
     if missing:
@@ -177,8 +175,9 @@ def start(state: Path = DEFAULT_STATE, daemons: int = 2, slots: int = 2, redis: 
         for i in range(daemons):
             port, log = free_port(), _log_file(state, f"distccd-{i}.log")
             proc = _spawn(["distccd", "--daemon", "--no-detach", "--port", str(port), "--listen", LOOPBACK,
-                           "--allow", LOOPBACK, "--jobs", str(slots), "--log-file", str(log), "--log-level",
-                           "info"], log)
+                           "--allow", LOOPBACK, "--jobs", str(slots), "--log-stderr", "--log-level", "info"],
+                          log)  # to stderr, which is the log file: a daemon started as root runs as
+                                # user distccd, which may not be able to open a file under this folder
             services.append(Service("distccd", proc.pid, port, str(log), slots))
             _wait_ready(proc, port, log, f"distccd #{i}")
     except BaseException:

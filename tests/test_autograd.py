@@ -3,6 +3,8 @@
 through create_graph, the engine's rules, and an MLP trained with SGD."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -65,6 +67,25 @@ OPS = {
     "expand": (lambda t, a: a.expand(3, 4) * 1.0, lambda a: np.broadcast_to(a, (3, 4)), [(1, 4)], False),
     "clone": (lambda t, a: t.clone(a), lambda a: a.copy(), [(3,)], False),
     "contiguous": (lambda t, a: a.transpose(0, 1).contiguous(), lambda a: a.T.copy(), [(2, 3)], False),
+    "sqrt": (lambda t, a: t.sqrt(a), np.sqrt, [(2, 3)], True),
+    "rsqrt": (lambda t, a: a.rsqrt(), lambda a: 1 / np.sqrt(a), [(2, 3)], True),
+    "sin": (lambda t, a: t.sin(a), np.sin, [(2, 3)], False),
+    "cos": (lambda t, a: t.cos(a), np.cos, [(2, 3)], False),
+    "tan": (lambda t, a: t.tan(a * 0.5), lambda a: np.tan(a * 0.5), [(2, 3)], False),
+    "tanh": (lambda t, a: t.tanh(a), np.tanh, [(2, 3)], False),
+    "asin": (lambda t, a: t.asin(a * 0.5), lambda a: np.arcsin(a * 0.5), [(2, 3)], True),
+    "acos": (lambda t, a: t.acos(a * 0.5), lambda a: np.arccos(a * 0.5), [(2, 3)], True),
+    "atan": (lambda t, a: t.atan(a), np.arctan, [(2, 3)], False),
+    "sinh": (lambda t, a: t.sinh(a), np.sinh, [(2, 3)], False),
+    "cosh": (lambda t, a: t.cosh(a), np.cosh, [(2, 3)], False),
+    "sigmoid": (lambda t, a: t.sigmoid(a), lambda a: 1 / (1 + np.exp(-a)), [(2, 3)], False),
+    "exp2": (lambda t, a: t.exp2(a), np.exp2, [(2, 3)], False),
+    "log2": (lambda t, a: t.log2(a), np.log2, [(2, 3)], True),
+    "log1p": (lambda t, a: t.log1p(a), np.log1p, [(2, 3)], True),
+    "expm1": (lambda t, a: t.expm1(a), np.expm1, [(2, 3)], False),
+    "erf": (lambda t, a: t.erf(a), np.vectorize(math.erf), [(2, 3)], False),
+    "reciprocal": (lambda t, a: t.reciprocal(a), lambda a: 1 / a, [(2, 3)], True),
+    "abs": (lambda t, a: t.abs(a), np.abs, [(2, 3)], False),
 }
 
 
@@ -85,7 +106,8 @@ def test_gradcheck(tc, name, noncontig):
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7, err_msg=f"input {i}")
 
 
-SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand"]
+SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand", "sin", "tanh", "sigmoid",
+                "sqrt", "atan", "erf"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

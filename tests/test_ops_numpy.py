@@ -41,12 +41,15 @@ def tol(dtype: str) -> dict:
     return {F32: dict(rtol=1e-5, atol=1e-6), F64: dict(rtol=1e-12, atol=1e-12)}.get(dtype, dict(rtol=0, atol=0))
 
 
-def make(tcore, rng, shape, dtype, noncontig=False, positive=False):
-    """A tcore tensor and its numpy twin; non-contiguous ones are transposed views."""
+def make(tcore, rng, shape, dtype, noncontig=False, positive=False, unit=False):
+    """A tcore tensor and its numpy twin; non-contiguous ones are transposed views.
+    positive: values > 0; unit: values strictly inside (-1, 1) (bool: 0 or 1)."""
     if dtype == BOOL:
         arr = rng.random(shape) > 0.5
     elif dtype == I64:
-        arr = rng.integers(1 if positive else -5, 6, size=shape).astype(np.int64)
+        arr = np.zeros(shape, np.int64) if unit else rng.integers(1 if positive else -5, 6, size=shape).astype(np.int64)
+    elif unit:
+        arr = (rng.random(shape) * 1.8 - 0.9).astype(dtype)
     else:
         arr = (rng.random(shape) * 4 + 0.1 if positive else rng.standard_normal(shape)).astype(dtype)
     if noncontig and len(shape) >= 2:
@@ -133,27 +136,60 @@ def test_alpha(tcore):
         tcore.add(tcore.tensor([1, 2]), tcore.tensor([1, 2]), alpha=0.5)
 
 
+def _erf(x):
+    from math import erf
+
+    return np.vectorize(erf, otypes=[np.float64])(x) if x.size else x.astype(np.float64)
+
+
+# op: (numpy oracle, dtypes it supports, input domain). Domains: "any", "positive" (> 0),
+# "unit" (-1 < x < 1). FLOATING ops compute integer and bool inputs in float32.
 UNARY = {
-    "neg": (np.negative, NUMERIC, False),
-    "exp": (np.exp, ALL, False),
-    "log": (np.log, ALL, True),
-    "relu": (lambda x: np.maximum(x, 0), NUMERIC, False),
+    "neg": (np.negative, NUMERIC, "any"),
+    "exp": (np.exp, ALL, "any"),
+    "log": (np.log, ALL, "positive"),
+    "relu": (lambda x: np.maximum(x, 0), NUMERIC, "any"),
+    "sqrt": (np.sqrt, ALL, "positive"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), ALL, "positive"),
+    "sin": (np.sin, ALL, "any"),
+    "cos": (np.cos, ALL, "any"),
+    "tan": (np.tan, ALL, "unit"),
+    "tanh": (np.tanh, ALL, "any"),
+    "asin": (np.arcsin, ALL, "unit"),
+    "acos": (np.arccos, ALL, "unit"),
+    "atan": (np.arctan, ALL, "any"),
+    "sinh": (np.sinh, ALL, "any"),
+    "cosh": (np.cosh, ALL, "any"),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), ALL, "any"),
+    "exp2": (np.exp2, ALL, "any"),
+    "log2": (np.log2, ALL, "positive"),
+    "log1p": (np.log1p, ALL, "positive"),
+    "expm1": (np.expm1, ALL, "any"),
+    "erf": (_erf, ALL, "any"),
+    "reciprocal": (lambda x: 1 / x, ALL, "positive"),
+    "abs": (np.abs, NUMERIC, "any"),
+    "sign": (np.sign, NUMERIC, "any"),
+    "floor": (np.floor, NUMERIC, "any"),
+    "ceil": (np.ceil, NUMERIC, "any"),
+    "round": (np.round, NUMERIC, "any"),  # half to even, as numpy and PyTorch
+    "trunc": (np.trunc, NUMERIC, "any"),
 }
+FLOATING = {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan", "sinh", "cosh",
+            "sigmoid", "exp2", "log2", "log1p", "expm1", "erf", "reciprocal"}
 
 
 @pytest.mark.parametrize("op", UNARY)
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 5), (), (0,), (7,)], ids=str)
 @pytest.mark.parametrize("dtype", ALL)
 def test_unary(tcore, op, shape, dtype):
-    fn, supported, positive = UNARY[op]
+    fn, supported, domain = UNARY[op]
     rng = np.random.default_rng(11)
-    a, an = make(tcore, rng, shape, dtype, noncontig=True, positive=positive)
+    a, an = make(tcore, rng, shape, dtype, noncontig=True, positive=domain == "positive", unit=domain == "unit")
     if dtype not in supported:
         with pytest.raises(TypeError):
             getattr(tcore, op)(a)
         return
-    floating = op in ("exp", "log")
-    result = dtype if not floating or dtype in (F32, F64) else F32
+    result = dtype if op not in FLOATING or dtype in (F32, F64) else F32
     expected = fn(an.astype(np.float64) if result in (F32, F64) else an)
     check(tcore, getattr(tcore, op)(a), expected, result)
     check(tcore, getattr(a, op)(), expected, result)

@@ -1,11 +1,36 @@
-// neg, exp, log, relu: functional, in-place and out= overloads.
+// neg, exp, log, relu and the unary math family: functional, in-place and out= overloads.
 #include <cmath>
+#include <type_traits>
 
+#include <tcore/ops/abs_native.h>
+#include <tcore/ops/acos_native.h>
+#include <tcore/ops/asin_native.h>
+#include <tcore/ops/atan_native.h>
+#include <tcore/ops/ceil_native.h>
+#include <tcore/ops/cos_native.h>
+#include <tcore/ops/cosh_native.h>
+#include <tcore/ops/erf_native.h>
+#include <tcore/ops/exp2_native.h>
 #include <tcore/ops/exp_native.h>
+#include <tcore/ops/expm1_native.h>
+#include <tcore/ops/floor_native.h>
+#include <tcore/ops/log1p_native.h>
+#include <tcore/ops/log2_native.h>
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
+#include <tcore/ops/reciprocal_native.h>
 #include <tcore/ops/relu_native.h>
+#include <tcore/ops/round_native.h>
+#include <tcore/ops/rsqrt_native.h>
+#include <tcore/ops/sigmoid_native.h>
+#include <tcore/ops/sign_native.h>
+#include <tcore/ops/sin_native.h>
+#include <tcore/ops/sinh_native.h>
+#include <tcore/ops/sqrt_native.h>
+#include <tcore/ops/tan_native.h>
+#include <tcore/ops/tanh_native.h>
 #include <tcore/ops/threshold_backward_native.h>
+#include <tcore/ops/trunc_native.h>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Loops.h"
@@ -85,6 +110,83 @@ Tensor log_out(const Tensor& self, const Tensor& out) { return unary_into(out, s
 
 Tensor relu(const Tensor& self) { return unary(self, self.dtype(), "relu", relu_fn); }
 Tensor relu_(const Tensor& self) { return unary_inplace(self, self.dtype(), "relu_", relu_fn); }
+
+
+// The unary math family: one line each (the kernel names are spelled out, so that a search
+// for a dispatch entry's kernel, and codegen's check that it exists, find them). FLOATING: integer and bool inputs compute in the
+// default float dtype (as PyTorch's sqrt, sin, sigmoid...); KEEPING: the result has the
+// input's dtype (integers: abs/sign computed, rounding is the identity; bool: TypeError).
+namespace {
+template <typename T>
+T int_abs(T v) {
+  if constexpr (std::is_signed_v<T>) return v < T(0) ? T(-v) : v;
+  else return v;
+}
+template <typename T>
+T int_sign(T v) {
+  if constexpr (std::is_signed_v<T>) return T((T(0) < v) - (v < T(0)));
+  else return T(v != T(0));
+}
+}  // namespace
+
+#define TCORE_FLOATING_UNARY(name, name_, name_out, ...)                                                              \
+  namespace {                                                                                                         \
+  auto name##_fn = floating(#name, [](auto v) { using T [[maybe_unused]] = decltype(v); return __VA_ARGS__; });       \
+  }                                                                                                                   \
+  Tensor name(const Tensor& self) {                                                                                   \
+    return unary_into(empty_cpu(self.sizes(), float_type(self)), self, float_type(self), #name, name##_fn);           \
+  }                                                                                                                   \
+  Tensor name_(const Tensor& self) { return unary_inplace(self, float_type(self), #name "_", name##_fn); }            \
+  Tensor name_out(const Tensor& self, const Tensor& out) {                                                            \
+    return unary_into(out, self, float_type(self), #name, name##_fn);                                                 \
+  }
+
+#define TCORE_KEEPING_UNARY(name, name_, name_out, integral, floating_point)                                          \
+  namespace {                                                                                                         \
+  void name##_fn(ScalarType compute, const Tensor& out, const Tensor& x) {                                            \
+    dispatch_numeric(compute, #name, [&](auto tag) {                                                                  \
+      using T = typename decltype(tag)::type;                                                                         \
+      if constexpr (std::is_integral_v<T>) {                                                                          \
+        unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(integral); });                                       \
+      } else {                                                                                                        \
+        unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(floating_point); });                                 \
+      }                                                                                                               \
+    });                                                                                                               \
+  }                                                                                                                   \
+  }                                                                                                                   \
+  Tensor name(const Tensor& self) { return unary(self, self.dtype(), #name, name##_fn); }                             \
+  Tensor name_(const Tensor& self) { return unary_inplace(self, self.dtype(), #name "_", name##_fn); }                \
+  Tensor name_out(const Tensor& self, const Tensor& out) {                                                            \
+    return unary_into(out, self, self.dtype(), #name, name##_fn);                                                     \
+  }
+
+TCORE_FLOATING_UNARY(sqrt, sqrt_, sqrt_out, std::sqrt(v))
+TCORE_FLOATING_UNARY(rsqrt, rsqrt_, rsqrt_out, T(1) / std::sqrt(v))
+TCORE_FLOATING_UNARY(sin, sin_, sin_out, std::sin(v))
+TCORE_FLOATING_UNARY(cos, cos_, cos_out, std::cos(v))
+TCORE_FLOATING_UNARY(tan, tan_, tan_out, std::tan(v))
+TCORE_FLOATING_UNARY(tanh, tanh_, tanh_out, std::tanh(v))
+TCORE_FLOATING_UNARY(asin, asin_, asin_out, std::asin(v))
+TCORE_FLOATING_UNARY(acos, acos_, acos_out, std::acos(v))
+TCORE_FLOATING_UNARY(atan, atan_, atan_out, std::atan(v))
+TCORE_FLOATING_UNARY(sinh, sinh_, sinh_out, std::sinh(v))
+TCORE_FLOATING_UNARY(cosh, cosh_, cosh_out, std::cosh(v))
+TCORE_FLOATING_UNARY(sigmoid, sigmoid_, sigmoid_out, T(1) / (T(1) + std::exp(-v)))
+TCORE_FLOATING_UNARY(exp2, exp2_, exp2_out, std::exp2(v))
+TCORE_FLOATING_UNARY(log2, log2_, log2_out, std::log2(v))
+TCORE_FLOATING_UNARY(log1p, log1p_, log1p_out, std::log1p(v))
+TCORE_FLOATING_UNARY(expm1, expm1_, expm1_out, std::expm1(v))
+TCORE_FLOATING_UNARY(erf, erf_, erf_out, std::erf(v))
+TCORE_FLOATING_UNARY(reciprocal, reciprocal_, reciprocal_out, T(1) / v)
+TCORE_KEEPING_UNARY(abs, abs_, abs_out, int_abs(v), std::abs(v))
+TCORE_KEEPING_UNARY(sign, sign_, sign_out, int_sign(v), T((T(0) < v) - (v < T(0))))
+TCORE_KEEPING_UNARY(floor, floor_, floor_out, v, std::floor(v))
+TCORE_KEEPING_UNARY(ceil, ceil_, ceil_out, v, std::ceil(v))
+TCORE_KEEPING_UNARY(round, round_, round_out, v, std::nearbyint(v))
+TCORE_KEEPING_UNARY(trunc, trunc_, trunc_out, v, std::trunc(v))
+
+#undef TCORE_FLOATING_UNARY
+#undef TCORE_KEEPING_UNARY
 
 // grad where self > threshold, else 0 (the backward of relu and threshold).
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
