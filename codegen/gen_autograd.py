@@ -39,8 +39,12 @@ def plan_for(functions: tuple[NativeFunction, ...], derivatives: dict[str, Deriv
             if twin is not None:
                 out.append(Plan(f, twin, True))
                 continue
-        if f.func.is_out_fn and any(str(k).split(".")[0].rstrip("_") == f.root_name for k in derivatives):
-            out.append(Plan(f, None, False))
+        if f.func.is_out_fn:
+            family = [d for k, d in derivatives.items() if str(k).split(".")[0].rstrip("_") == f.root_name]
+            if family and all(non_differentiable(d) for d in family):
+                out.append(Plan(f, family[0], False))  # runs below autograd, like its functional twins
+            elif family:
+                out.append(Plan(f, None, False))
     return out
 
 
@@ -128,9 +132,17 @@ def kernel(plan: Plan, names: dict[str, str]) -> dict:
         out_only=plan.derivative is None,
         inplace=plan.inplace,
     )
-    if plan.derivative is not None:
-        info.update(node_class(f, plan.derivative, plan.inplace, names[str(plan.derivative.schema.name)]))
+    d = plan.derivative
+    info["non_differentiable"] = d is not None and non_differentiable(d)
+    if d is not None and not info["non_differentiable"]:
+        info.update(node_class(f, d, plan.inplace, names[str(d.schema.name)]))
     return info
+
+
+def non_differentiable(d: Derivative) -> bool:
+    """`output_differentiability: [False]` and no formula: the outputs (bool masks, integer
+    results) never require grad; the operator runs below autograd and records nothing."""
+    return d.output_differentiability is not None and not any(d.output_differentiability) and not d.backward
 
 
 def formula_ops(plans: list[Plan], roots: set[str]) -> set[str]:

@@ -98,6 +98,11 @@ def _floatmode(arr: np.ndarray) -> str:
     return "maxprec" if finite.size == 0 or np.all(finite == np.round(finite)) else "fixed"
 
 
+def _comparable(other) -> bool:
+    """== and != compare elementwise with tensors and numbers; anything else is not equal."""
+    return isinstance(other, (_C.Tensor, bool, int, float))
+
+
 def _dtype_repr(self: _C.dtype) -> str:
     return f"tcore.{self.name}"
 
@@ -135,6 +140,21 @@ def install(namespace: dict) -> None:
     T.__matmul__ = lambda self, other: _C.mm(self, other)
     T.__neg__ = lambda self: _C.neg(self)
     T.__pos__ = lambda self: self
+    T.__abs__ = lambda self: _C.abs(self)
+    T.__pow__ = lambda self, other: _C.pow(self, other)
+    T.__rpow__ = lambda self, other: _C.pow(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
+    T.__ipow__ = lambda self, other: self.pow_(other)
+    T.__eq__ = lambda self, other: _C.eq(self, other) if _comparable(other) else NotImplemented
+    T.__ne__ = lambda self, other: _C.ne(self, other) if _comparable(other) else NotImplemented
+    T.__lt__ = lambda self, other: _C.lt(self, other)
+    T.__le__ = lambda self, other: _C.le(self, other)
+    T.__gt__ = lambda self, other: _C.gt(self, other)
+    T.__ge__ = lambda self, other: _C.ge(self, other)
+    T.__hash__ = object.__hash__  # by identity, as PyTorch's tensors (== is elementwise)
+    T.__and__ = T.__rand__ = lambda self, other: _C.bitwise_and(self, other)
+    T.__or__ = T.__ror__ = lambda self, other: _C.bitwise_or(self, other)
+    T.__xor__ = T.__rxor__ = lambda self, other: _C.bitwise_xor(self, other)
+    T.__invert__ = lambda self: _C.bitwise_not(self)
     T.T = property(lambda self: self.transpose(0, 1) if self.ndim == 2 else self)
     _C.dtype.__repr__ = _dtype_repr
     _C.dtype.__str__ = _dtype_repr

@@ -43,6 +43,8 @@ def numeric_grad(fn, arrays, i, eps=1e-6):
     return grad, weight
 
 
+_MASK = np.array([[True, False, True], [False, False, True]])
+
 # name: (tcore function, numpy reference, input shapes, positive inputs)
 OPS = {
     "add": (lambda t, a, b: t.add(a, b, alpha=2.5), lambda a, b: a + 2.5 * b, [(3, 4), (4,)], False),
@@ -86,6 +88,12 @@ OPS = {
     "erf": (lambda t, a: t.erf(a), np.vectorize(math.erf), [(2, 3)], False),
     "reciprocal": (lambda t, a: t.reciprocal(a), lambda a: 1 / a, [(2, 3)], True),
     "abs": (lambda t, a: t.abs(a), np.abs, [(2, 3)], False),
+    "maximum": (lambda t, a, b: t.maximum(a, b), np.maximum, [(3, 4), (4,)], False),
+    "minimum": (lambda t, a, b: t.minimum(a, b), np.minimum, [(3, 4), (3, 1)], False),
+    "atan2": (lambda t, a, b: t.atan2(a, b), np.arctan2, [(2, 3), (2, 3)], False),
+    "pow": (lambda t, a, b: t.pow(a, b), np.power, [(2, 3), (3,)], True),
+    "pow_scalar": (lambda t, a: a ** 2.5, lambda a: a ** 2.5, [(2, 3)], True),
+    "where": (lambda t, a, b: t.where(t.tensor(_MASK), a, b), lambda a, b: np.where(_MASK, a, b), [(2, 3), (3,)], False),
 }
 
 
@@ -107,7 +115,7 @@ def test_gradcheck(tc, name, noncontig):
 
 
 SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand", "sin", "tanh", "sigmoid",
-                "sqrt", "atan", "erf"]
+                "sqrt", "atan", "erf", "atan2", "pow", "pow_scalar", "maximum"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)
@@ -263,3 +271,15 @@ def test_deprecated_signature_warns_and_maps(tc):
     np.testing.assert_allclose(r.numpy(), [7.0, 7.0])
     with pytest.warns(DeprecationWarning):
         np.testing.assert_allclose(tc.sub(x, 2, y).numpy(), [-3.0, -3.0])
+
+
+def test_comparisons_are_not_differentiable(tc):
+    x = tc.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    mask = x > 0
+    assert mask.dtype == tc.bool and not mask.requires_grad and mask.grad_fn is None
+    out = tc.empty([0], dtype=tc.bool)
+    tc.gt(x, tc.zeros(3), out=out)  # out= of a non-differentiable operator takes inputs that require grad
+    assert out.numpy().tolist() == [True, False, True]
+    y = tc.where(mask, x, x * 2)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1, 2, 1])

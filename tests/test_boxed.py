@@ -12,12 +12,19 @@ def registry(tcore):
     return tcore._C._boxed_operators()
 
 
-def _value(tcore, name: str, type_: str, rng):
-    """A sample argument by schema name and type (square 3x3 tensors fit every operator)."""
+def _value(tcore, op: str, name: str, type_: str, rng):
+    """A sample argument by operator, schema name and type (square 3x3 tensors fit every
+    operator; bitwise operators get integers, a `condition` is a bool mask)."""
     if type_.startswith("Tensor(a!)") and name == "out":
         return tcore.empty([0])
+    if type_.startswith("Tensor") and name == "condition":
+        return tcore.tensor(rng.random((3, 3)) > 0.5)
+    if type_.startswith("Tensor") and op.startswith("bitwise"):
+        return tcore.tensor(rng.integers(0, 16, (3, 3)))
     if type_.startswith("Tensor"):
         return tcore.tensor((rng.random((3, 3)) + 0.5).astype(np.float32))
+    if op.startswith("bitwise") and type_ == "Scalar":
+        return 6
     if "[]" in type_ or "[1]" in type_:
         return [3, 3] if name == "size" else [0]
     if name in ("dim0", "dim1"):
@@ -42,7 +49,7 @@ def test_every_registered_operator_matches_the_typed_call(tcore, registry):
         rng = np.random.default_rng(0)
         given = {}
         for arg, type_, has_default, _, _ in arguments:
-            v = _value(tcore, arg, type_, rng)
+            v = _value(tcore, name.partition(".")[0], arg, type_, rng)
             if v is not None or not has_default:
                 given[arg] = v
         boxed_args = {k: _clone(tcore, v) for k, v in given.items()}

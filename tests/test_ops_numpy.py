@@ -342,3 +342,112 @@ def test_shape_errors_name_both_shapes(tcore):
         tcore.add(tcore.ones(2), "x")
     with pytest.raises(TypeError, match="bool"):
         -tcore.tensor([True])
+
+
+# op: (numpy oracle, dtypes it supports, result: "promote" | "bool" | "float", method variant, exponent-like
+# second operand (kept >= 0 for integers, as numpy refuses negative integer powers)
+BINARY_MATH = {
+    "eq": (np.equal, ALL, "bool", True),
+    "ne": (np.not_equal, ALL, "bool", True),
+    "lt": (np.less, ALL, "bool", True),
+    "le": (np.less_equal, ALL, "bool", True),
+    "gt": (np.greater, ALL, "bool", True),
+    "ge": (np.greater_equal, ALL, "bool", True),
+    "logical_and": (np.logical_and, ALL, "bool", True),
+    "logical_or": (np.logical_or, ALL, "bool", True),
+    "logical_xor": (np.logical_xor, ALL, "bool", True),
+    "bitwise_and": (np.bitwise_and, (I64, BOOL), "promote", True),
+    "bitwise_or": (np.bitwise_or, (I64, BOOL), "promote", True),
+    "bitwise_xor": (np.bitwise_xor, (I64, BOOL), "promote", True),
+    "maximum": (np.maximum, ALL, "promote", True),
+    "minimum": (np.minimum, ALL, "promote", True),
+    "atan2": (np.arctan2, ALL, "float", True),
+    "pow": (np.power, NUMERIC, "promote", True),
+}
+
+
+@pytest.mark.parametrize("op", BINARY_MATH)
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS[:5] + SHAPE_PAIRS[6:], ids=str)
+@pytest.mark.parametrize("dtypes", [(F32, F32), (F64, F32), (I64, I64), (I64, F64), (BOOL, BOOL), (BOOL, I64)],
+                         ids=lambda d: "-".join(d))
+def test_binary_math(tcore, op, shapes, dtypes):
+    fn, supported, result_rule, method = BINARY_MATH[op]
+    rng = np.random.default_rng(hash((op, shapes, dtypes)) & 0xFFFF)
+    a, an = make(tcore, rng, shapes[0], dtypes[0], noncontig=True)
+    b, bn = make(tcore, rng, shapes[1], dtypes[1], positive=op == "pow")
+    promoted = promote(*dtypes, len(shapes[0]), len(shapes[1]))
+    if promoted not in supported:  # the dtype the operator computes in
+        with pytest.raises(TypeError):
+            getattr(tcore, op)(a, b)
+        return
+    result = {"bool": BOOL, "promote": promoted, "float": promoted if promoted in (F32, F64) else F32}[result_rule]
+    compute = np.dtype({"bool": promoted, "promote": promoted, "float": result}[result_rule])
+    if compute == np.dtype(BOOL) and op in ("pow", "atan2"):
+        compute = np.dtype(np.int64)
+    with np.errstate(all="ignore"):
+        expected = np.asarray(fn(an.astype(compute), bn.astype(compute))).astype(result)
+    check(tcore, getattr(tcore, op)(a, b), expected, result)
+    if method:
+        check(tcore, getattr(a, op)(b), expected, result)
+    out = tcore.empty([0], dtype=getattr(tcore, result))
+    assert getattr(tcore, op)(a, b, out=out).data_ptr() == out.data_ptr()
+    check(tcore, out, expected, result)
+
+
+def test_comparison_operators_and_scalars(tcore):
+    a = tcore.tensor([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal((a == 2).numpy(), [False, True, False])
+    np.testing.assert_array_equal((a != 2).numpy(), [True, False, True])
+    np.testing.assert_array_equal((a < 2.5).numpy(), [True, True, False])
+    np.testing.assert_array_equal((a >= tcore.tensor([3.0, 1.0, 3.0])).numpy(), [False, True, True])
+    np.testing.assert_array_equal((2 < a).numpy(), [False, False, True])  # reflected: a > 2
+    assert (a == "x") is False and (a != None) is True  # noqa: E711 - not comparable: plain Python answer
+    assert a.eq(2).dtype == tcore.bool and tcore.lt(tcore.tensor([1, 5]), 2.5).numpy().tolist() == [True, False]
+    assert len({a, a}) == 1  # hashable by identity
+
+
+def test_bitwise_operators(tcore):
+    x, y = tcore.tensor([12, 10]), tcore.tensor([10, 6])
+    assert (x & y).numpy().tolist() == [8, 2] and (x | y).numpy().tolist() == [14, 14]
+    assert (x ^ y).numpy().tolist() == [6, 12] and (~x).numpy().tolist() == [-13, -11]
+    m = tcore.tensor([True, False])
+    assert (~m).numpy().tolist() == [False, True] and (m & True).numpy().tolist() == [True, False]
+    with pytest.raises(TypeError, match="integral and bool dtypes only"):
+        tcore.ones(2) & tcore.ones(2)
+    assert tcore.logical_not(tcore.tensor([0.0, 2.0])).numpy().tolist() == [True, False]
+
+
+def test_pow_forms(tcore):
+    a = tcore.tensor([1.0, 2.0, 4.0])
+    np.testing.assert_allclose((a ** 2).numpy(), [1, 4, 16])
+    np.testing.assert_allclose((2 ** a).numpy(), [2, 4, 16])
+    np.testing.assert_allclose(tcore.pow(a, 0.5).numpy(), [1, 2 ** 0.5, 2])
+    assert (tcore.tensor([2, 3]) ** 0.5).dtype == tcore.float32  # a float number makes an int tensor float
+    assert tcore.pow(tcore.tensor([2, -1, 1, 3]), tcore.tensor([-1, -3, -2, 2])).numpy().tolist() == [0, -1, 1, 9]
+    b = tcore.tensor([1.0, 2.0])
+    b **= 3
+    np.testing.assert_allclose(b.numpy(), [1, 8])
+    np.testing.assert_allclose(abs(tcore.tensor([-1.5, 2.0])).numpy(), [1.5, 2.0])
+
+
+def test_maximum_propagates_nan(tcore):
+    a, b = tcore.tensor([float("nan"), 1.0, 3.0]), tcore.tensor([0.0, float("nan"), 2.0])
+    np.testing.assert_array_equal(tcore.maximum(a, b).numpy(), np.maximum(a.numpy(), b.numpy()))
+    np.testing.assert_array_equal(tcore.minimum(a, b).numpy(), np.minimum(a.numpy(), b.numpy()))
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4), (3, 4)), ((3, 1), (4,), ()), ((), (2, 3), (2, 1))], ids=str)
+@pytest.mark.parametrize("dtypes", [(F32, F32), (I64, F64), (BOOL, I64)], ids=lambda d: "-".join(d))
+def test_where(tcore, shapes, dtypes):
+    rng = np.random.default_rng(2)
+    c, cn = make(tcore, rng, shapes[0], BOOL, noncontig=True)
+    a, an = make(tcore, rng, shapes[1], dtypes[0])
+    b, bn = make(tcore, rng, shapes[2], dtypes[1])
+    result = promote(*dtypes, len(shapes[1]), len(shapes[2]))
+    expected = np.where(cn, an.astype(result), bn.astype(result))
+    check(tcore, tcore.where(c, a, b), expected, result)
+    out = tcore.empty([0], dtype=getattr(tcore, result))
+    tcore.where(c, a, b, out=out)
+    check(tcore, out, expected, result)
+    with pytest.raises(TypeError, match="condition to be a boolean"):
+        tcore.where(tcore.ones(2), a, b)

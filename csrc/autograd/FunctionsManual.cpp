@@ -4,6 +4,7 @@
 #include <tcore/ops/div.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/mul.h>
+#include <tcore/ops/pow.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/view.h>
 #include <tcore/ops/zeros.h>
@@ -54,5 +55,11 @@ Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes) {
 }
 
 Tensor zeros_like(const Tensor& t) { return tcore::zeros(t.sizes(), t.dtype(), std::nullopt, t.device()); }
+
+Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  const double e = exponent.to_double();
+  if (e == 0.0) return zeros_like(grad);
+  return tcore::mul(tcore::mul(grad, exponent), tcore::pow(self, Scalar(e - 1.0)));
+}
 
 }  // namespace tcore::autograd::manual

@@ -18,5 +18,7 @@ Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
 // The gradient of expand(): grad summed over the expanded dims.
 Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes);
 Tensor zeros_like(const Tensor& t);
+// d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
+Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 
 }  // namespace tcore::autograd::manual

@@ -2,10 +2,30 @@
 // part in type promotion as a Python number) and the Tensor overload runs.
 #include <tcore/ops/add.h>
 #include <tcore/ops/add_native.h>
+#include <tcore/ops/bitwise_and.h>
+#include <tcore/ops/bitwise_and_native.h>
+#include <tcore/ops/bitwise_or.h>
+#include <tcore/ops/bitwise_or_native.h>
+#include <tcore/ops/bitwise_xor.h>
+#include <tcore/ops/bitwise_xor_native.h>
 #include <tcore/ops/div.h>
 #include <tcore/ops/div_native.h>
+#include <tcore/ops/eq.h>
+#include <tcore/ops/eq_native.h>
+#include <tcore/ops/ge.h>
+#include <tcore/ops/ge_native.h>
+#include <tcore/ops/gt.h>
+#include <tcore/ops/gt_native.h>
+#include <tcore/ops/le.h>
+#include <tcore/ops/le_native.h>
+#include <tcore/ops/lt.h>
+#include <tcore/ops/lt_native.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/mul_native.h>
+#include <tcore/ops/ne.h>
+#include <tcore/ops/ne_native.h>
+#include <tcore/ops/pow.h>
+#include <tcore/ops/pow_native.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sub_native.h>
 
@@ -27,5 +47,17 @@ Tensor mul(const Tensor& self, const Scalar& other) { return tcore::mul(self, wr
 Tensor mul_(const Tensor& self, const Scalar& other) { return tcore::mul_(self, wrapped_scalar_tensor(other)); }
 Tensor div(const Tensor& self, const Scalar& other) { return tcore::div(self, wrapped_scalar_tensor(other)); }
 Tensor div_(const Tensor& self, const Scalar& other) { return tcore::div_(self, wrapped_scalar_tensor(other)); }
+
+Tensor eq(const Tensor& self, const Scalar& other) { return tcore::eq(self, wrapped_scalar_tensor(other)); }
+Tensor ne(const Tensor& self, const Scalar& other) { return tcore::ne(self, wrapped_scalar_tensor(other)); }
+Tensor lt(const Tensor& self, const Scalar& other) { return tcore::lt(self, wrapped_scalar_tensor(other)); }
+Tensor le(const Tensor& self, const Scalar& other) { return tcore::le(self, wrapped_scalar_tensor(other)); }
+Tensor gt(const Tensor& self, const Scalar& other) { return tcore::gt(self, wrapped_scalar_tensor(other)); }
+Tensor ge(const Tensor& self, const Scalar& other) { return tcore::ge(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_and(const Tensor& self, const Scalar& other) { return tcore::bitwise_and(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_or(const Tensor& self, const Scalar& other) { return tcore::bitwise_or(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_xor(const Tensor& self, const Scalar& other) { return tcore::bitwise_xor(self, wrapped_scalar_tensor(other)); }
+Tensor pow(const Tensor& self, const Scalar& exponent) { return tcore::pow(self, wrapped_scalar_tensor(exponent)); }
+Tensor pow_(const Tensor& self, const Scalar& exponent) { return tcore::pow_(self, wrapped_scalar_tensor(exponent)); }
 
 }  // namespace tcore::native

@@ -70,29 +70,50 @@ void unary_loop(const Tensor& out, const Tensor& a, F f) {
              });
 }
 
-// out[i] = f(a[i], b[i]), all of type T.
-template <typename T, typename F>
-void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+// out[i] = f(a[i], b[i]): inputs of type In, output of type Out.
+template <typename Out, typename In, typename F>
+void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b});
   loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
-               T* o = reinterpret_cast<T*>(p[0]);
-               const T* x = reinterpret_cast<const T*>(p[1]);
-               const T* y = reinterpret_cast<const T*>(p[2]);
-               constexpr int64_t e = sizeof(T);
-               if (s[0] == e && s[1] == e && s[2] == e) {
+               Out* o = reinterpret_cast<Out*>(p[0]);
+               const In* x = reinterpret_cast<const In*>(p[1]);
+               const In* y = reinterpret_cast<const In*>(p[2]);
+               constexpr int64_t eo = sizeof(Out), e = sizeof(In);
+               if (s[0] == eo && s[1] == e && s[2] == e) {
                  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
-               } else if (s[0] == e && s[1] == e && s[2] == 0) {
-                 const T yv = *y;
+               } else if (s[0] == eo && s[1] == e && s[2] == 0) {
+                 const In yv = *y;
                  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
-               } else if (s[0] == e && s[1] == 0 && s[2] == e) {
-                 const T xv = *x;
+               } else if (s[0] == eo && s[1] == 0 && s[2] == e) {
+                 const In xv = *x;
                  for (int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
                } else {
                  for (int64_t i = 0; i < n; ++i)
-                   *reinterpret_cast<T*>(p[0] + i * s[0]) =
-                       f(*reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2]));
+                   *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+                       f(*reinterpret_cast<const In*>(p[1] + i * s[1]), *reinterpret_cast<const In*>(p[2] + i * s[2]));
                }
+             });
+}
+
+// out[i] = f(a[i], b[i]), all of type T.
+template <typename T, typename F>
+void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  binary_loop_to<T, T>(out, a, b, f);
+}
+
+// out[i] = c[i] ? a[i] : b[i], with a bool condition (where).
+template <typename T>
+void select_loop(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const LoopGeometry g = make_geometry(out.sizes(), {&out, &cond, &a, &b});
+  loop_nd<4>(g,
+             {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),
+              static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
+             [&](char** p, const int64_t* s, int64_t n) {
+               for (int64_t i = 0; i < n; ++i)
+                 *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                                              ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                                              : *reinterpret_cast<const T*>(p[3] + i * s[3]);
              });
 }
 
