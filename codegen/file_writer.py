@@ -20,12 +20,22 @@ _BANNER = {
 }
 
 
+def _read_umask() -> int:
+    mask = os.umask(0o022)  # read once, at import (os.umask is process-wide; threads write later)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_read_umask()  # what open() would give; mkstemp's temp files are 0600
+
+
 def atomic_write(target: Path, data: bytes) -> None:
     """Write data to target through a temp file in the same folder and a rename, so a
     reader (or a run killed half-way) never sees a partial file."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, target)

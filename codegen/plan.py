@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
 
-from . import gen_autograd, gen_dispatch, gen_headers, gen_python, gen_unboxing
+from . import gen_autograd, gen_dispatch, gen_headers, gen_pyi, gen_python, gen_unboxing
 from .model import NativeFunction
 
 SUBSETS = ("libtorch", "pybindings", "python")
@@ -147,6 +147,12 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
             units.append(Unit(f"pybind:{k}", (f"python/python_functions_{k}.cpp",),
                               _digest(options, _flat(shards[k]), "\n".join(d.source for d in old)),
                               ("python_functions.cpp.j2",), partial(_render_python, k, n, chosen[k], layout, old)))
+    if "python" in options.subsets:  # type stubs of the package, sharded like the bindings
+        for k in range(n):
+            units.append(Unit(f"pyi:{k}", (f"python/tcore/_stubs_{k}.pyi",), _digest(options, _flat(chosen[k])),
+                              ("tcore_shard.pyi.j2",), partial(_render_stub_shard, k, chosen[k])))
+        units.append(Unit("pyi", ("python/tcore/__init__.pyi",), _digest(options, (), str(n)), ("tcore.pyi.j2",),
+                          partial(_render_stub_index, n)))
     aggregate = _aggregate_outputs(options)
     with_autograd = bool(derivatives) and not options.disable_autograd
     unselected = () if selected is None else tuple(sorted(_name(f) for f in opset.functions if _name(f) not in selected))
@@ -187,6 +193,14 @@ def _render_dispatch(k: int, n: int, groups, chosen, layout) -> dict[str, str]:
 def _root_of(d) -> str:
     name = d.schema.name
     return name.base
+
+
+def _render_stub_shard(k: int, groups) -> dict[str, str]:
+    return {f"python/tcore/_stubs_{k}.pyi": gen_pyi.render_shard(k, _models(_flat(groups)))}
+
+
+def _render_stub_index(n: int) -> dict[str, str]:
+    return {"python/tcore/__init__.pyi": gen_pyi.render_index(n)}
 
 
 def _render_unboxing(k: int, n: int, groups, layout) -> dict[str, str]:

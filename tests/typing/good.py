@@ -1,0 +1,19 @@
+"""A program mypy must accept against tcore's generated stubs (tests/test_stubs.py)."""
+import tcore
+
+x: tcore.Tensor = tcore.ones(2, 3, dtype=tcore.float64)
+y = tcore.ones([2, 3], requires_grad=True)
+z = tcore.add(x, 1.0, alpha=2) + y * 3 - 1
+s = z.exp().sum([0], keepdim=True).mean()
+m = x > 0.5
+w = tcore.where(m, x, tcore.zeros(2, 3, dtype=tcore.float64))
+out = tcore.empty([0], dtype=tcore.float64)
+tcore.mul(x, w, out=out)
+value: int | float | bool = s.item()
+shape: tuple[int, ...] = w.shape
+rows: int = w.size(0)
+v = x.view(3, 2).transpose(0, 1).contiguous()
+p = x ** 2 + abs(-x) + (x @ v)
+flags = (m & ~m) | (x != 1)
+with tcore.no_grad():
+    q = tcore.sqrt(x).relu()
