@@ -1,0 +1,79 @@
+// Bitwise operators on integral and bool tensors (bool: logical); floating inputs are a TypeError.
+#include <cmath>
+#include <type_traits>
+
+#include <tcore/ops/bitwise_and_native.h>
+#include <tcore/ops/bitwise_not_native.h>
+#include <tcore/ops/bitwise_or_native.h>
+#include <tcore/ops/bitwise_xor_native.h>
+
+#include "native/cpu/Binary.h"
+
+namespace tcore::native {
+using namespace binary;
+namespace {
+
+TCORE_BINARY_FN(bitwise_and_fn, static_cast<T>(x & y))
+TCORE_BINARY_FN(bitwise_or_fn, static_cast<T>(x | y))
+TCORE_BINARY_FN(bitwise_xor_fn, static_cast<T>(x ^ y))
+#undef TCORE_BINARY_FN
+
+void check_bitwise(const Tensor& a, const Tensor& b, const char* op) {
+  TCORE_CHECK_TYPE(!is_floating(a.dtype()) && !is_floating(b.dtype()), op, ": not implemented for '",
+                   to_string(is_floating(a.dtype()) ? a.dtype() : b.dtype()), "' (integral and bool dtypes only)");
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ bitwise (integral and bool)
+Tensor bitwise_and(const Tensor& self, const Tensor& other) {
+  check_bitwise(self, other, "bitwise_and");
+  const ScalarType t = promoted(self, other);
+  return binary_op<Kinds::Integral>(self, other, t, t, "bitwise_and", bitwise_and_fn());
+}
+Tensor bitwise_and_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  check_bitwise(self, other, "bitwise_and");
+  const ScalarType t = promoted(self, other);
+  return binary_op_into<Kinds::Integral>(out, self, other, t, t, "bitwise_and", bitwise_and_fn());
+}
+Tensor bitwise_or(const Tensor& self, const Tensor& other) {
+  check_bitwise(self, other, "bitwise_or");
+  const ScalarType t = promoted(self, other);
+  return binary_op<Kinds::Integral>(self, other, t, t, "bitwise_or", bitwise_or_fn());
+}
+Tensor bitwise_or_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  check_bitwise(self, other, "bitwise_or");
+  const ScalarType t = promoted(self, other);
+  return binary_op_into<Kinds::Integral>(out, self, other, t, t, "bitwise_or", bitwise_or_fn());
+}
+Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+  check_bitwise(self, other, "bitwise_xor");
+  const ScalarType t = promoted(self, other);
+  return binary_op<Kinds::Integral>(self, other, t, t, "bitwise_xor", bitwise_xor_fn());
+}
+Tensor bitwise_xor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  check_bitwise(self, other, "bitwise_xor");
+  const ScalarType t = promoted(self, other);
+  return binary_op_into<Kinds::Integral>(out, self, other, t, t, "bitwise_xor", bitwise_xor_fn());
+}
+Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
+  TCORE_CHECK_TYPE(!is_floating(self.dtype()), "bitwise_not: not implemented for '", to_string(self.dtype()),
+                   "' (integral and bool dtypes only)");
+  resize_output(out, self.sizes());
+  const Tensor target = out.dtype() == self.dtype() && !partially_overlaps(out, self) ? out
+                                                                                     : empty_cpu(self.sizes(), self.dtype());
+  dispatch_dtype(self.dtype(), "bitwise_not", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      unary_loop<bool, bool>(target, self, [](bool v) { return !v; });
+    } else if constexpr (std::is_integral_v<T>) {
+      unary_loop<T, T>(target, self, [](T v) { return static_cast<T>(~v); });
+    }
+  });
+  if (!target.is_same(out)) write_result(out, target, "bitwise_not");
+  out.bump_version();
+  return out;
+}
+Tensor bitwise_not(const Tensor& self) { return bitwise_not_out(self, empty_cpu(self.sizes(), self.dtype())); }
+
+}  // namespace tcore::native
