@@ -88,6 +88,22 @@ OPS = {
     "erf": (lambda t, a: t.erf(a), np.vectorize(math.erf), [(2, 3)], False),
     "reciprocal": (lambda t, a: t.reciprocal(a), lambda a: 1 / a, [(2, 3)], True),
     "abs": (lambda t, a: t.abs(a), np.abs, [(2, 3)], False),
+    "permute": (lambda t, a: a.permute([1, 2, 0]) * 1.0, lambda a: a.transpose(1, 2, 0), [(2, 3, 4)], False),
+    "unsqueeze": (lambda t, a: a.unsqueeze(1) * 1.0, lambda a: a[:, None], [(3, 4)], False),
+    "squeeze": (lambda t, a: a.squeeze() * 1.0, lambda a: a.squeeze(), [(3, 1, 4)], False),
+    "squeeze_dim": (lambda t, a: a.squeeze(1) * 1.0, lambda a: a.squeeze(1), [(3, 1, 4)], False),
+    "select": (lambda t, a: a.select(1, -1) * 1.0, lambda a: a[:, -1], [(3, 4)], False),
+    "slice": (lambda t, a: a[:, 1::2] * 1.0, lambda a: a[:, 1::2], [(3, 5)], False),
+    "index": (lambda t, a: a[1, None, ..., :2] * 1.0, lambda a: a[1, None, ..., :2], [(3, 4, 3)], False),
+    "diagonal": (lambda t, a: t.diagonal(a, 1) * 1.0, lambda a: np.diagonal(a, 1).copy(), [(4, 5)], False),
+    "unfold": (lambda t, a: a.unfold(1, 3, 1) * 1.0,
+               lambda a: np.lib.stride_tricks.sliding_window_view(a, 3, axis=1).copy(), [(2, 5)], False),
+    "unfold_step": (lambda t, a: a.unfold(0, 2, 2) * 1.0,
+                    lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, axis=0)[::2].copy(), [(5, 3)], False),
+    "reshape": (lambda t, a: a.transpose(0, 1).reshape(-1) * 1.0, lambda a: a.T.reshape(-1), [(3, 4)], False),
+    "flatten": (lambda t, a: a.flatten() * 1.0, lambda a: a.reshape(-1), [(2, 3, 2)], False),
+    "narrow": (lambda t, a: t.narrow(a, 0, 1, 2) * 1.0, lambda a: a[1:3], [(4, 3)], False),
+    "t": (lambda t, a: a.t() * 1.0, lambda a: a.T, [(3, 4)], False),
     "maximum": (lambda t, a, b: t.maximum(a, b), np.maximum, [(3, 4), (4,)], False),
     "minimum": (lambda t, a, b: t.minimum(a, b), np.minimum, [(3, 4), (3, 1)], False),
     "atan2": (lambda t, a, b: t.atan2(a, b), np.arctan2, [(2, 3), (2, 3)], False),
@@ -283,3 +299,18 @@ def test_comparisons_are_not_differentiable(tc):
     y = tc.where(mask, x, x * 2)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [1, 2, 1])
+
+
+@pytest.mark.parametrize("view", ["select", "slice", "diagonal", "unfold"])
+def test_view_backward_is_differentiable(tc, view):
+    """The backward of a view is an operator whose own derivative is the view again: the
+    gradient of <d(view(x))/dx applied to g, v> with respect to g is view(v)."""
+    fn = {"select": lambda x: x.select(0, 1), "slice": lambda x: x[:, 1::2],
+          "diagonal": lambda x: tc.diagonal(x, 0), "unfold": lambda x: x.unfold(1, 2, 1)}[view]
+    x = tc.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+    y = fn(x)
+    g = tc.tensor(np.random.default_rng(1).standard_normal(y.shape), requires_grad=True)
+    gx, = tc.autograd.grad(y, x, grad_outputs=g, create_graph=True)
+    v = np.random.default_rng(2).standard_normal((3, 4))
+    gg, = tc.autograd.grad((gx * tc.tensor(v)).sum(), g)
+    np.testing.assert_allclose(gg.numpy(), fn(tc.tensor(v)).numpy(), rtol=1e-12)

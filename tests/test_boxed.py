@@ -12,7 +12,26 @@ def registry(tcore):
     return tcore._C._boxed_operators()
 
 
+# Arguments that must fit each other (shapes of views and their backward), by operator;
+# a tuple stands for a tensor of that shape.
+OVERRIDES = {
+    "select_backward": dict(grad_output=(3,), input_sizes=[3, 3], dim=1, index=1),
+    "slice_backward": dict(grad_output=(3, 1), input_sizes=[3, 3], dim=1, start=1, end=2, step=1),
+    "diagonal_backward": dict(grad_output=(2,), input_sizes=[3, 3], offset=1, dim1=0, dim2=1),
+    "unfold_backward": dict(grad_in=(3, 2, 2), input_sizes=[3, 3], dim=1, size=2, step=1),
+    "as_strided": dict(size=[2, 2], stride=[3, 1]),
+    "permute": dict(dims=[1, 0]),
+    "diagonal": dict(offset=0, dim1=0, dim2=1),
+    "unfold": dict(dimension=1, size=2, step=1),
+    "reshape": dict(shape=[9]),
+}
+
+
 def _value(tcore, op: str, name: str, type_: str, rng):
+    fixed = OVERRIDES.get(op, {})
+    if name in fixed:
+        v = fixed[name]
+        return tcore.tensor(rng.random(v) + 0.5) if isinstance(v, tuple) else v
     """A sample argument by operator, schema name and type (square 3x3 tensors fit every
     operator; bitwise operators get integers, a `condition` is a bool mask)."""
     if type_.startswith("Tensor(a!)") and name == "out":
@@ -33,7 +52,7 @@ def _value(tcore, op: str, name: str, type_: str, rng):
         return 2.0
     if type_ == "bool":
         return False
-    if type_.startswith("int"):
+    if type_.startswith("int") or type_ == "SymInt":
         return 1
     return None
 

@@ -4,7 +4,10 @@
 #include <tcore/ops/div.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/mul.h>
+#include <tcore/ops/permute.h>
 #include <tcore/ops/pow.h>
+#include <tcore/ops/reshape.h>
+#include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/view.h>
 #include <tcore/ops/zeros.h>
@@ -61,5 +64,21 @@ Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar&
   if (e == 0.0) return zeros_like(grad);
   return tcore::mul(tcore::mul(grad, exponent), tcore::pow(self, Scalar(e - 1.0)));
 }
+
+Tensor permute_backward(const Tensor& grad, IntArrayRef dims) {
+  const int64_t n = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inverse(n);
+  for (int64_t i = 0; i < n; ++i) inverse[wrap_dim(dims[i], n)] = i;
+  return tcore::permute(grad, inverse);
+}
+
+Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  if (n == 0) return tcore::reshape(grad, sizes);
+  const int64_t d = wrap_dim(dim, n);
+  return sizes[d] == 1 && grad.dim() < n ? tcore::unsqueeze(grad, d) : grad;
+}
+
+Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes) { return tcore::reshape(grad, sizes); }
 
 }  // namespace tcore::autograd::manual

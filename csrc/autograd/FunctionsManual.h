@@ -2,6 +2,7 @@
 // Helpers the formulas of csrc/autograd/derivatives.yaml are written with. They are
 // built from public operators only, so they are differentiable themselves
 // (create_graph=True works through them) and run on every backend.
+#include <limits>
 #include <optional>
 
 #include "tcore/autograd/autograd.h"
@@ -18,6 +19,12 @@ Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
 // The gradient of expand(): grad summed over the expanded dims.
 Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes);
 Tensor zeros_like(const Tensor& t);
+// The gradient of permute(): grad permuted back.
+Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
+// The gradient of squeeze(dim): grad with that dim back when squeeze removed it.
+Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
+// The gradient of squeeze() (every size-1 dim): grad reshaped back.
+Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 

@@ -9,3 +9,4 @@ name: str = tcore.exp(x)  # error: exp returns a Tensor
 tcore.mm(x)  # error: mm needs two tensors
 x.transpose(0)  # error: transpose needs two dims
 tcore.zeros(2, 3, dtype="float32")  # error: dtype is a tcore.dtype
+x["a"]  # error: an index is an int, a slice, None or ...

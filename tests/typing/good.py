@@ -17,3 +17,8 @@ p = x ** 2 + abs(-x) + (x @ v)
 flags = (m & ~m) | (x != 1)
 with tcore.no_grad():
     q = tcore.sqrt(x).relu()
+row = x[0]
+cell = x[1, ::2, None, ...]
+x[0, 1:] = 2.0
+for r in x:
+    r.sum()

@@ -1,13 +1,42 @@
-// Views (view, transpose) and the copies built on copy_ (contiguous, clone).
+// Views (view, transpose, permute, squeeze, select, slice, ...) and the copies built on
+// copy_ (contiguous, clone); reshape/flatten/narrow/t compose them.
 // Views are device-agnostic metadata changes: new sizes/strides on the same storage.
+#include <algorithm>
+
+#include <tcore/ops/add.h>
+#include <tcore/ops/as_strided_native.h>
 #include <tcore/ops/clone.h>
 #include <tcore/ops/clone_native.h>
 #include <tcore/ops/contiguous_native.h>
 #include <tcore/ops/copy.h>
+#include <tcore/ops/diagonal.h>
+#include <tcore/ops/diagonal_backward_native.h>
+#include <tcore/ops/diagonal_native.h>
 #include <tcore/ops/empty.h>
 #include <tcore/ops/expand_native.h>
+#include <tcore/ops/flatten_native.h>
+#include <tcore/ops/narrow_native.h>
+#include <tcore/ops/permute.h>
+#include <tcore/ops/permute_native.h>
+#include <tcore/ops/reshape.h>
+#include <tcore/ops/reshape_native.h>
+#include <tcore/ops/select.h>
+#include <tcore/ops/select_backward_native.h>
+#include <tcore/ops/select_native.h>
+#include <tcore/ops/slice.h>
+#include <tcore/ops/slice_backward_native.h>
+#include <tcore/ops/slice_native.h>
+#include <tcore/ops/squeeze_native.h>
+#include <tcore/ops/t_native.h>
+#include <tcore/ops/transpose.h>
 #include <tcore/ops/transpose_native.h>
+#include <tcore/ops/unfold.h>
+#include <tcore/ops/unfold_backward_native.h>
+#include <tcore/ops/unfold_native.h>
+#include <tcore/ops/unsqueeze_native.h>
+#include <tcore/ops/view.h>
 #include <tcore/ops/view_native.h>
+#include <tcore/ops/zeros.h>
 
 #include "native/TensorUtils.h"
 
@@ -96,7 +125,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 }
 
 Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
-  Tensor t = transpose(self, dim0, dim1);
+  Tensor t = native::transpose(self, dim0, dim1);
   self.impl()->set_sizes_and_strides(t.sizes().vec(), t.strides().vec(), t.storage_offset());
   return self;
 }
@@ -131,6 +160,233 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   TCORE_CHECK_VALUE(memory_format != MemoryFormat::ChannelsLast, "contiguous: channels_last is not supported");
   if (self.is_contiguous()) return self;
   return tcore::clone(self, MemoryFormat::Contiguous);
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  const int64_t n = self.dim();
+  TCORE_CHECK_VALUE(static_cast<int64_t>(dims.size()) == n, "permute(sparse_coo): number of dimensions in the tensor input ",
+                    "does not match the length of the desired ordering of dimensions i.e. input.dim() = ", n,
+                    " is not equal to len(dims) = ", dims.size());
+  std::vector<int64_t> sizes(n), strides(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = wrap_dim(dims[i], n);
+    TCORE_CHECK_VALUE(!seen[d], "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = self.sizes()[d];
+    strides[i] = self.strides()[d];
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim() + 1);
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  const int64_t stride = d >= self.dim() ? 1 : sizes[d] * strides[d];
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, stride);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor squeeze(const Tensor& self) {
+  std::vector<int64_t> sizes, strides;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (self.sizes()[i] != 1) {
+      sizes.push_back(self.sizes()[i]);
+      strides.push_back(self.strides()[i]);
+    }
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  if (self.dim() == 0 || self.sizes()[d] != 1) return make_view(self, self.sizes().vec(), self.strides().vec(), self.storage_offset());
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  TCORE_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t size = self.sizes()[d];
+  TCORE_CHECK_INDEX(index >= -size && index < size, "select(): index ", index, " out of range for tensor of size ",
+                    shape_str(self.sizes()), " at dimension ", dim);
+  const int64_t i = index < 0 ? index + size : index;
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  const int64_t offset = self.storage_offset() + i * strides[d];
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(self, sizes, strides, offset);
+}
+
+// Python's slice semantics: negative bounds count from the end, out-of-range bounds clamp.
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  TCORE_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  TCORE_CHECK_VALUE(step > 0, "slice step must be positive");
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t size = self.sizes()[d];
+  int64_t b = start.value_or(0), e = end.value_or(size);
+  if (b < 0) b += size;
+  if (e < 0) e += size;
+  b = std::clamp<int64_t>(b, 0, size);
+  e = std::clamp<int64_t>(e, b, size);
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  const int64_t offset = self.storage_offset() + b * strides[d];
+  sizes[d] = (e - b + step - 1) / step;
+  strides[d] *= step;
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t n = self.dim();
+  const int64_t a = wrap_dim(dim1, n), b = wrap_dim(dim2, n);
+  TCORE_CHECK_VALUE(a != b, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  int64_t length, start = self.storage_offset();
+  if (offset >= 0) {
+    length = std::max<int64_t>(std::min(self.sizes()[a], self.sizes()[b] - offset), 0);
+    if (length > 0) start += offset * self.strides()[b];
+  } else {
+    length = std::max<int64_t>(std::min(self.sizes()[a] + offset, self.sizes()[b]), 0);
+    if (length > 0) start -= offset * self.strides()[a];
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i != a && i != b) {
+      sizes.push_back(self.sizes()[i]);
+      strides.push_back(self.strides()[i]);
+    }
+  }
+  sizes.push_back(length);
+  strides.push_back(self.strides()[a] + self.strides()[b]);
+  return make_view(self, sizes, strides, start);
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  TCORE_CHECK_VALUE(size.size() == stride.size(), "mismatch in length of strides and shape");
+  const int64_t offset = storage_offset.value_or(self.storage_offset());
+  TCORE_CHECK_VALUE(offset >= 0, "as_strided: negative storage offset ", offset);
+  int64_t last = offset;  // the furthest element the view reaches
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    TCORE_CHECK_VALUE(size[i] >= 0, "as_strided: negative size ", size[i]);
+    TCORE_CHECK_VALUE(stride[i] >= 0, "as_strided: negative stride ", stride[i]);
+    empty = empty || size[i] == 0;
+    last += (size[i] - 1) * stride[i];
+  }
+  const int64_t capacity = static_cast<int64_t>(self.storage().nbytes() / self.element_size());
+  TCORE_CHECK_VALUE(empty || last < capacity, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride),
+                    ", storage offset ", offset, " require a storage of ", last + 1, " elements, but it has ",
+                    capacity);
+  return make_view(self, size.vec(), stride.vec(), offset);
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const int64_t n = self.dim();
+  const int64_t d = n == 0 ? 0 : wrap_dim(dimension, n);
+  const int64_t length = n == 0 ? 1 : self.sizes()[d];
+  TCORE_CHECK_VALUE(size <= length, "maximum size for tensor at dimension ", d, " is ", length, " but size is ", size);
+  TCORE_CHECK_VALUE(step > 0, "step is ", step, " but must be > 0");
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  const int64_t inner_stride = n == 0 ? 1 : strides[d];
+  if (n > 0) {
+    sizes[d] = (length - size) / step + 1;
+    strides[d] *= step;
+  }
+  sizes.push_back(size);
+  strides.push_back(inner_stride);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+// ---------------------------------------------------------------- composites of views
+
+Tensor t(const Tensor& self) {
+  TCORE_CHECK_VALUE(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return self.dim() < 2 ? tcore::transpose(self, 0, 0) : tcore::transpose(self, 0, 1);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  TCORE_CHECK_INDEX(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  TCORE_CHECK_VALUE(length >= 0, "narrow(): length must be non-negative.");
+  const int64_t size = self.sizes()[wrap_dim(dim, self.dim())];
+  TCORE_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size, ", ",
+                    size, "], but got ", start, ")");
+  const int64_t b = start < 0 ? start + size : start;
+  TCORE_CHECK_VALUE(b + length <= size, "start (", b, ") + length (", length, ") exceeds dimension size (", size, ").");
+  return tcore::slice(self, dim, b, b + length, 1);
+}
+
+// A view when the strides allow one, else a contiguous copy viewed (PyTorch's reshape).
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  const std::vector<int64_t> sizes = infer_size(shape, self.numel());
+  if (view_strides(self.sizes(), self.strides(), sizes).has_value()) return tcore::view(self, sizes);
+  return tcore::view(tcore::clone(self, MemoryFormat::Contiguous), sizes);
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  const int64_t n = self.dim();
+  if (n == 0) return tcore::reshape(self, {1});
+  const int64_t a = wrap_dim(start_dim, n), b = wrap_dim(end_dim, n);
+  TCORE_CHECK_VALUE(a <= b, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (a == b) return self;
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().begin() + a);
+  int64_t merged = 1;
+  for (int64_t i = a; i <= b; ++i) merged *= self.sizes()[i];
+  sizes.push_back(merged);
+  sizes.insert(sizes.end(), self.sizes().begin() + b + 1, self.sizes().end());
+  return tcore::reshape(self, sizes);
+}
+
+// ---------------------------------------------------------------- backward of the views
+// The gradient of a view: zeros of the input's shape with the view's part set to grad.
+// Operators of their own (as in PyTorch), so that their derivative is the view again
+// and double backward works.
+
+namespace {
+Tensor zeros_of(const Tensor& like, IntArrayRef sizes) {
+  return tcore::zeros(sizes, like.dtype(), Layout::Strided, like.device(), std::nullopt);
+}
+}  // namespace
+
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  Tensor grad_input = zeros_of(grad_output, input_sizes);
+  tcore::copy_(tcore::select(grad_input, dim, index), grad_output);
+  return grad_input;
+}
+
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end,
+                      int64_t step) {
+  Tensor grad_input = zeros_of(grad_output, input_sizes);
+  tcore::copy_(tcore::slice(grad_input, dim, start, end, step), grad_output);
+  return grad_input;
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  Tensor grad_input = zeros_of(grad_output, input_sizes);
+  tcore::copy_(tcore::diagonal(grad_input, offset, dim1, dim2), grad_output);
+  return grad_input;
+}
+
+// Windows may overlap (step < size): each window's gradient is added at its place.
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  Tensor grad_input = zeros_of(grad_in, input_sizes);
+  const int64_t n = static_cast<int64_t>(input_sizes.size());
+  if (n == 0) return tcore::add(grad_input, tcore::reshape(grad_in, {}), 1);
+  const int64_t d = wrap_dim(dim, n);
+  // grad_in: the input's dims with dim d counting windows, plus a last dim of a window's elements
+  const int64_t windows = grad_in.sizes()[d];
+  for (int64_t w = 0; w < windows; ++w) {
+    const Tensor piece = tcore::permute(tcore::select(grad_in, d, w), [&] {
+      std::vector<int64_t> dims;  // select removed dim d: the window's elements are the last dim (n - 1)
+      for (int64_t i = 0; i < n; ++i) dims.push_back(i < d ? i : (i == d ? n - 1 : i - 1));
+      return dims;
+    }());
+    const Tensor target = tcore::slice(grad_input, d, w * step, w * step + size, 1);
+    tcore::copy_(target, tcore::add(target, piece, 1));
+  }
+  return grad_input;
 }
 
 }  // namespace tcore::native
