@@ -46,7 +46,7 @@ def edit_and_rebuild(ws: Path, path: Path, old: str, new: str) -> dict:
     gen = ws / "generated"
     before = snapshot(gen)
     log = NinjaLog(ws / "build")
-    mark = len(log.lines())
+    mark = log.mark()
     original = path.read_text()
     path.write_text(original.replace(old, new, 1))
     try:

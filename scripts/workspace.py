@@ -58,8 +58,18 @@ class NinjaLog:
         path = self.build_dir / ".ninja_log"
         return path.read_text().splitlines() if path.exists() else []
 
-    def outputs_since(self, count: int) -> set[str]:
-        return {line.split("\t")[3] for line in self.lines()[count:] if line and not line.startswith("#")}
+    def mark(self) -> dict[str, str]:
+        """output -> the mtime ninja recorded for it. Ninja compacts its log now and then,
+        so a line count is no clock; a changed (or new) entry is a rebuilt output."""
+        out = {}
+        for line in self.lines():
+            if line and not line.startswith("#"):
+                fields = line.split("\t")
+                out[fields[3]] = fields[2]
+        return out
+
+    def outputs_since(self, mark: dict[str, str]) -> set[str]:
+        return {o for o, stamp in self.mark().items() if mark.get(o) != stamp}
 
 
 def ninja_deps(build_dir: Path) -> dict[str, set[str]]:

@@ -179,8 +179,11 @@ def formula_errors(p: Paths, compiler_output: list[str]) -> list[str]:
         m = _GENERATED_ERROR.search(line)
         if m is None or p.derivatives is None:
             continue
+        source = Path(m.group(1))
+        if not source.is_absolute():  # ccache's base_dir makes the compiler name it from the build folder
+            source = p.build_dir / source
         try:
-            generated_line = Path(m.group(1)).read_text().splitlines()[int(m.group(2)) - 1]
+            generated_line = source.read_text().splitlines()[int(m.group(2)) - 1]
         except (OSError, IndexError):
             continue
         marker = generated_line.rsplit("// formula: ", 1)

@@ -64,7 +64,7 @@ def test_schema_edit_rebuilds_exactly_what_changed(ws):
     gen, build = ws / "generated", ws / "build"
     before = snapshot(gen)
     log = NinjaLog(build)
-    mark = len(log.lines())
+    mark = log.mark()
     edit(native, "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)",
          "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=2)")
     try:
@@ -78,13 +78,15 @@ def test_schema_edit_rebuilds_exactly_what_changed(ws):
         # registrations, its autograd and trace code are untouched
         assert "tcore/ops/add.h" in changed and "tcore/ops/add_ops.h" not in changed
         assert all(f.startswith(("tcore/ops/add", "dispatch/Operators_", "python/python_functions_",
-                                 "jit/Unboxing_")) for f in changed), changed
-        assert len(changed) == 4, changed
+                                 "jit/Unboxing_", "python/tcore/_stubs_")) for f in changed), changed
+        assert len(changed) == 5, changed  # the four above and the type stub's shard
         # ninja recompiled exactly the objects that include a rewritten file
         rebuilt = {o for o in log.outputs_since(mark) if o.endswith(".o")}
         expected = objects_depending_on(build, {str(gen / f) for f in changed})
         assert rebuilt == expected, (rebuilt, expected)
-        assert 0 < len(rebuilt) <= 4
+        # the dispatcher, binding and unboxing shards, and what includes add.h (the Scalar
+        # overloads, autograd shards whose formulas call add): a small part of the ~90 objects
+        assert 0 < len(rebuilt) <= 10, rebuilt
         assert "codegen:op:add" in executed_tasks(r.stdout)
         # the new default reached C++ and Python
         assert run_python(ws, "import tcore; print(tcore.add(tcore.ones(1), tcore.ones(1)).item())").strip() == "3.0"
@@ -99,7 +101,7 @@ def test_kernel_edit_recompiles_one_object(ws):
     kernel = ws / "csrc/native/cpu/UnaryOps.cpp"
     original = kernel.read_text()
     log = NinjaLog(ws / "build")
-    mark = len(log.lines())
+    mark = log.mark()
     gen_before = snapshot(ws / "generated")
     kernel.write_text(original + "\n// an edit\n")
     try:
@@ -211,7 +213,7 @@ def test_formula_edit_recompiles_its_shard_only(ws):
     original = derivatives.read_text()
     before = snapshot(ws / "generated")
     log = NinjaLog(ws / "build")
-    mark = len(log.lines())
+    mark = log.mark()
     edit(derivatives, "  self: mul(grad, other)\n  other: mul(grad, self)",
          "  self: mul(other, grad)\n  other: mul(grad, self)")
     try:

@@ -51,6 +51,14 @@ def recompiled(before: dict[str, int], after: dict[str, int]) -> set[str]:
     return {name for name, stamp in after.items() if before.get(name) != stamp}
 
 
+def run_tests(ws: Path) -> None:
+    """The operator and boxed-path suites against the workspace's build."""
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                            "tests/test_ops_numpy.py", "tests/test_boxed.py"], cwd=ws, capture_output=True,
+                           text=True, env=env_for(ws))
+    assert tests.returncode == 0, tests.stdout[-3000:]
+
+
 def closed_port() -> int:
     import socket
 
@@ -86,10 +94,7 @@ def test_shared_cache_serves_a_build_in_another_folder(cluster, tmp_path_factory
     hits, total, remote_hits = cache_use(r2.stdout)
     assert remote_hits / total >= 0.9, r2.stdout[-2000:]
     print(f"second folder: {hits}/{total} cache hits, {remote_hits} remote")
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                            "tests/test_ops_numpy.py", "tests/test_boxed.py"], cwd=second, capture_output=True,
-                           text=True, env=env_for(second))
-    assert tests.returncode == 0, tests.stdout[-3000:]
+    run_tests(second)
 
 
 @dataclass
@@ -132,6 +137,7 @@ def test_distcc_compiles_on_the_daemons(distcc_build):
     assert b.killed_after >= 2, "the build finished before the second daemon could be killed"
     assert b.jobs[1] <= b.killed_after + 2  # at most the jobs in flight when it died
     smoke(b.ws)
+    run_tests(b.ws)
     print(f"distcc build: daemon jobs {b.jobs}, second daemon killed after {b.killed_after}")
 
 
