@@ -40,6 +40,8 @@ def _binding(f: NativeFunction, method: bool) -> dict:
         cpp_name=cpp.public_name(func),
         call_args=", ".join(call_args),
         arg_specs=specs,
+        named_returns=tuple(r.name for r in func.returns) if len(func.returns) > 1 and all(
+            r.name for r in func.returns) else (),
     )
 
 
@@ -88,10 +90,11 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                 bindings.append(_binding(f, method=True))
                 if python.accepts_varargs_size(f, method=True):
                     varargs.add("Tensor." + f.func.name.name)
+    named = sorted({(b["py_name"], b["named_returns"]) for b in bindings if b["named_returns"]})
     old = [_deprecated_binding(d, {}) for d in deprecated]
     headers = sorted({layout.api_header(r) for r in roots} | {layout.api_header(d.schema.name.base) for d in deprecated})
     return render("python_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers,
-                  bindings=bindings, varargs=sorted(varargs), deprecated=old)
+                  bindings=bindings, varargs=sorted(varargs), deprecated=old, named_returns=named)
 
 
 def render_binding_index(num_shards: int) -> str:

@@ -151,6 +151,33 @@ def _iter(self: _C.Tensor):
     return (self.select(0, i) for i in range(self.shape[0]))
 
 
+def _install_named_returns(namespace: dict) -> None:
+    """max(x, dim) returns tcore.return_types.max(values, indices), like PyTorch."""
+    import collections
+    import sys
+    import types
+
+    module = types.ModuleType("tcore.return_types", "Named tuples of the operators with named outputs")
+    sys.modules["tcore.return_types"] = module
+    namespace["return_types"] = module
+    T = _C.Tensor
+    for name, fields in _C._named_returns.items():
+        kind = collections.namedtuple(name, fields, module="tcore.return_types")
+        setattr(module, name, kind)
+
+        def wrap(fn, kind=kind):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                result = fn(*args, **kwargs)
+                return kind(*result) if type(result) is tuple and len(result) == len(kind._fields) else result
+            return wrapper
+
+        if name in namespace:
+            namespace[name] = wrap(namespace[name])
+        if hasattr(T, name):
+            setattr(T, name, wrap(getattr(T, name)))
+
+
 def _comparable(other) -> bool:
     """== and != compare elementwise with tensors and numbers; anything else is not equal."""
     return isinstance(other, (_C.Tensor, bool, int, float))
@@ -174,6 +201,7 @@ def install(namespace: dict) -> None:
             name = qualified.split(".", 1)[1]
             setattr(T, name, _method_varargs(getattr(T, name)))
 
+    _install_named_returns(namespace)
     T.__repr__ = _repr
     T.__str__ = _repr
     T.__len__ = lambda self: self.shape[0] if self.ndim else _raise_len()

@@ -104,6 +104,15 @@ OPS = {
     "flatten": (lambda t, a: a.flatten() * 1.0, lambda a: a.reshape(-1), [(2, 3, 2)], False),
     "narrow": (lambda t, a: t.narrow(a, 0, 1, 2) * 1.0, lambda a: a[1:3], [(4, 3)], False),
     "t": (lambda t, a: a.t() * 1.0, lambda a: a.T, [(3, 4)], False),
+    "amax": (lambda t, a: t.amax(a, [1]), lambda a: a.max(1), [(3, 4)], False),
+    "amin_keepdim": (lambda t, a: t.amin(a, [0], True), lambda a: a.min(0, keepdims=True), [(3, 4)], False),
+    "max_all": (lambda t, a: a.max(), np.max, [(3, 4)], False),
+    "var": (lambda t, a: a.var([1]), lambda a: a.var(1, ddof=1), [(3, 4)], False),
+    "std_keepdim": (lambda t, a: t.std(a, [0], correction=0, keepdim=True), lambda a: a.std(0, keepdims=True),
+                    [(3, 4)], False),
+    "var_all": (lambda t, a: a.var(), lambda a: a.var(ddof=1), [(3, 4)], False),
+    "logsumexp": (lambda t, a: t.logsumexp(a, [1]), lambda a: np.log(np.exp(a).sum(1)), [(3, 4)], False),
+    "cumsum": (lambda t, a: a.cumsum(1), lambda a: np.cumsum(a, 1), [(3, 4)], False),
     "maximum": (lambda t, a, b: t.maximum(a, b), np.maximum, [(3, 4), (4,)], False),
     "minimum": (lambda t, a, b: t.minimum(a, b), np.minimum, [(3, 4), (3, 1)], False),
     "atan2": (lambda t, a, b: t.atan2(a, b), np.arctan2, [(2, 3), (2, 3)], False),
@@ -131,7 +140,8 @@ def test_gradcheck(tc, name, noncontig):
 
 
 SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand", "sin", "tanh", "sigmoid",
-                "sqrt", "atan", "erf", "atan2", "pow", "pow_scalar", "maximum"]
+                "sqrt", "atan", "erf", "atan2", "pow", "pow_scalar", "maximum", "var",
+                "std_keepdim", "logsumexp"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

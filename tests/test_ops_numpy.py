@@ -451,3 +451,71 @@ def test_where(tcore, shapes, dtypes):
     check(tcore, out, expected, result)
     with pytest.raises(TypeError, match="condition to be a boolean"):
         tcore.where(tcore.ones(2), a, b)
+
+
+def _lse(a, axis, keepdims):
+    m = np.max(a, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+# name: (tcore call(t, dim, keepdim), numpy oracle(a, axis, keepdims), dtypes, result dtype rule)
+# rule: "same", "long" (indices), "bool", "acc" (sum-like: integers accumulate in int64), "float"
+REDUCE_MORE = {
+    "prod": (lambda tc, t, d, k: t.prod(d, keepdim=k), lambda a, x, k: np.prod(a, axis=x, keepdims=k), NUMERIC, "acc"),
+    "amax": (lambda tc, t, d, k: tc.amax(t, [d], k), lambda a, x, k: np.max(a, axis=x, keepdims=k), ALL, "same"),
+    "amin": (lambda tc, t, d, k: tc.amin(t, [d], k), lambda a, x, k: np.min(a, axis=x, keepdims=k), ALL, "same"),
+    "max_values": (lambda tc, t, d, k: t.max(d, k).values, lambda a, x, k: np.max(a, axis=x, keepdims=k), NUMERIC,
+                   "same"),
+    "max_indices": (lambda tc, t, d, k: t.max(d, keepdim=k).indices,
+                    lambda a, x, k: np.expand_dims(np.argmax(a, axis=x), x) if k else np.argmax(a, axis=x), NUMERIC,
+                    "long"),
+    "min_indices": (lambda tc, t, d, k: tc.min(t, d, k)[1],
+                    lambda a, x, k: np.expand_dims(np.argmin(a, axis=x), x) if k else np.argmin(a, axis=x), NUMERIC,
+                    "long"),
+    "argmax": (lambda tc, t, d, k: tc.argmax(t, d, k),
+               lambda a, x, k: np.expand_dims(np.argmax(a, axis=x), x) if k else np.argmax(a, axis=x), NUMERIC, "long"),
+    "argmin": (lambda tc, t, d, k: t.argmin(d, keepdim=k),
+               lambda a, x, k: np.expand_dims(np.argmin(a, axis=x), x) if k else np.argmin(a, axis=x), NUMERIC, "long"),
+    "all": (lambda tc, t, d, k: t.all(d, k), lambda a, x, k: np.all(a, axis=x, keepdims=k), ALL, "bool"),
+    "any": (lambda tc, t, d, k: tc.any(t, d, keepdim=k), lambda a, x, k: np.any(a, axis=x, keepdims=k), ALL, "bool"),
+    "var": (lambda tc, t, d, k: t.var([d], keepdim=k), lambda a, x, k: np.var(a, axis=x, ddof=1, keepdims=k),
+            (F32, F64), "same"),
+    "std0": (lambda tc, t, d, k: tc.std(t, [d], correction=0, keepdim=k),
+             lambda a, x, k: np.std(a, axis=x, ddof=0, keepdims=k), (F32, F64), "same"),
+    "logsumexp": (lambda tc, t, d, k: tc.logsumexp(t, [d], k), _lse, ALL, "float"),
+    "cumsum": (lambda tc, t, d, k: t.cumsum(d), lambda a, x, k: np.cumsum(a, axis=x), ALL, "acc"),
+    "cumprod": (lambda tc, t, d, k: tc.cumprod(t, d), lambda a, x, k: np.cumprod(a, axis=x), NUMERIC, "acc"),
+}
+
+
+@pytest.mark.parametrize("op", REDUCE_MORE)
+@pytest.mark.parametrize("dim,keepdim", [(0, False), (1, True), (-1, False)], ids=str)
+@pytest.mark.parametrize("dtype", ALL)
+def test_reductions_more(tcore, op, dim, keepdim, dtype):
+    call, oracle, supported, rule = REDUCE_MORE[op]
+    if dtype not in supported:
+        pytest.skip("dtype not supported by this operator")
+    rng = np.random.default_rng(17)
+    a, an = make(tcore, rng, (3, 4, 5), dtype, noncontig=True)
+    result = {"same": dtype, "long": I64, "bool": BOOL, "float": dtype if dtype in (F32, F64) else F32,
+              "acc": dtype if dtype in (F32, F64) else I64}[rule]
+    compute = np.float64 if result in (F32, F64) else (np.int64 if result == I64 and rule == "acc" else None)
+    expected = np.asarray(oracle(an.astype(compute) if compute else an, dim, keepdim))
+    check(tcore, call(tcore, a, dim, keepdim), expected.astype(result), result)
+
+
+def test_full_reductions_and_errors(tcore):
+    x = tcore.tensor([[3.0, -1.0], [7.0, 2.0]])
+    assert x.max().item() == 7.0 and x.min().item() == -1.0 and x.argmax().item() == 2 and x.prod().item() == -42.0
+    assert x.argmin(keepdim=True).shape == (1, 1) and tcore.amax(x).item() == 7.0
+    assert x.all().item() is True and tcore.tensor([0, 1]).any().item() is True
+    np.testing.assert_allclose(x.var().item(), np.var(x.numpy(), ddof=1))
+    nan = tcore.tensor([1.0, float("nan"), 3.0])
+    assert np.isnan(nan.max().item()) and nan.argmax().item() == 1  # NaN wins, as in PyTorch
+    with pytest.raises(IndexError, match="Expected reduction dim to be specified for input.numel\\(\\) == 0"):
+        tcore.empty([0]).max()
+    with pytest.raises(TypeError, match="input dtype should be floating point"):
+        tcore.tensor([1, 2]).var()
+    r = x.max(0)
+    assert type(r).__name__ == "max" and type(r).__module__ == "tcore.return_types" and r._fields == ("values", "indices")

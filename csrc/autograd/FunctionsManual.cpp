@@ -1,14 +1,20 @@
 #include "autograd/FunctionsManual.h"
 
+#include <tcore/ops/add.h>
 #include <tcore/ops/contiguous.h>
+#include <tcore/ops/cumsum.h>
 #include <tcore/ops/div.h>
+#include <tcore/ops/eq.h>
+#include <tcore/ops/exp.h>
 #include <tcore/ops/expand.h>
+#include <tcore/ops/mean.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/permute.h>
 #include <tcore/ops/pow.h>
 #include <tcore/ops/reshape.h>
-#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/sub.h>
 #include <tcore/ops/sum.h>
+#include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/view.h>
 #include <tcore/ops/zeros.h>
 
@@ -80,5 +86,42 @@ Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
 }
 
 Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes) { return tcore::reshape(grad, sizes); }
+
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  const Tensor mask = tcore::eq(self, sum_backward(result, self.sizes(), dim, keepdim));
+  const Tensor count = tcore::sum(mask, dim, true, std::nullopt);
+  return tcore::div(tcore::mul(sum_backward(grad, self.sizes(), dim, keepdim), mask), count);
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  int64_t n = 1;
+  if (!dim.has_value() || dim->empty()) {
+    n = self.numel();
+  } else {
+    for (int64_t d : *dim) n *= self.dim() == 0 ? 1 : self.sizes()[wrap_dim(d, self.dim())];
+  }
+  const double c = correction ? correction->to_double() : 1.0;
+  const Tensor centered = tcore::sub(self, tcore::mean(self, dim, true, std::nullopt), 1);
+  return tcore::mul(tcore::mul(sum_backward(grad, self.sizes(), dim, keepdim), centered),
+                    Scalar(2.0 / std::max(0.0, static_cast<double>(n) - c)));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  return var_backward(tcore::div(grad, tcore::mul(result, Scalar(2))), self, dim, correction, keepdim);
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  return tcore::mul(sum_backward(grad, self.sizes(), dim, keepdim),
+                    tcore::exp(tcore::sub(self, sum_backward(result, self.sizes(), dim, keepdim), 1)));
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0) return grad;
+  // reversed cumsum: the sum along dim, minus the cumsum, plus the element itself
+  return tcore::add(tcore::sub(tcore::sum(grad, IntArrayRef({dim}), true, std::nullopt), tcore::cumsum(grad, dim, std::nullopt), 1),
+                    grad, 1);
+}
 
 }  // namespace tcore::autograd::manual

@@ -25,6 +25,17 @@ Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
 // The gradient of squeeze() (every size-1 dim): grad reshaped back.
 Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes);
+// amax/amin/max/min: grad shared evenly by the elements equal to the result.
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// var/std with a correction (default 1): 2 (x - mean) / (N - correction).
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+// logsumexp: grad * exp(self - result).
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// cumsum: the reversed cumulative sum of grad.
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 

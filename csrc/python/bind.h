@@ -39,6 +39,9 @@ inline std::optional<std::string_view> optional_ref(const std::optional<std::str
 
 // Records functions whose leading int list may be given as varargs: ones(2, 3).
 void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names);
+// Operators whose outputs have names (max.dim: values, indices): tcore wraps their tuples
+// in a named tuple type (tcore.return_types.max), as PyTorch does.
+void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields);
 
 }  // namespace tcore::python
 

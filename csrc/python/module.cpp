@@ -20,6 +20,13 @@ namespace tcore::python {
 
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);  // python/autograd.cpp
 
+void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields) {
+  nb::dict registry = nb::borrow<nb::dict>(m.attr("_named_returns"));
+  nb::list names;
+  for (const char* f : fields) names.append(nb::str(f));
+  registry[name] = nb::tuple(names);
+}
+
 void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names) {
   nb::list registry = nb::borrow<nb::list>(m.attr("_varargs_size_functions"));
   for (const char* n : names) registry.append(nb::str(n));
@@ -274,6 +281,7 @@ NB_MODULE(_C, m) {
     }
   });
   m.attr("_varargs_size_functions") = nb::list();
+  m.attr("_named_returns") = nb::dict();
   m.attr("__version__") = TCORE_VERSION;
   m.attr("_git_revision") = TCORE_GIT_REVISION;
   bind_types(m);

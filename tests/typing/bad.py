@@ -10,3 +10,4 @@ tcore.mm(x)  # error: mm needs two tensors
 x.transpose(0)  # error: transpose needs two dims
 tcore.zeros(2, 3, dtype="float32")  # error: dtype is a tcore.dtype
 x["a"]  # error: an index is an int, a slice, None or ...
+bad_field = x.max(0).maximum  # error: max(dim) has values and indices

@@ -22,3 +22,7 @@ cell = x[1, ::2, None, ...]
 x[0, 1:] = 2.0
 for r in x:
     r.sum()
+best = x.max(0)
+top: tcore.Tensor = best.values + 1
+where_: tcore.Tensor = best.indices
+var: tcore.Tensor = x.var([1], correction=0, keepdim=True).sqrt()

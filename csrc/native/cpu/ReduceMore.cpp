@@ -1,0 +1,305 @@
+// prod, amax/amin, max/min (with indices), argmax/argmin, all/any, var/std (correction),
+// logsumexp and the scans cumsum/cumprod. Like sum (ReduceOps.cpp), the input is viewed
+// with the kept dims first and the reduced dims last, made contiguous, and each row is
+// reduced on its own.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include <tcore/ops/all_native.h>
+#include <tcore/ops/amax_native.h>
+#include <tcore/ops/amin_native.h>
+#include <tcore/ops/any_native.h>
+#include <tcore/ops/argmax_native.h>
+#include <tcore/ops/argmin_native.h>
+#include <tcore/ops/cumprod_native.h>
+#include <tcore/ops/cumsum_native.h>
+#include <tcore/ops/logsumexp_native.h>
+#include <tcore/ops/max_native.h>
+#include <tcore/ops/min_native.h>
+#include <tcore/ops/prod_native.h>
+#include <tcore/ops/std_native.h>
+#include <tcore/ops/var_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
+
+namespace tcore::native {
+namespace {
+
+struct Rows {
+  Tensor data;  // contiguous (outer x inner) of the compute dtype
+  int64_t outer = 1, inner = 1;
+  std::vector<int64_t> shape;  // the result's shape
+};
+
+Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType dtype) {
+  Rows r;
+  std::vector<int64_t> sizes, strides;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      if (mask[d] != (pass == 1)) continue;
+      sizes.push_back(self.sizes()[d]);
+      strides.push_back(self.strides()[d]);
+      (pass ? r.inner : r.outer) *= self.sizes()[d];
+    }
+  }
+  const Tensor permuted = make_view(self, sizes, strides, self.storage_offset());
+  if (permuted.is_contiguous() && permuted.dtype() == dtype) {
+    r.data = permuted;
+  } else {
+    r.data = empty_cpu(sizes, dtype);
+    copy_kernel(r.data, permuted);
+  }
+  r.shape = reduced_shape(self.sizes(), mask, keepdim);
+  return r;
+}
+
+std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
+  if (self.dim() > 0) mask[wrap_dim(dim, self.dim())] = true;
+  else wrap_dim(dim, 0);
+  return mask;
+}
+
+// out[r] = f(row r, inner) for every row; Out is the result element type.
+template <typename T, typename Out, typename F>
+Tensor per_row(const Rows& rows, ScalarType out_dtype, F f) {
+  Tensor result = empty_cpu(rows.shape, out_dtype);
+  const T* in = rows.data.template data_ptr<T>();
+  Out* out = result.template data_ptr<Out>();
+  for (int64_t r = 0; r < rows.outer; ++r) out[r] = f(in + r * rows.inner, rows.inner);
+  return result;
+}
+
+void check_nonempty(const Rows& rows, const Tensor& self, const char* op) {
+  TCORE_CHECK_INDEX(rows.inner > 0 || rows.outer == 0, op, "(): Expected reduction dim to be specified for "
+                    "input.numel() == 0. Specify the reduction dim with the 'dim' argument (input shape ",
+                    shape_str(self.sizes()), ")");
+}
+
+template <typename T>
+bool nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+// The position of the largest (Greater) or smallest element of a row; NaN wins, first one on ties.
+template <bool Greater, typename T>
+int64_t arg_extreme(const T* row, int64_t n) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    if (nan(row[best])) break;
+    if (nan(row[i]) || (Greater ? row[i] > row[best] : row[i] < row[best])) best = i;
+  }
+  return best;
+}
+
+template <bool Greater>
+Tensor extreme(const Tensor& self, IntArrayRef dim, bool keepdim, const char* op) {
+  const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), op), keepdim, self.dtype());
+  check_nonempty(rows, self, op);
+  return dispatch_dtype(self.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return per_row<T, T>(rows, self.dtype(), [](const T* row, int64_t n) { return row[arg_extreme<Greater>(row, n)]; });
+  });
+}
+
+template <bool Greater>
+std::tuple<Tensor, Tensor> extreme_dim(const Tensor& self, int64_t dim, bool keepdim, const char* op) {
+  const Rows rows = rows_for(self, one_dim(self, dim), keepdim, self.dtype());
+  check_nonempty(rows, self, op);
+  Tensor values = empty_cpu(rows.shape, self.dtype()), indices = empty_cpu(rows.shape, ScalarType::Long);
+  dispatch_dtype(self.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = rows.data.template data_ptr<T>();
+    T* v = values.template data_ptr<T>();
+    int64_t* ix = indices.template data_ptr<int64_t>();
+    for (int64_t r = 0; r < rows.outer; ++r) {
+      const int64_t best = arg_extreme<Greater>(in + r * rows.inner, rows.inner);
+      v[r] = in[r * rows.inner + best];
+      ix[r] = best;
+    }
+  });
+  return {values, indices};
+}
+
+template <bool Greater>
+Tensor arg_extreme_of(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* op) {
+  std::vector<bool> mask = dim ? one_dim(self, *dim) : std::vector<bool>(static_cast<size_t>(self.dim()), true);
+  Rows rows = rows_for(self, mask, keepdim && dim.has_value(), self.dtype());
+  if (!dim && keepdim) rows.shape = std::vector<int64_t>(static_cast<size_t>(self.dim()), 1);
+  check_nonempty(rows, self, op);
+  return dispatch_dtype(self.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return per_row<T, int64_t>(rows, ScalarType::Long, [](const T* row, int64_t n) { return arg_extreme<Greater>(row, n); });
+  });
+}
+
+template <bool All>
+Tensor all_any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const char* op) {
+  const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), op), keepdim, ScalarType::Bool);
+  return per_row<bool, bool>(rows, ScalarType::Bool, [](const bool* row, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      if (row[i] != All) return !All;
+    return All;
+  });
+}
+
+ScalarType accumulate_type(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
+}
+
+ScalarType floating_type(const Tensor& self, const char* op) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), op, "(): input dtype should be floating point, but got ", self.dtype());
+  return self.dtype();
+}
+
+double correction_of(const std::optional<Scalar>& correction) {
+  return correction ? correction->to_double() : 1.0;
+}
+
+// Two passes (mean, then squared deviations) in double: exact enough and simple.
+Tensor variance(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim,
+                bool take_sqrt, const char* op) {
+  const ScalarType t = floating_type(self, op);
+  const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), op), keepdim, t);
+  const double c = correction_of(correction);
+  return dispatch_floating(t, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return per_row<T, T>(rows, t, [c, take_sqrt](const T* row, int64_t n) {
+      double mean = 0;
+      for (int64_t i = 0; i < n; ++i) mean += row[i];
+      mean /= static_cast<double>(n);
+      double ss = 0;
+      for (int64_t i = 0; i < n; ++i) ss += (row[i] - mean) * (row[i] - mean);
+      const double v = ss / std::max(0.0, static_cast<double>(n) - c);
+      return static_cast<T>(take_sqrt ? std::sqrt(v) : v);
+    });
+  });
+}
+
+template <bool Product>
+Tensor scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
+  const ScalarType t = accumulate_type(self, dtype);
+  const std::vector<bool> mask = one_dim(self, dim);
+  Rows rows = rows_for(self, mask, true, t);
+  // the scanned rows, in the (kept dims, dim) order of `rows`, written back in the input's order
+  Tensor scanned = empty_cpu(rows.data.sizes(), t);
+  dispatch_dtype(t, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = rows.data.template data_ptr<T>();
+    T* out = scanned.template data_ptr<T>();
+    for (int64_t r = 0; r < rows.outer; ++r) {
+      T acc = Product ? T(1) : T(0);
+      for (int64_t i = 0; i < rows.inner; ++i) {
+        acc = Product ? static_cast<T>(acc * in[r * rows.inner + i]) : static_cast<T>(acc + in[r * rows.inner + i]);
+        out[r * rows.inner + i] = acc;
+      }
+    }
+  });
+  Tensor result = empty_cpu(self.sizes(), t);
+  if (self.dim() == 0) {
+    copy_kernel(result, make_view(scanned, {}, {}, 0));
+    return result;
+  }
+  // view `result` in the rows' dim order and copy the scan into it
+  std::vector<int64_t> sizes, strides;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      if (mask[d] != (pass == 1)) continue;
+      sizes.push_back(result.sizes()[d]);
+      strides.push_back(result.strides()[d]);
+    }
+  }
+  copy_kernel(make_view(result, sizes, strides, 0), scanned);
+  return result;
+}
+
+}  // namespace
+
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  const ScalarType t = accumulate_type(self, dtype);
+  const Rows rows = rows_for(self, std::vector<bool>(static_cast<size_t>(self.dim()), true), false, t);
+  return dispatch_dtype(t, "prod", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return per_row<T, T>(rows, t, [](const T* row, int64_t n) {
+      T acc = T(1);
+      for (int64_t i = 0; i < n; ++i) acc = static_cast<T>(acc * row[i]);
+      return acc;
+    });
+  });
+}
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const ScalarType t = accumulate_type(self, dtype);
+  const Rows rows = rows_for(self, one_dim(self, dim), keepdim, t);
+  return dispatch_dtype(t, "prod", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return per_row<T, T>(rows, t, [](const T* row, int64_t n) {
+      T acc = T(1);
+      for (int64_t i = 0; i < n; ++i) acc = static_cast<T>(acc * row[i]);
+      return acc;
+    });
+  });
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) { return extreme<true>(self, dim, keepdim, "amax"); }
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) { return extreme<false>(self, dim, keepdim, "amin"); }
+Tensor max(const Tensor& self) { return extreme<true>(self, {}, false, "max"); }
+Tensor min(const Tensor& self) { return extreme<false>(self, {}, false, "min"); }
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim<true>(self, dim, keepdim, "max");
+}
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim<false>(self, dim, keepdim, "min");
+}
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme_of<true>(self, dim, keepdim, "argmax");
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme_of<false>(self, dim, keepdim, "argmin");
+}
+
+Tensor all(const Tensor& self) { return all_any<true>(self, std::nullopt, false, "all"); }
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  return all_any<true>(self, IntArrayRef({dim}), keepdim, "all");
+}
+Tensor any(const Tensor& self) { return all_any<false>(self, std::nullopt, false, "any"); }
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  return all_any<false>(self, IntArrayRef({dim}), keepdim, "any");
+}
+
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  return variance(self, dim, correction, keepdim, false, "var");
+}
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  return variance(self, dim, correction, keepdim, true, "std");
+}
+
+// max-shifted, so that large inputs do not overflow; integer inputs compute in float32.
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const ScalarType t = is_floating(self.dtype()) ? self.dtype() : default_float_dtype();
+  const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), "logsumexp"), keepdim, t);
+  return dispatch_floating(t, "logsumexp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return per_row<T, T>(rows, t, [](const T* row, int64_t n) {
+      if (n == 0) return -std::numeric_limits<T>::infinity();
+      T m = row[0];
+      for (int64_t i = 1; i < n; ++i) m = std::max(m, row[i]);
+      if (std::isinf(m)) return m;
+      double s = 0;
+      for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(row[i] - m));
+      return static_cast<T>(m + std::log(s));
+    });
+  });
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan<false>(self, dim, dtype, "cumsum");
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan<true>(self, dim, dtype, "cumprod");
+}
+
+}  // namespace tcore::native
