@@ -113,6 +113,9 @@ OPS = {
     "var_all": (lambda t, a: a.var(), lambda a: a.var(ddof=1), [(3, 4)], False),
     "logsumexp": (lambda t, a: t.logsumexp(a, [1]), lambda a: np.log(np.exp(a).sum(1)), [(3, 4)], False),
     "cumsum": (lambda t, a: a.cumsum(1), lambda a: np.cumsum(a, 1), [(3, 4)], False),
+    "softmax": (lambda t, a: a.softmax(1), lambda a: np.exp(a) / np.exp(a).sum(1, keepdims=True), [(3, 4)], False),
+    "log_softmax": (lambda t, a: t.log_softmax(a, 0), lambda a: a - np.log(np.exp(a).sum(0, keepdims=True)), [(3, 4)],
+                    False),
     "maximum": (lambda t, a, b: t.maximum(a, b), np.maximum, [(3, 4), (4,)], False),
     "minimum": (lambda t, a, b: t.minimum(a, b), np.minimum, [(3, 4), (3, 1)], False),
     "atan2": (lambda t, a, b: t.atan2(a, b), np.arctan2, [(2, 3), (2, 3)], False),
@@ -141,7 +144,7 @@ def test_gradcheck(tc, name, noncontig):
 
 SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand", "sin", "tanh", "sigmoid",
                 "sqrt", "atan", "erf", "atan2", "pow", "pow_scalar", "maximum", "var",
-                "std_keepdim", "logsumexp"]
+                "std_keepdim", "logsumexp", "softmax", "log_softmax"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

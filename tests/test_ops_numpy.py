@@ -484,6 +484,8 @@ REDUCE_MORE = {
     "std0": (lambda tc, t, d, k: tc.std(t, [d], correction=0, keepdim=k),
              lambda a, x, k: np.std(a, axis=x, ddof=0, keepdims=k), (F32, F64), "same"),
     "logsumexp": (lambda tc, t, d, k: tc.logsumexp(t, [d], k), _lse, ALL, "float"),
+    "softmax": (lambda tc, t, d, k: t.softmax(d), lambda a, x, k: np.exp(a - _lse(a, x, True)), ALL, "float"),
+    "log_softmax": (lambda tc, t, d, k: tc.log_softmax(t, d), lambda a, x, k: a - _lse(a, x, True), ALL, "float"),
     "cumsum": (lambda tc, t, d, k: t.cumsum(d), lambda a, x, k: np.cumsum(a, axis=x), ALL, "acc"),
     "cumprod": (lambda tc, t, d, k: tc.cumprod(t, d), lambda a, x, k: np.cumprod(a, axis=x), NUMERIC, "acc"),
 }
@@ -519,3 +521,19 @@ def test_full_reductions_and_errors(tcore):
         tcore.tensor([1, 2]).var()
     r = x.max(0)
     assert type(r).__name__ == "max" and type(r).__module__ == "tcore.return_types" and r._fields == ("values", "indices")
+
+
+def test_float32_exp_accuracy_and_edges(tcore):
+    """float32 exp (and softmax) use a vectorizable polynomial: within 2 ulp of the exact
+    value over the whole range, with inf, -inf, NaN, overflow and underflow as expf."""
+    x = np.concatenate([np.linspace(-103.0, 88.7, 200001, dtype=np.float32),
+                        np.array([np.inf, -np.inf, np.nan, 89.0, -104.0, 0.0, -0.0], dtype=np.float32)])
+    got = tcore.exp(tcore.tensor(x)).numpy()
+    exact = np.exp(x.astype(np.float64))
+    finite = np.isfinite(exact) & (exact > np.finfo(np.float32).tiny) & (exact < np.finfo(np.float32).max)
+    ulp = np.spacing(exact[finite].astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(got[finite] - exact[finite]) / ulp) <= 2.0
+    assert got[-7] == np.inf and got[-6] == 0.0 and np.isnan(got[-5]) and got[-4] == np.inf and got[-3] == 0.0
+    assert got[-2] == 1.0 and got[-1] == 1.0
+    s = tcore.softmax(tcore.tensor(np.array([[1000.0, 0.0], [-np.inf, 0.0]], dtype=np.float32)), 1).numpy()
+    np.testing.assert_array_equal(s, [[1.0, 0.0], [0.0, 1.0]])

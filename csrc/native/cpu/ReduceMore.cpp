@@ -1,5 +1,5 @@
 // prod, amax/amin, max/min (with indices), argmax/argmin, all/any, var/std (correction),
-// logsumexp and the scans cumsum/cumprod. Like sum (ReduceOps.cpp), the input is viewed
+// logsumexp, softmax/log_softmax and the scans cumsum/cumprod. Like sum (ReduceOps.cpp), the input is viewed
 // with the kept dims first and the reduced dims last, made contiguous, and each row is
 // reduced on its own.
 #include <cmath>
@@ -14,15 +14,18 @@
 #include <tcore/ops/argmin_native.h>
 #include <tcore/ops/cumprod_native.h>
 #include <tcore/ops/cumsum_native.h>
+#include <tcore/ops/log_softmax_native.h>
 #include <tcore/ops/logsumexp_native.h>
 #include <tcore/ops/max_native.h>
 #include <tcore/ops/min_native.h>
 #include <tcore/ops/prod_native.h>
+#include <tcore/ops/softmax_native.h>
 #include <tcore/ops/std_native.h>
 #include <tcore/ops/var_native.h>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
+#include "native/cpu/Math.h"
 
 namespace tcore::native {
 namespace {
@@ -300,6 +303,69 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) 
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return scan<true>(self, dim, dtype, "cumprod");
+}
+
+// softmax and log_softmax along one dim: max-shifted, accumulated in double; the rows are
+// laid out like the scans (the dim last) and written back in the input's order.
+namespace {
+template <bool Log>
+Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
+  const ScalarType t = dtype ? *dtype : (is_floating(self.dtype()) ? self.dtype() : default_float_dtype());
+  TCORE_CHECK_TYPE(is_floating(t), op, ": dtype must be floating, got ", t);
+  const std::vector<bool> mask = one_dim(self, dim);
+  const Rows rows = rows_for(self, mask, true, t);
+  // the dim is the last one of a contiguous input: the rows are laid out as the result is
+  const bool direct = self.dim() > 0 && self.is_contiguous() && wrap_dim(dim, self.dim()) == self.dim() - 1;
+  Tensor result = empty_cpu(self.sizes(), t);
+  Tensor rowwise = direct ? result : empty_cpu(rows.data.sizes(), t);
+  dispatch_floating(t, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = rows.data.template data_ptr<T>();
+    T* out = rowwise.template data_ptr<T>();
+    const int64_t n = rows.inner;
+    for (int64_t r = 0; r < rows.outer; ++r) {
+      const T* x = in + r * n;
+      T* y = out + r * n;
+      if (n == 0) continue;
+      const T m = max_row(x, n);
+      // e^(x - m) into y (vectorized for float32), then their sum
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
+        else y[i] = std::exp(x[i] - m);
+      }
+      const double s = sum_row(y, n);
+      if (Log) {
+        const T shift = static_cast<T>(m + std::log(s));
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+      } else {
+        const T inv = static_cast<T>(1.0 / s);
+        for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+      }
+    }
+  });
+  if (direct) return result;
+  if (self.dim() == 0) {
+    copy_kernel(result, make_view(rowwise, {}, {}, 0));
+    return result;
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      if (mask[d] != (pass == 1)) continue;
+      sizes.push_back(result.sizes()[d]);
+      strides.push_back(result.strides()[d]);
+    }
+  }
+  copy_kernel(make_view(result, sizes, strides, 0), rowwise);
+  return result;
+}
+}  // namespace
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl<false>(self, dim, dtype, "softmax");
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl<true>(self, dim, dtype, "log_softmax");
 }
 
 }  // namespace tcore::native

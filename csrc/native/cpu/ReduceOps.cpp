@@ -10,6 +10,7 @@
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
+#include "native/cpu/Math.h"
 
 namespace tcore::native {
 namespace {
@@ -49,7 +50,11 @@ Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarT
     for (int64_t r = 0; r < outer; ++r) {
       const T* row = in + r * inner;
       Acc acc = 0;
-      for (int64_t i = 0; i < inner; ++i) acc += static_cast<Acc>(row[i]);
+      if constexpr (std::is_floating_point_v<T>) {
+        acc = sum_row(row, inner);  // vectorized lanes, blocks added in double
+      } else {
+        for (int64_t i = 0; i < inner; ++i) acc += static_cast<Acc>(row[i]);
+      }
       if (kind == Reduction::Mean) {
         out[r] = static_cast<T>(static_cast<double>(acc) / static_cast<double>(inner));
       } else {

@@ -34,6 +34,7 @@
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Loops.h"
+#include "native/cpu/Math.h"
 
 namespace tcore::native {
 namespace {
@@ -65,7 +66,10 @@ auto floating(const char* op, F f) {
   };
 }
 
-auto exp_fn = floating("exp", [](auto v) { return std::exp(v); });
+auto exp_fn = floating("exp", [](auto v) {
+  if constexpr (std::is_same_v<decltype(v), float>) return exp_vectorizable(v);
+  else return std::exp(v);
+});
 auto log_fn = floating("log", [](auto v) { return std::log(v); });
 
 void neg_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
