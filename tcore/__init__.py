@@ -24,6 +24,14 @@ layout = _C.layout
 memory_format = _C.memory_format
 from_numpy = _C.from_numpy
 
+
+def from_dlpack(obj) -> Tensor:
+    """A tensor sharing the memory of any DLPack producer on the CPU (numpy, torch, ...)."""
+    import numpy as _np
+
+    return from_numpy(_np.from_dlpack(obj))
+
+
 bool = _C.dtype.bool  # noqa: A001 - PyTorch's names
 uint8 = _C.dtype.uint8
 int8 = _C.dtype.int8

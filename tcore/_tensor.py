@@ -218,10 +218,15 @@ def install(namespace: dict) -> None:
     T.__truediv__ = lambda self, other: _C.div(self, other)
     T.__rtruediv__ = lambda self, other: _C.div(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
     T.__itruediv__ = lambda self, other: self.div_(other)
-    T.__matmul__ = lambda self, other: _C.mm(self, other)
+    T.__matmul__ = lambda self, other: _C.matmul(self, other)
+    T.__rmatmul__ = lambda self, other: _C.matmul(other, self)
     T.__neg__ = lambda self: _C.neg(self)
     T.__pos__ = lambda self: self
     T.__abs__ = lambda self: _C.abs(self)
+    T.tolist = lambda self: self.numpy().tolist()
+    # DLPack through numpy's view of the same memory (CPU tensors; no copy)
+    T.__dlpack__ = lambda self, *args, **kwargs: self.numpy().__dlpack__(*args, **kwargs)
+    T.__dlpack_device__ = lambda self: self.numpy().__dlpack_device__()
     T.__getitem__ = _getitem
     T.__setitem__ = _setitem
     T.__iter__ = _iter

@@ -24,6 +24,10 @@ OVERRIDES = {
     "diagonal": dict(offset=0, dim1=0, dim2=1),
     "unfold": dict(dimension=1, size=2, step=1),
     "reshape": dict(shape=[9]),
+    "bmm": dict(self=(2, 3, 3), mat2=(2, 3, 3)),
+    "dot": dict(self=(3,), tensor=(3,)),
+    "mv": dict(vec=(3,)),
+    "outer": dict(self=(3,), vec2=(3,)),
 }
 
 
@@ -31,7 +35,7 @@ def _value(tcore, op: str, name: str, type_: str, rng):
     fixed = OVERRIDES.get(op, {})
     if name in fixed:
         v = fixed[name]
-        return tcore.tensor(rng.random(v) + 0.5) if isinstance(v, tuple) else v
+        return tcore.tensor((rng.random(v) + 0.5).astype(np.float32)) if isinstance(v, tuple) else v
     """A sample argument by operator, schema name and type (square 3x3 tensors fit every
     operator; bitwise operators get integers, a `condition` is a bool mask)."""
     if type_.startswith("Tensor(a!)") and name == "out":

@@ -537,3 +537,42 @@ def test_float32_exp_accuracy_and_edges(tcore):
     assert got[-2] == 1.0 and got[-1] == 1.0
     s = tcore.softmax(tcore.tensor(np.array([[1000.0, 0.0], [-np.inf, 0.0]], dtype=np.float32)), 1).numpy()
     np.testing.assert_array_equal(s, [[1.0, 0.0], [0.0, 1.0]])
+
+
+# matmul's shapes: vector/matrix combinations and broadcast batch dims
+MATMUL_SHAPES = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)), ((2, 3, 4), (4, 5)),
+                 ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)), ((2, 3, 4), (4,)), ((0, 3, 4), (4, 2))]
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", (F32, F64, I64))
+def test_matmul_like_numpy(tcore, shapes, dtype):
+    rng = np.random.default_rng(4)
+    a, an = make(tcore, rng, shapes[0], dtype, noncontig=int(np.prod(shapes[0])) > 0)
+    b, bn = make(tcore, rng, shapes[1], dtype)
+    expected = np.matmul(an.astype(np.float64), bn.astype(np.float64))
+    check(tcore, tcore.matmul(a, b), np.asarray(expected), dtype)
+    check(tcore, a @ b, np.asarray(expected), dtype)
+
+
+def test_linear_algebra_composites(tcore):
+    rng = np.random.default_rng(8)
+    m, v, w = rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal(3)
+    M, V, W = tcore.tensor(m), tcore.tensor(v), tcore.tensor(w)
+    np.testing.assert_allclose(tcore.dot(V, V).numpy(), v @ v)
+    np.testing.assert_allclose(M.mv(V).numpy(), m @ v)
+    np.testing.assert_allclose(tcore.outer(W, V).numpy(), np.outer(w, v))
+    np.testing.assert_allclose(tcore.addmm(tcore.tensor(np.ones((3, 3))), M, M.t(), beta=0.5, alpha=2).numpy(),
+                               0.5 + 2 * m @ m.T)
+    b3 = rng.standard_normal((2, 3, 4))
+    np.testing.assert_allclose(tcore.bmm(tcore.tensor(b3), tcore.tensor(b3).transpose(1, 2)).numpy(),
+                               b3 @ b3.transpose(0, 2, 1))
+    bias = rng.standard_normal(3)
+    np.testing.assert_allclose(tcore.linear(tcore.tensor(rng.standard_normal((5, 4))), M, tcore.tensor(bias)).shape,
+                               (5, 3))
+    with pytest.raises(ValueError, match="1D tensors expected"):
+        tcore.dot(M, V)
+    with pytest.raises(ValueError, match=r"cannot be multiplied \(3x4 and 3x4\)"):
+        M @ M
+    with pytest.raises(ValueError, match="need to be at least 1D"):
+        tcore.matmul(tcore.tensor(1.0), M)

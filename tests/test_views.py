@@ -127,3 +127,22 @@ def test_bad_indices(tcore, index, error, message):
 def test_bad_view_arguments(tcore, call, error, message):
     with pytest.raises(error, match=message):
         call(tcore, tcore.tensor(BASE))
+
+
+def test_numpy_interop_shares_memory(tcore):
+    t = tcore.zeros(2, 3)
+    n = t.numpy()
+    n[0, 1] = 4.0  # .numpy() of a contiguous tensor is a view of its memory
+    assert t[0, 1].item() == 4.0
+    a = np.arange(6.0).reshape(2, 3)
+    f = tcore.from_numpy(a)
+    a[1, 2] = -1.0
+    assert f[1, 2].item() == -1.0 and f.dtype == tcore.float64
+    assert np.asarray(f).shape == (2, 3) and t.tolist() == [[0.0, 4.0, 0.0], [0.0, 0.0, 0.0]]
+    assert tcore.tensor(3).tolist() == 3
+    d = tcore.from_dlpack(a)  # any DLPack producer; here numpy
+    a[0, 0] = 9.0
+    assert d[0, 0].item() == 9.0
+    back = np.from_dlpack(t)  # tcore as the producer
+    back[1, 1] = 2.5
+    assert t[1, 1].item() == 2.5

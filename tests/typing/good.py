@@ -26,3 +26,4 @@ best = x.max(0)
 top: tcore.Tensor = best.values + 1
 where_: tcore.Tensor = best.indices
 var: tcore.Tensor = x.var([1], correction=0, keepdim=True).sqrt()
+prod2 = tcore.matmul(x, x.t()) @ x
