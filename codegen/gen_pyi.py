@@ -8,6 +8,7 @@ and assembles the Tensor class from the mixins."""
 from __future__ import annotations
 
 import ast
+import keyword
 from dataclasses import dataclass
 
 from .api import python
@@ -90,7 +91,8 @@ def _params(f: NativeFunction, method: bool) -> list[str]:
         if a.name in kwarg_only and not kw_done:
             out.append("*")
             kw_done = True
-        text = f"{a.name}: {py_type(a.type)}"
+        name = f"{a.name}_" if keyword.iskeyword(a.name) else a.name  # random_(from, to): from_
+        text = f"{name}: {py_type(a.type)}"
         default = py_default(a)
         out.append(text + (f" = {default}" if default else ""))
     return out

@@ -576,3 +576,49 @@ def test_linear_algebra_composites(tcore):
         M @ M
     with pytest.raises(ValueError, match="need to be at least 1D"):
         tcore.matmul(tcore.tensor(1.0), M)
+
+
+@pytest.mark.parametrize("args, dtype", [((5,), None), ((1, 7, 2), None), ((0.0, 1.0, 0.25), None), ((3, -3, -1), None),
+                                         ((2, 5), "float64"), ((0.5, 3),None)], ids=str)
+def test_arange_like_numpy(tcore, args, dtype):
+    got = tcore.arange(*args, dtype=getattr(tcore, dtype)) if dtype else tcore.arange(*args)
+    expected = np.arange(*args, dtype=dtype)
+    assert got.dtype == (getattr(tcore, dtype) if dtype else (tcore.float32 if any(isinstance(a, float) for a in args)
+                                                              else tcore.int64))
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6)
+
+
+def test_creation_operators(tcore):
+    np.testing.assert_allclose(tcore.linspace(-1, 1, 5).numpy(), np.linspace(-1, 1, 5))
+    assert tcore.linspace(0, 1, 1).tolist() == [0.0] and tcore.linspace(0, 1, 0).shape == (0,)
+    np.testing.assert_array_equal(tcore.eye(3).numpy(), np.eye(3))
+    np.testing.assert_array_equal(tcore.eye(2, 4, dtype=tcore.int64).numpy(), np.eye(2, 4, dtype=np.int64))
+    x = tcore.tensor([[1, 2], [3, 4]])
+    assert tcore.zeros_like(x).tolist() == [[0, 0], [0, 0]] and tcore.ones_like(x, dtype=tcore.float64).dtype == tcore.float64
+    assert tcore.full_like(x, 7).tolist() == [[7, 7], [7, 7]] and tcore.empty_like(x).shape == (2, 2)
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        tcore.arange(0, 1, 0)
+    with pytest.raises(ValueError, match="inconsistent with step sign"):
+        tcore.arange(0, 5, -1)
+
+
+def test_random_operators_are_seeded_and_distributed(tcore):
+    tcore.manual_seed(1234)
+    a = tcore.rand(1000)
+    tcore.manual_seed(1234)
+    b = tcore.rand(1000)
+    assert a.tolist() == b.tolist() and a.dtype == tcore.float32
+    assert 0.0 <= a.min().item() and a.max().item() < 1.0 and abs(a.mean().item() - 0.5) < 0.05
+    n = tcore.randn(20000, dtype=tcore.float64)
+    assert abs(n.mean().item()) < 0.05 and abs(n.std().item() - 1.0) < 0.05
+    r = tcore.randint(3, 7, [5000])
+    assert r.dtype == tcore.int64 and set(r.tolist()) == {3, 4, 5, 6}
+    assert set(tcore.randint(2, [100]).tolist()) <= {0, 1}
+    u = tcore.empty([3, 1000]).transpose(0, 1).uniform_(-2.0, -1.0)  # a non-contiguous tensor fills too
+    assert -2.0 <= u.min().item() and u.max().item() < -1.0
+    m = tcore.zeros(5000, dtype=tcore.float64).normal_(10.0, 2.0)
+    assert abs(m.mean().item() - 10.0) < 0.2 and abs(m.std().item() - 2.0) < 0.2
+    with pytest.raises(TypeError, match="uniform_ expects a floating point tensor"):
+        tcore.zeros(2, dtype=tcore.int64).uniform_()
+    with pytest.raises(ValueError, match="normal expects std >= 0.0"):
+        tcore.zeros(2).normal_(0.0, -1.0)

@@ -17,6 +17,7 @@
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/view.h>
 #include <tcore/ops/zeros.h>
+#include <tcore/ops/zeros_like.h>
 
 namespace tcore::autograd::manual {
 
@@ -63,11 +64,10 @@ Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes) {
   return tcore::view(tcore::contiguous(tcore::sum(grad, IntArrayRef(dims), true)), sizes);
 }
 
-Tensor zeros_like(const Tensor& t) { return tcore::zeros(t.sizes(), t.dtype(), std::nullopt, t.device()); }
 
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   const double e = exponent.to_double();
-  if (e == 0.0) return zeros_like(grad);
+  if (e == 0.0) return tcore::zeros_like(grad);
   return tcore::mul(tcore::mul(grad, exponent), tcore::pow(self, Scalar(e - 1.0)));
 }
 

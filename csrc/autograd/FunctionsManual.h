@@ -18,7 +18,6 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef 
 Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
 // The gradient of expand(): grad summed over the expanded dims.
 Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes);
-Tensor zeros_like(const Tensor& t);
 // The gradient of permute(): grad permuted back.
 Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
 // The gradient of squeeze(dim): grad with that dim back when squeeze removed it.

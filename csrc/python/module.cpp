@@ -7,6 +7,7 @@
 #include <nanobind/stl/pair.h>
 #include <tcore/ops/add_ops.h>
 
+#include "tcore/core/Random.h"
 #include "python/bind.h"
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
@@ -166,6 +167,8 @@ void bind_types(nb::module_& m) {
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 256 + d.index; });
   nb::implicitly_convertible<std::string, Device>();
   m.def("element_size", [](ScalarType t) { return element_size(t); });
+  m.def("manual_seed", [](uint64_t seed) { tcore::manual_seed(seed); }, nb::arg("seed"),
+        "Seeds the default random generator (rand, randn, randint, uniform_, normal_, random_)");
   m.def("promote_types", &promote_types);
 }
 

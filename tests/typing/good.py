@@ -27,3 +27,5 @@ top: tcore.Tensor = best.values + 1
 where_: tcore.Tensor = best.indices
 var: tcore.Tensor = x.var([1], correction=0, keepdim=True).sqrt()
 prod2 = tcore.matmul(x, x.t()) @ x
+tcore.manual_seed(0)
+noise = tcore.randn(2, 3) * 0.1 + tcore.rand([2, 3]) + tcore.arange(3)

@@ -1,11 +1,27 @@
-// zeros, ones, full and their out= forms: empty + fill_, through the dispatcher,
-// so they work on every backend that has empty and fill_.
+// zeros, ones, full (and out= forms), *_like, arange/eye short forms and rand/randn/randint:
+// empty + fill_/uniform_/normal_/random_ through the dispatcher, so they work on every
+// backend that has those.
+#include <tcore/ops/arange.h>
+#include <tcore/ops/arange_native.h>
 #include <tcore/ops/empty.h>
+#include <tcore/ops/empty_like_native.h>
 #include <tcore/ops/empty_native.h>
+#include <tcore/ops/eye.h>
+#include <tcore/ops/eye_native.h>
 #include <tcore/ops/fill.h>
+#include <tcore/ops/full.h>
+#include <tcore/ops/full_like_native.h>
 #include <tcore/ops/full_native.h>
+#include <tcore/ops/normal.h>
+#include <tcore/ops/ones_like_native.h>
 #include <tcore/ops/ones_native.h>
+#include <tcore/ops/rand_native.h>
+#include <tcore/ops/randint_native.h>
+#include <tcore/ops/randn_native.h>
+#include <tcore/ops/random.h>
+#include <tcore/ops/uniform.h>
 #include <tcore/ops/zero_native.h>
+#include <tcore/ops/zeros_like_native.h>
 #include <tcore/ops/zeros_native.h>
 
 #include "native/TensorUtils.h"
@@ -55,5 +71,68 @@ Tensor ones_out(IntArrayRef size, const Tensor& out) {
 }
 
 Tensor zero_(const Tensor& self) { return tcore::fill_(self, 0); }
+
+// ---------------------------------------------------------------- short forms and *_like
+
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+              std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::arange(Scalar(int64_t{0}), end, Scalar(int64_t{1}), dtype, layout, device, pin_memory);
+}
+Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+              std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::arange(start, end, Scalar(int64_t{1}), dtype, layout, device, pin_memory);
+}
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+           std::optional<bool> pin_memory) {
+  return tcore::eye(n, n, dtype, layout, device, pin_memory);
+}
+
+namespace {
+Tensor empty_like_of(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                     std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::empty(self.sizes(), dtype.value_or(self.dtype()), layout, device ? device : self.device(), pin_memory,
+                      std::nullopt);
+}
+}  // namespace
+
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  return empty_like_of(self, dtype, layout, device, pin_memory);
+}
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  return tcore::fill_(empty_like_of(self, dtype, layout, device, pin_memory), 0);
+}
+Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return tcore::fill_(empty_like_of(self, dtype, layout, device, pin_memory), 1);
+}
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return tcore::fill_(empty_like_of(self, dtype, layout, device, pin_memory), fill_value);
+}
+
+// ---------------------------------------------------------------- random factories
+
+Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+            std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::uniform_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), 0.0, 1.0);
+}
+Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+             std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::normal_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), 0.0, 1.0);
+}
+Tensor randint(int64_t high, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+               std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::random_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), 0, high);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<ScalarType> dtype,
+               std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::random_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), low, high);
+}
 
 }  // namespace tcore::native

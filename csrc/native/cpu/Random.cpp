@@ -1,0 +1,145 @@
+// Ranges (arange, linspace), eye, and the random operators over one default generator
+// (a 64-bit Mersenne Twister, seeded by tcore.manual_seed; each fill holds its lock).
+#include <cmath>
+#include <mutex>
+#include <random>
+
+#include <tcore/ops/arange_native.h>
+#include <tcore/ops/eye_native.h>
+#include <tcore/ops/linspace_native.h>
+#include <tcore/ops/normal_native.h>
+#include <tcore/ops/random_native.h>
+#include <tcore/ops/uniform_native.h>
+
+#include "native/TensorUtils.h"
+#include "tcore/core/Random.h"
+#include "native/cpu/Copy.h"
+#include "native/cpu/Loops.h"
+
+namespace tcore {
+namespace {
+std::mutex generator_mutex;
+std::mt19937_64& engine() {
+  static std::mt19937_64 e(67280421310721ULL);  // PyTorch's default seed, for the same habit
+  return e;
+}
+}  // namespace
+
+TCORE_API void manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(generator_mutex);
+  engine().seed(seed);
+}
+}  // namespace tcore
+
+namespace tcore::native {
+namespace {
+
+// Fills `self` element by element with draw(engine) (in place; contiguous or not).
+template <typename Draw>
+Tensor fill_random(const Tensor& self, const char* op, Draw draw) {
+  const Tensor target = self.is_contiguous() ? self : empty_cpu(self.sizes(), self.dtype());
+  {
+    std::lock_guard<std::mutex> lock(generator_mutex);
+    dispatch_dtype(self.dtype(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = target.template data_ptr<T>();
+      for (int64_t i = 0; i < target.numel(); ++i) p[i] = static_cast<T>(draw(engine(), tag));
+    });
+  }
+  if (!target.is_same(self)) copy_kernel(self, target);
+  self.bump_version();
+  return self;
+}
+
+ScalarType range_dtype(std::initializer_list<const Scalar*> values, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  for (const Scalar* v : values)
+    if (v->is_floating_point()) return default_float_dtype();
+  return ScalarType::Long;
+}
+
+void check_cpu(std::optional<Device> device, const char* op) {
+  TCORE_CHECK_VALUE(!device || device->type == DeviceType::CPU, op, ": only CPU tensors are supported here");
+}
+
+}  // namespace
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+              std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_cpu(device, "arange");
+  const double b = start.to_double(), e = end.to_double(), s = step.to_double();
+  TCORE_CHECK_VALUE(s != 0, "step must be nonzero");
+  TCORE_CHECK_VALUE(std::isfinite(b) && std::isfinite(e), "unsupported range: ", b, " -> ", e);
+  TCORE_CHECK_VALUE((s > 0 && e >= b) || (s < 0 && e <= b), "upper bound and larger bound inconsistent with step sign");
+  const ScalarType t = range_dtype({&start, &end, &step}, dtype);
+  const int64_t n = static_cast<int64_t>(std::ceil((e - b) / s));
+  Tensor result = empty_cpu({n}, t);
+  dispatch_numeric(t, "arange", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = result.template data_ptr<T>();
+    if constexpr (std::is_integral_v<T>) {
+      const int64_t bi = start.to_long(), si = step.to_long();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(bi + i * si);
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(b + static_cast<double>(i) * s);
+    }
+  });
+  return result;
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_cpu(device, "linspace");
+  TCORE_CHECK_VALUE(steps >= 0, "number of steps must be non-negative");
+  const ScalarType t = dtype.value_or(default_float_dtype());
+  Tensor result = empty_cpu({steps}, t);
+  const double b = start.to_double(), e = end.to_double();
+  const double step = steps > 1 ? (e - b) / static_cast<double>(steps - 1) : 0.0;
+  dispatch_numeric(t, "linspace", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = result.template data_ptr<T>();
+    // the second half counts back from the end, so that both ends are exact (as PyTorch)
+    const int64_t half = (steps + 1) / 2;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = static_cast<T>(i < half ? b + step * static_cast<double>(i) : e - step * static_cast<double>(steps - 1 - i));
+  });
+  return result;
+}
+
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+           std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_cpu(device, "eye");
+  TCORE_CHECK_VALUE(n >= 0 && m >= 0, "eye: n and m must be non-negative, got ", n, " and ", m);
+  const ScalarType t = dtype.value_or(default_float_dtype());
+  Tensor result = empty_cpu({n, m}, t);
+  dispatch_dtype(t, "eye", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = result.template data_ptr<T>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j) p[i * m + j] = static_cast<T>(i == j);
+  });
+  return result;
+}
+
+Tensor uniform_(const Tensor& self, double from, double to) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ", self.dtype());
+  TCORE_CHECK_VALUE(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
+  std::uniform_real_distribution<double> dist(from, to);
+  return fill_random(self, "uniform_", [&](std::mt19937_64& e, auto) { return dist(e); });
+}
+
+Tensor normal_(const Tensor& self, double mean, double std) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ", self.dtype());
+  TCORE_CHECK_VALUE(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  std::normal_distribution<double> dist(mean, std);
+  return fill_random(self, "normal_", [&](std::mt19937_64& e, auto) { return dist(e); });
+}
+
+Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to) {
+  const int64_t high = to.value_or(int64_t{1} << 53);
+  TCORE_CHECK_VALUE(from < high, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", high);
+  std::uniform_int_distribution<int64_t> dist(from, high - 1);
+  return fill_random(self, "random_", [&](std::mt19937_64& e, auto) { return dist(e); });
+}
+
+}  // namespace tcore::native
