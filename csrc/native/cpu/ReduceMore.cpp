@@ -58,6 +58,24 @@ Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool keepdim, S
   return r;
 }
 
+// Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`,
+// which has the input's shape and order.
+void write_rows_back(const Tensor& result, const Tensor& rows, const std::vector<bool>& mask) {
+  if (result.dim() == 0) {
+    copy_kernel(result, make_view(rows, {}, {}, 0));
+    return;
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      if (mask[d] != (pass == 1)) continue;
+      sizes.push_back(result.sizes()[d]);
+      strides.push_back(result.strides()[d]);
+    }
+  }
+  copy_kernel(make_view(result, sizes, strides, 0), rows);
+}
+
 std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
   std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
   if (self.dim() > 0) mask[wrap_dim(dim, self.dim())] = true;
@@ -203,28 +221,16 @@ Tensor scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, co
     }
   });
   Tensor result = empty_cpu(self.sizes(), t);
-  if (self.dim() == 0) {
-    copy_kernel(result, make_view(scanned, {}, {}, 0));
-    return result;
-  }
-  // view `result` in the rows' dim order and copy the scan into it
-  std::vector<int64_t> sizes, strides;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(result.sizes()[d]);
-      strides.push_back(result.strides()[d]);
-    }
-  }
-  copy_kernel(make_view(result, sizes, strides, 0), scanned);
+  write_rows_back(result, scanned, mask);
   return result;
 }
 
 }  // namespace
 
-Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+namespace {
+Tensor product(const Tensor& self, const std::vector<bool>& mask, bool keepdim, std::optional<ScalarType> dtype) {
   const ScalarType t = accumulate_type(self, dtype);
-  const Rows rows = rows_for(self, std::vector<bool>(static_cast<size_t>(self.dim()), true), false, t);
+  const Rows rows = rows_for(self, mask, keepdim, t);
   return dispatch_dtype(t, "prod", [&](auto tag) {
     using T = typename decltype(tag)::type;
     return per_row<T, T>(rows, t, [](const T* row, int64_t n) {
@@ -234,17 +240,13 @@ Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
     });
   });
 }
+}  // namespace
+
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  return product(self, std::vector<bool>(static_cast<size_t>(self.dim()), true), false, dtype);
+}
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const ScalarType t = accumulate_type(self, dtype);
-  const Rows rows = rows_for(self, one_dim(self, dim), keepdim, t);
-  return dispatch_dtype(t, "prod", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return per_row<T, T>(rows, t, [](const T* row, int64_t n) {
-      T acc = T(1);
-      for (int64_t i = 0; i < n; ++i) acc = static_cast<T>(acc * row[i]);
-      return acc;
-    });
-  });
+  return product(self, one_dim(self, dim), keepdim, dtype);
 }
 
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) { return extreme<true>(self, dim, keepdim, "amax"); }
@@ -343,20 +345,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
       }
     }
   });
-  if (direct) return result;
-  if (self.dim() == 0) {
-    copy_kernel(result, make_view(rowwise, {}, {}, 0));
-    return result;
-  }
-  std::vector<int64_t> sizes, strides;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(result.sizes()[d]);
-      strides.push_back(result.strides()[d]);
-    }
-  }
-  copy_kernel(make_view(result, sizes, strides, 0), rowwise);
+  if (!direct) write_rows_back(result, rowwise, mask);
   return result;
 }
 }  // namespace
