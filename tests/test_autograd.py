@@ -120,6 +120,12 @@ OPS = {
     "matmul_batched": (lambda t, a, b: a @ b, np.matmul, [(2, 3, 4), (4, 2)], False),
     "matmul_vec": (lambda t, a, b: t.matmul(a, b), np.matmul, [(3, 4), (4,)], False),
     "linear": (lambda t, a, b: t.linear(a, b), lambda a, b: a @ b.T, [(3, 4), (2, 4)], False),
+    "clamp": (lambda t, a: a.clamp(-0.5, 0.7), lambda a: np.clip(a, -0.5, 0.7), [(3, 4)], False),
+    "gelu": (lambda t, a: t.gelu(a), lambda a: 0.5 * a * (1 + np.vectorize(math.erf)(a / 2 ** 0.5)), [(3, 4)], False),
+    "gelu_tanh": (lambda t, a: t.gelu(a, approximate="tanh"),
+                  lambda a: 0.5 * a * (1 + np.tanh(0.7978845608028654 * (a + 0.044715 * a ** 3))), [(3, 4)], False),
+    "silu": (lambda t, a: t.silu(a), lambda a: a / (1 + np.exp(-a)), [(3, 4)], False),
+    "mse_loss": (lambda t, a, b: t.mse_loss(a, b), lambda a, b: np.mean((a - b) ** 2), [(3, 4), (3, 4)], False),
     "maximum": (lambda t, a, b: t.maximum(a, b), np.maximum, [(3, 4), (4,)], False),
     "minimum": (lambda t, a, b: t.minimum(a, b), np.minimum, [(3, 4), (3, 1)], False),
     "atan2": (lambda t, a, b: t.atan2(a, b), np.arctan2, [(2, 3), (2, 3)], False),
@@ -137,6 +143,9 @@ def test_gradcheck(tc, name, noncontig):
     arrays = [rng.random(s) + 0.5 if positive else rng.standard_normal(s) for s in shapes]
     if name == "relu":
         arrays[0][np.abs(arrays[0]) < 0.1] = 0.3  # stay away from the kink
+    if name == "clamp":
+        for bound in (-0.5, 0.7):
+            arrays[0][np.abs(arrays[0] - bound) < 0.05] = 0.1
     inputs = [leaf(tc, a, noncontig) for a in arrays]
     out = fn(tc, *inputs)
     np.testing.assert_allclose(out.detach().numpy(), ref(*arrays), rtol=1e-10, atol=1e-12)
@@ -148,7 +157,8 @@ def test_gradcheck(tc, name, noncontig):
 
 SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand", "sin", "tanh", "sigmoid",
                 "sqrt", "atan", "erf", "atan2", "pow", "pow_scalar", "maximum", "var",
-                "std_keepdim", "logsumexp", "softmax", "log_softmax"]
+                "std_keepdim", "logsumexp", "softmax", "log_softmax", "gelu", "gelu_tanh", "silu",
+                "mse_loss"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

@@ -25,6 +25,8 @@ OVERRIDES = {
     "unfold": dict(dimension=1, size=2, step=1),
     "reshape": dict(shape=[9]),
     "random_": {"from": 0, "to": 5},
+    "clamp": dict(min=0.7, max=1.2),
+    "clamp_": dict(min=0.7, max=1.2),
     "randint": dict(low=0, high=5),
     "bmm": dict(self=(2, 3, 3), mat2=(2, 3, 3)),
     "dot": dict(self=(3,), tensor=(3,)),

@@ -622,3 +622,54 @@ def test_random_operators_are_seeded_and_distributed(tcore):
         tcore.zeros(2, dtype=tcore.int64).uniform_()
     with pytest.raises(ValueError, match="normal expects std >= 0.0"):
         tcore.zeros(2).normal_(0.0, -1.0)
+
+
+def _gelu(x, tanh=False):
+    from math import erf, tanh as th
+
+    if tanh:
+        return np.vectorize(lambda v: 0.5 * v * (1 + th(0.7978845608028654 * (v + 0.044715 * v ** 3))))(x)
+    return np.vectorize(lambda v: 0.5 * v * (1 + erf(v / 2 ** 0.5)))(x)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_clamp_activations_and_float_tests(tcore, dtype):
+    rng = np.random.default_rng(21)
+    a, an = make(tcore, rng, (3, 4), dtype, noncontig=True)
+    if dtype == BOOL:
+        with pytest.raises(TypeError):
+            tcore.clamp(a, 0, 1)
+    else:
+        check(tcore, tcore.clamp(a, -1, 1), np.clip(an, -1, 1), dtype)
+        check(tcore, a.clamp(max=0), np.minimum(an, 0), dtype)
+        out = tcore.empty([0], dtype=getattr(tcore, dtype))
+        tcore.clamp(a, min=0, out=out)
+        check(tcore, out, np.maximum(an, 0), dtype)
+        c = tcore.tensor(an, dtype=getattr(tcore, dtype))
+        c.clamp_(-1, 1)
+        check(tcore, c, np.clip(an, -1, 1), dtype)
+    if dtype in (F32, F64):
+        x = an.astype(np.float64)
+        check(tcore, tcore.gelu(a), _gelu(x), dtype)
+        check(tcore, tcore.gelu(a, approximate="tanh"), _gelu(x, tanh=True), dtype)
+        check(tcore, tcore.silu(a), x / (1 + np.exp(-x)), dtype)
+        check(tcore, tcore.mse_loss(a, a * 0.5), np.mean((x * 0.5) ** 2), dtype)
+        check(tcore, tcore.mse_loss(a, a * 0.5, 2), np.sum((x * 0.5) ** 2), dtype)
+        check(tcore, tcore.mse_loss(a, a * 0.5, 0), (x * 0.5) ** 2, dtype)
+    else:
+        with pytest.raises(TypeError, match="not implemented for"):
+            tcore.gelu(a)
+    check(tcore, tcore.isnan(a), np.isnan(an.astype(np.float64)), BOOL)
+    check(tcore, a.isinf(), np.isinf(an.astype(np.float64)), BOOL)
+
+
+def test_clamp_and_gelu_edges(tcore):
+    assert tcore.clamp(tcore.tensor([1, 5]), 0.5, 2.5).tolist() == [1.0, 2.5]  # a float bound makes it float
+    x = tcore.tensor([float("nan"), float("inf"), -float("inf")])
+    assert np.isnan(x.clamp(-1, 1).numpy()[0]) and x.isinf().tolist() == [False, True, True]
+    with pytest.raises(ValueError, match="At least one of 'min' or 'max'"):
+        tcore.clamp(x)
+    with pytest.raises(ValueError, match="approximate argument must be either none or tanh"):
+        tcore.gelu(x, approximate="fast")
+    with pytest.raises(ValueError, match="reduction must be"):
+        tcore.mse_loss(x, x, 3)

@@ -5,15 +5,21 @@
 #include <tcore/ops/cumsum.h>
 #include <tcore/ops/div.h>
 #include <tcore/ops/eq.h>
+#include <tcore/ops/erf.h>
 #include <tcore/ops/exp.h>
 #include <tcore/ops/expand.h>
+#include <tcore/ops/ge.h>
+#include <tcore/ops/le.h>
+#include <tcore/ops/logical_and.h>
 #include <tcore/ops/mean.h>
 #include <tcore/ops/mul.h>
+#include <tcore/ops/ones_like.h>
 #include <tcore/ops/permute.h>
 #include <tcore/ops/pow.h>
 #include <tcore/ops/reshape.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sum.h>
+#include <tcore/ops/tanh.h>
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/view.h>
 #include <tcore/ops/zeros.h>
@@ -122,6 +128,34 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   // reversed cumsum: the sum along dim, minus the cumsum, plus the element itself
   return tcore::add(tcore::sub(tcore::sum(grad, IntArrayRef({dim}), true, std::nullopt), tcore::cumsum(grad, dim, std::nullopt), 1),
                     grad, 1);
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  Tensor mask;
+  if (min) mask = tcore::ge(self, *min);
+  if (max) mask = mask.defined() ? tcore::logical_and(mask, tcore::le(self, *max)) : tcore::le(self, *max);
+  return mask.defined() ? tcore::mul(grad, mask) : grad;
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+  if (approximate == "tanh") {
+    const double k = 0.7978845608028654, c = 0.044715;
+    const Tensor x2 = tcore::mul(self, self);
+    const Tensor inner = tcore::mul(tcore::add(self, tcore::mul(tcore::mul(x2, self), Scalar(c)), 1), Scalar(k));
+    const Tensor t = tcore::tanh(inner);
+    const Tensor dinner = tcore::mul(tcore::add(tcore::mul(x2, Scalar(3 * c)), Scalar(1.0), 1), Scalar(k));
+    const Tensor sech2 = tcore::sub(tcore::ones_like(t, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                                     std::nullopt), tcore::mul(t, t), 1);
+    const Tensor d = tcore::add(tcore::mul(tcore::add(t, Scalar(1.0), 1), Scalar(0.5)),
+                                tcore::mul(tcore::mul(tcore::mul(self, sech2), dinner), Scalar(0.5)), 1);
+    return tcore::mul(grad, d);
+  }
+  // Phi(x) + x phi(x)
+  const Tensor cdf = tcore::mul(tcore::add(tcore::erf(tcore::mul(self, Scalar(0.7071067811865476))), Scalar(1.0), 1),
+                                Scalar(0.5));
+  const Tensor pdf = tcore::mul(tcore::exp(tcore::mul(tcore::mul(self, self), Scalar(-0.5))), Scalar(0.3989422804014327));
+  return tcore::mul(grad, tcore::add(cdf, tcore::mul(self, pdf), 1));
 }
 
 }  // namespace tcore::autograd::manual

@@ -4,6 +4,7 @@
 // (create_graph=True works through them) and run on every backend.
 #include <limits>
 #include <optional>
+#include <string_view>
 
 #include "tcore/autograd/autograd.h"
 
@@ -35,6 +36,11 @@ Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
 // cumsum: the reversed cumulative sum of grad.
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+// clamp: grad where min <= self <= max (a bound that is None does not limit).
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
+// gelu: grad * d/dx of x * Phi(x) (exact) or of its tanh approximation.
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 

@@ -29,3 +29,4 @@ var: tcore.Tensor = x.var([1], correction=0, keepdim=True).sqrt()
 prod2 = tcore.matmul(x, x.t()) @ x
 tcore.manual_seed(0)
 noise = tcore.randn(2, 3) * 0.1 + tcore.rand([2, 3]) + tcore.arange(3)
+act = tcore.gelu(x, approximate="tanh") + tcore.silu(x) + x.clamp(min=0) + tcore.mse_loss(x, y)

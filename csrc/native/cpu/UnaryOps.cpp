@@ -1,5 +1,6 @@
 // neg, exp, log, relu and the unary math family: functional, in-place and out= overloads.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include <tcore/ops/abs_native.h>
@@ -7,6 +8,7 @@
 #include <tcore/ops/asin_native.h>
 #include <tcore/ops/atan_native.h>
 #include <tcore/ops/ceil_native.h>
+#include <tcore/ops/clamp_native.h>
 #include <tcore/ops/cos_native.h>
 #include <tcore/ops/cosh_native.h>
 #include <tcore/ops/erf_native.h>
@@ -14,6 +16,9 @@
 #include <tcore/ops/exp_native.h>
 #include <tcore/ops/expm1_native.h>
 #include <tcore/ops/floor_native.h>
+#include <tcore/ops/gelu_native.h>
+#include <tcore/ops/isinf_native.h>
+#include <tcore/ops/isnan_native.h>
 #include <tcore/ops/log1p_native.h>
 #include <tcore/ops/log2_native.h>
 #include <tcore/ops/log_native.h>
@@ -207,5 +212,73 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   });
   return out;
 }
+
+// ---------------------------------------------------------------- clamp, gelu, isnan, isinf
+
+namespace {
+ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+  const bool floating_bound = (lo && lo->is_floating_point()) || (hi && hi->is_floating_point());
+  return is_integral(self.dtype(), true) && floating_bound ? default_float_dtype() : self.dtype();
+}
+
+auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  TCORE_CHECK_VALUE(lo || hi, "clamp: At least one of 'min' or 'max' must not be None");
+  return [lo, hi](ScalarType compute, const Tensor& out, const Tensor& x) {
+    dispatch_numeric(compute, "clamp", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
+      const T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
+      unary_loop<T, T>(out, x, [l, h](T v) { return v < l ? l : (v > h ? h : v); });  // NaN stays NaN
+    });
+  };
+}
+
+template <bool Inf>
+Tensor float_test(const Tensor& self) {
+  Tensor out = empty_cpu(self.sizes(), ScalarType::Bool);
+  dispatch_dtype(self.dtype(), Inf ? "isinf" : "isnan", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unary_loop<bool, T>(out, self, [](T v) {
+      if constexpr (std::is_floating_point_v<T>) return Inf ? std::isinf(v) : std::isnan(v);
+      else return false;
+    });
+  });
+  return out;
+}
+}  // namespace
+
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const ScalarType t = clamp_type(self, min, max);
+  return unary_into(empty_cpu(self.sizes(), t), self, t, "clamp", clamp_fn(min, max));
+}
+Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return unary_inplace(self, clamp_type(self, min, max), "clamp_", clamp_fn(min, max));
+}
+Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                 const Tensor& out) {
+  return unary_into(out, self, clamp_type(self, min, max), "clamp", clamp_fn(min, max));
+}
+
+// x * Phi(x) (exact, with erf) or PyTorch's tanh approximation.
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
+  const bool tanh_form = approximate == "tanh";
+  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  dispatch_floating(self.dtype(), "gelu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unary_loop<T, T>(out, self, [tanh_form](T v) {
+      if (tanh_form) {
+        const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
+        return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
+      }
+      return static_cast<T>(0.5) * v * (T(1) + std::erf(v * static_cast<T>(0.7071067811865476)));
+    });
+  });
+  return out;
+}
+
+Tensor isnan(const Tensor& self) { return float_test<false>(self); }
+Tensor isinf(const Tensor& self) { return float_test<true>(self); }
 
 }  // namespace tcore::native
