@@ -1,5 +1,5 @@
 #pragma once
-// The binary kernels' shared machinery (CompareOps.cpp, BitwiseOps.cpp, BinaryMath.cpp):
+// The binary kernels' shared machinery (BinaryOps.cpp, CompareOps.cpp, BitwiseOps.cpp, BinaryMath.cpp):
 // inputs cast to the compute dtype, the result of a given dtype, out= and in-place handling.
 #include <cmath>
 #include <type_traits>

@@ -4,46 +4,27 @@
 #include <tcore/ops/mul_native.h>
 #include <tcore/ops/sub_native.h>
 
-#include "native/TensorUtils.h"
-#include "native/cpu/Loops.h"
+#include "native/cpu/Binary.h"
 
 namespace tcore::native {
 namespace {
 
-// out = f(a, b) computed in `compute`, where make(tag<T>) returns f for type T.
+// out = f(a, b) computed (and returned) in `compute`: Binary.h's loop with result == compute.
 template <typename Make>
 Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, const char* op,
                    Make make) {
-  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
-  TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
-                   " can't be cast to the desired output type ", out.dtype());
-  resize_output(out, shape);
-  const Tensor x = cast(a, compute), y = cast(b, compute);
-  const bool direct = out.dtype() == compute && !partially_overlaps(out, x) && !partially_overlaps(out, y);
-  const Tensor target = direct ? out : empty_cpu(shape, compute);
-  dispatch_dtype(compute, op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    binary_loop<T>(target, x, y, make(tag));
-  });
-  if (!direct) write_result(out, target, op);
-  out.bump_version();
-  return out;
+  return binary::binary_op_into<binary::Kinds::All>(out, a, b, compute, compute, op, make);
 }
 
 template <typename Make>
-Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, const char* op, Make make) {
-  Tensor out = empty_cpu(broadcast_shapes(a.sizes(), b.sizes()), compute);
-  return binary_into(out, a, b, compute, op, make);
+Tensor binary_result(const Tensor& a, const Tensor& b, ScalarType compute, const char* op, Make make) {
+  return binary::binary_op<binary::Kinds::All>(a, b, compute, compute, op, make);
 }
 
 // In place: the result type must fit in self.
 template <typename Make>
 Tensor binary_inplace(const Tensor& self, const Tensor& other, ScalarType compute, const char* op, Make make) {
-  const auto shape = broadcast_shapes(self.sizes(), other.sizes());
-  TCORE_CHECK_VALUE(numel_of(shape) == self.numel() && shape.size() == self.sizes().size(), op,
-                    ": output with shape ", shape_str(self.sizes()), " doesn't match the broadcast shape ",
-                    shape_str(shape));
-  return binary_into(self, self, other, compute, op, make);
+  return binary::binary_op_inplace<binary::Kinds::All>(self, other, compute, compute, op, make);
 }
 
 auto add_fn(const Scalar& alpha) {
@@ -98,7 +79,7 @@ ScalarType div_type(const Tensor& a, const Tensor& b) {
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const ScalarType t = result_type({&self, &other});
   check_alpha(t, alpha, "add");
-  return binary(self, other, t, "add", add_fn(alpha));
+  return binary_result(self, other, t, "add", add_fn(alpha));
 }
 Tensor add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const ScalarType t = result_type({&self, &other});
@@ -113,7 +94,7 @@ Tensor add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, con
 
 Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub(self, other);
-  return binary(self, other, result_type({&self, &other}), "sub", sub_fn(alpha));
+  return binary_result(self, other, result_type({&self, &other}), "sub", sub_fn(alpha));
 }
 Tensor sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub(self, other);
@@ -125,7 +106,7 @@ Tensor sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, con
 }
 
 Tensor mul(const Tensor& self, const Tensor& other) {
-  return binary(self, other, result_type({&self, &other}), "mul", mul_fn());
+  return binary_result(self, other, result_type({&self, &other}), "mul", mul_fn());
 }
 Tensor mul_(const Tensor& self, const Tensor& other) {
   return binary_inplace(self, other, result_type({&self, &other}), "mul_", mul_fn());
@@ -135,7 +116,7 @@ Tensor mul_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 }
 
 Tensor div(const Tensor& self, const Tensor& other) {
-  return binary(self, other, div_type(self, other), "div", div_fn());
+  return binary_result(self, other, div_type(self, other), "div", div_fn());
 }
 Tensor div_(const Tensor& self, const Tensor& other) {
   return binary_inplace(self, other, div_type(self, other), "div_", div_fn());

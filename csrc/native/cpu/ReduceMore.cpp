@@ -26,37 +26,10 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Math.h"
+#include "native/cpu/Reduce.h"
 
 namespace tcore::native {
 namespace {
-
-struct Rows {
-  Tensor data;  // contiguous (outer x inner) of the compute dtype
-  int64_t outer = 1, inner = 1;
-  std::vector<int64_t> shape;  // the result's shape
-};
-
-Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType dtype) {
-  Rows r;
-  std::vector<int64_t> sizes, strides;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(self.sizes()[d]);
-      strides.push_back(self.strides()[d]);
-      (pass ? r.inner : r.outer) *= self.sizes()[d];
-    }
-  }
-  const Tensor permuted = make_view(self, sizes, strides, self.storage_offset());
-  if (permuted.is_contiguous() && permuted.dtype() == dtype) {
-    r.data = permuted;
-  } else {
-    r.data = empty_cpu(sizes, dtype);
-    copy_kernel(r.data, permuted);
-  }
-  r.shape = reduced_shape(self.sizes(), mask, keepdim);
-  return r;
-}
 
 // Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`,
 // which has the input's shape and order.

@@ -11,41 +11,23 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Math.h"
+#include "native/cpu/Reduce.h"
 
 namespace tcore::native {
 namespace {
 
 enum class Reduction { Sum, Mean };
 
-// The rows to reduce: a contiguous (outer x inner) tensor of dtype `dtype`.
-Tensor rows_of(const Tensor& self, const std::vector<bool>& mask, ScalarType dtype, int64_t& outer, int64_t& inner) {
-  std::vector<int64_t> sizes, strides;
-  outer = inner = 1;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(self.sizes()[d]);
-      strides.push_back(self.strides()[d]);
-      (pass ? inner : outer) *= self.sizes()[d];
-    }
-  }
-  Tensor permuted = make_view(self, sizes, strides, self.storage_offset());
-  if (permuted.is_contiguous() && permuted.dtype() == dtype) return permuted;
-  Tensor rows = empty_cpu(sizes, dtype);
-  copy_kernel(rows, permuted);
-  return rows;
-}
-
 Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarType out_dtype, Reduction kind,
               const char* op) {
   const std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
-  int64_t outer = 0, inner = 0;
-  const Tensor rows = rows_of(self, mask, out_dtype, outer, inner);
-  Tensor result = empty_cpu(reduced_shape(self.sizes(), mask, keepdim), out_dtype);
+  const Rows rows = rows_for(self, mask, keepdim, out_dtype);
+  const int64_t outer = rows.outer, inner = rows.inner;
+  Tensor result = empty_cpu(rows.shape, out_dtype);
   dispatch_dtype(out_dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-    const T* in = rows.template data_ptr<T>();
+    const T* in = rows.data.template data_ptr<T>();
     T* out = result.template data_ptr<T>();
     for (int64_t r = 0; r < outer; ++r) {
       const T* row = in + r * inner;
