@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import Location, SourceError
-from .schema import FunctionSchema, SchemaError, parse_schema
+from .schema import FunctionSchema, ListType, SchemaError, is_tensor_like, parse_schema
 from .yaml_source import Entry, YMap, entry_location, parse_entry, read_source, split_entries
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -83,7 +83,9 @@ def _names_in_scope(schema: FunctionSchema) -> set[str]:
     outputs = {f"result{i}" for i in range(len(schema.returns))} | {r.name for r in schema.returns if r.name}
     grads = {f"grad_{r.name}" for r in schema.returns if r.name}
     tangents = {f"{n}_t" for n in inputs} | {f"{n}_p" for n in inputs} | {f"{n}_info" for n in inputs}
-    return inputs | outputs | grads | tangents | FORMULA_CONTEXT
+    # a Tensor[] input's sizes alone (what cat's formula needs), saved without the tensors
+    list_sizes = {f"{a.name}_sizes" for a in schema.arguments if isinstance(a.type, ListType) and is_tensor_like(a.type)}
+    return inputs | outputs | grads | tangents | list_sizes | FORMULA_CONTEXT
 
 
 def check_formula(text: str, scope: set[str], where: Location, n_outputs: int) -> None:

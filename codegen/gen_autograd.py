@@ -53,6 +53,10 @@ def _differentiable(f: NativeFunction) -> list[Argument]:
     return [a for a in f.func.arguments if is_tensor_like(a.type) and not (f.func.is_out_fn and a.is_write)]
 
 
+def _is_list(arg: Argument) -> bool:
+    return isinstance(arg.type, ListType) and is_tensor_like(arg.type)
+
+
 def _field(arg: Argument) -> tuple[str, str, str]:
     """(field type, expression storing the argument, expression giving it back in apply)."""
     t = arg.type
@@ -60,6 +64,8 @@ def _field(arg: Argument) -> tuple[str, str, str]:
     if is_tensor_like(t):
         if isinstance(t, BaseType):
             return "SavedVariable", f"SavedVariable({name}, false)", f'{name}_.unpack("{arg.name}")'
+        if _is_list(arg):
+            return "std::vector<SavedVariable>", f"save_list({name})", f'unpack_list({name}_, "{arg.name}")'
         raise NotImplementedError(f"saving {t} for backward")
     if isinstance(t, ListType):
         return "std::vector<int64_t>", f"{name}.vec()", f"IntArrayRef({name}_)"
@@ -68,6 +74,10 @@ def _field(arg: Argument) -> tuple[str, str, str]:
                 f"{name}_ ? OptionalIntArrayRef(IntArrayRef(*{name}_)) : OptionalIntArrayRef()")
     if isinstance(t, BaseType) and t.name == "str":
         return "std::string", f"std::string({name})", f"{name}_"
+    if isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name == "str":
+        # the string_view points into the caller's memory: keep a copy
+        return ("std::optional<std::string>", f"{name} ? std::optional<std::string>(std::string(*{name})) : std::nullopt",
+                f"{name}_")
     return cpp.value_type(t), name, f"{name}_"
 
 
@@ -94,6 +104,8 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
     used = _names_used(formulas)
     inputs = _differentiable(f)
     index = {a.name: i for i, a in enumerate(inputs)}
+    # With a Tensor[] input the edges of the inputs are ranges known only at run time.
+    ranged = any(_is_list(a) for a in inputs)
     saved = []
     for a in f.func.arguments:
         if a.name in used:
@@ -101,17 +113,24 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             if inplace and a.name == "self":
                 store = "SavedVariable(original_self, false)"
             saved.append(dict(name=cpp.cpp_ident(a.name), type=ftype, store=store, load=load))
+        if _is_list(a) and f"{a.name}_sizes" in used:
+            name = cpp.cpp_ident(a.name)
+            saved.append(dict(name=f"{name}_sizes", type="std::vector<std::vector<int64_t>>",
+                              store=f"sizes_of({name})", load=f"{name}_sizes_"))
     grads = []
     for x in d.backward:
         if len(x.inputs) != 1:
             raise NotImplementedError("grouped formulas")
-        grads.append(dict(index=index[x.inputs[0]], formula=x.text, input=x.inputs[0]))
+        arg = inputs[index[x.inputs[0]]]
+        grads.append(dict(index=index[x.inputs[0]], formula=x.text, input=x.inputs[0], list=_is_list(arg),
+                          range=f"{cpp.cpp_ident(arg.name)}_edges_"))
     return dict(
         node=node,
         saved=saved,
         uses_result="result" in used,
         grads=grads,
         inputs=[cpp.cpp_ident(a.name) for a in inputs],
+        ranged=ranged,
         clone_self=inplace and "self" in used,
         derivative=str(d.schema.name),
     )

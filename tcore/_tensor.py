@@ -230,6 +230,13 @@ def install(namespace: dict) -> None:
     T.__getitem__ = _getitem
     T.__setitem__ = _setitem
     T.__iter__ = _iter
+    T.__mod__ = lambda self, other: _C.remainder(self, other)
+    T.__rmod__ = lambda self, other: _C.remainder(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
+    T.__imod__ = lambda self, other: self.remainder_(other)
+    T.__floordiv__ = lambda self, other: _C.div(self, other, rounding_mode="floor")
+    T.__rfloordiv__ = lambda self, other: _C.div(_C.full([], other, dtype=_scalar_dtype(other, self)), self,
+                                                 rounding_mode="floor")
+    T.__ifloordiv__ = lambda self, other: self.div_(other, rounding_mode="floor")
     T.__pow__ = lambda self, other: _C.pow(self, other)
     T.__rpow__ = lambda self, other: _C.pow(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
     T.__ipow__ = lambda self, other: self.pow_(other)
@@ -244,11 +251,19 @@ def install(namespace: dict) -> None:
     T.__or__ = T.__ror__ = lambda self, other: _C.bitwise_or(self, other)
     T.__xor__ = T.__rxor__ = lambda self, other: _C.bitwise_xor(self, other)
     T.__invert__ = lambda self: _C.bitwise_not(self)
+    for method, dtype in _CONVERSIONS.items():  # x.float(), x.long(), ...: x.to(dtype)
+        if hasattr(_C.dtype, dtype):
+            setattr(T, method, lambda self, _d=getattr(_C.dtype, dtype): self.to(_d))
+    T.type_as = lambda self, other: self.to(other.dtype)
     T.T = property(lambda self: self.transpose(0, 1) if self.ndim == 2 else self)
     _C.dtype.__repr__ = _dtype_repr
     _C.dtype.__str__ = _dtype_repr
     _C.dtype.is_floating_point = property(lambda self: self in (_C.dtype.float32, _C.dtype.float64))
     _C.dtype.itemsize = property(lambda self: _C.element_size(self))
+
+
+_CONVERSIONS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",
+                "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool"}
 
 
 def _scalar_dtype(value, like: _C.Tensor) -> _C.dtype:

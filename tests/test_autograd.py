@@ -132,6 +132,19 @@ OPS = {
     "pow": (lambda t, a, b: t.pow(a, b), np.power, [(2, 3), (3,)], True),
     "pow_scalar": (lambda t, a: a ** 2.5, lambda a: a ** 2.5, [(2, 3)], True),
     "where": (lambda t, a, b: t.where(t.tensor(_MASK), a, b), lambda a, b: np.where(_MASK, a, b), [(2, 3), (3,)], False),
+    "remainder": (lambda t, a, b: t.remainder(a * 3, b), lambda a, b: np.remainder(a * 3, b), [(2, 3), (3,)], True),
+    "fmod": (lambda t, a, b: t.fmod(a * 3, b), lambda a, b: np.fmod(a * 3, b), [(2, 3), (2, 3)], True),
+    "div_floor": (lambda t, a, b: t.div(a, b, rounding_mode="floor") + a, lambda a, b: np.floor_divide(a, b) + a,
+                  [(2, 3), (2, 3)], True),
+    "lerp": (lambda t, a, b: t.lerp(a, b, 0.3), lambda a, b: a + 0.3 * (b - a), [(2, 3), (3,)], False),
+    "lerp_tensor": (lambda t, a, b, c: a.lerp(b, c), lambda a, b, c: np.where(c < 0.5, a + c * (b - a),
+                                                                           b - (b - a) * (1 - c)),
+                    [(2, 3), (3,), (2, 1)], False),
+    "cat": (lambda t, a, b: t.cat([a, b, a], 1), lambda a, b: np.concatenate([a, b, a], 1), [(2, 3), (2, 1)], False),
+    "stack": (lambda t, a, b: t.stack([a, b], 0), lambda a, b: np.stack([a, b]), [(2, 3), (2, 3)], False),
+    "split": (lambda t, a: a.split(2, 1)[1] * 2, lambda a: a[:, 2:4] * 2, [(2, 5)], False),
+    "chunk": (lambda t, a: t.cat(list(reversed(a.chunk(3))), 0), lambda a: np.concatenate([a[4:], a[2:4], a[:2]]),
+              [(5, 2)], False),
 }
 
 
@@ -155,10 +168,19 @@ def test_gradcheck(tc, name, noncontig):
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7, err_msg=f"input {i}")
 
 
+def test_dtype_conversion_gradient(tc):
+    """to(dtype) is differentiable: the gradient comes back in the input's dtype."""
+    x = tc.tensor([1.0, 2.0, 3.0], dtype=tc.float64, requires_grad=True)
+    y = (x.float() * tc.tensor([1.0, 2.0, 4.0])).sum()
+    y.backward()
+    assert x.grad.dtype == tc.float64 and x.grad.tolist() == [1.0, 2.0, 4.0]
+    assert x.long().requires_grad is False  # an integer result is not differentiable
+
+
 SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand", "sin", "tanh", "sigmoid",
                 "sqrt", "atan", "erf", "atan2", "pow", "pow_scalar", "maximum", "var",
                 "std_keepdim", "logsumexp", "softmax", "log_softmax", "gelu", "gelu_tanh", "silu",
-                "mse_loss"]
+                "mse_loss", "cat", "lerp_tensor"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

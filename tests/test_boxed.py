@@ -44,6 +44,8 @@ def _value(tcore, op: str, name: str, type_: str, rng):
     operator; bitwise operators get integers, a `condition` is a bool mask)."""
     if type_.startswith("Tensor(a!)") and name == "out":
         return tcore.empty([0])
+    if type_ == "Tensor[]":
+        return [tcore.tensor((rng.random((3, 3)) + 0.5).astype(np.float32)) for _ in range(2)]
     if type_.startswith("Tensor") and name == "condition":
         return tcore.tensor(rng.random((3, 3)) > 0.5)
     if type_.startswith("Tensor") and op.startswith("bitwise"):
@@ -53,19 +55,23 @@ def _value(tcore, op: str, name: str, type_: str, rng):
     if op.startswith("bitwise") and type_ == "Scalar":
         return 6
     if "[]" in type_ or "[1]" in type_:
-        return [3, 3] if name == "size" else [0]
+        return [3, 3] if name == "size" else [1, 2] if name == "split_size" else [0]
     if name in ("dim0", "dim1"):
         return 0 if name == "dim0" else 1
     if type_ in ("Scalar", "float"):
         return 2.0
     if type_ == "bool":
         return False
+    if type_ == "ScalarType":
+        return tcore.float64
     if type_.startswith("int") or type_ == "SymInt":
         return 1
     return None
 
 
 def _clone(tcore, v):
+    if isinstance(v, list) and v and isinstance(v[0], tcore.Tensor):
+        return [tcore.clone(t) for t in v]
     return tcore.clone(v) if isinstance(v, tcore.Tensor) else v
 
 
@@ -85,14 +91,14 @@ def test_every_registered_operator_matches_the_typed_call(tcore, registry):
         tcore.manual_seed(0)  # the random operators draw the same numbers on both paths
         boxed = getattr(getattr(tcore.ops, base), overload or "default")(**boxed_args)
         tcore.manual_seed(0)
-        fn = getattr(tcore, base, None)
+        fn = getattr(tcore, base, None) or getattr(tcore._C, base, None)
         try:
             typed = fn(**typed_args) if fn is not None else getattr(typed_args.pop("self"), base)(**typed_args)
         except TypeError:  # a method-only overload with the same name as a function
             typed = getattr(typed_args.pop("self"), base)(**typed_args)
         if base.startswith("empty"):
             assert boxed.shape == typed.shape, name
-        elif isinstance(typed, tuple):  # several outputs (max.dim: values, indices)
+        elif isinstance(typed, (tuple, list)):  # several outputs (max.dim: values, indices), Tensor[] (split)
             assert len(boxed) == len(typed), name
             for got, want in zip(boxed, typed):
                 np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, err_msg=schema)

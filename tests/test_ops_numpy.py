@@ -363,7 +363,10 @@ BINARY_MATH = {
     "minimum": (np.minimum, ALL, "promote", True),
     "atan2": (np.arctan2, ALL, "float", True),
     "pow": (np.power, NUMERIC, "promote", True),
+    "remainder": (np.remainder, NUMERIC, "promote", True),
+    "fmod": (np.fmod, NUMERIC, "promote", True),
 }
+POSITIVE_OTHER = {"pow", "remainder", "fmod"}  # integer zero divisors are an error, negative powers truncate
 
 
 @pytest.mark.parametrize("op", BINARY_MATH)
@@ -374,7 +377,7 @@ def test_binary_math(tcore, op, shapes, dtypes):
     fn, supported, result_rule, method = BINARY_MATH[op]
     rng = np.random.default_rng(hash((op, shapes, dtypes)) & 0xFFFF)
     a, an = make(tcore, rng, shapes[0], dtypes[0], noncontig=True)
-    b, bn = make(tcore, rng, shapes[1], dtypes[1], positive=op == "pow")
+    b, bn = make(tcore, rng, shapes[1], dtypes[1], positive=op in POSITIVE_OTHER)
     promoted = promote(*dtypes, len(shapes[0]), len(shapes[1]))
     if promoted not in supported:  # the dtype the operator computes in
         with pytest.raises(TypeError):
@@ -392,6 +395,156 @@ def test_binary_math(tcore, op, shapes, dtypes):
     out = tcore.empty([0], dtype=getattr(tcore, result))
     assert getattr(tcore, op)(a, b, out=out).data_ptr() == out.data_ptr()
     check(tcore, out, expected, result)
+
+
+@pytest.mark.parametrize("mode", [None, "trunc", "floor"])
+@pytest.mark.parametrize("dtypes", [(F32, F32), (F64, I64), (I64, I64)], ids=lambda d: "-".join(d))
+def test_div_rounding_modes(tcore, mode, dtypes):
+    rng = np.random.default_rng(9)
+    a, an = make(tcore, rng, (4, 5), dtypes[0], noncontig=True)
+    an = an * 7
+    a = tcore.tensor(an, dtype=getattr(tcore, dtypes[0]))
+    b, bn = make(tcore, rng, (5,), dtypes[1])
+    bn = np.where(bn == 0, 3, bn).astype(bn.dtype)
+    b = tcore.tensor(bn, dtype=getattr(tcore, dtypes[1]))
+    promoted = promote(*dtypes)
+    if mode is None:
+        result, expected = (promoted if promoted != I64 else F32), an.astype(np.float64) / bn
+    else:
+        result = promoted
+        q = an.astype(np.float64) / bn
+        expected = np.trunc(q) if mode == "trunc" else np.floor_divide(an.astype(promoted), bn.astype(promoted))
+    check(tcore, tcore.div(a, b, rounding_mode=mode), np.asarray(expected), result)
+    check(tcore, a.div(b, rounding_mode=mode), np.asarray(expected), result)
+    out = tcore.empty([0], dtype=getattr(tcore, result))
+    tcore.div(a, b, rounding_mode=mode, out=out)
+    check(tcore, out, np.asarray(expected), result)
+    if result == dtypes[0]:
+        c = tcore.tensor(an, dtype=getattr(tcore, dtypes[0]))
+        c.div_(b, rounding_mode=mode)
+        check(tcore, c, np.asarray(expected), result)
+
+
+def test_integer_division_forms_and_errors(tcore):
+    x, y = tcore.tensor([5, -5, 7, -7]), tcore.tensor([3, 3, -2, -2])
+    assert (x // y).tolist() == [1, -2, -4, 3] and (x % y).tolist() == [2, 1, -1, -1]
+    assert tcore.fmod(x, y).tolist() == [2, -2, 1, -1] and (7 // y).tolist() == [2, 2, -4, -4]
+    assert tcore.remainder(3, y).tolist() == [0, 0, -1, -1] and tcore.fmod(x, 4).tolist() == [1, -1, 3, -3]
+    assert tcore.div(x, 2, rounding_mode="trunc").tolist() == [2, -2, 3, -3]
+    f = tcore.tensor([5.5, -5.5])
+    assert (f // 2).tolist() == [2.0, -3.0] and (f % 2).tolist() == [1.5, 0.5] and tcore.fmod(f, 2).tolist() == [1.5, -1.5]
+    z = tcore.tensor([1, 0])
+    for fn in (lambda: x[:2] // z, lambda: x[:2] % z, lambda: tcore.fmod(x[:2], z)):
+        with pytest.raises(ValueError, match="ZeroDivisionError"):
+            fn()
+    assert np.isinf((tcore.tensor([1.0]) // 0).item())
+    with pytest.raises(ValueError, match="rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'"):
+        tcore.div(x, y, rounding_mode="round")
+    with pytest.raises(TypeError, match="bool"):
+        tcore.remainder(tcore.tensor([True]), tcore.tensor([True]))
+
+
+@pytest.mark.parametrize("dtype", (F32, F64))
+def test_lerp(tcore, dtype):
+    rng = np.random.default_rng(10)
+    a, an = make(tcore, rng, (3, 4), dtype, noncontig=True)
+    e, en = make(tcore, rng, (4,), dtype)
+    w, wn = make(tcore, rng, (3, 1), dtype, unit=True)
+    for weight in (0.0, 0.3, 0.7, 1.0):
+        check(tcore, tcore.lerp(a, e, weight), an + weight * (en - an), dtype)
+    check(tcore, a.lerp(e, w), an + wn * (en - an), dtype)
+    out = tcore.empty([0], dtype=getattr(tcore, dtype))
+    tcore.lerp(a, e, 0.25, out=out)
+    check(tcore, out, an + 0.25 * (en - an), dtype)
+    c = tcore.tensor(an, dtype=getattr(tcore, dtype))
+    c.lerp_(e, 1.0)
+    np.testing.assert_array_equal(c.numpy(), np.broadcast_to(en, (3, 4)))  # exact at weight 1
+    with pytest.raises(TypeError, match="floating"):
+        tcore.lerp(tcore.tensor([1]), tcore.tensor([2]), 0.5)
+
+
+JOIN_SHAPES = [[(2, 3), (4, 3)], [(2, 3), (2, 3), (1, 3)], [(0, 3), (2, 3)], [(3,), (0,), (2,)], [(2, 3, 4), (2, 1, 4)]]
+
+
+@pytest.mark.parametrize("shapes", JOIN_SHAPES, ids=str)
+@pytest.mark.parametrize("dtypes", [(F32,), (I64, F64), (BOOL, I64)], ids="-".join)
+def test_cat_like_numpy(tcore, shapes, dtypes):
+    rng = np.random.default_rng(12)
+    dim = 1 if len(shapes[0]) == 3 else 0
+    pairs = [make(tcore, rng, shape, dtypes[i % len(dtypes)], noncontig=True) for i, shape in enumerate(shapes)]
+    result = dtypes[0]
+    for d in dtypes[1:len(shapes)]:
+        result = promote(result, d)
+    expected = np.concatenate([n.astype(result) for _, n in pairs], axis=dim)
+    check(tcore, tcore.cat([t for t, _ in pairs], dim), expected, result)
+    check(tcore, tcore.cat(tuple(t for t, _ in pairs), dim=dim - len(shapes[0])), expected, result)
+    out = tcore.empty([0], dtype=getattr(tcore, result))
+    assert tcore.cat([t for t, _ in pairs], dim, out=out).data_ptr() == out.data_ptr()
+    check(tcore, out, expected, result)
+
+
+def test_cat_legacy_empty_and_errors(tcore):
+    a = tcore.ones(2, 3)
+    assert tcore.cat([a, tcore.empty([0]), a]).shape == (4, 3)  # a 1-D empty tensor is skipped, as in PyTorch
+    with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
+        tcore.cat([])
+    with pytest.raises(ValueError, match=r"Sizes of tensors must match except in dimension 1.*\[2, 3\] and \[3, 3\]"):
+        tcore.cat([a, tcore.ones(3, 3)], 1)
+    with pytest.raises(ValueError, match="same number of dimensions: got 2 and 1"):
+        tcore.cat([a, tcore.ones(3)])
+    with pytest.raises(ValueError, match="zero-dimensional tensor \\(at position 1\\)"):
+        tcore.cat([a, tcore.tensor(1.0)])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tcore.cat([a, a], 2)
+    with pytest.raises(TypeError):
+        tcore.cat([a, 1])
+    out = tcore.ones(4, 3)
+    tcore.cat([out[:2], out[2:] * 2], out=out)  # inputs that alias the output are read before it is written
+    np.testing.assert_array_equal(out.numpy(), [[1] * 3] * 2 + [[2] * 3] * 2)
+
+
+def test_stack_split_chunk(tcore):
+    rng = np.random.default_rng(13)
+    arrs = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
+    ts = [tcore.tensor(a) for a in arrs]
+    for dim in (0, 1, 2, -1):
+        check(tcore, tcore.stack(ts, dim), np.stack(arrs, axis=dim), F32)
+    out = tcore.empty([0])
+    tcore.stack(ts, 1, out=out)
+    check(tcore, out, np.stack(arrs, axis=1), F32)
+    with pytest.raises(ValueError, match=r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 and "
+                                         r"\[3\] at entry 1"):
+        tcore.stack([ts[0], tcore.ones(3)])
+    x = tcore.tensor(np.arange(20, dtype=np.float32).reshape(4, 5))
+    pieces = x.split(2, 1)
+    assert [p.shape for p in pieces] == [(4, 2), (4, 2), (4, 1)]
+    assert all(p._storage_ptr() == x._storage_ptr() for p in pieces)  # the pieces are views
+    np.testing.assert_array_equal(pieces[2].numpy(), x.numpy()[:, 4:])
+    assert [p.shape for p in tcore.split(x, [1, 3])] == [(1, 5), (3, 5)]
+    assert [p.shape for p in x.chunk(3, 1)] == [(4, 2), (4, 2), (4, 1)]
+    assert [p.shape for p in tcore.chunk(x, 4)] == [(1, 5)] * 4
+    assert [p.shape for p in tcore.chunk(tcore.empty([0]), 2)] == [(0,), (0,)]
+    pieces[0].zero_()  # writes through a piece reach the base
+    assert x.numpy()[:, :2].sum() == 0
+    with pytest.raises(ValueError, match=r"split_with_sizes expects split_sizes to sum exactly to 4"):
+        x.split([1, 2])
+    with pytest.raises(ValueError, match="chunk expects `chunks` to be greater than 0, got: 0"):
+        x.chunk(0)
+    with pytest.raises(ValueError, match="split expects split_size be non-negative"):
+        x.split(-1)
+
+
+def test_dtype_conversions(tcore):
+    x = tcore.tensor([1.7, -2.2, 0.0])
+    assert x.to(tcore.float32) is x or x.to(tcore.float32)._is_same(x)  # no copy when the dtype is the same
+    assert x.to(tcore.float32, copy=True)._storage_ptr() != x._storage_ptr()
+    assert x.long().tolist() == [1, -2, 0] and x.long().dtype == tcore.int64
+    assert x.bool().tolist() == [True, True, False] and x.double().dtype == tcore.float64
+    assert x.int().dtype == tcore.int32 and x.byte().dtype == tcore.uint8 and x.short().dtype == tcore.int16
+    assert x.char().dtype == tcore.int8 and tcore.tensor([1, 2]).float().dtype == tcore.float32
+    assert tcore.tensor([1, 2]).type_as(x).dtype == tcore.float32
+    v = x.to(tcore.float64)
+    np.testing.assert_allclose(v.numpy(), np.array([1.7, -2.2, 0.0], np.float32).astype(np.float64))
 
 
 def test_comparison_operators_and_scalars(tcore):

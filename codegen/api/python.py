@@ -98,11 +98,10 @@ def binding_args(f: NativeFunction, method: bool) -> list[BindingArg]:
 
 
 def accepts_varargs_size(f: NativeFunction, method: bool) -> bool:
-    """PyTorch lets the first int-list argument be given as varargs: ones(2, 3), x.view(2, 3)."""
+    """PyTorch lets an int-list argument be given as varargs (ones(2, 3), x.view(2, 3)) when it
+    is the only positional argument; split(2, 1) is a size and a dim, not a list."""
     args = [a for a in f.func.positional if not (method and a.name == "self")]
-    if not args:
+    if len(args) != 1:
         return False
     t = args[0].type
-    return isinstance(t, ListType) and isinstance(t.elem, BaseType) and t.elem.name in ("int", "SymInt") and all(
-        a.default is not None for a in args[1:]
-    )
+    return isinstance(t, ListType) and isinstance(t.elem, BaseType) and t.elem.name in ("int", "SymInt")

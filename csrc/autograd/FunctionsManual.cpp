@@ -13,6 +13,8 @@
 #include <tcore/ops/logical_and.h>
 #include <tcore/ops/mean.h>
 #include <tcore/ops/mul.h>
+#include <tcore/ops/narrow.h>
+#include <tcore/ops/neg.h>
 #include <tcore/ops/ones_like.h>
 #include <tcore/ops/permute.h>
 #include <tcore/ops/pow.h>
@@ -156,6 +158,33 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view ap
                                 Scalar(0.5));
   const Tensor pdf = tcore::mul(tcore::exp(tcore::mul(tcore::mul(self, self), Scalar(-0.5))), Scalar(0.3989422804014327));
   return tcore::mul(grad, tcore::add(cdf, tcore::mul(self, pdf), 1));
+}
+
+Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  return rounding_mode ? tcore::zeros_like(grad) : tcore::div(grad, other);
+}
+
+Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                               const std::optional<std::string>& rounding_mode) {
+  if (rounding_mode) return tcore::zeros_like(grad);
+  return tcore::neg(tcore::div(tcore::mul(grad, self), tcore::mul(other, other)));
+}
+
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         int64_t dim) {
+  std::vector<Tensor> out;
+  out.reserve(sizes.size());
+  int64_t offset = 0;
+  for (const auto& s : sizes) {
+    if (s.size() == 1 && s[0] == 0) {  // skipped by cat
+      out.push_back(tcore::zeros(IntArrayRef(s), grad.dtype()));
+      continue;
+    }
+    const int64_t d = wrap_dim(dim, static_cast<int64_t>(s.size()));
+    out.push_back(tcore::narrow(grad, d, offset, s[d]));
+    offset += s[d];
+  }
+  return out;
 }
 
 }  // namespace tcore::autograd::manual

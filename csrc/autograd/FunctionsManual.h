@@ -4,6 +4,8 @@
 // (create_graph=True works through them) and run on every backend.
 #include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 #include <string_view>
 
 #include "tcore/autograd/autograd.h"
@@ -43,5 +45,11 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
 Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+// div with rounding_mode: the true-division gradient, or zero when the quotient is rounded.
+Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode);
+Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                               const std::optional<std::string>& rounding_mode);
+// cat: each input's slice of grad (legacy 1-D empty inputs get an empty gradient).
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes, int64_t dim);
 
 }  // namespace tcore::autograd::manual

@@ -123,6 +123,44 @@ std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs
   return edges;
 }
 
+EdgeRange append_next_edges(std::vector<Edge>& edges, const Tensor& input) {
+  edges.push_back(input.defined() ? gradient_edge(input) : Edge{});
+  return {edges.size() - 1, 1};
+}
+
+EdgeRange append_next_edges(std::vector<Edge>& edges, ArrayRef<Tensor> inputs) {
+  const EdgeRange r{edges.size(), inputs.size()};
+  for (const Tensor& t : inputs) edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
+  return r;
+}
+
+void assign_range(std::vector<Tensor>& out, EdgeRange r, std::vector<Tensor>&& grads) {
+  TCORE_CHECK(grads.size() == r.size, "a Tensor[] formula returned ", grads.size(), " gradients for ", r.size,
+              " inputs");
+  for (size_t i = 0; i < r.size; ++i) out[r.begin + i] = std::move(grads[i]);
+}
+
+std::vector<SavedVariable> save_list(ArrayRef<Tensor> inputs) {
+  std::vector<SavedVariable> out;
+  out.reserve(inputs.size());
+  for (const Tensor& t : inputs) out.emplace_back(t, false);
+  return out;
+}
+
+std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved, const char* name) {
+  std::vector<Tensor> out;
+  out.reserve(saved.size());
+  for (const SavedVariable& v : saved) out.push_back(v.unpack(name));
+  return out;
+}
+
+std::vector<std::vector<int64_t>> sizes_of(ArrayRef<Tensor> inputs) {
+  std::vector<std::vector<int64_t>> out;
+  out.reserve(inputs.size());
+  for (const Tensor& t : inputs) out.push_back(t.sizes().vec());
+  return out;
+}
+
 void set_history(const Tensor& output, const std::shared_ptr<Node>& fn) {
   if (!is_floating(output.dtype())) return;  // integer outputs never require grad
   AutogradMeta& m = meta(output);

@@ -3,6 +3,8 @@
 // Views are device-agnostic metadata changes: new sizes/strides on the same storage.
 #include <algorithm>
 
+#include <tcore/ops/_to_copy.h>
+#include <tcore/ops/_to_copy_native.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/as_strided_native.h>
 #include <tcore/ops/clone.h>
@@ -28,6 +30,7 @@
 #include <tcore/ops/slice_native.h>
 #include <tcore/ops/squeeze_native.h>
 #include <tcore/ops/t_native.h>
+#include <tcore/ops/to_native.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/transpose_native.h>
 #include <tcore/ops/unfold.h>
@@ -154,6 +157,21 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   TCORE_CHECK_VALUE(!memory_format || *memory_format != MemoryFormat::ChannelsLast, "clone: channels_last is not supported");
   Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
   return tcore::copy_(out, self);
+}
+
+// A copy with another dtype (the only conversion a CPU-only core has to make).
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, bool non_blocking,
+                std::optional<MemoryFormat> memory_format) {
+  (void)non_blocking;
+  TCORE_CHECK_VALUE(!memory_format || *memory_format != MemoryFormat::ChannelsLast, "to: channels_last is not supported");
+  Tensor out = tcore::empty(self.sizes(), dtype.value_or(self.dtype()), Layout::Strided, self.device());
+  return tcore::copy_(out, self);
+}
+
+// self itself when it already has the dtype (and no copy is asked for), as PyTorch.
+Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
+  if (dtype == self.dtype() && !copy && (!memory_format || *memory_format == MemoryFormat::Preserve)) return self;
+  return tcore::_to_copy(self, dtype, non_blocking, memory_format);
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {

@@ -1,8 +1,9 @@
-// maximum/minimum (NaN wins), atan2 (floating), pow (integer powers by squaring) and where.
+// maximum/minimum (NaN wins), atan2 (floating), pow (integer powers by squaring), lerp and where.
 #include <cmath>
 #include <type_traits>
 
 #include <tcore/ops/atan2_native.h>
+#include <tcore/ops/lerp_native.h>
 #include <tcore/ops/maximum_native.h>
 #include <tcore/ops/minimum_native.h>
 #include <tcore/ops/pow_native.h>
@@ -52,6 +53,16 @@ auto pow_fn() {
   };
 }
 
+// PyTorch's lerp: exact at both ends (weight 0 gives self, weight 1 gives end).
+auto lerp_fn(double weight) {
+  return [weight](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [w = static_cast<T>(weight)](T x, T y) -> T {
+      return (w < T(0.5)) ? x + w * (y - x) : y - (y - x) * (T(1) - w);
+    };
+  };
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ maximum, minimum, atan2, pow
@@ -96,6 +107,20 @@ Tensor pow_(const Tensor& self, const Tensor& exponent) {
 Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
   const ScalarType t = promoted(self, exponent);
   return binary_op_into<Kinds::Numeric>(out, self, exponent, t, t, "pow", pow_fn());
+}
+
+// ------------------------------------------------------------------ lerp (the Scalar weight; lerp.Tensor composes)
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const ScalarType t = promoted(self, end);
+  return binary_op<Kinds::Floating>(self, end, t, t, "lerp", lerp_fn(weight.to_double()));
+}
+Tensor lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const ScalarType t = promoted(self, end);
+  return binary_op_inplace<Kinds::Floating>(self, end, t, t, "lerp_", lerp_fn(weight.to_double()));
+}
+Tensor lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+  const ScalarType t = promoted(self, end);
+  return binary_op_into<Kinds::Floating>(out, self, end, t, t, "lerp", lerp_fn(weight.to_double()));
 }
 
 // ------------------------------------------------------------------ where

@@ -18,6 +18,12 @@ namespace tcore::autograd {
 
 class Node;
 
+// The next edges of one input of a node: one for a Tensor, one per element for a Tensor[].
+struct EdgeRange {
+  size_t begin = 0;
+  size_t size = 0;
+};
+
 struct Edge {
   std::shared_ptr<Node> fn;
   uint32_t input_nr = 0;
@@ -42,6 +48,11 @@ class TCORE_API Node : public std::enable_shared_from_this<Node> {
   virtual void release_variables() {}
 
   bool should_compute_output(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
+  bool should_compute_any(EdgeRange r) const {
+    for (size_t i = r.begin; i < r.begin + r.size; ++i)
+      if (should_compute_output(i)) return true;
+    return false;
+  }
   uint32_t add_input_metadata(const Tensor& t);
 
   std::vector<Edge> next_edges;
@@ -93,6 +104,13 @@ TCORE_API Edge gradient_edge(const Tensor& t);
 
 // ----- used by generated autograd kernels
 TCORE_API std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
+TCORE_API EdgeRange append_next_edges(std::vector<Edge>& edges, const Tensor& input);
+TCORE_API EdgeRange append_next_edges(std::vector<Edge>& edges, ArrayRef<Tensor> inputs);
+// out[r.begin + i] = grads[i]: a Tensor[] input's gradients (grads has one per element).
+TCORE_API void assign_range(std::vector<Tensor>& out, EdgeRange r, std::vector<Tensor>&& grads);
+TCORE_API std::vector<SavedVariable> save_list(ArrayRef<Tensor> inputs);
+TCORE_API std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved, const char* name);
+TCORE_API std::vector<std::vector<int64_t>> sizes_of(ArrayRef<Tensor> inputs);
 TCORE_API void set_history(const Tensor& output, const std::shared_ptr<Node>& fn);
 // After an in-place op on `self`: its history now starts at fn.
 TCORE_API void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);

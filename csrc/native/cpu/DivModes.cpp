@@ -1,0 +1,194 @@
+// Division that rounds (div with rounding_mode "trunc"/"floor"), remainder (Python's %:
+// the sign of the divisor) and fmod (C's fmod: the sign of the dividend). Integer
+// division by zero is an error, as in PyTorch ("ZeroDivisionError"); floating division
+// by zero gives inf/nan.
+#include <atomic>
+#include <cmath>
+#include <string_view>
+#include <type_traits>
+
+#include <tcore/ops/div.h>
+#include <tcore/ops/div_native.h>
+#include <tcore/ops/fmod.h>
+#include <tcore/ops/fmod_native.h>
+#include <tcore/ops/remainder.h>
+#include <tcore/ops/remainder_native.h>
+
+#include "native/cpu/Binary.h"
+
+namespace tcore::native {
+using namespace binary;
+namespace {
+
+enum class Mode { True, Trunc, Floor };
+
+Mode mode_of(std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return Mode::True;
+  if (*rounding_mode == "trunc") return Mode::Trunc;
+  if (*rounding_mode == "floor") return Mode::Floor;
+  throw ValueError(detail::str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+                                   *rounding_mode, "'"));
+}
+
+// Integer kernels note a zero divisor here (the loop cannot throw mid-way); checked after.
+struct ZeroFlag {
+  std::atomic<bool> seen{false};
+  void check() const { TCORE_CHECK_VALUE(!seen.load(), "ZeroDivisionError"); }
+};
+
+template <typename T>
+T floor_div(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    // Python's float //: computed from fmod so that x == y * q + r holds exactly.
+    if (y == 0) return x / y;
+    const T mod = std::fmod(x, y);
+    T div = (x - mod) / y;
+    if (mod != 0 && ((y < 0) != (mod < 0))) div -= T(1);
+    if (div == 0) return std::copysign(T(0), x / y);
+    const T floored = std::floor(div);
+    return (div - floored > T(0.5)) ? floored + T(1) : floored;
+  } else {
+    const T q = static_cast<T>(x / y);
+    if constexpr (std::is_signed_v<T>) {
+      if ((x % y != 0) && ((x < 0) != (y < 0))) return static_cast<T>(q - 1);
+    }
+    return q;
+  }
+}
+
+template <Mode mode>
+auto div_fn(ZeroFlag* zero) {
+  return [zero](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [zero](T x, T y) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (mode == Mode::Trunc) return std::trunc(x / y);
+        else return floor_div(x, y);
+      } else {
+        if (y == 0) {
+          zero->seen.store(true, std::memory_order_relaxed);
+          return T(0);
+        }
+        if constexpr (mode == Mode::Trunc) return static_cast<T>(x / y);
+        else return floor_div(x, y);
+      }
+    };
+  };
+}
+
+auto remainder_fn(ZeroFlag* zero) {
+  return [zero](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [zero](T x, T y) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        T r = std::fmod(x, y);
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        return r;
+      } else {
+        if (y == 0) {
+          zero->seen.store(true, std::memory_order_relaxed);
+          return T(0);
+        }
+        T r = static_cast<T>(x % y);
+        if constexpr (std::is_signed_v<T>) {
+          if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
+        }
+        return r;
+      }
+    };
+  };
+}
+
+auto fmod_fn(ZeroFlag* zero) {
+  return [zero](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [zero](T x, T y) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        return std::fmod(x, y);
+      } else {
+        if (y == 0) {
+          zero->seen.store(true, std::memory_order_relaxed);
+          return T(0);
+        }
+        return static_cast<T>(x % y);
+      }
+    };
+  };
+}
+
+// The three entry points of each operator share this: out=, in-place (out is self) and functional.
+template <typename Fn>
+Tensor run(const Tensor* out, const Tensor& self, const Tensor& other, const char* op, Fn fn) {
+  ZeroFlag zero;
+  const ScalarType t = promoted(self, other);
+  Tensor result = out ? binary_op_into<Kinds::Numeric>(*out, self, other, t, t, op, fn(&zero))
+                      : binary_op<Kinds::Numeric>(self, other, t, t, op, fn(&zero));
+  zero.check();
+  return result;
+}
+
+template <typename Fn>
+Tensor run_inplace(const Tensor& self, const Tensor& other, const char* op, Fn fn) {
+  ZeroFlag zero;
+  const ScalarType t = promoted(self, other);
+  binary_op_inplace<Kinds::Numeric>(self, other, t, t, op, fn(&zero));
+  zero.check();
+  return self;
+}
+
+template <typename Fn>
+Tensor div_rounded(const Tensor* out, const Tensor& self, const Tensor& other, Mode mode, Fn call) {
+  if (mode == Mode::Trunc) return call(out, self, other, [](ZeroFlag* z) { return div_fn<Mode::Trunc>(z); });
+  return call(out, self, other, [](ZeroFlag* z) { return div_fn<Mode::Floor>(z); });
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ div with rounding_mode
+// Without a rounding mode this is true division (div.Tensor); with one, integer inputs stay integers.
+Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  const Mode mode = mode_of(rounding_mode);
+  if (mode == Mode::True) return tcore::div(self, other);
+  return div_rounded(nullptr, self, other, mode, [](const Tensor* o, const Tensor& a, const Tensor& b, auto fn) {
+    return run(o, a, b, "div", fn);
+  });
+}
+Tensor div_mode_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
+                    const Tensor& out) {
+  const Mode mode = mode_of(rounding_mode);
+  if (mode == Mode::True) return tcore::div_out(out, self, other);
+  return div_rounded(&out, self, other, mode, [](const Tensor* o, const Tensor& a, const Tensor& b, auto fn) {
+    return run(o, a, b, "div", fn);
+  });
+}
+Tensor div_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  const Mode mode = mode_of(rounding_mode);
+  if (mode == Mode::True) return tcore::div_(self, other);
+  return div_rounded(nullptr, self, other, mode, [](const Tensor*, const Tensor& a, const Tensor& b, auto fn) {
+    return run_inplace(a, b, "div_", fn);
+  });
+}
+Tensor div_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return tcore::div(self, wrapped_scalar_tensor(other), rounding_mode);
+}
+Tensor div_mode_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return tcore::div_(self, wrapped_scalar_tensor(other), rounding_mode);
+}
+
+// ------------------------------------------------------------------ remainder, fmod
+Tensor remainder(const Tensor& self, const Tensor& other) { return run(nullptr, self, other, "remainder", remainder_fn); }
+Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return run(&out, self, other, "remainder", remainder_fn);
+}
+Tensor remainder_(const Tensor& self, const Tensor& other) { return run_inplace(self, other, "remainder_", remainder_fn); }
+Tensor remainder(const Tensor& self, const Scalar& other) { return tcore::remainder(self, wrapped_scalar_tensor(other)); }
+Tensor remainder_(const Tensor& self, const Scalar& other) { return tcore::remainder_(self, wrapped_scalar_tensor(other)); }
+Tensor remainder(const Scalar& self, const Tensor& other) { return tcore::remainder(wrapped_scalar_tensor(self), other); }
+
+Tensor fmod(const Tensor& self, const Tensor& other) { return run(nullptr, self, other, "fmod", fmod_fn); }
+Tensor fmod_out(const Tensor& self, const Tensor& other, const Tensor& out) { return run(&out, self, other, "fmod", fmod_fn); }
+Tensor fmod_(const Tensor& self, const Tensor& other) { return run_inplace(self, other, "fmod_", fmod_fn); }
+Tensor fmod(const Tensor& self, const Scalar& other) { return tcore::fmod(self, wrapped_scalar_tensor(other)); }
+Tensor fmod_(const Tensor& self, const Scalar& other) { return tcore::fmod_(self, wrapped_scalar_tensor(other)); }
+
+}  // namespace tcore::native
