@@ -32,13 +32,30 @@ OVERRIDES = {
     "dot": dict(self=(3,), tensor=(3,)),
     "mv": dict(vec=(3,)),
     "outer": dict(self=(3,), vec2=(3,)),
+    "avg_pool2d": dict(self=(1, 3, 3), kernel_size=[2, 2]),
+    "max_pool2d": dict(self=(1, 3, 3), kernel_size=[2, 2]),
+    "conv2d": dict(input=(1, 3, 3), weight=(2, 1, 2, 2), bias=(2,)),
+    "embedding": dict(indices=lambda tc: tc.tensor([[0, 2], [1, 1]])),
+    "nll_loss": dict(target=lambda tc: tc.tensor([0, 2, 1]), weight=(3,)),
+    "cross_entropy": dict(target=lambda tc: tc.tensor([0, 2, 1]), label_smoothing=0.1, weight=(3,)),
+    "gather": dict(index=lambda tc: tc.tensor([[0, 2], [1, 1]])),
+    "scatter_add": dict(index=lambda tc: tc.tensor([[0, 2], [1, 1]])),
+    "index_select": dict(index=lambda tc: tc.tensor([2, 0])),
+    "index_add": dict(index=lambda tc: tc.tensor([2, 0, 0])),
+    "layer_norm": dict(normalized_shape=[3], weight=(3,), bias=(3,)),
+    "constant_pad_nd": dict(pad=[1, 0, 0, 2]),
+    "dropout": dict(p=0.5),
 }
+OVERRIDES["index_add_"] = OVERRIDES["index_add"]
+OVERRIDES["scatter_add_"] = OVERRIDES["scatter_add"]
 
 
 def _value(tcore, op: str, name: str, type_: str, rng):
     fixed = OVERRIDES.get(op, {})
     if name in fixed:
         v = fixed[name]
+        if callable(v):
+            return v(tcore)
         return tcore.tensor((rng.random(v) + 0.5).astype(np.float32)) if isinstance(v, tuple) else v
     """A sample argument by operator, schema name and type (square 3x3 tensors fit every
     operator; bitwise operators get integers, a `condition` is a bool mask)."""

@@ -1,6 +1,17 @@
 #include "autograd/FunctionsManual.h"
 
+#include <cmath>
+
+#include <tcore/ops/abs.h>
 #include <tcore/ops/add.h>
+#include <tcore/ops/constant_pad_nd.h>
+#include <tcore/ops/index_add.h>
+#include <tcore/ops/index_select.h>
+#include <tcore/ops/ne.h>
+#include <tcore/ops/sign.h>
+#include <tcore/ops/where.h>
+#include <tcore/ops/ones.h>
+#include <tcore/ops/to.h>
 #include <tcore/ops/contiguous.h>
 #include <tcore/ops/cumsum.h>
 #include <tcore/ops/div.h>
@@ -185,6 +196,49 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<s
     offset += s[d];
   }
   return out;
+}
+
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
+  std::vector<int64_t> crop;
+  for (int64_t v : pad) crop.push_back(-v);
+  return tcore::constant_pad_nd(grad, crop, 0);
+}
+
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& result,
+                     IntArrayRef dim, bool keepdim) {
+  const double order = p ? p->to_double() : 2.0;
+  const OptionalIntArrayRef dims = dim.empty() ? OptionalIntArrayRef() : OptionalIntArrayRef(dim);
+  if (order == 0) return tcore::zeros_like(self);
+  const Tensor g = sum_backward(grad, self.sizes(), dims, keepdim);
+  if (order == 1) return tcore::mul(tcore::sign(self), g);
+  const Tensor r = sum_backward(result, self.sizes(), dims, keepdim);
+  if (std::isinf(order)) {
+    const Tensor mask = tcore::eq(tcore::abs(self), r);
+    const Tensor count = dim.empty() ? tcore::sum(mask, std::optional<ScalarType>()) : tcore::sum(mask, dim, true, std::nullopt);
+    return tcore::div(tcore::mul(tcore::mul(tcore::sign(self), g), mask), count);
+  }
+  Tensor scaled;
+  if (order == 2) {
+    scaled = tcore::div(tcore::mul(self, g), r);
+  } else {
+    const Tensor a = tcore::abs(self);
+    scaled = tcore::div(tcore::mul(tcore::mul(self, tcore::pow(a, order - 2)), g), tcore::pow(r, order - 1));
+  }
+  return tcore::where(tcore::eq(r, 0), tcore::zeros_like(scaled), scaled);
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
+                          bool scale_grad_by_freq) {
+  const int64_t width = grad.sizes().back();
+  const Tensor idx = tcore::reshape(indices.dtype() == ScalarType::Long ? indices : tcore::to(indices, ScalarType::Long), {-1});
+  Tensor g = tcore::reshape(grad, {-1, width});
+  if (padding_idx >= 0) g = tcore::mul(g, tcore::unsqueeze(tcore::ne(idx, padding_idx), 1));
+  if (scale_grad_by_freq) {
+    const Tensor counts = tcore::index_add(tcore::zeros({num_weights}, grad.dtype()), 0, idx,
+                                           tcore::ones({idx.numel()}, grad.dtype()));
+    g = tcore::div(g, tcore::unsqueeze(tcore::index_select(counts, 0, idx), 1));
+  }
+  return tcore::index_add(tcore::zeros({num_weights, width}, grad.dtype()), 0, idx, g);
 }
 
 }  // namespace tcore::autograd::manual

@@ -51,5 +51,14 @@ Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Ten
                                const std::optional<std::string>& rounding_mode);
 // cat: each input's slice of grad (legacy 1-D empty inputs get an empty gradient).
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes, int64_t dim);
+// constant_pad_nd: grad cropped by the padding (a pad with the amounts negated).
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
+// Vector norms of order p over `dim` (every dim when empty); 0 where the norm is 0.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& result,
+                     IntArrayRef dim, bool keepdim);
+// embedding: rows of grad added into a (num_weights, D) zero tensor at the indices,
+// skipping padding_idx and divided by each index's count with scale_grad_by_freq.
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
+                          bool scale_grad_by_freq);
 
 }  // namespace tcore::autograd::manual

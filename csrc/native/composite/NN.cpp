@@ -1,0 +1,261 @@
+// norm, embedding, nll_loss, cross_entropy, dropout and layer_norm in terms of other
+// operators. norm and embedding are CompositeExplicitAutograd (their own formulas:
+// norm's gradient is 0 at a zero vector, embedding skips padding_idx); the others
+// are CompositeImplicitAutograd: autograd records what they call.
+#include <cmath>
+#include <limits>
+
+#include <tcore/ops/abs.h>
+#include <tcore/ops/add.h>
+#include <tcore/ops/amax.h>
+#include <tcore/ops/amin.h>
+#include <tcore/ops/cross_entropy_native.h>
+#include <tcore/ops/div.h>
+#include <tcore/ops/dropout_native.h>
+#include <tcore/ops/embedding_native.h>
+#include <tcore/ops/empty.h>
+#include <tcore/ops/full.h>
+#include <tcore/ops/gather.h>
+#include <tcore/ops/ge.h>
+#include <tcore/ops/index_select.h>
+#include <tcore/ops/layer_norm_native.h>
+#include <tcore/ops/log_softmax.h>
+#include <tcore/ops/lt.h>
+#include <tcore/ops/logical_or.h>
+#include <tcore/ops/any.h>
+#include <tcore/ops/mean.h>
+#include <tcore/ops/mul.h>
+#include <tcore/ops/ne.h>
+#include <tcore/ops/neg.h>
+#include <tcore/ops/nll_loss_native.h>
+#include <tcore/ops/norm_native.h>
+#include <tcore/ops/permute.h>
+#include <tcore/ops/pow.h>
+#include <tcore/ops/reshape.h>
+#include <tcore/ops/rsqrt.h>
+#include <tcore/ops/sqrt.h>
+#include <tcore/ops/squeeze.h>
+#include <tcore/ops/sub.h>
+#include <tcore/ops/sum.h>
+#include <tcore/ops/uniform.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/var.h>
+#include <tcore/ops/view.h>
+#include <tcore/ops/where.h>
+#include <tcore/ops/zeros_like.h>
+
+#include "native/TensorUtils.h"
+
+namespace tcore::native {
+namespace {
+
+constexpr int64_t kNone = 0, kMean = 1, kSum = 2;  // PyTorch's Reduction enum
+
+void check_reduction(int64_t reduction, const char* op) {
+  TCORE_CHECK_VALUE(reduction >= kNone && reduction <= kSum, op, ": reduction must be 0 (none), 1 (mean) or 2 (sum), "
+                    "got ", reduction);
+}
+
+// The value of a 0-dim tensor a reduction returned (CPU memory).
+template <typename T>
+T value_of(const Tensor& t) {
+  return *static_cast<const T*>(t.data_ptr());
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ norm (vector norms)
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "linalg.vector_norm: Expected a floating point tensor as input. Got ",
+                   to_string(self.dtype()));
+  const double order = p ? p->to_double() : 2.0;
+  const OptionalIntArrayRef dims = dim.empty() ? OptionalIntArrayRef() : OptionalIntArrayRef(dim);
+  const Tensor a = tcore::abs(self);
+  if (std::isinf(order)) {
+    TCORE_CHECK_INDEX(self.numel() > 0 || !dim.empty(), "linalg.vector_norm cannot compute the ", order,
+                      " norm on an empty tensor because the operation does not have an identity");
+    return order > 0 ? tcore::amax(a, dim, keepdim) : tcore::amin(a, dim, keepdim);
+  }
+  if (order == 0) return tcore::sum(tcore::ne(self, Scalar(0)), dims, keepdim, self.dtype());
+  if (order == 1) return tcore::sum(a, dims, keepdim);
+  if (order == 2) return tcore::sqrt(tcore::sum(tcore::mul(self, self), dims, keepdim));
+  return tcore::pow(tcore::sum(tcore::pow(a, Scalar(order)), dims, keepdim), Scalar(1.0 / order));
+}
+
+Tensor norm(const Tensor& self, const Scalar& p) { return norm(self, std::optional<Scalar>(p), {}, false); }
+
+// ------------------------------------------------------------------ embedding
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse) {
+  (void)padding_idx;
+  (void)scale_grad_by_freq;
+  TCORE_CHECK_VALUE(!sparse, "embedding: sparse gradients are not supported");
+  TCORE_CHECK_VALUE(weight.dim() == 2, "'weight' must be 2-D, got shape ", shape_str(weight.sizes()));
+  TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
+                   "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                   "but got ", to_string(indices.dtype()), " instead");
+  std::vector<int64_t> shape = indices.sizes().vec();
+  shape.push_back(weight.sizes()[1]);
+  const Tensor flat = tcore::reshape(indices.dtype() == ScalarType::Long ? indices : cast(indices, ScalarType::Long),
+                                     {-1});
+  return tcore::view(tcore::index_select(weight, 0, flat), shape);
+}
+
+// ------------------------------------------------------------------ nll_loss, cross_entropy
+namespace {
+
+// (N, C, d1, ...) -> (N * d1 * ..., C) and the target to match; (C) -> (1, C).
+std::pair<Tensor, Tensor> flatten_classes(const Tensor& self, const Tensor& target, const char* op) {
+  TCORE_CHECK_VALUE(self.dim() >= 1, op, ": input tensor should be 1D or more, got ", shape_str(self.sizes()));
+  if (self.dim() == 1) {
+    TCORE_CHECK_VALUE(target.dim() == 0, op, ": 1D input expects a 0D target, got target of shape ",
+                      shape_str(target.sizes()));
+    return {tcore::unsqueeze(self, 0), tcore::reshape(target, {1})};
+  }
+  TCORE_CHECK_VALUE(target.dim() == self.dim() - 1, op, ": expected target of shape ", shape_str(self.sizes()),
+                    " without the class dim, got ", shape_str(target.sizes()));
+  TCORE_CHECK_VALUE(self.sizes()[0] == target.sizes()[0], "Expected input batch_size (", self.sizes()[0],
+                    ") to match target batch_size (", target.sizes()[0], ").");
+  for (int64_t d = 2; d < self.dim(); ++d) {
+    TCORE_CHECK_VALUE(self.sizes()[d] == target.sizes()[d - 1], op, ": input ", shape_str(self.sizes()),
+                      " and target ", shape_str(target.sizes()), " do not match");
+  }
+  if (self.dim() == 2) return {self, target};
+  std::vector<int64_t> order{0};
+  for (int64_t d = 2; d < self.dim(); ++d) order.push_back(d);
+  order.push_back(1);
+  return {tcore::reshape(tcore::permute(self, order), {-1, self.sizes()[1]}), tcore::reshape(target, {-1})};
+}
+
+struct Picked {
+  Tensor losses;   // per sample, weighted, 0 where ignored
+  Tensor weights;  // per sample: the class weight, 0 where ignored
+};
+
+Picked pick(const Tensor& logp, const Tensor& target, const std::optional<Tensor>& weight, int64_t ignore_index,
+            const char* op) {
+  TCORE_CHECK_TYPE(target.dtype() == ScalarType::Long, op, ": expected target of dtype int64 (class indices), got ",
+                   to_string(target.dtype()));
+  const int64_t classes = logp.sizes()[1];
+  const Tensor valid = tcore::ne(target, Scalar(ignore_index));
+  const Tensor safe = tcore::where(valid, target, tcore::zeros_like(target));
+  if (safe.numel() > 0) {
+    const Tensor outside = tcore::logical_or(tcore::lt(safe, Scalar(0)), tcore::ge(safe, Scalar(classes)));
+    TCORE_CHECK_INDEX(!value_of<bool>(tcore::any(outside)), op, ": Target ",
+                      value_of<int64_t>(tcore::amax(tcore::where(
+                          outside, safe, tcore::full({}, std::numeric_limits<int64_t>::min(), ScalarType::Long)))),
+                      " is out of bounds (", classes, " classes).");
+  }
+  if (weight) {
+    TCORE_CHECK_VALUE(weight->dim() == 1 && weight->numel() == classes, op, ": weight tensor should be defined either "
+                      "for all ", classes, " classes or no classes but got weight tensor of shape: ",
+                      shape_str(weight->sizes()));
+  }
+  const Tensor chosen = tcore::squeeze(tcore::gather(logp, 1, tcore::unsqueeze(safe, 1)), 1);
+  Tensor w = weight ? tcore::mul(tcore::index_select(*weight, 0, safe), valid) : cast(valid, logp.dtype());
+  return {tcore::neg(tcore::mul(chosen, w)), w};
+}
+
+Tensor reduce(const Tensor& losses, const Tensor& weights, int64_t reduction, IntArrayRef shape) {
+  if (reduction == kNone) return tcore::reshape(losses, shape);
+  const Tensor total = tcore::sum(losses, std::optional<ScalarType>());
+  return reduction == kSum ? total : tcore::div(total, tcore::sum(weights, std::optional<ScalarType>()));
+}
+
+}  // namespace
+
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
+                int64_t ignore_index) {
+  check_reduction(reduction, "nll_loss");
+  auto [logp, t] = flatten_classes(self, target, "nll_loss");
+  const Picked p = pick(logp, t, weight, ignore_index, "nll_loss");
+  return reduce(p.losses, p.weights, reduction, target.sizes());
+}
+
+Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
+                     int64_t ignore_index, double label_smoothing) {
+  check_reduction(reduction, "cross_entropy");
+  TCORE_CHECK_VALUE(label_smoothing >= 0.0 && label_smoothing <= 1.0,
+                    "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "cross_entropy: expected a floating point input, got ",
+                   to_string(self.dtype()));
+  const int64_t class_dim = self.dim() == 1 ? 0 : 1;
+  const Tensor logp_full = tcore::log_softmax(self, class_dim);
+  if (is_floating(target.dtype())) {  // class probabilities, the shape of the input
+    TCORE_CHECK_VALUE(target.sizes().vec() == self.sizes().vec(), "cross_entropy: probability targets must have the "
+                      "input's shape ", shape_str(self.sizes()), ", got ", shape_str(target.sizes()));
+    TCORE_CHECK_VALUE(ignore_index < 0, "cross_entropy: ignore_index is not supported for probability targets");
+    const int64_t classes = self.sizes()[class_dim];
+    Tensor probs = target;
+    if (label_smoothing > 0)
+      probs = tcore::add(tcore::mul(target, Scalar(1.0 - label_smoothing)), Scalar(label_smoothing / classes));
+    Tensor terms = tcore::mul(logp_full, probs);
+    if (weight) {
+      std::vector<int64_t> wshape(self.dim(), 1);
+      wshape[class_dim] = classes;
+      terms = tcore::mul(terms, tcore::view(*weight, wshape));
+    }
+    const Tensor losses = tcore::neg(tcore::sum(terms, IntArrayRef({class_dim}), false));
+    if (reduction == kNone) return losses;
+    const Tensor total = tcore::sum(losses, std::optional<ScalarType>());
+    const int64_t n = self.dim() == 1 ? 1 : self.numel() / classes;
+    return reduction == kSum ? total : tcore::div(total, Scalar(n));
+  }
+  auto [logp, t] = flatten_classes(logp_full, target, "cross_entropy");
+  const Picked p = pick(logp, t, weight, ignore_index, "cross_entropy");
+  const Tensor nll = reduce(p.losses, p.weights, reduction, target.sizes());
+  if (label_smoothing == 0) return nll;
+  // the smoothing term: the mean over classes of -log p (class-weighted), on the samples that count
+  const int64_t classes = logp.sizes()[1];
+  const Tensor valid = cast(tcore::ne(t, Scalar(ignore_index)), logp.dtype());
+  const Tensor weighted = weight ? tcore::mul(logp, tcore::view(*weight, {1, classes})) : logp;
+  const Tensor smooth = tcore::mul(tcore::neg(tcore::sum(weighted, IntArrayRef({1}), false)), valid);
+  Tensor smooth_reduced;
+  if (reduction == kNone) smooth_reduced = tcore::reshape(smooth, target.sizes());
+  else if (reduction == kSum) smooth_reduced = tcore::sum(smooth, std::optional<ScalarType>());
+  else smooth_reduced = tcore::div(tcore::sum(smooth, std::optional<ScalarType>()),
+                                   tcore::sum(p.weights, std::optional<ScalarType>()));
+  return tcore::add(tcore::mul(nll, Scalar(1.0 - label_smoothing)),
+                    tcore::mul(smooth_reduced, Scalar(label_smoothing / classes)));
+}
+
+// ------------------------------------------------------------------ dropout
+Tensor dropout(const Tensor& input, double p, bool train) {
+  TCORE_CHECK_VALUE(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
+  if (!train || p == 0.0 || input.numel() == 0) return input;
+  TCORE_CHECK_TYPE(is_floating(input.dtype()), "dropout: expected a floating point tensor, got ",
+                   to_string(input.dtype()));
+  if (p == 1.0) return tcore::mul(input, tcore::zeros_like(input));
+  const Tensor noise = tcore::uniform_(tcore::empty(input.sizes(), input.dtype()), 0.0, 1.0);
+  const Tensor keep = tcore::ge(noise, Scalar(p));
+  return tcore::mul(input, tcore::div(keep, Scalar(1.0 - p)));
+}
+
+// ------------------------------------------------------------------ layer_norm
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  (void)cudnn_enable;
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool fits = k >= 1 && input.dim() >= k;
+  for (int64_t i = 0; fits && i < k; ++i) fits = input.sizes()[input.dim() - k + i] == normalized_shape[i];
+  TCORE_CHECK_VALUE(fits, "Given normalized_shape=", shape_str(normalized_shape), ", expected input with shape [*, ",
+                    shape_str(normalized_shape).substr(1), ", but got input of size", shape_str(input.sizes()));
+  TCORE_CHECK_TYPE(is_floating(input.dtype()), "layer_norm: expected a floating point input, got ",
+                   to_string(input.dtype()));
+  for (const auto* t : {&weight, &bias}) {
+    if (*t) {
+      TCORE_CHECK_VALUE((*t)->sizes().vec() == normalized_shape.vec(), "layer_norm: weight and bias must have the "
+                        "normalized shape ", shape_str(normalized_shape), ", got ", shape_str((*t)->sizes()));
+    }
+  }
+  std::vector<int64_t> dims;
+  for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
+  const Tensor mean = tcore::mean(input, IntArrayRef(dims), true);
+  const Tensor var = tcore::var(input, IntArrayRef(dims), Scalar(0), true);
+  Tensor out = tcore::mul(tcore::sub(input, mean), tcore::rsqrt(tcore::add(var, Scalar(eps))));
+  if (weight) out = tcore::mul(out, *weight);
+  if (bias) out = tcore::add(out, *bias);
+  return out;
+}
+
+}  // namespace tcore::native

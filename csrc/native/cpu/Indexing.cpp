@@ -1,0 +1,226 @@
+// gather, scatter_add, index_select and index_add: the index-driven copies that
+// nll_loss, embedding and their gradients are built from.
+//
+// One trick serves all four: the indexed tensor is viewed with the shape of the loop
+// and stride 0 along `dim`, so the ordinary elementwise loop walks every other dim; the
+// index value times the real stride of `dim` is added per element (bounds-checked).
+#include <tcore/ops/gather_native.h>
+#include <tcore/ops/index_add_native.h>
+#include <tcore/ops/index_select_native.h>
+#include <tcore/ops/scatter_add_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
+#include "native/cpu/Loops.h"
+
+namespace tcore::native {
+namespace {
+
+void check_index_dtype(const Tensor& index, const char* op) {
+  TCORE_CHECK_TYPE(index.dtype() == ScalarType::Long, op, "(): Expected dtype int64 for index, but got ",
+                   to_string(index.dtype()));
+}
+
+// `t` seen with `sizes`, stride 0 along `dim` (the index supplies that coordinate).
+Tensor restrided(const Tensor& t, IntArrayRef sizes, int64_t dim) {
+  std::vector<int64_t> strides(sizes.size(), 0);
+  for (int64_t d = 0; d < t.dim(); ++d) strides[d] = d == dim ? 0 : t.strides()[d];
+  return make_view(t, sizes.vec(), strides, t.storage_offset());
+}
+
+// A 1-D index seen with `sizes`: it varies along `dim` only.
+Tensor index_along(const Tensor& index, IntArrayRef sizes, int64_t dim) {
+  std::vector<int64_t> strides(sizes.size(), 0);
+  strides[dim] = index.dim() == 0 ? 0 : index.strides()[0];
+  return make_view(index, sizes.vec(), strides, index.storage_offset());
+}
+
+[[noreturn]] void out_of_bounds(int64_t idx, int64_t dim, int64_t size) {
+  throw IndexError(detail::str_cat("index ", idx, " is out of bounds for dimension ", dim, " with size ", size));
+}
+
+// The shape checks gather and scatter share: same number of dims, and index no larger
+// than `other` in every dim but `dim`, and no larger than `src` in any.
+void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const char* op) {
+  TCORE_CHECK_VALUE(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), op,
+                    "(): Index tensor must have the same number of dimensions as input tensor (index ",
+                    shape_str(index.sizes()), ", input ", shape_str(self.sizes()), ")");
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    TCORE_CHECK_VALUE(d == dim || index.sizes()[d] <= self.sizes()[d], op, "(): Size does not match at dimension ", d,
+                      " expected index ", shape_str(index.sizes()), " to be no larger than self ",
+                      shape_str(self.sizes()), " apart from dimension ", dim);
+    if (src) {
+      TCORE_CHECK_VALUE(index.sizes()[d] <= src->sizes()[d], op, "(): Expected index ", shape_str(index.sizes()),
+                        " to be no larger than src ", shape_str(src->sizes()), " in any dimension");
+    }
+  }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ gather
+Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
+  (void)sparse_grad;
+  check_index_dtype(index, "gather");
+  const int64_t d = wrap_dim(dim, self.dim());
+  check_gather_shapes(self, d, index, nullptr, "gather");
+  TCORE_CHECK_TYPE(out.dtype() == self.dtype(), "gather(): Expected out tensor to have dtype ", self.dtype(),
+                   ", but got ", out.dtype(), " instead");
+  const Tensor target = (out.storage().data() && out.storage().data() == self.storage().data())
+                            ? empty_cpu(index.sizes(), self.dtype()) : out;
+  resize_output(target, index.sizes());
+  if (index.numel() > 0) {
+    const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+    const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
+    const Tensor src = restrided(self, index.sizes(), d);
+    const LoopGeometry g = make_geometry(index.sizes(), {&target, &src, &index});
+    dispatch_dtype(self.dtype(), "gather", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      loop_nd<3>(g, {static_cast<char*>(target.data_ptr()), static_cast<char*>(src.data_ptr()),
+                     static_cast<char*>(index.data_ptr())},
+                 [&](char** p, const int64_t* s, int64_t n) {
+                   for (int64_t i = 0; i < n; ++i) {
+                     int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+                     if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
+                     if (idx < 0) idx += size;
+                     *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + idx * stride);
+                   }
+                 });
+    });
+  }
+  if (!target.is_same(out)) write_result(out, target, "gather");
+  out.bump_version();
+  return out;
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  return gather_out(self, dim, index, sparse_grad, empty_cpu(index.sizes(), self.dtype()));
+}
+
+// ------------------------------------------------------------------ scatter_add
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_index_dtype(index, "scatter_add");
+  const int64_t d = wrap_dim(dim, self.dim());
+  check_gather_shapes(self, d, index, &src, "scatter_add");
+  TCORE_CHECK_TYPE(src.dtype() == self.dtype(), "scatter_add(): Expected self.dtype to be equal to src.dtype (",
+                   self.dtype(), " and ", src.dtype(), ")");
+  if (index.numel() == 0) return self;
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
+  const Tensor dst = restrided(self, index.sizes(), d);
+  const Tensor from = make_view(src, index.sizes().vec(), src.strides().vec(), src.storage_offset());
+  const LoopGeometry g = make_geometry(index.sizes(), {&dst, &from, &index});
+  dispatch_numeric(self.dtype(), "scatter_add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(from.data_ptr()),
+                   static_cast<char*>(index.data_ptr())},
+               [&](char** p, const int64_t* s, int64_t n) {
+                 for (int64_t i = 0; i < n; ++i) {
+                   int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+                   if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
+                   if (idx < 0) idx += size;
+                   T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + idx * stride);
+                   cell = static_cast<T>(cell + *reinterpret_cast<const T*>(p[1] + i * s[1]));
+                 }
+               });
+  });
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  copy_kernel(out, self);
+  return scatter_add_(out, dim, index, src);
+}
+
+// ------------------------------------------------------------------ index_select
+Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  check_index_dtype(index, "index_select");
+  TCORE_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector, got shape ",
+                    shape_str(index.sizes()));
+  const int64_t d = wrap_dim(dim, self.dim());
+  std::vector<int64_t> shape = self.sizes().vec();
+  if (self.dim() > 0) shape[d] = index.numel();
+  TCORE_CHECK_TYPE(out.dtype() == self.dtype(), "index_select(): self and out should have the same dtype (",
+                   self.dtype(), " and ", out.dtype(), ")");
+  const Tensor target = (out.storage().data() && out.storage().data() == self.storage().data())
+                            ? empty_cpu(shape, self.dtype()) : out;
+  resize_output(target, shape);
+  if (target.numel() > 0) {
+    const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+    const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
+    const Tensor src = restrided(self, shape, d);
+    const Tensor idx_view = self.dim() == 0 ? make_view(index, {}, {}, index.storage_offset()) : index_along(index, shape, d);
+    const LoopGeometry g = make_geometry(shape, {&target, &src, &idx_view});
+    dispatch_dtype(self.dtype(), "index_select", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      loop_nd<3>(g, {static_cast<char*>(target.data_ptr()), static_cast<char*>(src.data_ptr()),
+                     static_cast<char*>(idx_view.data_ptr())},
+                 [&](char** p, const int64_t* s, int64_t n) {
+                   for (int64_t i = 0; i < n; ++i) {
+                     int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+                     if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
+                     if (idx < 0) idx += size;
+                     *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + idx * stride);
+                   }
+                 });
+    });
+  }
+  if (!target.is_same(out)) write_result(out, target, "index_select");
+  out.bump_version();
+  return out;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  return index_select_out(self, dim, index, empty_cpu({0}, self.dtype()));
+}
+
+// ------------------------------------------------------------------ index_add
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_index_dtype(index, "index_add");
+  TCORE_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
+  TCORE_CHECK_INDEX(self.dim() > 0, "index_add_(): self must have at least one dimension");
+  const int64_t d = wrap_dim(dim, self.dim());
+  TCORE_CHECK_VALUE(source.dim() == self.dim(), "index_add_(): source ", shape_str(source.sizes()),
+                    " and self ", shape_str(self.sizes()), " must have the same number of dimensions");
+  TCORE_CHECK_VALUE(source.sizes()[d] == index.numel(), "index_add_(): Number of indices (", index.numel(),
+                    ") should be equal to source.size(dim) (", source.sizes()[d], ")");
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    TCORE_CHECK_VALUE(k == d || source.sizes()[k] == self.sizes()[k], "index_add_(): source ",
+                      shape_str(source.sizes()), " and self ", shape_str(self.sizes()),
+                      " must match in every dimension but ", d);
+  }
+  if (source.numel() == 0) return self;
+  const Tensor src = cast(source, self.dtype());
+  const int64_t size = self.sizes()[d];
+  const int64_t stride = self.strides()[d] * self.element_size();
+  const Tensor dst = restrided(self, src.sizes(), d);
+  const Tensor idx_view = index_along(index, src.sizes(), d);
+  const LoopGeometry g = make_geometry(src.sizes(), {&dst, &src, &idx_view});
+  dispatch_numeric(self.dtype(), "index_add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T a = alpha.to<T>();
+    loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr()),
+                   static_cast<char*>(idx_view.data_ptr())},
+               [&](char** p, const int64_t* s, int64_t n) {
+                 for (int64_t i = 0; i < n; ++i) {
+                   int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+                   if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
+                   if (idx < 0) idx += size;
+                   T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + idx * stride);
+                   cell = static_cast<T>(cell + a * *reinterpret_cast<const T*>(p[1] + i * s[1]));
+                 }
+               });
+  });
+  self.bump_version();
+  return self;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  copy_kernel(out, self);
+  return index_add_(out, dim, index, source, alpha);
+}
+
+}  // namespace tcore::native

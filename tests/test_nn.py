@@ -1,0 +1,463 @@
+"""The nn operators and the indexing operators they are built from, against numpy
+references written here (explicit loops for convolution and pooling): values for a
+table of configurations, gradients against finite differences of the forward, and the
+errors bad arguments raise."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from test_autograd import numeric_grad
+
+
+# ------------------------------------------------------------------ numpy references
+def np_pad(x, ph, pw, value=0.0, extra_h=0, extra_w=0):
+    return np.pad(x, ((0, 0), (0, 0), (ph, ph + extra_h), (pw, pw + extra_w)), constant_values=value)
+
+
+def np_conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    xp = np_pad(x, *padding)
+    n, c, h, wd = xp.shape
+    o, cg, kh, kw = w.shape
+    oh = (h - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for oc in range(o):
+        g = oc // og
+        for i in range(oh):
+            for j in range(ow):
+                patch = xp[:, g * cg:(g + 1) * cg, i * stride[0]:i * stride[0] + dilation[0] * (kh - 1) + 1:dilation[0],
+                           j * stride[1]:j * stride[1] + dilation[1] * (kw - 1) + 1:dilation[1]]
+                out[:, oc, i, j] = (patch * w[oc]).sum(axis=(1, 2, 3))
+    if b is not None:
+        out += b[None, :, None, None]
+    return out
+
+
+def _pool_size(n, k, p, s, d, ceil):
+    span = n + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def np_pool(x, kind, k, s, p, d=(1, 1), ceil=False, count_include_pad=True, divisor=None):
+    n, c, h, w = x.shape
+    oh, ow = _pool_size(h, k[0], p[0], s[0], d[0], ceil), _pool_size(w, k[1], p[1], s[1], d[1], ceil)
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            rows = [i * s[0] - p[0] + a * d[0] for a in range(k[0])]
+            cols = [j * s[1] - p[1] + b * d[1] for b in range(k[1])]
+            inside = [(r, q) for r in rows for q in cols if 0 <= r < h and 0 <= q < w]
+            vals = np.stack([x[:, :, r, q] for r, q in inside], -1)
+            if kind == "max":
+                out[:, :, i, j] = vals.max(-1)
+            else:
+                if divisor:
+                    den = divisor
+                elif count_include_pad:  # the window clipped to the padded input (not ceil_mode's extra)
+                    r0, r1 = i * s[0] - p[0], min(i * s[0] - p[0] + k[0], h + p[0])
+                    c0, c1 = j * s[1] - p[1], min(j * s[1] - p[1] + k[1], w + p[1])
+                    den = (r1 - r0) * (c1 - c0)
+                else:
+                    den = len(inside)
+                out[:, :, i, j] = vals.sum(-1) / den
+    return out
+
+
+def np_log_softmax(x, axis):
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
+def np_cross_entropy(x, t, weight=None, reduction="mean", ignore_index=-100, smoothing=0.0):
+    lp = np_log_softmax(x, 1)
+    c = x.shape[1]
+    lp2 = np.moveaxis(lp, 1, -1).reshape(-1, c)
+    t2 = t.reshape(-1)
+    w = np.ones(c) if weight is None else weight
+    valid = t2 != ignore_index
+    safe = np.where(valid, t2, 0)
+    wt = w[safe] * valid
+    nll = -lp2[np.arange(len(t2)), safe] * wt
+    smooth = -(lp2 * w).sum(1) * valid
+    if reduction == "none":
+        return ((1 - smoothing) * nll + smoothing / c * smooth).reshape(t.shape)
+    if reduction == "sum":
+        return (1 - smoothing) * nll.sum() + smoothing / c * smooth.sum()
+    return ((1 - smoothing) * nll.sum() + smoothing / c * smooth.sum()) / wt.sum()
+
+
+REDUCTION = {"none": 0, "mean": 1, "sum": 2}
+
+
+# ------------------------------------------------------------------ convolution and pooling
+CONV = [
+    dict(x=(2, 3, 7, 6), w=(4, 3, 3, 2), bias=True, stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=1),
+    dict(x=(1, 4, 5, 5), w=(6, 2, 3, 3), bias=False, stride=(1, 1), padding=(1, 1), dilation=(1, 1), groups=2),
+    dict(x=(2, 1, 8, 8), w=(3, 1, 5, 5), bias=True, stride=(3, 3), padding=(2, 2), dilation=(1, 1), groups=1),
+    dict(x=(6, 6, 6), w=(6, 1, 3, 3), bias=True, stride=(1, 1), padding=(0, 0), dilation=(2, 2), groups=6),
+]
+
+
+@pytest.mark.parametrize("cfg", CONV, ids=lambda c: f"x{c['x']}-w{c['w']}-g{c['groups']}")
+def test_conv2d_like_numpy(tcore, cfg):
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal(cfg["x"]), rng.standard_normal(cfg["w"])
+    b = rng.standard_normal(cfg["w"][0]) if cfg["bias"] else None
+    batched = x if x.ndim == 4 else x[None]
+    expected = np_conv2d(batched, w, b, cfg["stride"], cfg["padding"], cfg["dilation"], cfg["groups"])
+    if x.ndim == 3:
+        expected = expected[0]
+    got = tcore.conv2d(tcore.tensor(x), tcore.tensor(w), tcore.tensor(b) if b is not None else None,
+                       stride=list(cfg["stride"]), padding=list(cfg["padding"]), dilation=list(cfg["dilation"]),
+                       groups=cfg["groups"])
+    assert got.shape == expected.shape and got.is_contiguous()
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-12)
+    # float32, and one int standing for both dims
+    got32 = tcore.conv2d(tcore.tensor(x.astype(np.float32)), tcore.tensor(w.astype(np.float32)),
+                         stride=cfg["stride"][0], padding=cfg["padding"][0], dilation=cfg["dilation"][0],
+                         groups=cfg["groups"])
+    if cfg["stride"][0] == cfg["stride"][1] and cfg["padding"][0] == cfg["padding"][1] and \
+            cfg["dilation"][0] == cfg["dilation"][1]:
+        ref = expected - (b[:, None, None] if b is not None else 0)
+        np.testing.assert_allclose(got32.numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+POOLS = [
+    dict(k=(3, 3), s=(2, 2), p=(1, 1), d=(1, 1), ceil=True, include=True, divisor=None),
+    dict(k=(2, 3), s=(1, 2), p=(0, 0), d=(2, 1), ceil=False, include=True, divisor=None),
+    dict(k=(3, 3), s=(2, 2), p=(1, 1), d=(1, 1), ceil=True, include=False, divisor=None),
+    dict(k=(2, 2), s=(2, 2), p=(0, 0), d=(1, 1), ceil=False, include=True, divisor=3),
+    dict(k=(3, 2), s=(3, 3), p=(1, 1), d=(1, 1), ceil=True, include=True, divisor=None),
+]
+
+
+@pytest.mark.parametrize("cfg", POOLS, ids=str)
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_pools_like_numpy(tcore, cfg, kind):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 7, 8))
+    if kind == "max":
+        got = tcore.max_pool2d(tcore.tensor(x), list(cfg["k"]), list(cfg["s"]), list(cfg["p"]), list(cfg["d"]),
+                               ceil_mode=cfg["ceil"])
+        expected = np_pool(x, "max", cfg["k"], cfg["s"], cfg["p"], cfg["d"], cfg["ceil"])
+    else:
+        if cfg["d"] != (1, 1):
+            pytest.skip("avg_pool2d has no dilation")
+        got = tcore.avg_pool2d(tcore.tensor(x), list(cfg["k"]), list(cfg["s"]), list(cfg["p"]), ceil_mode=cfg["ceil"],
+                               count_include_pad=cfg["include"], divisor_override=cfg["divisor"])
+        expected = np_pool(x, "avg", cfg["k"], cfg["s"], cfg["p"], (1, 1), cfg["ceil"], cfg["include"], cfg["divisor"])
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12, atol=1e-12)
+    unbatched = (tcore.max_pool2d if kind == "max" else tcore.avg_pool2d)(tcore.tensor(x[0]), 2)
+    assert unbatched.shape == (3, 3, 4)
+
+
+def test_pool_defaults_and_errors(tcore):
+    x = tcore.tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+    assert tcore.max_pool2d(x, 2).tolist() == [[[[5.0, 7.0], [13.0, 15.0]]]]  # stride defaults to the kernel
+    assert tcore.avg_pool2d(x, [2, 2]).tolist() == [[[[2.5, 4.5], [10.5, 12.5]]]]
+    with pytest.raises(ValueError, match="pad should be at most half of effective kernel size"):
+        tcore.max_pool2d(x, 2, 1, 2)
+    with pytest.raises(ValueError, match="Output size is too small"):
+        tcore.max_pool2d(x, 5)
+    with pytest.raises(ValueError, match="Expected 3D \\(unbatched\\) or 4D \\(batched\\) input"):
+        tcore.avg_pool2d(tcore.ones(4, 4), 2)
+    with pytest.raises(TypeError, match="floating point"):
+        tcore.max_pool2d(tcore.ones(1, 1, 4, 4, dtype=tcore.int64), 2)
+    with pytest.raises(ValueError, match="kernel_size must be a single int or a pair of ints"):
+        tcore.max_pool2d(x, [2, 2, 2])
+
+
+def test_conv2d_errors(tcore):
+    x, w = tcore.ones(1, 3, 5, 5), tcore.ones(4, 3, 3, 3)
+    with pytest.raises(ValueError, match=r"Given groups=1, weight of size \[4, 3, 3, 3\], expected input\[1, 2, 5, 5\] "
+                                         r"to have 3 channels, but got 2 channels instead"):
+        tcore.conv2d(tcore.ones(1, 2, 5, 5), w)
+    with pytest.raises(ValueError, match="Kernel size can't be greater than actual input size"):
+        tcore.conv2d(tcore.ones(1, 3, 2, 2), w)
+    with pytest.raises(ValueError, match="expected bias to be 1-dimensional with 4 elements"):
+        tcore.conv2d(x, w, tcore.ones(3))
+    with pytest.raises(ValueError, match="non-positive stride is not supported"):
+        tcore.conv2d(x, w, stride=0)
+    with pytest.raises(ValueError, match="weight should be 4-D"):
+        tcore.conv2d(x, tcore.ones(4, 3, 3))
+
+
+# ------------------------------------------------------------------ losses, embedding, normalization
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("shape", [(5, 4), (2, 3, 4, 2), (4,)], ids=str)
+def test_cross_entropy_and_nll_like_numpy(tcore, reduction, weighted, smoothing, shape):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    c = shape[1] if len(shape) > 1 else shape[0]
+    t = rng.integers(0, c, (shape[0],) + shape[2:]) if len(shape) > 1 else np.array(c - 1)
+    if t.ndim:
+        t.reshape(-1)[1] = -100  # one ignored sample
+    weight = rng.random(c) + 0.5 if weighted else None
+    xb, tb = (x, t) if len(shape) > 1 else (x[None], t[None])
+    expected = np_cross_entropy(xb, tb, weight, reduction, smoothing=smoothing)
+    if len(shape) == 1 and reduction == "none":
+        expected = expected[0]
+    W = tcore.tensor(weight) if weighted else None
+    got = tcore.cross_entropy(tcore.tensor(x), tcore.tensor(t), W, REDUCTION[reduction], label_smoothing=smoothing)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-12)
+    if smoothing == 0.0:
+        nll = tcore.nll_loss(tcore.log_softmax(tcore.tensor(x), 1 if len(shape) > 1 else 0), tcore.tensor(t), W,
+                             REDUCTION[reduction])
+        np.testing.assert_allclose(nll.numpy(), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_cross_entropy_probability_targets(tcore):
+    rng = np.random.default_rng(4)
+    x, p = rng.standard_normal((5, 4)), rng.random((5, 4))
+    p /= p.sum(1, keepdims=True)
+    lp = np_log_softmax(x, 1)
+    for smoothing in (0.0, 0.1):
+        q = p * (1 - smoothing) + smoothing / 4
+        np.testing.assert_allclose(tcore.cross_entropy(tcore.tensor(x), tcore.tensor(p), label_smoothing=smoothing).item(),
+                                   -(q * lp).sum(1).mean(), rtol=1e-12)
+    np.testing.assert_allclose(tcore.cross_entropy(tcore.tensor(x), tcore.tensor(p), reduction=0).numpy(),
+                               -(p * lp).sum(1), rtol=1e-12)
+
+
+def test_loss_errors(tcore):
+    x = tcore.randn(3, 4)
+    with pytest.raises(IndexError, match="Target 7 is out of bounds"):
+        tcore.cross_entropy(x, tcore.tensor([0, 7, 1]))
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(3\) to match target batch_size \(2\)"):
+        tcore.nll_loss(x, tcore.tensor([0, 1]))
+    with pytest.raises(TypeError, match="expected target of dtype int64"):
+        tcore.nll_loss(x, tcore.tensor([0.0, 1.0, 2.0]).int())
+    with pytest.raises(ValueError, match="weight tensor should be defined either for all 4 classes"):
+        tcore.cross_entropy(x, tcore.tensor([0, 1, 2]), tcore.ones(3))
+    with pytest.raises(ValueError, match="label_smoothing must be between 0.0 and 1.0"):
+        tcore.cross_entropy(x, tcore.tensor([0, 1, 2]), label_smoothing=1.5)
+    with pytest.raises(ValueError, match="reduction must be 0 \\(none\\), 1 \\(mean\\) or 2 \\(sum\\)"):
+        tcore.nll_loss(x, tcore.tensor([0, 1, 2]), reduction=5)
+
+
+def test_embedding(tcore):
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((10, 3))
+    idx = np.array([[1, 2, 0], [9, 0, 0]])
+    got = tcore.embedding(tcore.tensor(w), tcore.tensor(idx))
+    np.testing.assert_array_equal(got.numpy(), w[idx])
+    np.testing.assert_array_equal(tcore.embedding(tcore.tensor(w), tcore.tensor(idx).int()).numpy(), w[idx])
+    W = tcore.tensor(w, requires_grad=True)
+    g = rng.standard_normal((2, 3, 3))
+    W.grad is None
+    tcore.embedding(W, tcore.tensor(idx), padding_idx=0).backward(tcore.tensor(g))
+    expected = np.zeros_like(w)
+    np.add.at(expected, idx.reshape(-1), g.reshape(-1, 3))
+    expected[0] = 0  # padding_idx gets no gradient
+    np.testing.assert_allclose(W.grad.numpy(), expected, rtol=1e-12)
+    W2 = tcore.tensor(w, requires_grad=True)
+    tcore.embedding(W2, tcore.tensor(idx), scale_grad_by_freq=True).backward(tcore.tensor(g))
+    counts = np.bincount(idx.reshape(-1), minlength=10)
+    scaled = np.zeros_like(w)
+    np.add.at(scaled, idx.reshape(-1), g.reshape(-1, 3) / counts[idx.reshape(-1)][:, None])
+    np.testing.assert_allclose(W2.grad.numpy(), scaled, rtol=1e-12)
+    with pytest.raises(IndexError, match="index 10 is out of bounds for dimension 0 with size 10"):
+        tcore.embedding(tcore.tensor(w), tcore.tensor([10]))
+    with pytest.raises(TypeError, match="'indices' to have one of the following scalar types: Long, Int"):
+        tcore.embedding(tcore.tensor(w), tcore.tensor([1.0]))
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_layer_norm(tcore, affine):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3, 4, 5))
+    w, b = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    mean = x.mean(axis=(2, 3), keepdims=True)
+    var = x.var(axis=(2, 3), keepdims=True)
+    expected = (x - mean) / np.sqrt(var + 1e-5)
+    if affine:
+        expected = expected * w + b
+    got = tcore.layer_norm(tcore.tensor(x), [4, 5], tcore.tensor(w) if affine else None,
+                           tcore.tensor(b) if affine else None)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match=r"Given normalized_shape=\[3\], expected input with shape \[\*, 3\], but got "
+                                         r"input of size\[2, 3, 4, 5\]"):
+        tcore.layer_norm(tcore.tensor(x), [3])
+
+
+def test_dropout(tcore):
+    x = tcore.ones(200, 100)
+    tcore.manual_seed(0)
+    y = tcore.dropout(x, 0.3, True)
+    kept = (y != 0).float().mean().item()
+    assert abs(kept - 0.7) < 0.02
+    np.testing.assert_allclose(y.numpy()[y.numpy() != 0], 1 / 0.7, rtol=1e-6)  # survivors are scaled
+    assert tcore.dropout(x, 0.3, False)._is_same(x) and tcore.dropout(x, 0.0, True)._is_same(x)
+    assert tcore.dropout(x, 1.0, True).sum().item() == 0
+    tcore.manual_seed(0)
+    assert tcore.dropout(x, 0.3, True).tolist() == y.tolist()  # seeded
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        tcore.dropout(x, 1.5, True)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0, float("inf"), float("-inf")])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), ([1], False), ([0, 2], True)], ids=str)
+def test_norm_like_numpy(tcore, p, dim, keepdim):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 4, 5))
+    axis = None if dim is None else tuple(dim)
+    a = np.abs(x)
+    if p == float("inf"):
+        expected = a.max(axis=axis, keepdims=keepdim)
+    elif p == float("-inf"):
+        expected = a.min(axis=axis, keepdims=keepdim)
+    elif p == 0:
+        expected = (x != 0).sum(axis=axis, keepdims=keepdim).astype(np.float64)
+    else:
+        expected = (a ** p).sum(axis=axis, keepdims=keepdim) ** (1 / p)
+    t = tcore.tensor(x)
+    got = tcore.norm(t, p) if dim is None else t.norm(p, dim, keepdim)
+    np.testing.assert_allclose(got.numpy(), expected if dim is not None or not keepdim else expected, rtol=1e-12)
+    with pytest.raises(TypeError, match="Expected a floating point tensor as input. Got int64"):
+        tcore.norm(tcore.tensor([1, 2]))
+
+
+def test_norm_gradient_is_zero_at_zero(tcore):
+    z = tcore.zeros(3, dtype=tcore.float64, requires_grad=True)
+    tcore.norm(z).backward()
+    assert z.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+# ------------------------------------------------------------------ indexing
+def test_gather_scatter_add_like_numpy(tcore):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 5))
+    for dim in (0, 1, -1):
+        idx = rng.integers(0, x.shape[dim], (3, 4) if dim == 0 else (4, 3))
+        got = tcore.gather(tcore.tensor(x), dim, tcore.tensor(idx))
+        np.testing.assert_array_equal(got.numpy(), np.take_along_axis(x[:, :4] if dim == 0 else x, idx, dim))
+        src = rng.standard_normal(idx.shape)
+        expected = x.copy()
+        for pos in np.ndindex(idx.shape):
+            target = list(pos)
+            target[dim] = idx[pos]
+            expected[tuple(target)] += src[pos]
+        np.testing.assert_allclose(tcore.tensor(x).scatter_add(dim, tcore.tensor(idx), tcore.tensor(src)).numpy(),
+                                   expected, rtol=1e-12)
+    t = tcore.tensor(x).transpose(0, 1)  # non-contiguous input and out=
+    out = tcore.empty([0], dtype=tcore.float64)
+    tcore.gather(t, 1, tcore.tensor([[3, 0], [1, 1]]), out=out)
+    np.testing.assert_array_equal(out.numpy(), np.take_along_axis(x.T[:2], np.array([[3, 0], [1, 1]]), 1))
+    assert tcore.gather(t, 1, tcore.tensor([[-1]])).item() == x.T[0, -1]  # negative indices wrap
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        tcore.gather(tcore.tensor(x), 0, tcore.tensor([[4]]))
+    with pytest.raises(TypeError, match="Expected dtype int64 for index"):
+        tcore.gather(tcore.tensor(x), 0, tcore.tensor([[1.0]]))
+    with pytest.raises(ValueError, match="Index tensor must have the same number of dimensions"):
+        tcore.gather(tcore.tensor(x), 0, tcore.tensor([1]))
+
+
+def test_index_select_index_add_like_numpy(tcore):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((4, 5, 3))
+    for dim in (0, 1, 2):
+        idx = rng.integers(0, x.shape[dim], 6)
+        np.testing.assert_array_equal(tcore.index_select(tcore.tensor(x), dim, tcore.tensor(idx)).numpy(),
+                                      np.take(x, idx, axis=dim))
+        src_shape = list(x.shape)
+        src_shape[dim] = 6
+        src = rng.standard_normal(src_shape)
+        expected = x.copy()
+        np.add.at(np.moveaxis(expected, dim, 0), idx, 2.0 * np.moveaxis(src, dim, 0))
+        got = tcore.tensor(x).index_add(dim, tcore.tensor(idx), tcore.tensor(src), alpha=2.0)
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
+    y = tcore.tensor(x[:, 0, 0].copy())
+    y.index_add_(0, tcore.tensor([0, 0]), tcore.tensor([1.0, 2.0]))
+    assert y.tolist()[0] == pytest.approx(x[0, 0, 0] + 3.0)
+    assert tcore.index_select(tcore.tensor(x), 0, tcore.tensor([], dtype=tcore.int64)).shape == (0, 5, 3)
+    with pytest.raises(IndexError, match="Index is supposed to be a vector"):
+        tcore.index_select(tcore.tensor(x), 0, tcore.tensor([[0]]))
+    with pytest.raises(ValueError, match=r"Number of indices \(2\) should be equal to source.size\(dim\) \(1\)"):
+        tcore.tensor(x).index_add(0, tcore.tensor([0, 1]), tcore.ones(1, 5, 3, dtype=tcore.float64))
+
+
+@pytest.mark.parametrize("pad", [[1, 2], [0, 1, 2, 0], [-1, 1], [1, -2, -1, 1], [2, 2, 1, 1, 1, 0]], ids=str)
+def test_constant_pad_nd(tcore, pad):
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    widths = [(0, 0)] * 3
+    for i in range(len(pad) // 2):
+        widths[2 - i] = (pad[2 * i], pad[2 * i + 1])
+    expected = x
+    for d, (left, right) in enumerate(widths):  # np.pad cannot crop: negative amounts slice
+        sl = [slice(None)] * 3
+        sl[d] = slice(max(-left, 0), x.shape[d] - max(-right, 0))
+        expected = expected[tuple(sl)]
+    expected = np.pad(expected, [(max(a, 0), max(b, 0)) for a, b in widths], constant_values=-1)
+    np.testing.assert_array_equal(tcore.constant_pad_nd(tcore.tensor(x), pad, -1).numpy(), expected)
+    with pytest.raises(ValueError, match="Length of pad must be even"):
+        tcore.constant_pad_nd(tcore.tensor(x), [1])
+
+
+# ------------------------------------------------------------------ gradients
+def _tcore_forward(tcore, fn):
+    def forward(*arrays):
+        return fn(*[tcore.tensor(a) for a in arrays]).numpy()
+    return forward
+
+
+_T = np.array([1, 0, 2, -100])
+GRAD = {
+    "conv2d": (lambda t, x, w, b: t.conv2d(x, w, b, stride=[2, 1], padding=1, dilation=[1, 2]), [(1, 2, 5, 6), (3, 2, 2, 2), (3,)]),
+    "conv2d_groups": (lambda t, x, w: t.conv2d(x, w, groups=2, padding=1), [(1, 4, 4, 4), (4, 2, 3, 3)]),
+    "max_pool2d": (lambda t, x: t.max_pool2d(x, 3, 2, 1, ceil_mode=True), [(1, 2, 5, 6)]),
+    "avg_pool2d": (lambda t, x: t.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), [(1, 2, 5, 6)]),
+    "cross_entropy": (lambda t, x, w: t.cross_entropy(x, t.tensor(_T), w, label_smoothing=0.1), [(4, 3), (3,)]),
+    "nll_loss": (lambda t, x: t.nll_loss(x, t.tensor(_T), reduction=2), [(4, 3)]),
+    "layer_norm": (lambda t, x, w, b: t.layer_norm(x, [4], w, b), [(3, 4), (4,), (4,)]),
+    "norm3": (lambda t, x: t.norm(x, 3, [1]), [(3, 4)]),
+    "norm2": (lambda t, x: t.norm(x), [(3, 4)]),
+    "gather": (lambda t, x: t.gather(x, 1, t.tensor([[0, 0, 2], [1, 3, 3], [2, 2, 2]])), [(3, 4)]),
+    "scatter_add": (lambda t, x, s: t.scatter_add(x, 0, t.tensor([[0, 1], [0, 0]]), s), [(2, 2), (2, 2)]),
+    "index_select": (lambda t, x: t.index_select(x, 1, t.tensor([3, 0, 3])), [(2, 4)]),
+    "index_add": (lambda t, x, s: t.index_add(x, 0, t.tensor([1, 1, 0]), s, alpha=0.5), [(2, 3), (3, 3)]),
+    "constant_pad_nd": (lambda t, x: t.constant_pad_nd(x, [1, -1, 2, 0], 3.0), [(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", GRAD)
+def test_nn_gradients(tcore, name):
+    fn, shapes = GRAD[name]
+    rng = np.random.default_rng(abs(hash(name)) % 1000)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    forward = _tcore_forward(tcore, lambda *ts: fn(tcore, *ts))
+    inputs = [tcore.tensor(a, requires_grad=True) for a in arrays]
+    for i in range(len(arrays)):
+        expected, weight = numeric_grad(forward, arrays, i)
+        got, = tcore.autograd.grad(fn(tcore, *inputs), inputs[i], grad_outputs=tcore.tensor(weight))
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7, err_msg=f"input {i}")
+
+
+def test_small_cnn_trains(tcore):
+    """conv2d -> relu -> max_pool2d -> linear -> cross_entropy: SGD lowers the loss."""
+    rng = np.random.default_rng(10)
+    x = tcore.tensor(rng.standard_normal((16, 1, 8, 8)).astype(np.float32))
+    y = tcore.tensor(rng.integers(0, 3, 16))
+    w1 = tcore.tensor((rng.standard_normal((4, 1, 3, 3)) * 0.3).astype(np.float32), requires_grad=True)
+    w2 = tcore.tensor((rng.standard_normal((3, 36)) * 0.3).astype(np.float32), requires_grad=True)
+    losses = []
+    for _ in range(30):
+        h = tcore.max_pool2d(tcore.relu(tcore.conv2d(x, w1, padding=1)), 2)
+        h = tcore.dropout(h.flatten(1), 0.0, True)
+        h = tcore.layer_norm(h.reshape(16, 4, 16), [16]).reshape(16, 64)[:, :36]
+        loss = tcore.cross_entropy(tcore.linear(h, w2), y)
+        losses.append(loss.item())
+        g1, g2 = tcore.autograd.grad(loss, [w1, w2])
+        with tcore.no_grad():
+            w1.sub_(g1 * 0.5)
+            w2.sub_(g2 * 0.5)
+    assert losses[-1] < 0.6 * losses[0]
