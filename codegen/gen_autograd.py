@@ -124,10 +124,26 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         arg = inputs[index[x.inputs[0]]]
         grads.append(dict(index=index[x.inputs[0]], formula=x.text, input=x.inputs[0], list=_is_list(arg),
                           range=f"{cpp.cpp_ident(arg.name)}_edges_"))
+    # Several outputs: each differentiable one gets this node as grad_fn; the ones the
+    # formulas name (`indices`, `result1`) are saved after the call.
+    returns = f.func.returns
+    multi = len(returns) > 1
+    differentiable = d.output_differentiability or tuple(True for _ in returns)
+    outputs, saved_outputs = [], []
+    for i, r in enumerate(returns):
+        names = {f"result{i}"} | ({r.name} if r.name else set())
+        if multi and differentiable[i] is True:
+            outputs.append(dict(index=i))
+        if multi and names & used:
+            for n in sorted(names & used):
+                saved_outputs.append(dict(name=n, index=i))
     return dict(
         node=node,
         saved=saved,
-        uses_result="result" in used,
+        multi=multi,
+        outputs=outputs,
+        saved_outputs=saved_outputs,
+        uses_result="result" in used and not multi,
         grads=grads,
         inputs=[cpp.cpp_ident(a.name) for a in inputs],
         ranged=ranged,

@@ -140,6 +140,11 @@ OPS = {
     "lerp_tensor": (lambda t, a, b, c: a.lerp(b, c), lambda a, b, c: np.where(c < 0.5, a + c * (b - a),
                                                                            b - (b - a) * (1 - c)),
                     [(2, 3), (3,), (2, 1)], False),
+    "max_dim": (lambda t, a: a.max(1).values, lambda a: a.max(1), [(3, 4)], False),
+    "min_dim_keepdim": (lambda t, a: t.min(a, 0, True)[0], lambda a: a.min(0, keepdims=True), [(3, 4)], False),
+    "prod": (lambda t, a: a.prod(), np.prod, [(2, 3)], False),
+    "prod_dim": (lambda t, a: a.prod(1), lambda a: a.prod(1), [(3, 4)], False),
+    "cumprod": (lambda t, a: a.cumprod(1), lambda a: np.cumprod(a, 1), [(3, 4)], False),
     "cat": (lambda t, a, b: t.cat([a, b, a], 1), lambda a, b: np.concatenate([a, b, a], 1), [(2, 3), (2, 1)], False),
     "stack": (lambda t, a, b: t.stack([a, b], 0), lambda a, b: np.stack([a, b]), [(2, 3), (2, 3)], False),
     "split": (lambda t, a: a.split(2, 1)[1] * 2, lambda a: a[:, 2:4] * 2, [(2, 5)], False),
@@ -168,6 +173,27 @@ def test_gradcheck(tc, name, noncontig):
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7, err_msg=f"input {i}")
 
 
+@pytest.mark.parametrize("op", ["prod", "prod_dim", "cumprod"])
+def test_product_gradients_with_zeros(tc, op):
+    """One and two zeros in a row: no division by zero, the exact products of the others."""
+    a = np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 3.0, 0.0, 2.0], [1.0, 2.0, 3.0, 4.0]])
+    fns = {"prod": (lambda x: x.prod(), np.prod), "prod_dim": (lambda x: x.prod(1), lambda x: x.prod(1)),
+           "cumprod": (lambda x: x.cumprod(1), lambda x: np.cumprod(x, 1))}
+    fn, ref = fns[op]
+    x = leaf(tc, a)
+    expected, weight = numeric_grad(ref, [a], 0)
+    got, = tc.autograd.grad(fn(x), x, grad_outputs=tc.tensor(weight))
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_max_dim_indices_do_not_require_grad(tc):
+    x = tc.tensor([[1.0, 5.0], [7.0, 2.0]], requires_grad=True)
+    values, indices = x.max(1)
+    assert values.requires_grad and not indices.requires_grad and values.grad_fn.name().startswith("MaxBackward")
+    values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
 def test_dtype_conversion_gradient(tc):
     """to(dtype) is differentiable: the gradient comes back in the input's dtype."""
     x = tc.tensor([1.0, 2.0, 3.0], dtype=tc.float64, requires_grad=True)
@@ -180,7 +206,7 @@ def test_dtype_conversion_gradient(tc):
 SECOND_ORDER = ["mul", "div", "exp", "log", "mm", "sum_dim", "mean", "add", "neg", "expand", "sin", "tanh", "sigmoid",
                 "sqrt", "atan", "erf", "atan2", "pow", "pow_scalar", "maximum", "var",
                 "std_keepdim", "logsumexp", "softmax", "log_softmax", "gelu", "gelu_tanh", "silu",
-                "mse_loss", "cat", "lerp_tensor"]
+                "mse_loss", "cat", "lerp_tensor", "prod_dim", "cumprod"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

@@ -3,6 +3,12 @@
 #include <cmath>
 
 #include <tcore/ops/abs.h>
+#include <tcore/ops/any.h>
+#include <tcore/ops/arange.h>
+#include <tcore/ops/cat.h>
+#include <tcore/ops/cumprod.h>
+#include <tcore/ops/scatter_add.h>
+#include <tcore/ops/lt.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/constant_pad_nd.h>
 #include <tcore/ops/index_add.h>
@@ -239,6 +245,63 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
     g = tcore::div(g, tcore::unsqueeze(tcore::index_select(counts, 0, idx), 1));
   }
   return tcore::index_add(tcore::zeros({num_weights, width}, grad.dtype()), 0, idx, g);
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  if (sizes.empty()) return grad;
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  const Tensor g = keepdim ? grad : tcore::unsqueeze(grad, d);
+  const Tensor idx = keepdim ? indices : tcore::unsqueeze(indices, d);
+  return tcore::scatter_add(tcore::zeros(sizes, grad.dtype()), d, idx, g);
+}
+
+namespace {
+// The product of the elements before each position along d (1 for the first).
+Tensor exclusive_cumprod(const Tensor& x, int64_t d) {
+  const int64_t n = x.sizes()[d];
+  const Tensor one = tcore::ones_like(tcore::narrow(x, d, 0, 1));
+  if (n == 1) return one;
+  return tcore::cat(std::vector<Tensor>{one, tcore::narrow(tcore::cumprod(x, d, std::nullopt), d, 0, n - 1)}, d);
+}
+}  // namespace
+
+Tensor prod_dim_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  (void)result;
+  if (self.dim() == 0) return grad;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t n = self.sizes()[d];
+  if (n == 0 || self.numel() == 0) return tcore::zeros_like(self);
+  const Tensor g = keepdim ? grad : tcore::unsqueeze(grad, d);
+  const Tensor reversed = tcore::arange(n - 1, -1, -1, ScalarType::Long);
+  const Tensor left = exclusive_cumprod(self, d);
+  const Tensor right = tcore::index_select(exclusive_cumprod(tcore::index_select(self, d, reversed), d), d, reversed);
+  return tcore::mul(g, tcore::mul(left, right));
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  if (self.dim() == 0) return grad;
+  const Tensor flat = tcore::reshape(self, {-1});
+  return tcore::reshape(prod_dim_backward(grad, flat, result, 0, false), self.sizes());
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const bool zeros = *static_cast<const bool*>(tcore::any(tcore::eq(self, 0)).data_ptr());
+  if (!zeros) return tcore::div(cumsum_backward(tcore::mul(grad, result), d), self);
+  // d cumprod_i / d x_j = prod_{k <= i, k != j} x_k for i >= j: one cumprod per position j
+  const int64_t n = self.sizes()[d];
+  std::vector<int64_t> shape(self.dim(), 1);
+  shape[d] = n;
+  const Tensor pos = tcore::view(tcore::arange(n, ScalarType::Long), shape);
+  std::vector<Tensor> parts;
+  for (int64_t j = 0; j < n; ++j) {
+    const Tensor without_j = tcore::where(tcore::eq(pos, j), tcore::ones_like(self), self);
+    const Tensor terms = tcore::mul(tcore::mul(grad, tcore::cumprod(without_j, d, std::nullopt)), tcore::ge(pos, j));
+    parts.push_back(tcore::sum(terms, IntArrayRef({d}), true, std::nullopt));
+  }
+  return tcore::cat(parts, d);
 }
 
 }  // namespace tcore::autograd::manual

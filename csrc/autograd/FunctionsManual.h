@@ -60,5 +60,14 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional
 // skipping padding_idx and divided by each index's count with scale_grad_by_freq.
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
                           bool scale_grad_by_freq);
+// max.dim/min.dim: grad scattered to the picked indices.
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim);
+// prod: each element's gradient is the product of the others (exclusive products from
+// both sides, so zeros need no division).
+Tensor prod_dim_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+// cumprod: reversed cumsum of grad * result / self, or per position where self has zeros.
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 
 }  // namespace tcore::autograd::manual
