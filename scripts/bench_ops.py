@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 WORKLOAD = r'''
 import json, sys, time
-lib, root, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lib, root, reps, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 sys.path.insert(0, root)
 import numpy as np
 rng = np.random.default_rng(0)
@@ -29,12 +29,13 @@ s_np = rng.standard_normal((4096, 1024), dtype=np.float32)
 m1_np, m2_np = rng.standard_normal((1024, 1024), dtype=np.float32), rng.standard_normal((1024, 1024), dtype=np.float32)
 if lib == "tcore":
     import tcore as T
+    T.set_num_threads(threads)
     a, b, s, m1, m2 = (T.from_numpy(x) for x in (a_np, b_np, s_np, m1_np, m2_np))
     ops = {"add": lambda: T.add(a, b), "mul": lambda: T.mul(a, b), "sum": lambda: a.sum(), "exp": lambda: T.exp(a),
            "softmax": lambda: T.softmax(s, 1), "matmul": lambda: T.mm(m1, m2)}
 elif lib == "torch":
     import torch as T
-    T.set_num_threads(1)
+    T.set_num_threads(threads)
     a, b, s, m1, m2 = (T.from_numpy(x) for x in (a_np, b_np, s_np, m1_np, m2_np))
     ops = {"add": lambda: T.add(a, b), "mul": lambda: T.mul(a, b), "sum": lambda: a.sum(), "exp": lambda: T.exp(a),
            "softmax": lambda: T.softmax(s, 1), "matmul": lambda: T.mm(m1, m2)}
@@ -60,9 +61,10 @@ LABELS = {"add": "add 16M f32", "mul": "mul 16M f32", "sum": "sum 16M f32", "exp
           "softmax": "softmax (4096, 1024)", "matmul": "matmul 1024x1024 f32"}
 
 
-def run(python: str, lib: str, reps: int) -> dict | None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    r = subprocess.run([python, "-c", WORKLOAD, lib, str(ROOT), str(reps)], capture_output=True, text=True, env=env)
+def run(python: str, lib: str, reps: int, threads: int) -> dict | None:
+    n = str(threads)
+    env = {**os.environ, "OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n}
+    r = subprocess.run([python, "-c", WORKLOAD, lib, str(ROOT), str(reps), n], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         print(f"{lib} failed:\n{r.stderr[-2000:]}", file=sys.stderr)
         return None
@@ -72,16 +74,20 @@ def run(python: str, lib: str, reps: int) -> dict | None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=1, help="threads for every library (tcore.set_num_threads, "
+                        "torch.set_num_threads, OMP_NUM_THREADS for numpy's BLAS)")
     parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "ops.json"))
     args = parser.parse_args()
     from bench_autograd import torch_python
     from rich.console import Console
     from rich.table import Table
 
-    results = {"tcore": run(sys.executable, "tcore", args.reps), "numpy": run(sys.executable, "numpy", args.reps)}
+    results = {"tcore": run(sys.executable, "tcore", args.reps, args.threads),
+               "numpy": run(sys.executable, "numpy", args.reps, args.threads)}
     torch_py = torch_python()
-    results["torch"] = run(torch_py, "torch", args.reps) if torch_py else None
-    table = Table(title="operators, one thread, best of %d (ms)" % args.reps)
+    results["torch"] = run(torch_py, "torch", args.reps, args.threads) if torch_py else None
+    results["threads"] = args.threads
+    table = Table(title="operators, %d thread(s), best of %d (ms)" % (args.threads, args.reps))
     for col in ("operation", "tcore", "numpy", "torch", "tcore / torch", "target"):
         table.add_column(col, justify="left" if col == "operation" else "right")
     for op in OPS:

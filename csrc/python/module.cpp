@@ -7,6 +7,7 @@
 #include <nanobind/stl/pair.h>
 #include <tcore/ops/add_ops.h>
 
+#include "tcore/core/Parallel.h"
 #include "tcore/core/Random.h"
 #include "python/bind.h"
 #include "python/python_bindings.h"
@@ -170,6 +171,10 @@ void bind_types(nb::module_& m) {
   m.def("manual_seed", [](uint64_t seed) { tcore::manual_seed(seed); }, nb::arg("seed"),
         "Seeds the default random generator (rand, randn, randint, uniform_, normal_, random_)");
   m.def("promote_types", &promote_types);
+  m.def("set_num_threads", &tcore::set_num_threads, nb::arg("num"),
+        "Sets the number of threads large CPU kernels use (intra-op parallelism).");
+  m.def("get_num_threads", &tcore::get_num_threads, "The number of threads large CPU kernels use.");
+  m.attr("_has_openmp") = tcore::has_openmp();
 }
 
 }  // namespace

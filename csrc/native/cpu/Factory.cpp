@@ -23,7 +23,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
     using T = typename decltype(tag)::type;
     const T v = value.to<T>();
     const LoopGeometry g = make_geometry(self.sizes(), {&self});
-    loop_nd<1>(g, {static_cast<char*>(self.data_ptr())}, [v](char** p, const int64_t* s, int64_t n) {
+    parallel_loop_nd<1>(g, {static_cast<char*>(self.data_ptr())}, [v](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {
         T* o = reinterpret_cast<T*>(p[0]);
         for (int64_t i = 0; i < n; ++i) o[i] = v;

@@ -1,4 +1,4 @@
-// mm: an i-k-j loop over contiguous operands (the inner loop is a vectorizable axpy).
+// mm: a packed, register-blocked loop over contiguous operands, column panels across threads.
 #include <algorithm>
 #include <memory>
 
@@ -6,6 +6,7 @@
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
+#include "native/cpu/Parallel.h"
 
 namespace tcore::native {
 namespace {
@@ -32,48 +33,58 @@ void check_mm(const Tensor& a, const Tensor& b) {
 // then each MR x NR block of C is accumulated in a local array (registers, once the
 // compiler vectorizes the NR loop) over the whole k: one broadcast of A and one vector
 // load of B feed MR fused multiply-adds. Edges fall back to a plain loop.
+// C (n x m) = A (n x k) @ B (k x m), all contiguous. The columns are cut into panels of
+// NR that are packed once and swept by MR-row register blocks; panels go to threads.
 template <typename T>
 void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
   constexpr int64_t MR = 4;
   constexpr int64_t NR = 64 / sizeof(T) * 2;  // two 64-byte vectors per row of the block
-  std::unique_ptr<T[]> packed(new T[static_cast<size_t>(k * NR)]);
-  int64_t j0 = 0;
-  for (; j0 + NR <= m; j0 += NR) {
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t c = 0; c < NR; ++c) packed[p * NR + c] = B[p * m + j0 + c];
-    int64_t i0 = 0;
-    for (; i0 + MR <= n; i0 += MR) {
-      T acc[MR][NR] = {};
-      const T* a = A + i0 * k;
-      for (int64_t p = 0; p < k; ++p) {
-        const T* b = packed.get() + p * NR;
-        for (int64_t r = 0; r < MR; ++r) {
-          const T av = a[r * k + p];
-          for (int64_t c = 0; c < NR; ++c) acc[r][c] = static_cast<T>(acc[r][c] + av * b[c]);
+  const int64_t panels = m / NR;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * k, 1));
+  parallel_for(0, panels, grain, [&](int64_t first, int64_t last) {
+    std::unique_ptr<T[]> packed(new T[static_cast<size_t>(k * NR)]);
+    for (int64_t panel = first; panel < last; ++panel) {
+      const int64_t j0 = panel * NR;
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t c = 0; c < NR; ++c) packed[p * NR + c] = B[p * m + j0 + c];
+      int64_t i0 = 0;
+      for (; i0 + MR <= n; i0 += MR) {
+        T acc[MR][NR] = {};
+        const T* a = A + i0 * k;
+        for (int64_t p = 0; p < k; ++p) {
+          const T* b = packed.get() + p * NR;
+          for (int64_t r = 0; r < MR; ++r) {
+            const T av = a[r * k + p];
+            for (int64_t c = 0; c < NR; ++c) acc[r][c] = static_cast<T>(acc[r][c] + av * b[c]);
+          }
+        }
+        for (int64_t r = 0; r < MR; ++r)
+          for (int64_t c = 0; c < NR; ++c) C[(i0 + r) * m + j0 + c] = acc[r][c];
+      }
+      for (; i0 < n; ++i0) {
+        T acc[NR] = {};
+        for (int64_t p = 0; p < k; ++p) {
+          const T av = A[i0 * k + p];
+          for (int64_t c = 0; c < NR; ++c) acc[c] = static_cast<T>(acc[c] + av * packed[p * NR + c]);
+        }
+        for (int64_t c = 0; c < NR; ++c) C[i0 * m + j0 + c] = acc[c];
+      }
+    }
+  });
+  const int64_t j0 = panels * NR;
+  if (j0 < m) {  // the last columns, fewer than NR: rows go to threads
+    const int64_t grain2 = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(k * (m - j0), 1));
+    parallel_for(0, n, grain2, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i) {
+        T* c = C + i * m;
+        for (int64_t j = j0; j < m; ++j) c[j] = T(0);
+        for (int64_t p = 0; p < k; ++p) {
+          const T av = A[i * k + p];
+          const T* b = B + p * m;
+          for (int64_t j = j0; j < m; ++j) c[j] = static_cast<T>(c[j] + av * b[j]);
         }
       }
-      for (int64_t r = 0; r < MR; ++r)
-        for (int64_t c = 0; c < NR; ++c) C[(i0 + r) * m + j0 + c] = acc[r][c];
-    }
-    for (; i0 < n; ++i0) {
-      T acc[NR] = {};
-      for (int64_t p = 0; p < k; ++p) {
-        const T av = A[i0 * k + p];
-        for (int64_t c = 0; c < NR; ++c) acc[c] = static_cast<T>(acc[c] + av * packed[p * NR + c]);
-      }
-      for (int64_t c = 0; c < NR; ++c) C[i0 * m + j0 + c] = acc[c];
-    }
-  }
-  if (j0 < m) {  // the last columns, fewer than NR
-    for (int64_t i = 0; i < n; ++i) {
-      T* c = C + i * m;
-      for (int64_t j = j0; j < m; ++j) c[j] = T(0);
-      for (int64_t p = 0; p < k; ++p) {
-        const T av = A[i * k + p];
-        const T* b = B + p * m;
-        for (int64_t j = j0; j < m; ++j) c[j] = static_cast<T>(c[j] + av * b[j]);
-      }
-    }
+    });
   }
 }
 

@@ -5,10 +5,12 @@
 // stride 0. Adjacent dims that are contiguous for every operand are merged, so a
 // contiguous tensor becomes one 1-D run; the innermost run is handed to the kernel
 // body, whose contiguous branch the compiler vectorizes.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "native/cpu/Parallel.h"
 #include "tcore/core/Tensor.h"
 
 namespace tcore::native {
@@ -53,11 +55,64 @@ void loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& body) {
   }
 }
 
+// loop_nd over the elements [begin, end) of the loop's row-major order only.
+template <size_t N, typename Body>
+void loop_nd_range(const LoopGeometry& g, std::array<char*, N> base, int64_t begin, int64_t end, Body&& body) {
+  const int64_t nd = static_cast<int64_t>(g.shape.size());
+  if (nd == 0) {
+    std::array<int64_t, N> zero{};
+    if (begin == 0 && end > 0) body(base.data(), zero.data(), int64_t{1});
+    return;
+  }
+  std::vector<int64_t> counter(static_cast<size_t>(nd), 0);
+  std::array<char*, N> ptrs = base;
+  int64_t rest = begin;
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    counter[d] = rest % g.shape[d];
+    rest /= g.shape[d];
+    for (size_t k = 0; k < N; ++k) ptrs[k] += counter[d] * g.strides[k][d];
+  }
+  std::array<int64_t, N> inner;
+  for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][nd - 1];
+  const int64_t n = g.shape[nd - 1];
+  int64_t pos = begin;
+  while (pos < end) {
+    const int64_t run = std::min(n - counter[nd - 1], end - pos);
+    body(ptrs.data(), inner.data(), run);
+    pos += run;
+    if (pos >= end) return;
+    // next run: the innermost dim starts over, the dims above it carry
+    for (size_t k = 0; k < N; ++k) ptrs[k] -= counter[nd - 1] * inner[k];
+    counter[nd - 1] = 0;
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      if (++counter[d] < g.shape[d]) {
+        for (size_t k = 0; k < N; ++k) ptrs[k] += g.strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) ptrs[k] -= g.strides[k][d] * (g.shape[d] - 1);
+      counter[d] = 0;
+    }
+  }
+}
+
+// loop_nd split across threads (parallel_for) when the loop is large; the body must not
+// throw and must write only its own elements.
+template <size_t N, typename Body>
+void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& body) {
+  int64_t numel = 1;
+  for (int64_t s : g.shape) numel *= s;
+  if (numel <= kGrainSize) {
+    loop_nd<N>(g, base, body);
+    return;
+  }
+  parallel_for(0, numel, kGrainSize, [&](int64_t b, int64_t e) { loop_nd_range<N>(g, base, b, e, body); });
+}
+
 // out[i] = f(a[i]) with Out/In element types.
 template <typename Out, typename In, typename F>
 void unary_loop(const Tensor& out, const Tensor& a, F f) {
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a});
-  loop_nd<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
+  parallel_loop_nd<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
                Out* o = reinterpret_cast<Out*>(p[0]);
                const In* x = reinterpret_cast<const In*>(p[1]);
@@ -74,7 +129,7 @@ void unary_loop(const Tensor& out, const Tensor& a, F f) {
 template <typename Out, typename In, typename F>
 void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b});
-  loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
+  parallel_loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
                Out* o = reinterpret_cast<Out*>(p[0]);
                const In* x = reinterpret_cast<const In*>(p[1]);
@@ -106,7 +161,7 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 template <typename T>
 void select_loop(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &cond, &a, &b});
-  loop_nd<4>(g,
+  parallel_loop_nd<4>(g,
              {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),
               static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {

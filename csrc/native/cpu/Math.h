@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
+#include "native/cpu/Parallel.h"
 #include <limits>
 
 namespace tcore::native {
@@ -50,6 +53,21 @@ double sum_row(const T* row, int64_t n) {
     for (int64_t j = 0; j < kLanes; ++j) block += lanes[j];
     total += block;
   }
+  return total;
+}
+
+// sum_row with its 4096-element blocks spread over the threads; the block sums are
+// added in order, so the result is the same for any number of threads.
+template <typename T>
+double parallel_sum_row(const T* row, int64_t n) {
+  constexpr int64_t kBlock = 4096;
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<double> partial(static_cast<size_t>(blocks));
+  parallel_for(0, blocks, kGrainSize / kBlock, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) partial[k] = sum_row(row + k * kBlock, std::min(kBlock, n - k * kBlock));
+  });
+  double total = 0;
+  for (double p : partial) total += p;
   return total;
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // The row layout of the reductions (ReduceOps.cpp, ReduceMore.cpp): the input viewed with
 // the kept dims first and the reduced dims last, contiguous, in the compute dtype.
+#include <algorithm>
 #include <vector>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
+#include "native/cpu/Parallel.h"
 
 namespace tcore::native {
 
@@ -34,6 +36,15 @@ inline Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool kee
   }
   r.shape = reduced_shape(self.sizes(), mask, keepdim);
   return r;
+}
+
+// f(r) for every row r, rows split across threads when there is enough work.
+template <typename F>
+void for_each_row(int64_t outer, int64_t inner, const F& f) {
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1));
+  parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) f(r);
+  });
 }
 
 }  // namespace tcore::native

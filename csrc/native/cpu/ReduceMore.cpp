@@ -62,7 +62,7 @@ Tensor per_row(const Rows& rows, ScalarType out_dtype, F f) {
   Tensor result = empty_cpu(rows.shape, out_dtype);
   const T* in = rows.data.template data_ptr<T>();
   Out* out = result.template data_ptr<Out>();
-  for (int64_t r = 0; r < rows.outer; ++r) out[r] = f(in + r * rows.inner, rows.inner);
+  for_each_row(rows.outer, rows.inner, [&](int64_t r) { out[r] = f(in + r * rows.inner, rows.inner); });
   return result;
 }
 
@@ -109,11 +109,11 @@ std::tuple<Tensor, Tensor> extreme_dim(const Tensor& self, int64_t dim, bool kee
     const T* in = rows.data.template data_ptr<T>();
     T* v = values.template data_ptr<T>();
     int64_t* ix = indices.template data_ptr<int64_t>();
-    for (int64_t r = 0; r < rows.outer; ++r) {
+    for_each_row(rows.outer, rows.inner, [&](int64_t r) {
       const int64_t best = arg_extreme<Greater>(in + r * rows.inner, rows.inner);
       v[r] = in[r * rows.inner + best];
       ix[r] = best;
-    }
+    });
   });
   return {values, indices};
 }
@@ -185,13 +185,13 @@ Tensor scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, co
     using T = typename decltype(tag)::type;
     const T* in = rows.data.template data_ptr<T>();
     T* out = scanned.template data_ptr<T>();
-    for (int64_t r = 0; r < rows.outer; ++r) {
+    for_each_row(rows.outer, rows.inner, [&](int64_t r) {
       T acc = Product ? T(1) : T(0);
       for (int64_t i = 0; i < rows.inner; ++i) {
         acc = Product ? static_cast<T>(acc * in[r * rows.inner + i]) : static_cast<T>(acc + in[r * rows.inner + i]);
         out[r * rows.inner + i] = acc;
       }
-    }
+    });
   });
   Tensor result = empty_cpu(self.sizes(), t);
   write_rows_back(result, scanned, mask);
@@ -298,10 +298,10 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
     const T* in = rows.data.template data_ptr<T>();
     T* out = rowwise.template data_ptr<T>();
     const int64_t n = rows.inner;
-    for (int64_t r = 0; r < rows.outer; ++r) {
+    if (n == 0) return;
+    for_each_row(rows.outer, n, [&](int64_t r) {
       const T* x = in + r * n;
       T* y = out + r * n;
-      if (n == 0) continue;
       const T m = max_row(x, n);
       // e^(x - m) into y (vectorized for float32), then their sum
       for (int64_t i = 0; i < n; ++i) {
@@ -316,7 +316,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
         const T inv = static_cast<T>(1.0 / s);
         for (int64_t i = 0; i < n; ++i) y[i] *= inv;
       }
-    }
+    });
   });
   if (!direct) write_rows_back(result, rowwise, mask);
   return result;

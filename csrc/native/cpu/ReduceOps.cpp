@@ -29,11 +29,13 @@ Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarT
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
     const T* in = rows.data.template data_ptr<T>();
     T* out = result.template data_ptr<T>();
-    for (int64_t r = 0; r < outer; ++r) {
+    // few long rows (a full reduction): each row is split across the threads instead
+    const bool split_row = outer < get_num_threads() && inner > 2 * kGrainSize;
+    const auto one = [&](int64_t r) {
       const T* row = in + r * inner;
       Acc acc = 0;
       if constexpr (std::is_floating_point_v<T>) {
-        acc = sum_row(row, inner);  // vectorized lanes, blocks added in double
+        acc = split_row ? parallel_sum_row(row, inner) : sum_row(row, inner);  // vectorized lanes, blocks in double
       } else {
         for (int64_t i = 0; i < inner; ++i) acc += static_cast<Acc>(row[i]);
       }
@@ -42,6 +44,11 @@ Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarT
       } else {
         out[r] = static_cast<T>(acc);
       }
+    };
+    if (split_row) {
+      for (int64_t r = 0; r < outer; ++r) one(r);
+    } else {
+      for_each_row(outer, inner, one);
     }
   });
   return result;
