@@ -40,6 +40,8 @@ int32 = int = _C.dtype.int32  # noqa: A001
 int64 = long = _C.dtype.int64
 float32 = float = _C.dtype.float32  # noqa: A001
 float64 = double = _C.dtype.float64
+float16 = half = _C.dtype.float16
+bfloat16 = _C.dtype.bfloat16
 strided = _C.layout.strided
 contiguous_format = _C.memory_format.contiguous_format
 preserve_format = _C.memory_format.preserve_format

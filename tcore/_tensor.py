@@ -18,6 +18,7 @@ _NUMPY_TO_DTYPE = {
     np.dtype(np.int64): _C.dtype.int64,
     np.dtype(np.float32): _C.dtype.float32,
     np.dtype(np.float64): _C.dtype.float64,
+    np.dtype(np.float16): _C.dtype.float16,
 }
 _DTYPE_TO_NUMPY = {v: k for k, v in _NUMPY_TO_DTYPE.items()}
 
@@ -31,15 +32,18 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
 
     As in PyTorch, Python floats become float32 unless dtype says otherwise."""
     if isinstance(data, _C.Tensor):
-        data = data.numpy()
+        data = data.numpy() if data.dtype != _C.dtype.bfloat16 else data.float().numpy()
     arr = np.array(data)
     if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
         arr = arr.astype(np.float32)
     if arr.dtype not in _NUMPY_TO_DTYPE:
         raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")
-    if dtype is not None:
-        arr = arr.astype(numpy_dtype(dtype))
-    t = _C.from_numpy(np.array(arr, copy=True, order="C"))
+    if dtype == _C.dtype.bfloat16:  # numpy has no bfloat16: built in float32, rounded by the copy
+        t = _C.from_numpy(np.array(arr.astype(np.float32), copy=True, order="C")).to(dtype)
+    else:
+        if dtype is not None:
+            arr = arr.astype(numpy_dtype(dtype))
+        t = _C.from_numpy(np.array(arr, copy=True, order="C"))
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -71,7 +75,7 @@ def _method_varargs(fn):
 
 
 def _repr(self: _C.Tensor) -> str:
-    arr = self.numpy()
+    arr = self.numpy() if self.dtype != _C.dtype.bfloat16 else self.detach().float().numpy()
     prefix = "tensor("
     if arr.size == 0:
         body = "[]" if arr.ndim == 1 else f"[], size={tuple(arr.shape)}"
@@ -223,7 +227,7 @@ def install(namespace: dict) -> None:
     T.__neg__ = lambda self: _C.neg(self)
     T.__pos__ = lambda self: self
     T.__abs__ = lambda self: _C.abs(self)
-    T.tolist = lambda self: self.numpy().tolist()
+    T.tolist = lambda self: (self.numpy() if self.dtype != _C.dtype.bfloat16 else self.float().numpy()).tolist()
     # DLPack through numpy's view of the same memory (CPU tensors; no copy)
     T.__dlpack__ = lambda self, *args, **kwargs: self.numpy().__dlpack__(*args, **kwargs)
     T.__dlpack_device__ = lambda self: self.numpy().__dlpack_device__()
@@ -258,7 +262,8 @@ def install(namespace: dict) -> None:
     T.T = property(lambda self: self.transpose(0, 1) if self.ndim == 2 else self)
     _C.dtype.__repr__ = _dtype_repr
     _C.dtype.__str__ = _dtype_repr
-    _C.dtype.is_floating_point = property(lambda self: self in (_C.dtype.float32, _C.dtype.float64))
+    _C.dtype.is_floating_point = property(lambda self: self in (_C.dtype.float32, _C.dtype.float64, _C.dtype.float16,
+                                                                 _C.dtype.bfloat16))
     _C.dtype.itemsize = property(lambda self: _C.element_size(self))
 
 

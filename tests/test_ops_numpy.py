@@ -826,3 +826,93 @@ def test_clamp_and_gelu_edges(tcore):
         tcore.gelu(x, approximate="fast")
     with pytest.raises(ValueError, match="reduction must be"):
         tcore.mse_loss(x, x, 3)
+
+
+# ------------------------------------------------------------------ float16 and bfloat16
+def _round_bf16(a: np.ndarray) -> np.ndarray:
+    """float32 -> nearest bfloat16 (ties to even), as float32."""
+    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16 << 16).astype(np.uint32)
+    return r.view(np.float32)
+
+
+def _round_to(dtype: str, a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float32)
+    return a.astype(np.float16).astype(np.float32) if dtype == "float16" else _round_bf16(a)
+
+
+# name: (tcore call on (a, b), numpy oracle in float32 on the rounded inputs)
+REDUCED_OPS = {
+    "add": (lambda t, a, b: a + b, lambda a, b: a + b),
+    "sub": (lambda t, a, b: t.sub(a, b, alpha=2), lambda a, b: a - 2 * b),
+    "mul": (lambda t, a, b: a * b, lambda a, b: a * b),
+    "div": (lambda t, a, b: a / b, lambda a, b: a / b),
+    "maximum": (lambda t, a, b: t.maximum(a, b), np.maximum),
+    "pow": (lambda t, a, b: t.abs(a) ** b, lambda a, b: np.abs(a) ** b),
+    "exp": (lambda t, a, b: t.exp(a), lambda a, b: np.exp(a)),
+    "log": (lambda t, a, b: t.log(t.abs(a)), lambda a, b: np.log(np.abs(a))),
+    "tanh": (lambda t, a, b: a.tanh(), lambda a, b: np.tanh(a)),
+    "sigmoid": (lambda t, a, b: t.sigmoid(a), lambda a, b: 1 / (1 + np.exp(-a))),
+    "neg": (lambda t, a, b: -a, lambda a, b: -a),
+    "sum": (lambda t, a, b: a.sum(1), lambda a, b: a.sum(1)),
+    "mean": (lambda t, a, b: a.mean(), lambda a, b: a.mean()),
+    "amax": (lambda t, a, b: t.amax(a, [0]), lambda a, b: a.max(0)),
+    "softmax": (lambda t, a, b: a.softmax(1), lambda a, b: np.exp(a) / np.exp(a).sum(1, keepdims=True)),
+    "mm": (lambda t, a, b: a @ b.t(), lambda a, b: a @ b.T),
+    "cumsum": (lambda t, a, b: a.cumsum(1), lambda a, b: np.cumsum(a, 1)),
+    "var": (lambda t, a, b: a.var([1]), lambda a, b: a.var(1, ddof=1)),
+    "where": (lambda t, a, b: t.where(a > 0, a, b), lambda a, b: np.where(a > 0, a, b)),
+    "clamp": (lambda t, a, b: a.clamp(-0.5, 0.5), lambda a, b: np.clip(a, -0.5, 0.5)),
+    "gelu": (lambda t, a, b: t.gelu(a, approximate="tanh"),
+             lambda a, b: 0.5 * a * (1 + np.tanh(0.7978845608028654 * (a + 0.044715 * a ** 3)))),
+}
+
+
+@pytest.mark.parametrize("op", REDUCED_OPS)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_precision_floats(tcore, op, dtype):
+    """Computed in float32 and rounded once on store: within one rounding of the float32
+    result of the rounded inputs."""
+    call, oracle = REDUCED_OPS[op]
+    rng = np.random.default_rng(14)
+    an, bn = (_round_to(dtype, rng.standard_normal((6, 5)) + 0.1) for _ in range(2))
+    dt = getattr(tcore, dtype)
+    a = tcore.tensor(an).to(dt).transpose(0, 1).transpose(0, 1)
+    b = tcore.tensor(bn).to(dt)
+    got = call(tcore, a, b)
+    assert got.dtype == dt, f"{op} gave {got.dtype}"
+    with np.errstate(all="ignore"):
+        expected = np.asarray(oracle(an.astype(np.float32), bn.astype(np.float32)), dtype=np.float32)
+    eps = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7
+    reductions = op in ("sum", "mean", "mm", "cumsum", "var", "softmax")
+    np.testing.assert_allclose(got.float().numpy(), expected, rtol=eps * (4 if reductions else 1),
+                               atol=eps * (4 if reductions else 0.5))
+
+
+def test_reduced_precision_rules(tcore):
+    h = tcore.tensor([1.0, 2.0], dtype=tcore.float16)
+    bf = tcore.tensor([1.0, 2.0], dtype=tcore.bfloat16)
+    assert (h + bf).dtype == tcore.float32  # float16 with bfloat16 promotes to float32, as PyTorch
+    assert (h + tcore.ones(2)).dtype == tcore.float32 and (h + 1.5).dtype == tcore.float16
+    assert (h + tcore.tensor(2.0, dtype=tcore.float64)).dtype == tcore.float16  # a 0-dim tensor does not widen
+    assert (tcore.tensor([1, 2]) + tcore.tensor(0.5, dtype=tcore.bfloat16)).dtype == tcore.bfloat16
+    assert tcore.promote_types(tcore.float16, tcore.int64) == tcore.float16
+    assert tcore.float16.is_floating_point and tcore.bfloat16.itemsize == 2
+    x = np.array([1.0, 1e-8, 70000.0, -0.1, 2049.0], dtype=np.float32)
+    np.testing.assert_array_equal(tcore.tensor(x).half().numpy(), x.astype(np.float16))  # rounding, inf, subnormal
+    np.testing.assert_array_equal(tcore.tensor(x).bfloat16().float().numpy(), _round_bf16(x))
+    arr = np.arange(4, dtype=np.float16)
+    t = tcore.from_numpy(arr)
+    arr[0] = 7  # float16 numpy arrays share memory
+    assert t.dtype == tcore.float16 and t[0].item() == 7.0
+    assert repr(bf) == "tensor([1., 2.], dtype=tcore.bfloat16)" and bf.tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError, match="Got unsupported ScalarType bfloat16"):
+        bf.numpy()
+    for make in (tcore.zeros, tcore.ones, tcore.rand, tcore.randn):
+        assert make(2, 3, dtype=tcore.bfloat16).dtype == tcore.bfloat16
+    assert tcore.arange(4, dtype=tcore.float16).tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(TypeError, match="integral and bool dtypes only"):
+        h & h
+    g = tcore.tensor([0.5, -1.0], dtype=tcore.float16, requires_grad=True)
+    (g * g).sum().backward()  # autograd through float16: the gradient keeps the dtype
+    assert g.grad.dtype == tcore.float16 and g.grad.tolist() == [1.0, -2.0]

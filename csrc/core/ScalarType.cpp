@@ -7,7 +7,7 @@ const char* to_string(ScalarType t) {
 #define TCORE_CASE(cpp, name, py) \
   case ScalarType::name:          \
     return #py;
-    TCORE_FORALL_SCALAR_TYPES(TCORE_CASE)
+    TCORE_FORALL_ALL_SCALAR_TYPES(TCORE_CASE)
 #undef TCORE_CASE
     default:
       return "undefined";
@@ -19,7 +19,7 @@ int64_t element_size(ScalarType t) {
 #define TCORE_CASE(cpp, name, py) \
   case ScalarType::name:          \
     return sizeof(cpp);
-    TCORE_FORALL_SCALAR_TYPES(TCORE_CASE)
+    TCORE_FORALL_ALL_SCALAR_TYPES(TCORE_CASE)
 #undef TCORE_CASE
     default:
       throw TypeError("element_size of an undefined dtype");
@@ -38,7 +38,10 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == S::Bool) return b;
   if (b == S::Bool) return a;
   const bool fa = is_floating(a), fb = is_floating(b);
-  if (fa && fb) return element_size(a) >= element_size(b) ? a : b;
+  if (fa && fb) {
+    if (is_reduced_float(a) && is_reduced_float(b)) return S::Float;  // float16 with bfloat16
+    return element_size(a) >= element_size(b) ? a : b;
+  }
   if (fa) return a;
   if (fb) return b;
   // both integral: uint8 with a signed type needs the next wider signed type

@@ -46,18 +46,21 @@ nb::dlpack::dtype dl_dtype(ScalarType t) {
     case ScalarType::Long: return nb::dtype<int64_t>();
     case ScalarType::Float: return nb::dtype<float>();
     case ScalarType::Double: return nb::dtype<double>();
-    default: throw TypeError("no numpy dtype for this tensor");
+    case ScalarType::Half: return {static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
+    default: throw TypeError(std::string("Got unsupported ScalarType ") + to_string(t) + " (numpy has no such dtype; "
+                             "convert first, e.g. tensor.float())");
   }
 }
 
 ScalarType from_dl_dtype(nb::dlpack::dtype d) {
   for (int i = 0; i < kNumScalarTypes; ++i) {
     const auto t = static_cast<ScalarType>(i);
+    if (t == ScalarType::BFloat16) continue;  // numpy has no bfloat16
     const auto dt = dl_dtype(t);
     if (dt.code == d.code && dt.bits == d.bits && dt.lanes == d.lanes) return t;
   }
   throw TypeError("can't convert numpy array of this dtype; supported: bool, uint8, int8, int16, int32, int64, "
-                  "float32, float64");
+                  "float16, float32, float64");
 }
 
 using Array = nb::ndarray<nb::numpy, nb::device::cpu>;
@@ -130,12 +133,14 @@ nb::object from_ivalue(const jit::IValue& v) {
 
 nb::object item(const Tensor& t) {
   TCORE_CHECK_VALUE(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
-  return dispatch_dtype(t.dtype(), "item", [&](auto tag) -> nb::object {
+  return dispatch_all_types(t.dtype(), "item", [&](auto tag) -> nb::object {
     using T = typename decltype(tag)::type;
     T v;
     std::memcpy(&v, t.data_ptr(), sizeof(T));
     if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
     else if constexpr (std::is_floating_point_v<T>) return nb::float_(static_cast<double>(v));
+    else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      return nb::float_(static_cast<double>(static_cast<float>(v)));
     else return nb::int_(static_cast<int64_t>(v));
   });
 }
@@ -143,7 +148,7 @@ nb::object item(const Tensor& t) {
 void bind_types(nb::module_& m) {
   nb::enum_<ScalarType> dtype(m, "dtype");
 #define TCORE_VALUE(cpp, name, py) dtype.value(#py, ScalarType::name);
-  TCORE_FORALL_SCALAR_TYPES(TCORE_VALUE)
+  TCORE_FORALL_ALL_SCALAR_TYPES(TCORE_VALUE)
 #undef TCORE_VALUE
   nb::enum_<Layout>(m, "layout").value("strided", Layout::Strided);
   nb::enum_<MemoryFormat>(m, "memory_format")

@@ -27,6 +27,13 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
   TCORE_CHECK_TYPE(can_cast(result, out.dtype()), op, ": result type ", result,
                    " can't be cast to the desired output type ", out.dtype());
+  if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
+    const ScalarType wide = result == compute ? ScalarType::Float : result;
+    const Tensor tmp = binary_op_into<kinds>(empty_cpu(shape, wide), a, b, ScalarType::Float, wide, op, make);
+    write_result(out, tmp, op);
+    out.bump_version();
+    return out;
+  }
   resize_output(out, shape);
   const Tensor x = cast(a, compute), y = cast(b, compute);
   const bool direct = out.dtype() == result && !partially_overlaps(out, x) && !partially_overlaps(out, y);

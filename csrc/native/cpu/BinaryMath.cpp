@@ -143,7 +143,7 @@ Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& othe
   const bool direct = out.dtype() == t && !partially_overlaps(out, x) && !partially_overlaps(out, y) &&
                       !partially_overlaps(out, c);
   const Tensor target = direct ? out : empty_cpu(shape, t);
-  dispatch_dtype(t, "where", [&](auto tag) {
+  dispatch_all_types(t, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     select_loop<T>(target, c, x, y);
   });

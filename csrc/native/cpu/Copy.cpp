@@ -18,9 +18,9 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
     if (dst.numel() > 0) std::memmove(dst.data_ptr(), src.data_ptr(), dst.numel() * dst.element_size());
     return;
   }
-  dispatch_dtype(dst.dtype(), "copy_", [&](auto dt) {
+  dispatch_all_types(dst.dtype(), "copy_", [&](auto dt) {
     using D = typename decltype(dt)::type;
-    dispatch_dtype(src.dtype(), "copy_", [&](auto st) {
+    dispatch_all_types(src.dtype(), "copy_", [&](auto st) {
       using S = typename decltype(st)::type;
       unary_loop<D, S>(dst, src, [](S v) { return static_cast<D>(v); });
     });

@@ -1,4 +1,6 @@
 // empty and fill_: the CPU kernels every creation operator is built on.
+#include <type_traits>
+
 #include <tcore/ops/empty_native.h>
 #include <tcore/ops/fill_native.h>
 
@@ -18,10 +20,18 @@ Tensor empty_memory_format(IntArrayRef size, std::optional<ScalarType> dtype, st
   return empty_cpu(size, dtype.value_or(default_float_dtype()));
 }
 
+namespace {
+template <typename T>
+T fill_value(const Scalar& value) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(value.to<float>());
+  else return value.to<T>();
+}
+}  // namespace
+
 Tensor fill_(const Tensor& self, const Scalar& value) {
-  dispatch_dtype(self.dtype(), "fill_", [&](auto tag) {
+  dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = value.to<T>();
+    const T v = fill_value<T>(value);
     const LoopGeometry g = make_geometry(self.sizes(), {&self});
     parallel_loop_nd<1>(g, {static_cast<char*>(self.data_ptr())}, [v](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {

@@ -90,6 +90,8 @@ void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
 
 Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
   check_mm(self, mat2);
+  if (is_reduced_float(self.dtype()))  // float16/bfloat16: float32 products and sums, rounded on store
+    return cast(mm_compute(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float)), self.dtype());
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
   Tensor out = empty_cpu({n, m}, self.dtype());
   const Tensor a = contiguous_cpu(self), b = contiguous_cpu(mat2);

@@ -37,10 +37,12 @@ namespace {
 // Fills `self` element by element with draw(engine) (in place; contiguous or not).
 template <typename Draw>
 Tensor fill_random(const Tensor& self, const char* op, Draw draw) {
-  const Tensor target = self.is_contiguous() ? self : empty_cpu(self.sizes(), self.dtype());
+  // float16/bfloat16 draw in float32 and round: the same numbers as a float32 tensor, rounded
+  const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const Tensor target = self.is_contiguous() && t == self.dtype() ? self : empty_cpu(self.sizes(), t);
   {
     std::lock_guard<std::mutex> lock(generator_mutex);
-    dispatch_dtype(self.dtype(), op, [&](auto tag) {
+    dispatch_dtype(t, op, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* p = target.template data_ptr<T>();
       for (int64_t i = 0; i < target.numel(); ++i) p[i] = static_cast<T>(draw(engine(), tag));
@@ -72,6 +74,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
   TCORE_CHECK_VALUE(std::isfinite(b) && std::isfinite(e), "unsupported range: ", b, " -> ", e);
   TCORE_CHECK_VALUE((s > 0 && e >= b) || (s < 0 && e <= b), "upper bound and larger bound inconsistent with step sign");
   const ScalarType t = range_dtype({&start, &end, &step}, dtype);
+  if (is_reduced_float(t)) return cast(arange(start, end, step, ScalarType::Float, layout, device, pin_memory), t);
   const int64_t n = static_cast<int64_t>(std::ceil((e - b) / s));
   Tensor result = empty_cpu({n}, t);
   dispatch_numeric(t, "arange", [&](auto tag) {
@@ -92,6 +95,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   check_cpu(device, "linspace");
   TCORE_CHECK_VALUE(steps >= 0, "number of steps must be non-negative");
   const ScalarType t = dtype.value_or(default_float_dtype());
+  if (is_reduced_float(t)) return cast(linspace(start, end, steps, ScalarType::Float, layout, device, pin_memory), t);
   Tensor result = empty_cpu({steps}, t);
   const double b = start.to_double(), e = end.to_double();
   const double step = steps > 1 ? (e - b) / static_cast<double>(steps - 1) : 0.0;
@@ -112,7 +116,7 @@ Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<
   TCORE_CHECK_VALUE(n >= 0 && m >= 0, "eye: n and m must be non-negative, got ", n, " and ", m);
   const ScalarType t = dtype.value_or(default_float_dtype());
   Tensor result = empty_cpu({n, m}, t);
-  dispatch_dtype(t, "eye", [&](auto tag) {
+  dispatch_all_types(t, "eye", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = result.template data_ptr<T>();
     for (int64_t i = 0; i < n; ++i)

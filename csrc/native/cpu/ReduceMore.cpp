@@ -56,6 +56,10 @@ std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
   return mask;
 }
 
+// float16/bfloat16 inputs reduce in float32; values come back in the input's dtype.
+bool widen(const Tensor& t) { return is_reduced_float(t.dtype()); }
+Tensor f32(const Tensor& t) { return cast(t, ScalarType::Float); }
+
 // out[r] = f(row r, inner) for every row; Out is the result element type.
 template <typename T, typename Out, typename F>
 Tensor per_row(const Rows& rows, ScalarType out_dtype, F f) {
@@ -216,27 +220,51 @@ Tensor product(const Tensor& self, const std::vector<bool>& mask, bool keepdim, 
 }  // namespace
 
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
+    return cast(prod(f32(self), ScalarType::Float), dtype.value_or(self.dtype()));
   return product(self, std::vector<bool>(static_cast<size_t>(self.dim()), true), false, dtype);
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
+    return cast(prod(f32(self), dim, keepdim, ScalarType::Float), dtype.value_or(self.dtype()));
   return product(self, one_dim(self, dim), keepdim, dtype);
 }
 
-Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) { return extreme<true>(self, dim, keepdim, "amax"); }
-Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) { return extreme<false>(self, dim, keepdim, "amin"); }
-Tensor max(const Tensor& self) { return extreme<true>(self, {}, false, "max"); }
-Tensor min(const Tensor& self) { return extreme<false>(self, {}, false, "min"); }
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (widen(self)) return cast(amax(f32(self), dim, keepdim), self.dtype());
+  return extreme<true>(self, dim, keepdim, "amax");
+}
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (widen(self)) return cast(amin(f32(self), dim, keepdim), self.dtype());
+  return extreme<false>(self, dim, keepdim, "amin");
+}
+Tensor max(const Tensor& self) {
+  if (widen(self)) return cast(max(f32(self)), self.dtype());
+  return extreme<true>(self, {}, false, "max");
+}
+Tensor min(const Tensor& self) {
+  if (widen(self)) return cast(min(f32(self)), self.dtype());
+  return extreme<false>(self, {}, false, "min");
+}
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  if (widen(self)) {
+    auto [values, indices] = max(f32(self), dim, keepdim);
+    return {cast(values, self.dtype()), indices};
+  }
   return extreme_dim<true>(self, dim, keepdim, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  if (widen(self)) {
+    auto [values, indices] = min(f32(self), dim, keepdim);
+    return {cast(values, self.dtype()), indices};
+  }
   return extreme_dim<false>(self, dim, keepdim, "min");
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_extreme_of<true>(self, dim, keepdim, "argmax");
+  return arg_extreme_of<true>(widen(self) ? f32(self) : self, dim, keepdim, "argmax");
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_extreme_of<false>(self, dim, keepdim, "argmin");
+  return arg_extreme_of<false>(widen(self) ? f32(self) : self, dim, keepdim, "argmin");
 }
 
 Tensor all(const Tensor& self) { return all_any<true>(self, std::nullopt, false, "all"); }
@@ -249,14 +277,17 @@ Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
 }
 
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (widen(self)) return cast(var(f32(self), dim, correction, keepdim), self.dtype());
   return variance(self, dim, correction, keepdim, false, "var");
 }
 Tensor std(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (widen(self)) return cast(std(f32(self), dim, correction, keepdim), self.dtype());
   return variance(self, dim, correction, keepdim, true, "std");
 }
 
 // max-shifted, so that large inputs do not overflow; integer inputs compute in float32.
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (widen(self)) return cast(logsumexp(f32(self), dim, keepdim), self.dtype());
   const ScalarType t = is_floating(self.dtype()) ? self.dtype() : default_float_dtype();
   const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), "logsumexp"), keepdim, t);
   return dispatch_floating(t, "logsumexp", [&](auto tag) {
@@ -274,9 +305,13 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
 }
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
+    return cast(scan<false>(f32(self), dim, ScalarType::Float, "cumsum"), dtype.value_or(self.dtype()));
   return scan<false>(self, dim, dtype, "cumsum");
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
+    return cast(scan<true>(f32(self), dim, ScalarType::Float, "cumprod"), dtype.value_or(self.dtype()));
   return scan<true>(self, dim, dtype, "cumprod");
 }
 
@@ -287,6 +322,8 @@ template <bool Log>
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
   const ScalarType t = dtype ? *dtype : (is_floating(self.dtype()) ? self.dtype() : default_float_dtype());
   TCORE_CHECK_TYPE(is_floating(t), op, ": dtype must be floating, got ", t);
+  if (is_reduced_float(t))  // float16/bfloat16: computed in float32, rounded on store
+    return cast(softmax_impl<Log>(self, dim, ScalarType::Float, op), t);
   const std::vector<bool> mask = one_dim(self, dim);
   const Rows rows = rows_for(self, mask, true, t);
   // the dim is the last one of a contiguous input: the rows are laid out as the result is

@@ -20,6 +20,8 @@ enum class Reduction { Sum, Mean };
 
 Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarType out_dtype, Reduction kind,
               const char* op) {
+  if (is_reduced_float(out_dtype))  // float16/bfloat16: accumulated in double via float32, rounded on store
+    return cast(reduce(self, dim, keepdim, ScalarType::Float, kind, op), out_dtype);
   const std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
   const Rows rows = rows_for(self, mask, keepdim, out_dtype);
   const int64_t outer = rows.outer, inner = rows.inner;

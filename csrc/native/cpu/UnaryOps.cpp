@@ -48,6 +48,12 @@ template <typename Make>
 Tensor unary_into(const Tensor& out, const Tensor& self, ScalarType compute, const char* op, Make make) {
   TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
                    " can't be cast to the desired output type ", out.dtype());
+  if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
+    const Tensor tmp = unary_into(empty_cpu(self.sizes(), ScalarType::Float), self, ScalarType::Float, op, make);
+    write_result(out, tmp, op);
+    out.bump_version();
+    return out;
+  }
   resize_output(out, self.sizes());
   const Tensor x = cast(self, compute);
   const bool direct = out.dtype() == compute && !partially_overlaps(out, x);
@@ -235,6 +241,7 @@ auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
 
 template <bool Inf>
 Tensor float_test(const Tensor& self) {
+  if (is_reduced_float(self.dtype())) return float_test<Inf>(cast(self, ScalarType::Float));
   Tensor out = empty_cpu(self.sizes(), ScalarType::Bool);
   dispatch_dtype(self.dtype(), Inf ? "isinf" : "isnan", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -263,6 +270,7 @@ Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
+  if (is_reduced_float(self.dtype())) return cast(gelu(cast(self, ScalarType::Float), approximate), self.dtype());
   const bool tanh_form = approximate == "tanh";
   Tensor out = empty_cpu(self.sizes(), self.dtype());
   dispatch_floating(self.dtype(), "gelu", [&](auto tag) {

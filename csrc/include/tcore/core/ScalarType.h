@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <ostream>
 
+#include "tcore/core/Half.h"
 #include "tcore/core/Macros.h"
 
 namespace tcore {
@@ -18,9 +19,19 @@ namespace tcore {
   _(float, Float, float32)           \
   _(double, Double, float64)
 
+// The 16-bit floats: storage types (tensors, copies, conversions); kernels compute them
+// in float32, so the dtype switch of the kernels (dispatch_dtype) does not include them.
+#define TCORE_FORALL_REDUCED_FLOAT_TYPES(_) \
+  _(tcore::Half, Half, float16)            \
+  _(tcore::BFloat16, BFloat16, bfloat16)
+
+#define TCORE_FORALL_ALL_SCALAR_TYPES(_) \
+  TCORE_FORALL_SCALAR_TYPES(_)           \
+  TCORE_FORALL_REDUCED_FLOAT_TYPES(_)
+
 enum class ScalarType : int8_t {
 #define TCORE_ENUM(cpp, name, py) name,
-  TCORE_FORALL_SCALAR_TYPES(TCORE_ENUM)
+  TCORE_FORALL_ALL_SCALAR_TYPES(TCORE_ENUM)
 #undef TCORE_ENUM
   Undefined,
 };
@@ -38,14 +49,15 @@ struct scalar_type_of;
   struct scalar_type_of<cpp> {     \
     static constexpr ScalarType value = ScalarType::name; \
   };
-TCORE_FORALL_SCALAR_TYPES(TCORE_TRAIT)
+TCORE_FORALL_ALL_SCALAR_TYPES(TCORE_TRAIT)
 #undef TCORE_TRAIT
 
 TCORE_API const char* to_string(ScalarType t);       // "float32"
 TCORE_API int64_t element_size(ScalarType t);
 TCORE_API std::ostream& operator<<(std::ostream& os, ScalarType t);
 
-inline bool is_floating(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
+inline bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+inline bool is_floating(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double || is_reduced_float(t); }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) ||
          (t != ScalarType::Bool && !is_floating(t) && t != ScalarType::Undefined);
@@ -67,6 +79,21 @@ decltype(auto) dispatch_dtype(ScalarType t, const char* op, F&& f) {
     default:
       break;
   }
+  throw TypeError(detail::str_cat(op, ": not implemented for '", to_string(t), "'"));
+}
+
+// Every dtype, the 16-bit floats included (copies, fills, conversions).
+template <typename F>
+decltype(auto) dispatch_all_types(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+#define TCORE_CASE(cpp, name, py) \
+  case ScalarType::name:          \
+    return f(type_tag<cpp>{});
+    TCORE_FORALL_ALL_SCALAR_TYPES(TCORE_CASE)
+#undef TCORE_CASE
+    default:
+      break;
+  }
   throw TypeError(detail::str_cat(op, ": unsupported dtype ", to_string(t)));
 }
 
@@ -82,7 +109,8 @@ template <typename F>
 decltype(auto) dispatch_floating(ScalarType t, const char* op, F&& f) {
   if (t == ScalarType::Float) return f(type_tag<float>{});
   if (t == ScalarType::Double) return f(type_tag<double>{});
-  throw TypeError(detail::str_cat(op, ": not implemented for '", to_string(t), "' (floating dtypes only)"));
+  throw TypeError(detail::str_cat(op, ": not implemented for '", to_string(t), "'",
+                                  is_floating(t) ? "" : " (floating dtypes only)"));
 }
 
 }  // namespace tcore
