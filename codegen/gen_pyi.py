@@ -31,6 +31,7 @@ _BASE = {
     "Device": "_device | str",
     "MemoryFormat": "_memory_format",
     "Dimname": "str",
+    "Generator": "Generator",
 }
 
 

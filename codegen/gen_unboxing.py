@@ -25,6 +25,7 @@ _BASE = {
     "Layout": ("Layout", "to_layout"),
     "MemoryFormat": ("MemoryFormat", "to_memory_format"),
     "Device": ("Device", "to_device"),
+    "Generator": ("Generator", "to_generator"),
 }
 
 

@@ -916,3 +916,35 @@ def test_reduced_precision_rules(tcore):
     g = tcore.tensor([0.5, -1.0], dtype=tcore.float16, requires_grad=True)
     (g * g).sum().backward()  # autograd through float16: the gradient keeps the dtype
     assert g.grad.dtype == tcore.float16 and g.grad.tolist() == [1.0, -2.0]
+
+
+def test_generators(tcore):
+    """Generator objects: their own stream, reproducible by seed, shared by copies; the
+    default generator is tcore.manual_seed's."""
+    g = tcore.Generator().manual_seed(7)
+    a = tcore.rand(5, generator=g)
+    g.manual_seed(7)
+    assert tcore.rand(5, generator=g).tolist() == a.tolist() and g.initial_seed() == 7
+    tcore.manual_seed(7)
+    assert tcore.rand(5).tolist() == a.tolist() and tcore.default_generator.initial_seed() == 7
+    # drawing from a generator does not move the default stream
+    tcore.manual_seed(3)
+    expected = tcore.randn(4).tolist()
+    tcore.manual_seed(3)
+    other = tcore.Generator().manual_seed(11)
+    tcore.randn(100, generator=other)
+    assert tcore.randn(4).tolist() == expected
+    h = g.manual_seed(1)  # manual_seed returns the generator: the same state
+    first = tcore.randint(0, 100, [3], generator=h).tolist()
+    g.manual_seed(1)
+    assert tcore.randint(0, 100, [3], generator=g).tolist() == first
+    assert tcore.randint(4, [50], generator=g).max().item() < 4
+    x = tcore.empty(2000, dtype=tcore.float64)
+    x.normal_(2.0, 0.5, generator=g)
+    assert abs(x.mean().item() - 2.0) < 0.05
+    x.uniform_(-1, 1, generator=g)
+    assert -1 <= x.min().item() and x.max().item() < 1
+    assert tcore.empty(10, dtype=tcore.int64).random_(0, 3, generator=g).max().item() < 3
+    assert isinstance(g.seed(), int) and g.initial_seed() != 1
+    with pytest.raises(TypeError, match="cannot pass a Generator to a boxed operator"):
+        tcore.ops.rand.generator(size=[2], generator=g)

@@ -85,8 +85,9 @@ def test_schema_edit_rebuilds_exactly_what_changed(ws):
         expected = objects_depending_on(build, {str(gen / f) for f in changed})
         assert rebuilt == expected, (rebuilt, expected)
         # the dispatcher, binding and unboxing shards, and what includes add.h (the Scalar
-        # overloads, autograd shards whose formulas call add): a small part of the ~90 objects
-        assert 0 < len(rebuilt) <= 10, rebuilt
+        # overloads, composites and autograd code that call add): a small part of the objects
+        objects = list(build.rglob("*.o"))
+        assert 0 < len(rebuilt) <= len(objects) // 5, (len(rebuilt), len(objects), rebuilt)
         assert "codegen:op:add" in executed_tasks(r.stdout)
         # the new default reached C++ and Python
         assert run_python(ws, "import tcore; print(tcore.add(tcore.ones(1), tcore.ones(1)).item())").strip() == "3.0"

@@ -39,7 +39,7 @@ BASE_CPP: dict[str, tuple[str, bool]] = {
     "Any": ("AnyValue", False),
 }
 # Types the core headers do not define; the generator declares them (OpaqueTypes.h).
-OPAQUE_TYPES = ("Generator", "Dimname", "Stream", "QScheme", "ConstQuantizerPtr", "GraphModule", "AnyValue")
+OPAQUE_TYPES = ("Dimname", "Stream", "QScheme", "ConstQuantizerPtr", "GraphModule", "AnyValue")
 
 _ENUM_DEFAULTS = {
     "contiguous_format": "MemoryFormat::Contiguous",

@@ -142,4 +142,10 @@ Layout to_layout(const IValue& v, const char* arg) { return static_cast<Layout>(
 MemoryFormat to_memory_format(const IValue& v, const char* arg) { return static_cast<MemoryFormat>(to_int(v, arg)); }
 Device to_device(const IValue& v, const char* arg) { return Device(to_string_value(v, arg)); }
 
+Generator to_generator(const IValue& v, const char* arg) {
+  (void)v;
+  throw TypeError(std::string("argument '") + arg + "': boxed calls take no Generator object (pass None for the "
+                  "default generator, or call the operator directly)");
+}
+
 }  // namespace tcore::jit

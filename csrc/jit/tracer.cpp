@@ -99,6 +99,8 @@ std::string operand(ScalarType v) { return std::to_string(static_cast<int>(v)); 
 std::string operand(Layout v) { return std::to_string(static_cast<int>(v)); }
 std::string operand(MemoryFormat v) { return std::to_string(static_cast<int>(v)); }
 std::string operand(Device v) { return "\"" + v.str() + "\""; }
+// A Generator is state, not a value the IR can hold: the graph draws from the default one.
+std::string operand(const Generator&) { return "None"; }
 
 void record(const char* op, const std::vector<std::string>& args, const std::vector<Tensor>& outputs) {
   State& s = current();

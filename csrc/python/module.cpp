@@ -155,6 +155,17 @@ void bind_types(nb::module_& m) {
       .value("contiguous_format", MemoryFormat::Contiguous)
       .value("preserve_format", MemoryFormat::Preserve)
       .value("channels_last", MemoryFormat::ChannelsLast);
+  nb::class_<Generator>(m, "Generator",
+                        "A random number generator (a 64-bit Mersenne Twister); copies share its state.")
+      .def(nb::init<>())
+      .def("manual_seed", [](Generator& g, uint64_t seed) { return Generator(g.manual_seed(seed)); },
+           nb::arg("seed"))  // a copy: it shares the state
+      .def("initial_seed", &Generator::initial_seed)
+      .def("seed", &Generator::seed)
+      .def("__repr__", [](const Generator& g) {
+        return "<tcore.Generator initial_seed=" + std::to_string(g.initial_seed()) + ">";
+      });
+  m.attr("default_generator") = default_generator();
   nb::class_<Device>(m, "device")
       .def(nb::init<const std::string&>(), nb::arg("type"))
       .def("__init__", [](Device* d, const std::string& type, int index) {

@@ -31,13 +31,6 @@ Tensor parameter(int64_t rows, int64_t cols, float scale, std::mt19937_64& rng) 
   return t;
 }
 
-Tensor one_hot(const Tensor& labels, int64_t classes) {
-  Tensor t = zeros({labels.sizes()[0], classes});
-  float* p = t.data_ptr<float>();
-  for (int64_t i = 0; i < labels.sizes()[0]; ++i) p[i * classes + labels.data_ptr<int64_t>()[i]] = 1.0f;
-  return t;
-}
-
 struct Model {
   Tensor w1, b1, w2, b2;
   Tensor forward(const Tensor& x) const { return add(mm(relu(add(mm(x, w1), b1)), w2), b2); }
@@ -49,12 +42,6 @@ struct Model {
     }
   }
 };
-
-// mean over the batch of -log softmax(logits)[label]
-Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
-  const Tensor log_z = log(sum(exp(logits), IntArrayRef{1}, true));
-  return div(neg(sum(mul(sub(logits, log_z), targets))), static_cast<double>(logits.sizes()[0]));
-}
 
 double accuracy(const Model& model, const data::MNIST& set) {
   NoGradGuard no_grad;
@@ -112,7 +99,8 @@ int main(int argc, char** argv) {
       double total = 0;
       int64_t batches = 0;
       while (auto b = loader.next()) {
-        Tensor loss = cross_entropy(model.forward(b->images), one_hot(b->labels, 10));
+        // mean over the batch of -log softmax(logits)[label]
+        Tensor loss = tcore::cross_entropy(model.forward(b->images), b->labels);
         ag::backward({loss}, {});
         model.step(lr);
         total += *loss.data_ptr<float>();

@@ -135,4 +135,24 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<Scalar
   return tcore::random_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), low, high);
 }
 
+// The same with a Generator (None: the default one).
+Tensor rand(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+            std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::uniform_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), 0.0, 1.0, generator);
+}
+Tensor randn(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+             std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return tcore::normal_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), 0.0, 1.0, generator);
+}
+Tensor randint(int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+               std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+               std::optional<bool> pin_memory) {
+  return tcore::random_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), 0, high, generator);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+               std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+               std::optional<bool> pin_memory) {
+  return tcore::random_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), low, high, generator);
+}
+
 }  // namespace tcore::native

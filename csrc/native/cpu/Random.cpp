@@ -17,18 +17,43 @@
 #include "native/cpu/Loops.h"
 
 namespace tcore {
-namespace {
-std::mutex generator_mutex;
-std::mt19937_64& engine() {
-  static std::mt19937_64 e(67280421310721ULL);  // PyTorch's default seed, for the same habit
-  return e;
-}
-}  // namespace
 
-TCORE_API void manual_seed(uint64_t seed) {
-  std::lock_guard<std::mutex> lock(generator_mutex);
-  engine().seed(seed);
+struct Generator::State {
+  std::mt19937_64 engine;
+  uint64_t initial_seed;
+  std::mutex mutex;
+  explicit State(uint64_t seed) : engine(seed), initial_seed(seed) {}
+};
+
+Generator::Generator() : Generator(67280421310721ULL) {}  // PyTorch's default seed, for the same habit
+Generator::Generator(uint64_t seed) : state_(std::make_shared<State>(seed)) {}
+
+Generator& Generator::manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->engine.seed(seed);
+  state_->initial_seed = seed;
+  return *this;
 }
+
+uint64_t Generator::initial_seed() const { return state_->initial_seed; }
+
+uint64_t Generator::seed() {
+  std::random_device device;
+  const uint64_t s = (static_cast<uint64_t>(device()) << 32) ^ device();
+  manual_seed(s);
+  return s;
+}
+
+std::mt19937_64& Generator::engine() const { return state_->engine; }
+std::mutex& Generator::mutex() const { return state_->mutex; }
+
+Generator default_generator() {
+  static const Generator g;
+  return g;
+}
+
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+
 }  // namespace tcore
 
 namespace tcore::native {
@@ -36,16 +61,18 @@ namespace {
 
 // Fills `self` element by element with draw(engine) (in place; contiguous or not).
 template <typename Draw>
-Tensor fill_random(const Tensor& self, const char* op, Draw draw) {
+Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator, const char* op, Draw draw) {
   // float16/bfloat16 draw in float32 and round: the same numbers as a float32 tensor, rounded
   const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
   const Tensor target = self.is_contiguous() && t == self.dtype() ? self : empty_cpu(self.sizes(), t);
   {
-    std::lock_guard<std::mutex> lock(generator_mutex);
+    const Generator gen = generator ? *generator : default_generator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    std::mt19937_64& engine = gen.engine();
     dispatch_dtype(t, op, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* p = target.template data_ptr<T>();
-      for (int64_t i = 0; i < target.numel(); ++i) p[i] = static_cast<T>(draw(engine(), tag));
+      for (int64_t i = 0; i < target.numel(); ++i) p[i] = static_cast<T>(draw(engine, tag));
     });
   }
   if (!target.is_same(self)) copy_kernel(self, target);
@@ -125,25 +152,25 @@ Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<
   return result;
 }
 
-Tensor uniform_(const Tensor& self, double from, double to) {
+Tensor uniform_(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ", self.dtype());
   TCORE_CHECK_VALUE(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   std::uniform_real_distribution<double> dist(from, to);
-  return fill_random(self, "uniform_", [&](std::mt19937_64& e, auto) { return dist(e); });
+  return fill_random(self, generator, "uniform_", [&](std::mt19937_64& e, auto) { return dist(e); });
 }
 
-Tensor normal_(const Tensor& self, double mean, double std) {
+Tensor normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ", self.dtype());
   TCORE_CHECK_VALUE(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   std::normal_distribution<double> dist(mean, std);
-  return fill_random(self, "normal_", [&](std::mt19937_64& e, auto) { return dist(e); });
+  return fill_random(self, generator, "normal_", [&](std::mt19937_64& e, auto) { return dist(e); });
 }
 
-Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to) {
+Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
   const int64_t high = to.value_or(int64_t{1} << 53);
   TCORE_CHECK_VALUE(from < high, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", high);
   std::uniform_int_distribution<int64_t> dist(from, high - 1);
-  return fill_random(self, "random_", [&](std::mt19937_64& e, auto) { return dist(e); });
+  return fill_random(self, generator, "random_", [&](std::mt19937_64& e, auto) { return dist(e); });
 }
 
 }  // namespace tcore::native

@@ -9,6 +9,7 @@
 
 #include "tcore/core/ArrayRef.h"
 #include "tcore/core/Device.h"
+#include "tcore/core/Random.h"
 #include "tcore/core/Scalar.h"
 #include "tcore/core/ScalarType.h"
 #include "tcore/core/Storage.h"

@@ -80,6 +80,8 @@ TCORE_API ScalarType to_scalar_type(const IValue& v, const char* arg);
 TCORE_API Layout to_layout(const IValue& v, const char* arg);
 TCORE_API MemoryFormat to_memory_format(const IValue& v, const char* arg);
 TCORE_API Device to_device(const IValue& v, const char* arg);
+// A boxed call carries no Generator object: only None (the default generator) is accepted.
+TCORE_API Generator to_generator(const IValue& v, const char* arg);
 
 template <typename T, typename F>
 std::optional<T> to_optional(const IValue& v, F convert, const char* arg) {

@@ -30,6 +30,7 @@ TCORE_API std::string operand(ScalarType v);
 TCORE_API std::string operand(Layout v);
 TCORE_API std::string operand(MemoryFormat v);
 TCORE_API std::string operand(Device v);
+TCORE_API std::string operand(const Generator& g);
 template <typename T>
 std::string operand(const std::optional<T>& v) {
   return v ? operand(*v) : std::string("None");
