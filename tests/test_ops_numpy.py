@@ -948,3 +948,25 @@ def test_generators(tcore):
     assert isinstance(g.seed(), int) and g.initial_seed() != 1
     with pytest.raises(TypeError, match="cannot pass a Generator to a boxed operator"):
         tcore.ops.rand.generator(size=[2], generator=g)
+
+
+SMALL_INTS = ("uint8", "int8", "int16", "int32")
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "maximum", "remainder", "bitwise_xor", "lt"])
+@pytest.mark.parametrize("dtypes", [(a, b) for a in SMALL_INTS + ("int64",) for b in SMALL_INTS], ids="-".join)
+def test_small_integer_dtypes_like_numpy(tcore, op, dtypes):
+    """uint8, int8, int16, int32 against numpy: promotion (uint8 with int8 is int16) and
+    wrap-around in the result dtype, as PyTorch."""
+    rng = np.random.default_rng(15)
+    an = rng.integers(1, 100, (3, 4)).astype(dtypes[0])
+    bn = rng.integers(1, 100, (4,)).astype(dtypes[1])
+    a, b = tcore.tensor(an), tcore.tensor(bn)
+    fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "maximum": np.maximum, "remainder": np.remainder,
+          "bitwise_xor": np.bitwise_xor, "lt": np.less}[op]
+    expected = fn(an, bn)  # numpy's promotion agrees with PyTorch's on these pairs
+    got = getattr(tcore, op)(a, b)
+    assert got.dtype == getattr(tcore, str(expected.dtype)), (got.dtype, expected.dtype)
+    np.testing.assert_array_equal(got.numpy(), expected)
+    assert tcore.promote_types(tcore.uint8, tcore.int8) == tcore.int16
+    assert (tcore.tensor(np.array([250], np.uint8)) + 10).tolist() == [4]  # wraps in uint8, as PyTorch
