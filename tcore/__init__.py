@@ -49,6 +49,7 @@ channels_last = _C.memory_format.channels_last
 
 _install(globals())
 
+from . import cuda  # noqa: E402 - the CUDA backend's runtime
 from . import jit  # noqa: E402 - the IR interpreter
 from .ops import ops  # noqa: E402 - the boxed path (generated unboxing)
 

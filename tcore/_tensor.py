@@ -32,7 +32,7 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
 
     As in PyTorch, Python floats become float32 unless dtype says otherwise."""
     if isinstance(data, _C.Tensor):
-        data = data.numpy() if data.dtype != _C.dtype.bfloat16 else data.float().numpy()
+        data = _host(data).numpy()
     arr = np.array(data)
     if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
         arr = arr.astype(np.float32)
@@ -74,8 +74,16 @@ def _method_varargs(fn):
     return wrapper
 
 
+def _host(self: _C.Tensor) -> _C.Tensor:
+    """self as a CPU tensor numpy can read (bfloat16 widened to float32)."""
+    t = self.detach() if getattr(self, "requires_grad", False) else self
+    if t.device.type != "cpu":
+        t = t.to("cpu")
+    return t.float() if t.dtype == _C.dtype.bfloat16 else t
+
+
 def _repr(self: _C.Tensor) -> str:
-    arr = self.numpy() if self.dtype != _C.dtype.bfloat16 else self.detach().float().numpy()
+    arr = _host(self).numpy()
     prefix = "tensor("
     if arr.size == 0:
         body = "[]" if arr.ndim == 1 else f"[], size={tuple(arr.shape)}"
@@ -84,6 +92,8 @@ def _repr(self: _C.Tensor) -> str:
                                formatter={"bool": lambda b: "True" if b else "False"},
                                precision=4, floatmode=_floatmode(arr))
     suffix = ""
+    if self.device.type != "cpu":
+        suffix += f", device='{self.device}'"
     if self.dtype not in (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool):
         suffix = f", dtype=tcore.{self.dtype.name}"
     grad_fn = getattr(self, "grad_fn", None)
@@ -227,7 +237,10 @@ def install(namespace: dict) -> None:
     T.__neg__ = lambda self: _C.neg(self)
     T.__pos__ = lambda self: self
     T.__abs__ = lambda self: _C.abs(self)
-    T.tolist = lambda self: (self.numpy() if self.dtype != _C.dtype.bfloat16 else self.float().numpy()).tolist()
+    T.tolist = lambda self: _host(self).numpy().tolist()
+    T.cuda = lambda self, device=None: self.to("cuda" if device is None else f"cuda:{int(device)}")
+    T.cpu = lambda self: self.to("cpu")
+    T.is_cuda = property(lambda self: self.device.type == "cuda")
     # DLPack through numpy's view of the same memory (CPU tensors; no copy)
     T.__dlpack__ = lambda self, *args, **kwargs: self.numpy().__dlpack__(*args, **kwargs)
     T.__dlpack_device__ = lambda self: self.numpy().__dlpack_device__()

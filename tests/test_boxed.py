@@ -45,6 +45,7 @@ OVERRIDES = {
     "layer_norm": dict(normalized_shape=[3], weight=(3,), bias=(3,)),
     "constant_pad_nd": dict(pad=[1, 0, 0, 2]),
     "dropout": dict(p=0.5),
+    "to": dict(device="cpu"),
 }
 OVERRIDES["index_add_"] = OVERRIDES["index_add"]
 OVERRIDES["scatter_add_"] = OVERRIDES["scatter_add"]

@@ -50,13 +50,13 @@ CASES = {
                        "mm_out_kernel_missing"),
     "duplicate overload": ("- func: mm.out(Tensor self", "- func: mm(Tensor self", "duplicate overload 'mm'",
                            "mm(Tensor self"),
-    "unknown field": ("  variants: function, method\n  dispatch:\n    CPU: mm\n",
-                      "  variants: function, method\n  dispatchh:\n    CPU: mm\n", "unknown field 'dispatchh'",
+    "unknown field": ("  variants: function, method\n  dispatch:\n    CUDA: mm_cuda\n",
+                      "  variants: function, method\n  dispatchh:\n    CUDA: mm_cuda\n", "unknown field 'dispatchh'",
                       "dispatchh"),
     "unknown tag": ("    CPU: mm\n  tags: core", "    CPU: mm\n  tags: cor", "unknown tag 'cor'", "cor"),
     "unknown dispatch key": ("    CPU: mm\n", "    CPUU: mm\n", "unknown dispatch key 'CPUU'", "CPUU"),
-    "bad default": ("bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CPU: sum_dim",
-                    "bool keepdim=, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CPU: sum_dim",
+    "bad default": ("bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CUDA: sum_dim_cuda",
+                    "bool keepdim=, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CUDA: sum_dim_cuda",
                     "expected a default value", ", *"),
 }
 

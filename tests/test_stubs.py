@@ -48,6 +48,6 @@ def test_the_stub_covers_every_binding(tcore):
     classes = {"Tensor", "Graph", "Node", "dtype", "device", "layout", "memory_format", "Generator"}
     assert bound - classes - {"is_grad_enabled"} <= functions
     tensor_methods = {n for n in dir(tcore.Tensor) if not n.startswith("_")}
-    attributes = {"shape", "dtype", "device", "ndim", "T", "is_leaf", "grad_fn", "grad", "requires_grad"}
+    attributes = {"shape", "dtype", "device", "ndim", "T", "is_leaf", "grad_fn", "grad", "requires_grad", "is_cuda"}
     assert tensor_methods - attributes <= methods
     assert "@overload\ndef add(self: Tensor, other: Tensor, *, alpha: _Number = 1) -> Tensor: ..." in text

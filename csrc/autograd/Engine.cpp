@@ -13,6 +13,7 @@
 
 #include "tcore/autograd/autograd.h"
 #include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
 
 namespace tcore::autograd {
 namespace {
@@ -39,6 +40,11 @@ Tensor validate(const Tensor& g, const InputMeta& m) {
   if (!g.defined()) return g;
   Tensor r = sum_to(g, m.sizes);
   if (r.dtype() != m.dtype) r = native::cast(r, m.dtype);
+  if (r.device() != m.device) {  // a gradient that crossed devices (to("cuda") in the forward) goes back
+    Tensor moved = empty_on(r.sizes(), r.dtype(), m.device);
+    native::copy_kernel(moved, r);
+    r = moved;
+  }
   return r;
 }
 

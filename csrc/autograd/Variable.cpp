@@ -35,7 +35,7 @@ class AccumulateGrad final : public Node {
 Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
-  input_meta.push_back(InputMeta{t.sizes().vec(), t.dtype()});
+  input_meta.push_back(InputMeta{t.sizes().vec(), t.dtype(), t.device()});
   pre_hooks.emplace_back();
   return static_cast<uint32_t>(input_meta.size() - 1);
 }

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "tcore/core/Scalar.h"
+#include "tcore/cuda/CUDA.h"
 
 namespace tcore {
 
@@ -79,6 +80,20 @@ Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) {
   for (int64_t s : sizes) TCORE_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
   const int64_t n = numel_of(sizes);
   Storage storage = Storage::allocate_cpu(static_cast<size_t>(n * element_size(dtype)));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), contiguous_strides(sizes), 0));
+}
+
+Storage allocate_storage(size_t nbytes, Device device) {
+  if (device.is_cpu()) return Storage::allocate_cpu(nbytes);
+  TCORE_CHECK_VALUE(device.type == DeviceType::CUDA, "no allocator for device ", device.str());
+  return cuda::allocate(nbytes, device.index);
+}
+
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
+  if (device.is_cpu()) return empty_cpu(sizes, dtype);
+  for (int64_t s : sizes) TCORE_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
+  const int64_t n = numel_of(sizes);
+  Storage storage = allocate_storage(static_cast<size_t>(n * element_size(dtype)), device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), contiguous_strides(sizes), 0));
 }
 

@@ -60,8 +60,7 @@ void resize_output(const Tensor& out, IntArrayRef sizes) {
   if (out.sizes().size() == sizes.size() && std::equal(sizes.begin(), sizes.end(), out.sizes().begin())) return;
   const int64_t needed = (numel_of(sizes) + out.storage_offset()) * out.element_size();
   if (static_cast<int64_t>(out.storage().nbytes()) < needed) {
-    TCORE_CHECK(out.device().is_cpu(), "resize of a non-CPU out= tensor is not supported");
-    Storage fresh = Storage::allocate_cpu(static_cast<size_t>(numel_of(sizes) * out.element_size()));
+    Storage fresh = allocate_storage(static_cast<size_t>(numel_of(sizes) * out.element_size()), out.device());
     out.impl()->set_storage(std::move(fresh));
     out.impl()->set_sizes_and_strides(sizes.vec(), contiguous_strides(sizes), 0);
     return;
@@ -71,7 +70,7 @@ void resize_output(const Tensor& out, IntArrayRef sizes) {
 
 Tensor cast(const Tensor& t, ScalarType dtype) {
   if (t.dtype() == dtype) return t;
-  Tensor out = empty_cpu(t.sizes(), dtype);
+  Tensor out = empty_on(t.sizes(), dtype, t.device());
   copy_kernel(out, t);
   return out;
 }

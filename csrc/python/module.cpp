@@ -7,11 +7,12 @@
 #include <nanobind/stl/pair.h>
 #include <tcore/ops/add_ops.h>
 
-#include "tcore/core/Parallel.h"
-#include "tcore/core/Random.h"
 #include "python/bind.h"
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
+#include "tcore/core/Parallel.h"
+#include "tcore/core/Random.h"
+#include "tcore/cuda/CUDA.h"
 #include "tcore/data/mnist.h"
 #include "tcore/jit/graph.h"
 #include "tcore/jit/ivalue.h"
@@ -131,8 +132,13 @@ nb::object from_ivalue(const jit::IValue& v) {
   }, v.value);
 }
 
-nb::object item(const Tensor& t) {
-  TCORE_CHECK_VALUE(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+nb::object item(const Tensor& tensor) {
+  TCORE_CHECK_VALUE(tensor.numel() == 1, "a Tensor with ", tensor.numel(), " elements cannot be converted to Scalar");
+  Tensor t = tensor;
+  if (!t.device().is_cpu()) {  // one element comes back to the host
+    t = empty_cpu(tensor.sizes(), tensor.dtype());
+    cuda::copy(t, tensor);
+  }
   return dispatch_all_types(t.dtype(), "item", [&](auto tag) -> nb::object {
     using T = typename decltype(tag)::type;
     T v;
@@ -191,6 +197,24 @@ void bind_types(nb::module_& m) {
         "Sets the number of threads large CPU kernels use (intra-op parallelism).");
   m.def("get_num_threads", &tcore::get_num_threads, "The number of threads large CPU kernels use.");
   m.attr("_has_openmp") = tcore::has_openmp();
+  m.def("_cuda_is_built", &cuda::is_built);
+  m.def("_cuda_is_available", &cuda::is_available);
+  m.def("_cuda_unavailable_reason", [] { return std::string(cuda::unavailable_reason()); });
+  m.def("_cuda_device_count", &cuda::device_count);
+  m.def("_cuda_current_device", &cuda::current_device);
+  m.def("_cuda_set_device", &cuda::set_device, nb::arg("device"));
+  m.def("_cuda_synchronize", &cuda::synchronize, nb::arg("device") = -1);
+  m.def("_cuda_memory_allocated", &cuda::memory_allocated, nb::arg("device") = -1);
+  m.def("_cuda_memory_reserved", &cuda::memory_reserved, nb::arg("device") = -1);
+  m.def("_cuda_empty_cache", &cuda::empty_cache);
+  m.def("_registered_keys", [](const std::string& name) {  // the dispatch keys with a kernel for one overload
+    const OperatorEntry* e = OperatorEntry::find(name.rfind("tcore::", 0) == 0 ? name : "tcore::" + name);
+    TCORE_CHECK_VALUE(e != nullptr, "no operator ", name);
+    std::vector<std::string> keys;
+    for (int k = 0; k < static_cast<int>(DispatchKey::NumKeys); ++k)
+      if (e->has_kernel(static_cast<DispatchKey>(k))) keys.push_back(to_string(static_cast<DispatchKey>(k)));
+    return keys;
+  }, nb::arg("name"));
 }
 
 }  // namespace

@@ -159,19 +159,32 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   return tcore::copy_(out, self);
 }
 
-// A copy with another dtype (the only conversion a CPU-only core has to make).
-Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, bool non_blocking,
+// A copy with another dtype and/or on another device (copy_ moves the values).
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking,
                 std::optional<MemoryFormat> memory_format) {
   (void)non_blocking;
+  (void)pin_memory;
   TCORE_CHECK_VALUE(!memory_format || *memory_format != MemoryFormat::ChannelsLast, "to: channels_last is not supported");
-  Tensor out = tcore::empty(self.sizes(), dtype.value_or(self.dtype()), Layout::Strided, self.device());
+  Tensor out = tcore::empty(self.sizes(), dtype.value_or(self.dtype()), layout, device.value_or(self.device()));
   return tcore::copy_(out, self);
 }
 
 // self itself when it already has the dtype (and no copy is asked for), as PyTorch.
 Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
   if (dtype == self.dtype() && !copy && (!memory_format || *memory_format == MemoryFormat::Preserve)) return self;
-  return tcore::_to_copy(self, dtype, non_blocking, memory_format);
+  return tcore::_to_copy(self, dtype, std::nullopt, std::nullopt, std::nullopt, non_blocking, memory_format);
+}
+
+// "cuda" means the current CUDA device; self itself when nothing changes.
+Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy,
+          std::optional<MemoryFormat> memory_format) {
+  const ScalarType t = dtype.value_or(self.dtype());
+  const bool same_device = device.type == self.device().type && (device.index < 0 || device.index == self.device().index);
+  if (same_device && t == self.dtype() && !copy && (!memory_format || *memory_format == MemoryFormat::Preserve))
+    return self;
+  return tcore::_to_copy(self, t, std::nullopt, same_device ? self.device() : device, std::nullopt, non_blocking,
+                         memory_format);
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {

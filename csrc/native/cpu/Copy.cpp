@@ -6,11 +6,15 @@
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Loops.h"
+#include "tcore/cuda/CUDA.h"
 
 namespace tcore::native {
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
-  TCORE_CHECK(dst.device().is_cpu() && src.device().is_cpu(), "copy_kernel: CPU tensors only");
+  if (!dst.device().is_cpu() || !src.device().is_cpu()) {  // a device is involved: its backend copies
+    cuda::copy(dst, src);
+    return;
+  }
   broadcast_shapes(dst.sizes(), src.sizes());  // validates
   TCORE_CHECK_VALUE(src.dim() <= dst.dim(), "copy_: source of shape ", shape_str(src.sizes()),
                     " cannot be broadcast to destination of shape ", shape_str(dst.sizes()));

@@ -1,34 +1,107 @@
-// CUDA kernels of add and mul over the shared launcher (Loops.cuh). Not yet part of
-// the build (the CUDA backend issue wires them into dispatch); hipify translates them
-// and the tests compile both versions with nvcc and hipcc.
-#include "Loops.cuh"
+// add, sub, mul and div on CUDA devices over the shared launcher (Loops.cuh), with the
+// CPU kernels' rules: type promotion, broadcasting, out= and in-place. A Python number
+// (a CPU 0-dim tensor) joins a device tensor as a scalar operand.
+#include <tcore/ops/add_native.h>
+#include <tcore/ops/div_native.h>
+#include <tcore/ops/mul_native.h>
+#include <tcore/ops/sub_native.h>
 
-namespace tcore::native::cuda {
+#include "native/TensorUtils.h"
+#include "native/cuda/Loops.cuh"
 
-struct AddFunctor {
-  float alpha;
-  __device__ float operator()(float x, float y) const { return x + alpha * y; }
+namespace tcore::native {
+namespace {
+
+template <typename T>
+struct AddOp {
+  T alpha;
+  __device__ T operator()(T x, T y) const { return static_cast<T>(x + alpha * y); }
+};
+template <typename T>
+struct MulOp {
+  __device__ T operator()(T x, T y) const { return static_cast<T>(x * y); }
+};
+template <typename T>
+struct DivOp {
+  __device__ T operator()(T x, T y) const { return x / y; }
 };
 
-struct MulFunctor {
-  __device__ float operator()(float x, float y) const { return x * y; }
-};
+enum class Kind { Add, Sub, Mul, Div };
 
-void add_kernel_cuda(char* out, const char* a, const char* b, const OffsetCalculator<3>& calc, int64_t n, float alpha,
-                     cudaStream_t stream) {
-  launch_binary<float>(out, a, b, calc, n, AddFunctor{alpha}, stream);
+Device device_of(const Tensor& a, const Tensor& b) { return a.device().is_cpu() ? b.device() : a.device(); }
+
+Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha,
+                   const char* op) {
+  cuda::check_same_device(a, b, op);
+  const Device device = device_of(a, b);
+  const ScalarType promoted = result_type({&a, &b});
+  const ScalarType compute = kind == Kind::Div && !is_floating(promoted) ? default_float_dtype() : promoted;
+  TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
+                   " can't be cast to the desired output type ", out.dtype());
+  TCORE_CHECK_VALUE(out.device() == device, op, ": the out= tensor is on ", out.device().str(),
+                    " but the inputs are on ", device.str());
+  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
+  resize_output(out, shape);
+  const Tensor x = cast(cuda::on_device(a, device), compute), y = cast(cuda::on_device(b, device), compute);
+  const bool direct = out.dtype() == compute && !partially_overlaps(out, x) && !partially_overlaps(out, y);
+  const Tensor target = direct ? out : empty_on(shape, compute, device);
+  dispatch_numeric(compute, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    switch (kind) {
+      case Kind::Add: cuda::launch_binary<T, T>(target, x, y, AddOp<T>{alpha.to<T>()}); break;
+      case Kind::Sub: cuda::launch_binary<T, T>(target, x, y, AddOp<T>{static_cast<T>(-alpha.to<T>())}); break;
+      case Kind::Mul: cuda::launch_binary<T, T>(target, x, y, MulOp<T>{}); break;
+      case Kind::Div: cuda::launch_binary<T, T>(target, x, y, DivOp<T>{}); break;
+    }
+  });
+  if (!direct) write_result(out, target, op);
+  out.bump_version();
+  return out;
 }
 
-void mul_kernel_cuda(char* out, const char* a, const char* b, const OffsetCalculator<3>& calc, int64_t n,
-                     cudaStream_t stream) {
-  launch_binary<float>(out, a, b, calc, n, MulFunctor{}, stream);
+Tensor functional(const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha, const char* op) {
+  const ScalarType promoted = result_type({&a, &b});
+  const ScalarType t = kind == Kind::Div && !is_floating(promoted) ? default_float_dtype() : promoted;
+  return binary_into(empty_on(broadcast_shapes(a.sizes(), b.sizes()), t, device_of(a, b)), a, b, kind, alpha, op);
 }
 
-// Copies between host and device memory, on the given stream.
-void copy_between_devices(void* dst, const void* src, size_t nbytes, bool to_device, cudaStream_t stream) {
-  check(cudaMemcpyAsync(dst, src, nbytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream),
-        "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+Tensor inplace(const Tensor& self, const Tensor& other, Kind kind, const Scalar& alpha, const char* op) {
+  const auto shape = broadcast_shapes(self.sizes(), other.sizes());
+  TCORE_CHECK_VALUE(numel_of(shape) == self.numel() && shape.size() == self.sizes().size(), op,
+                    ": output with shape ", shape_str(self.sizes()), " doesn't match the broadcast shape ",
+                    shape_str(shape));
+  return binary_into(self, self, other, kind, alpha, op);
 }
 
-}  // namespace tcore::native::cuda
+}  // namespace
+
+Tensor add_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return functional(self, other, Kind::Add, alpha, "add");
+}
+Tensor add_cuda_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return inplace(self, other, Kind::Add, alpha, "add_");
+}
+Tensor add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  return binary_into(out, self, other, Kind::Add, alpha, "add");
+}
+Tensor sub_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return functional(self, other, Kind::Sub, alpha, "sub");
+}
+Tensor sub_cuda_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return inplace(self, other, Kind::Sub, alpha, "sub_");
+}
+Tensor sub_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  return binary_into(out, self, other, Kind::Sub, alpha, "sub");
+}
+Tensor mul_cuda(const Tensor& self, const Tensor& other) { return functional(self, other, Kind::Mul, 1, "mul"); }
+Tensor mul_cuda_(const Tensor& self, const Tensor& other) { return inplace(self, other, Kind::Mul, 1, "mul_"); }
+Tensor mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return binary_into(out, self, other, Kind::Mul, 1, "mul");
+}
+Tensor div_cuda(const Tensor& self, const Tensor& other) { return functional(self, other, Kind::Div, 1, "div"); }
+Tensor div_cuda_(const Tensor& self, const Tensor& other) { return inplace(self, other, Kind::Div, 1, "div_"); }
+Tensor div_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return binary_into(out, self, other, Kind::Div, 1, "div");
+}
+
+}  // namespace tcore::native

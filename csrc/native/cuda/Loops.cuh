@@ -1,16 +1,20 @@
 #pragma once
 // The CUDA elementwise launcher: broadcasting and non-contiguous operands through the
-// same offset calculation as the CPU loop (strides in bytes, up to kMaxDims dims),
-// one thread per output element, grid-stride loop.
+// same offset calculation as the CPU loop (make_geometry's coalesced shape and byte
+// strides, up to kMaxDims dims), one thread per output element, grid-stride loop.
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <stdexcept>
-#include <string>
+#include <vector>
+
+#include "native/cpu/Copy.h"
+#include "native/cpu/Loops.h"
+#include "tcore/cuda/CUDA.h"
 
 namespace tcore::native::cuda {
 
 constexpr int kMaxDims = 8;
+constexpr int kThreads = 256;
 
 template <int N>
 struct OffsetCalculator {
@@ -28,28 +32,118 @@ struct OffsetCalculator {
   }
 };
 
-inline void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
-}
+template <int N>
+struct Pointers {
+  char* p[N];
+};
 
-template <typename T, typename F>
-__global__ void binary_kernel(char* out, const char* a, const char* b, OffsetCalculator<3> calc, int64_t n, F f) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
-    int64_t off[3];
-    calc.offsets(i, off);
-    *reinterpret_cast<T*>(out + off[0]) =
-        f(*reinterpret_cast<const T*>(a + off[1]), *reinterpret_cast<const T*>(b + off[2]));
+inline void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw Error(detail::str_cat(what, ": ", cudaGetErrorString(err)));
   }
 }
 
-template <typename T, typename F>
-void launch_binary(char* out, const char* a, const char* b, const OffsetCalculator<3>& calc, int64_t n, F f,
-                   cudaStream_t stream) {
+inline cudaStream_t stream_of(const Tensor& t) {
+  return static_cast<cudaStream_t>(tcore::cuda::current_stream(t.device().index));
+}
+
+inline unsigned grid_for(int64_t n) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 65535 ? blocks : 65535);
+}
+
+template <int N>
+OffsetCalculator<N> offset_calculator(IntArrayRef shape, const std::vector<const Tensor*>& operands) {
+  const LoopGeometry g = make_geometry(shape, operands);
+  TCORE_CHECK(g.shape.size() <= static_cast<size_t>(kMaxDims), "CUDA kernels take at most ", kMaxDims,
+              " dims after merging contiguous ones, got ", g.shape.size());
+  OffsetCalculator<N> c{};
+  c.dims = static_cast<int>(g.shape.size());
+  for (int d = 0; d < c.dims; ++d) {
+    c.sizes[d] = g.shape[d];
+    for (int k = 0; k < N; ++k) c.strides[k][d] = g.strides[k][d];
+  }
+  return c;
+}
+
+template <int N>
+Pointers<N> pointers(const std::vector<const Tensor*>& operands) {
+  Pointers<N> p{};
+  for (int k = 0; k < N; ++k) p.p[k] = static_cast<char*>(operands[k]->data_ptr());
+  return p;
+}
+
+template <typename Out, typename In, typename F>
+__global__ void unary_kernel(Pointers<2> ptr, OffsetCalculator<2> calc, int64_t n, F f) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    int64_t off[2];
+    calc.offsets(i, off);
+    *reinterpret_cast<Out*>(ptr.p[0] + off[0]) = f(*reinterpret_cast<const In*>(ptr.p[1] + off[1]));
+  }
+}
+
+template <typename Out, typename In, typename F>
+__global__ void binary_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n, F f) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    int64_t off[3];
+    calc.offsets(i, off);
+    *reinterpret_cast<Out*>(ptr.p[0] + off[0]) =
+        f(*reinterpret_cast<const In*>(ptr.p[1] + off[1]), *reinterpret_cast<const In*>(ptr.p[2] + off[2]));
+  }
+}
+
+template <typename T>
+__global__ void fill_kernel(Pointers<1> ptr, OffsetCalculator<1> calc, int64_t n, T value) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    int64_t off[1];
+    calc.offsets(i, off);
+    *reinterpret_cast<T*>(ptr.p[0] + off[0]) = value;
+  }
+}
+
+// out = f(in): in broadcast to out's shape.
+template <typename Out, typename In, typename F>
+void launch_unary(const Tensor& out, const Tensor& in, F f) {
+  const int64_t n = out.numel();
   if (n == 0) return;
-  constexpr int threads = 256;
-  const int64_t blocks = (n + threads - 1) / threads;
-  binary_kernel<T><<<static_cast<unsigned>(blocks < 65535 ? blocks : 65535), threads, 0, stream>>>(out, a, b, calc, n, f);
+  const auto calc = offset_calculator<2>(out.sizes(), {&out, &in});
+  unary_kernel<Out, In><<<grid_for(n), kThreads, 0, stream_of(out)>>>(pointers<2>({&out, &in}), calc, n, f);
+  check(cudaGetLastError(), "unary_kernel launch");
+}
+
+// out = f(a, b): a and b broadcast to out's shape, both of type In.
+template <typename Out, typename In, typename F>
+void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const auto calc = offset_calculator<3>(out.sizes(), {&out, &a, &b});
+  binary_kernel<Out, In><<<grid_for(n), kThreads, 0, stream_of(out)>>>(pointers<3>({&out, &a, &b}), calc, n, f);
   check(cudaGetLastError(), "binary_kernel launch");
+}
+
+template <typename T>
+void launch_fill(const Tensor& out, T value) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const auto calc = offset_calculator<1>(out.sizes(), {&out});
+  fill_kernel<T><<<grid_for(n), kThreads, 0, stream_of(out)>>>(pointers<1>({&out}), calc, n, value);
+  check(cudaGetLastError(), "fill_kernel launch");
+}
+
+// `t` on `device` (a copy when it lives elsewhere: a wrapped Python number is a CPU 0-dim tensor).
+inline Tensor on_device(const Tensor& t, Device device) {
+  if (t.device() == device) return t;
+  Tensor moved = empty_on(t.sizes(), t.dtype(), device);
+  tcore::cuda::copy(moved, t);
+  return moved;
+}
+
+inline void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  const bool a_scalar = a.device().is_cpu() && a.dim() == 0, b_scalar = b.device().is_cpu() && b.dim() == 0;
+  TCORE_CHECK_VALUE(a.device() == b.device() || a_scalar || b_scalar, op,
+                    ": Expected all tensors to be on the same device, but found at least two devices, ",
+                    a.device().str(), " and ", b.device().str(), "!");
 }
 
 }  // namespace tcore::native::cuda

@@ -34,6 +34,7 @@ struct Edge {
 struct InputMeta {
   std::vector<int64_t> sizes;
   ScalarType dtype = ScalarType::Float;
+  Device device;
 };
 
 using TensorHook = std::function<Tensor(const Tensor&)>;  // may return an undefined Tensor: keep grad

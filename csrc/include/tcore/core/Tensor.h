@@ -113,6 +113,9 @@ TCORE_API int64_t numel_of(IntArrayRef sizes);
 
 // Fresh tensors (no dispatch: the building blocks kernels use).
 TCORE_API Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype);
+// nbytes on `device` (CPU memory, or the CUDA caching allocator), and a fresh tensor there.
+TCORE_API Storage allocate_storage(size_t nbytes, Device device);
+TCORE_API Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
 TCORE_API Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                            int64_t offset);
 TCORE_API Tensor wrapped_scalar_tensor(const Scalar& s);

@@ -1,0 +1,242 @@
+// The CUDA backend's runtime (compiled when CMake finds nvcc): device queries, the
+// current device and per-thread current streams, a caching allocator, and copies that
+// involve device memory.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
+#include "native/cuda/CopyKernel.h"
+#include "tcore/cuda/CUDA.h"
+
+namespace tcore::cuda {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // clear it
+    throw Error(detail::str_cat(what, ": ", cudaGetErrorString(err)));
+  }
+}
+
+struct DeviceInfo {
+  int count = 0;
+  std::string reason;
+};
+
+const DeviceInfo& info() {
+  static const DeviceInfo i = [] {
+    DeviceInfo d;
+    const cudaError_t err = cudaGetDeviceCount(&d.count);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      d.count = 0;
+      d.reason = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+    } else if (d.count == 0) {
+      d.reason = "no CUDA device is visible (CUDA_VISIBLE_DEVICES?)";
+    }
+    return d;
+  }();
+  return i;
+}
+
+int resolve(int device) {
+  if (device >= 0) {
+    TCORE_CHECK_VALUE(device < device_count(), "CUDA device ", device, " does not exist (", device_count(),
+                      " device(s) visible)");
+    return device;
+  }
+  return current_device();
+}
+
+void require_available(const char* what) {
+  TCORE_CHECK(is_available(), what, ": CUDA is not available (", unavailable_reason(), ")");
+}
+
+// ----------------------------------------------------------------- caching allocator
+// Size classes: multiples of 512 bytes below 1 MiB, of 2 MiB above. A freed block goes
+// back to the free list of its (device, class); an allocation reuses one when it can.
+size_t size_class(size_t nbytes) {
+  constexpr size_t kSmall = 512, kLarge = size_t{2} << 20, kSmallLimit = size_t{1} << 20;
+  if (nbytes <= kSmallLimit) return (nbytes + kSmall - 1) / kSmall * kSmall;
+  return (nbytes + kLarge - 1) / kLarge * kLarge;
+}
+
+struct Allocator {
+  std::mutex mutex;
+  std::map<std::pair<int, size_t>, std::vector<void*>> free_blocks;
+  std::array<size_t, kMaxDevices> allocated{}, reserved{};
+
+  void* take(int device, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& list = free_blocks[{device, bytes}];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      allocated[device] += bytes;
+      return p;
+    }
+    return nullptr;
+  }
+
+  void* fresh(int device, size_t bytes) {
+    int previous = 0;
+    check(cudaGetDevice(&previous), "cudaGetDevice");
+    check(cudaSetDevice(device), "cudaSetDevice");
+    void* p = nullptr;
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {  // give the cached blocks back and try once more
+      cudaGetLastError();
+      release_cached();
+      err = cudaMalloc(&p, bytes);
+    }
+    cudaSetDevice(previous);
+    check(err, "cudaMalloc");
+    std::lock_guard<std::mutex> lock(mutex);
+    allocated[device] += bytes;
+    reserved[device] += bytes;
+    return p;
+  }
+
+  void give_back(int device, size_t bytes, void* p) {
+    std::lock_guard<std::mutex> lock(mutex);
+    free_blocks[{device, bytes}].push_back(p);
+    allocated[device] -= bytes;
+  }
+
+  void release_cached() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& [key, list] : free_blocks) {
+      for (void* p : list) {
+        cudaFree(p);
+        reserved[key.first] -= key.second;
+      }
+      list.clear();
+    }
+  }
+};
+
+Allocator& allocator() {
+  static Allocator* a = new Allocator();  // never destroyed: blocks may be freed during exit
+  return *a;
+}
+
+thread_local std::array<cudaStream_t, kMaxDevices> current_streams{};
+
+}  // namespace
+
+bool is_built() { return true; }
+bool is_available() { return info().count > 0; }
+int device_count() { return info().count; }
+const char* unavailable_reason() { return info().reason.c_str(); }
+
+int current_device() {
+  require_available("current_device");
+  int d = 0;
+  check(cudaGetDevice(&d), "cudaGetDevice");
+  return d;
+}
+
+void set_device(int device) {
+  require_available("set_device");
+  check(cudaSetDevice(resolve(device)), "cudaSetDevice");
+}
+
+void synchronize(int device) {
+  require_available("synchronize");
+  const int d = resolve(device);
+  int previous = 0;
+  check(cudaGetDevice(&previous), "cudaGetDevice");
+  check(cudaSetDevice(d), "cudaSetDevice");
+  const cudaError_t err = cudaStreamSynchronize(current_streams[d]);
+  cudaSetDevice(previous);
+  check(err, "cudaStreamSynchronize");
+}
+
+Storage allocate(size_t nbytes, int device) {
+  require_available("allocating CUDA memory");
+  const int d = resolve(device);
+  if (nbytes == 0) return Storage(std::make_shared<StorageImpl>(nullptr, 0, Device(DeviceType::CUDA, d), nullptr));
+  const size_t bytes = size_class(nbytes);
+  void* p = allocator().take(d, bytes);
+  if (!p) p = allocator().fresh(d, bytes);
+  return Storage(std::make_shared<StorageImpl>(p, nbytes, Device(DeviceType::CUDA, static_cast<DeviceIndex>(d)),
+                                               [d, bytes](void* q) { allocator().give_back(d, bytes, q); }));
+}
+
+size_t memory_allocated(int device) {
+  if (!is_available()) return 0;
+  std::lock_guard<std::mutex> lock(allocator().mutex);
+  return allocator().allocated[resolve(device)];
+}
+
+size_t memory_reserved(int device) {
+  if (!is_available()) return 0;
+  std::lock_guard<std::mutex> lock(allocator().mutex);
+  return allocator().reserved[resolve(device)];
+}
+
+void empty_cache() {
+  if (is_available()) allocator().release_cached();
+}
+
+void* current_stream(int device) { return current_streams[resolve(device)]; }
+void set_current_stream(void* stream, int device) {
+  current_streams[resolve(device)] = static_cast<cudaStream_t>(stream);
+}
+
+// ----------------------------------------------------------------- copies
+namespace {
+
+int index_of(const Tensor& t) { return t.device().index < 0 ? current_device() : t.device().index; }
+
+// A contiguous device tensor with the values of `t` (itself when it already is one).
+Tensor contiguous_on_device(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor c = empty_on(t.sizes(), t.dtype(), t.device());
+  native::cuda::copy_same_device(c, t);
+  return c;
+}
+
+void memcpy_sync(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind, int device) {
+  if (nbytes == 0) return;
+  auto stream = static_cast<cudaStream_t>(current_stream(device));
+  check(cudaMemcpyAsync(dst, src, nbytes, kind, stream), "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+}  // namespace
+
+void copy(const Tensor& dst, const Tensor& src) {
+  require_available("copy");
+  const bool dst_cuda = dst.device().type == DeviceType::CUDA, src_cuda = src.device().type == DeviceType::CUDA;
+  if (dst_cuda && src_cuda && index_of(dst) == index_of(src)) {
+    native::cuda::copy_same_device(dst, src);
+    return;
+  }
+  if (dst_cuda && !src_cuda) {
+    // host -> device: broadcast and convert on the host, one transfer, then lay out on the device
+    Tensor staged = empty_cpu(dst.sizes(), dst.dtype());
+    native::copy_kernel(staged, src);
+    Tensor landing = dst.is_contiguous() ? dst : empty_on(dst.sizes(), dst.dtype(), dst.device());
+    memcpy_sync(landing.data_ptr(), staged.data_ptr(), static_cast<size_t>(staged.numel() * staged.element_size()),
+                cudaMemcpyHostToDevice, index_of(dst));
+    if (!landing.is_same(dst)) native::cuda::copy_same_device(dst, landing);
+    return;
+  }
+  // device -> host (or device -> another device through the host)
+  const Tensor packed = contiguous_on_device(src);
+  Tensor staged = empty_cpu(src.sizes(), src.dtype());
+  memcpy_sync(staged.data_ptr(), packed.data_ptr(), static_cast<size_t>(staged.numel() * staged.element_size()),
+              cudaMemcpyDeviceToHost, index_of(src));
+  native::copy_kernel(dst, staged);
+}
+
+}  // namespace tcore::cuda

@@ -1,0 +1,29 @@
+// The CUDA runtime API of a build without the CUDA backend: nothing is available, and
+// every call that needs a device says so (CMake compiles this file instead of
+// CUDAContext.cpp when USE_CUDA is off).
+#include "tcore/cuda/CUDA.h"
+
+namespace tcore::cuda {
+namespace {
+[[noreturn]] void unavailable(const char* what) {
+  throw Error(detail::str_cat(what, ": tcore was built without CUDA (no nvcc at configure time, or USE_CUDA=0); ",
+                              "rebuild on a machine with the CUDA toolkit"));
+}
+}  // namespace
+
+bool is_built() { return false; }
+bool is_available() { return false; }
+int device_count() { return 0; }
+int current_device() { unavailable("current_device"); }
+void set_device(int) { unavailable("set_device"); }
+void synchronize(int) { unavailable("synchronize"); }
+const char* unavailable_reason() { return "tcore was built without CUDA (no nvcc at configure time, or USE_CUDA=0)"; }
+Storage allocate(size_t, int) { unavailable("allocating CUDA memory"); }
+size_t memory_allocated(int) { return 0; }
+size_t memory_reserved(int) { return 0; }
+void empty_cache() {}
+void* current_stream(int) { unavailable("current_stream"); }
+void set_current_stream(void*, int) { unavailable("set_current_stream"); }
+void copy(const Tensor&, const Tensor&) { unavailable("copying to or from a CUDA device"); }
+
+}  // namespace tcore::cuda

@@ -1,0 +1,79 @@
+// mm on CUDA devices: 16x16 tiles of A and B staged in shared memory, each thread
+// accumulating one element of C (in double for float64, int64 for integers).
+#include <type_traits>
+
+#include <tcore/ops/mm_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cuda/Loops.cuh"
+
+namespace tcore::native {
+namespace {
+
+constexpr int kTile = 16;
+
+template <typename T, typename Acc>
+__global__ void mm_kernel(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
+  __shared__ T a_tile[kTile][kTile];
+  __shared__ T b_tile[kTile][kTile];
+  const int64_t row = blockIdx.y * int64_t(kTile) + threadIdx.y;
+  const int64_t col = blockIdx.x * int64_t(kTile) + threadIdx.x;
+  Acc acc = 0;
+  for (int64_t t = 0; t < k; t += kTile) {
+    a_tile[threadIdx.y][threadIdx.x] = (row < n && t + threadIdx.x < k) ? A[row * k + t + threadIdx.x] : T(0);
+    b_tile[threadIdx.y][threadIdx.x] = (t + threadIdx.y < k && col < m) ? B[(t + threadIdx.y) * m + col] : T(0);
+    __syncthreads();
+    for (int i = 0; i < kTile; ++i) acc += static_cast<Acc>(a_tile[threadIdx.y][i]) * static_cast<Acc>(b_tile[i][threadIdx.x]);
+    __syncthreads();
+  }
+  if (row < n && col < m) C[row * m + col] = static_cast<T>(acc);
+}
+
+void check_mm(const Tensor& a, const Tensor& b) {
+  TCORE_CHECK_VALUE(a.dim() == 2, "self must be a matrix (got a ", a.dim(), "-D tensor)");
+  TCORE_CHECK_VALUE(b.dim() == 2, "mat2 must be a matrix (got a ", b.dim(), "-D tensor)");
+  TCORE_CHECK_VALUE(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
+                    a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
+  TCORE_CHECK_TYPE(a.dtype() == b.dtype(), "expected m1 and m2 to have the same dtype, but got: ", a.dtype(),
+                   " != ", b.dtype());
+  TCORE_CHECK_VALUE(a.device() == b.device(), "mm: Expected all tensors to be on the same device, but found ",
+                    a.device().str(), " and ", b.device().str());
+}
+
+Tensor contiguous_of(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor c = empty_on(t.sizes(), t.dtype(), t.device());
+  copy_kernel(c, t);
+  return c;
+}
+
+Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
+  check_mm(self, mat2);
+  const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
+  Tensor out = empty_on({n, m}, self.dtype(), self.device());
+  if (n == 0 || m == 0) return out;
+  const Tensor a = contiguous_of(self), b = contiguous_of(mat2);
+  dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = std::conditional_t<std::is_same_v<T, double>, double,
+                                   std::conditional_t<std::is_floating_point_v<T>, float, int64_t>>;
+    const dim3 block(kTile, kTile);
+    const dim3 grid(static_cast<unsigned>((m + kTile - 1) / kTile), static_cast<unsigned>((n + kTile - 1) / kTile));
+    mm_kernel<T, Acc><<<grid, block, 0, cuda::stream_of(out)>>>(a.template data_ptr<T>(), b.template data_ptr<T>(),
+                                                                out.template data_ptr<T>(), n, k, m);
+    cuda::check(cudaGetLastError(), "mm_kernel launch");
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor mm_cuda(const Tensor& self, const Tensor& mat2) { return mm_compute(self, mat2); }
+
+Tensor mm_out_cuda(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  write_result(out, mm_compute(self, mat2), "mm");
+  out.bump_version();
+  return out;
+}
+
+}  // namespace tcore::native

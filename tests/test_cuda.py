@@ -1,0 +1,166 @@
+"""The CUDA backend. Everywhere: how the build reports it, the kernels registered for the
+CUDA key, and clear errors when no device can be used. On a machine with an NVIDIA GPU
+(tests marked `gpu`): every CUDA kernel against the CPU kernels and numpy, copies between
+host and device, autograd across devices, the caching allocator and seeded random fills."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+CUDA_KERNELS = ["empty.memory_format", "fill_.Scalar", "copy_", "add.Tensor", "add_.Tensor", "add.out", "sub.Tensor",
+                "mul.Tensor", "div.Tensor", "div.out", "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
+                "sum", "sum.dim_IntList", "mean.dim", "mm", "mm.out", "uniform_", "normal_"]
+
+
+def _expect_cuda_build() -> bool:
+    wanted = os.environ.get("USE_CUDA", "")
+    return shutil.which("nvcc") is not None and wanted.upper() not in ("0", "OFF", "FALSE", "NO")
+
+
+def test_the_build_reports_the_backend(tcore):
+    assert tcore.cuda.is_built() == _expect_cuda_build()
+    if not tcore.cuda.is_available():
+        assert tcore.cuda.unavailable_reason() and tcore.cuda.device_count() == 0
+
+
+def test_cuda_kernels_are_registered(tcore):
+    if not tcore.cuda.is_built():
+        pytest.skip("built without CUDA")
+    for name in CUDA_KERNELS:
+        assert "CUDA" in tcore._C._registered_keys(name), name
+    assert "CUDA" not in tcore._C._registered_keys("atan2")  # no CUDA kernel: a clear error on a device
+
+
+def test_no_device_is_a_clear_error(tcore):
+    if tcore.cuda.is_available():
+        pytest.skip("a CUDA device is available here")
+    x = tcore.ones(2)
+    for call in (lambda: x.cuda(), lambda: tcore.zeros(2, device="cuda"), lambda: x.to("cuda:0"),
+                 lambda: tcore.cuda.current_device(), lambda: tcore.cuda.synchronize()):
+        with pytest.raises(RuntimeError, match="CUDA is not available|built without CUDA"):
+            call()
+    assert tcore.cuda.memory_allocated() == 0 and not x.is_cuda
+    assert x.cpu()._is_same(x) and x.to("cpu")._is_same(x)  # nothing to move
+
+
+# ----------------------------------------------------------------- on a GPU
+@pytest.fixture
+def gpu(tcore):
+    if not tcore.cuda.is_available():
+        pytest.skip(f"no usable CUDA device here ({tcore.cuda.unavailable_reason()})")
+    return tcore
+
+
+def _rand(shape, dtype="float32", seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype in ("int64", "int32"):
+        return rng.integers(-5, 6, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.gpu
+def test_factories_and_copies(gpu):
+    tc = gpu
+    z = tc.zeros(3, 4, device="cuda")
+    assert z.is_cuda and str(z.device) == "cuda:0" and z.cpu().tolist() == [[0.0] * 4] * 3
+    assert tc.full([2], 2.5, device="cuda").tolist() == [2.5, 2.5]
+    a = _rand((5, 6))
+    t = tc.tensor(a)
+    d = t.cuda()
+    np.testing.assert_array_equal(d.cpu().numpy(), a)
+    np.testing.assert_array_equal(t.transpose(0, 1).cuda().cpu().numpy(), a.T)  # strided host -> device
+    np.testing.assert_array_equal(d.transpose(0, 1).cpu().numpy(), a.T)  # strided device -> host
+    np.testing.assert_array_equal(d.to(tc.float64).cpu().numpy(), a.astype(np.float64))  # conversion on the device
+    np.testing.assert_array_equal(t.to("cuda", tc.int64).cpu().numpy(), a.astype(np.int64))
+    e = tc.empty([6, 5], device="cuda")
+    e.copy_(d.t())  # device -> device, strided
+    np.testing.assert_array_equal(e.cpu().numpy(), a.T)
+    host = tc.empty([5, 6])
+    host.copy_(d)
+    np.testing.assert_array_equal(host.numpy(), a)
+    assert d[1, 2].item() == pytest.approx(float(a[1, 2]))
+    assert "device='cuda:0'" in repr(d)
+    with pytest.raises(TypeError, match="use Tensor.cpu"):
+        d.numpy()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_elementwise_like_cpu(gpu, dtype):
+    tc = gpu
+    a, b = _rand((4, 5), dtype, 1), _rand((5,), dtype, 2)
+    if dtype == "int64":
+        b[b == 0] = 3
+    x, y = tc.tensor(a).cuda(), tc.tensor(b).cuda()
+    for op in ("add", "sub", "mul", "div"):
+        got = getattr(tc, op)(x, y).cpu()
+        want = getattr(tc, op)(tc.tensor(a), tc.tensor(b))
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_allclose((x + 2).cpu().numpy(), a + 2)  # a Python number joins as a scalar
+    np.testing.assert_allclose(tc.add(x, y, alpha=3).cpu().numpy(), a + 3 * b, rtol=1e-6)
+    out = tc.empty([0], dtype=getattr(tc, dtype), device="cuda")
+    tc.mul(x, y, out=out)
+    np.testing.assert_allclose(out.cpu().numpy(), a * b, rtol=1e-6)
+    z = tc.tensor(a).cuda()
+    z.add_(y)
+    np.testing.assert_allclose(z.cpu().numpy(), a + b, rtol=1e-6)
+    for op in ("neg", "relu") + (("exp", "tanh", "sigmoid") if dtype != "int64" else ()):
+        np.testing.assert_allclose(getattr(tc, op)(x).cpu().numpy(), getattr(tc, op)(tc.tensor(a)).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.gpu
+def test_reductions_and_mm(gpu):
+    tc = gpu
+    a = _rand((3, 70, 5), "float64", 3)
+    x = tc.tensor(a).cuda()
+    np.testing.assert_allclose(x.sum().item(), a.sum(), rtol=1e-12)
+    np.testing.assert_allclose(x.sum([1]).cpu().numpy(), a.sum(1), rtol=1e-12)
+    np.testing.assert_allclose(x.mean([0, 2], keepdim=True).cpu().numpy(), a.mean((0, 2), keepdims=True), rtol=1e-12)
+    assert tc.tensor([[1, 2], [3, 4]]).cuda().sum().item() == 10
+    for n, k, m in ((1, 1, 1), (17, 33, 9), (64, 128, 48), (100, 3, 70)):
+        p, q = _rand((n, k), "float64", n), _rand((k, m), "float64", m)
+        np.testing.assert_allclose((tc.tensor(p).cuda() @ tc.tensor(q).cuda()).cpu().numpy(), p @ q, rtol=1e-10)
+    with pytest.raises(ValueError, match="same device"):
+        tc.add(tc.ones(2, 2).cuda(), tc.ones(2, 2))
+
+
+@pytest.mark.gpu
+def test_autograd_across_devices(gpu):
+    tc = gpu
+    w = tc.tensor(_rand((4, 3), "float64", 4), requires_grad=True)
+    x = tc.tensor(_rand((5, 4), "float64", 5)).cuda()
+    loss = (x @ w.cuda()).sigmoid().sum()
+    loss.backward()
+    assert w.grad.device.type == "cpu" and w.grad.shape == (4, 3)
+    wc = tc.tensor(w.detach().numpy(), requires_grad=True)
+    (tc.tensor(x.cpu().numpy()) @ wc).sigmoid().sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), wc.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.gpu
+def test_caching_allocator_and_random(gpu):
+    tc = gpu
+    tc.cuda.synchronize()
+    before = tc.cuda.memory_allocated()
+    t = tc.empty([1 << 20], device="cuda")
+    assert tc.cuda.memory_allocated() >= before + (4 << 20)
+    reserved = tc.cuda.memory_reserved()
+    del t
+    assert tc.cuda.memory_allocated() == before and tc.cuda.memory_reserved() == reserved  # kept in the cache
+    t2 = tc.empty([1 << 20], device="cuda")  # served from the cache
+    assert tc.cuda.memory_reserved() == reserved
+    del t2
+    tc.cuda.empty_cache()
+    assert tc.cuda.memory_reserved() <= reserved
+    g = tc.Generator().manual_seed(3)
+    u = tc.rand(10000, generator=g, device="cuda")
+    g.manual_seed(3)
+    assert tc.rand(10000, generator=g, device="cuda").tolist() == u.tolist()
+    assert 0 <= u.cpu().numpy().min() and u.cpu().numpy().max() < 1 and abs(u.mean().item() - 0.5) < 0.02
+    n = tc.randn(20000, device="cuda", dtype=tc.float64)
+    assert abs(n.mean().item()) < 0.03 and abs(n.cpu().numpy().std() - 1) < 0.03
