@@ -81,7 +81,9 @@ def test_shared_cache_serves_a_build_in_another_folder(cluster, tmp_path_factory
     top = tmp_path_factory.mktemp("shared-cache")
     first = copy_repository(top / "first" / "tcore")
     second = copy_repository(top / "another" / "place" / "tcore")  # another folder, another depth
-    remote = {"TCORE_REMOTE_CACHE": cluster.env()["TCORE_REMOTE_CACHE"]}
+    # USE_CUDA=0: these builds test the cache and distcc plumbing with empty local caches; the
+    # CUDA objects (nvcc, which distcc cannot distribute) would only add minutes
+    remote = {"TCORE_REMOTE_CACHE": cluster.env()["TCORE_REMOTE_CACHE"], "USE_CUDA": "0"}
     # the whole chain with doit's process runner
     r1 = doit(first, "-n", "2", env=env_for(first, CCACHE_DIR=str(top / "ccache-first"), **remote))
     hits, total, _ = cache_use(r1.stdout)
@@ -109,7 +111,8 @@ class DistccBuild:
 def distcc_build(cluster, tmp_path_factory) -> DistccBuild:
     top = tmp_path_factory.mktemp("distcc")
     ws = copy_repository(top / "tcore")
-    env = env_for(ws, CCACHE_DIR=str(top / "ccache"), TCORE_DISTCC_HOSTS=cluster.env()["TCORE_DISTCC_HOSTS"])
+    env = env_for(ws, CCACHE_DIR=str(top / "ccache"), TCORE_DISTCC_HOSTS=cluster.env()["TCORE_DISTCC_HOSTS"],
+                  USE_CUDA="0")
     first, victim = cluster.daemons
     # the whole chain with doit's thread runner
     proc = subprocess.Popen([sys.executable, "-m", "doit", "-n", "2", "-P", "thread"], cwd=ws, env=env,
