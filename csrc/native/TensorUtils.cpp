@@ -115,4 +115,15 @@ void write_result(const Tensor& out, const Tensor& result, const char* op) {
   copy_kernel(out, result);
 }
 
+void check_mm(const Tensor& a, const Tensor& b) {
+  TCORE_CHECK_VALUE(a.dim() == 2, "self must be a matrix (got a ", a.dim(), "-D tensor)");
+  TCORE_CHECK_VALUE(b.dim() == 2, "mat2 must be a matrix (got a ", b.dim(), "-D tensor)");
+  TCORE_CHECK_VALUE(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
+                    a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
+  TCORE_CHECK_TYPE(a.dtype() == b.dtype(), "expected m1 and m2 to have the same dtype, but got: ", a.dtype(),
+                   " != ", b.dtype());
+  TCORE_CHECK_VALUE(a.device() == b.device(), "mm: Expected all tensors to be on the same device, but found ",
+                    a.device().str(), " and ", b.device().str());
+}
+
 }  // namespace tcore::native

@@ -31,6 +31,9 @@ bool partially_overlaps(const Tensor& a, const Tensor& b);
 std::vector<bool> reduction_mask(OptionalIntArrayRef dim, int64_t ndim, const char* op);
 std::vector<int64_t> reduced_shape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim);
 
+// mm's operands: two matrices whose inner sizes agree, of one dtype, on one device.
+void check_mm(const Tensor& a, const Tensor& b);
+
 // Writes `result` into `out` (resizing and casting), unless they are the same tensor.
 void write_result(const Tensor& out, const Tensor& result, const char* op);
 

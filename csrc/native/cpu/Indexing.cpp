@@ -39,6 +39,47 @@ Tensor index_along(const Tensor& index, IntArrayRef sizes, int64_t dim) {
   throw IndexError(detail::str_cat("index ", idx, " is out of bounds for dimension ", dim, " with size ", size));
 }
 
+// target[i] = self[i, with coordinate `dim` taken from idx[i]] over `shape`: src is self
+// restrided to the loop's shape, `stride` the real byte stride of dim, `size` its extent.
+void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntArrayRef shape, int64_t dim,
+               int64_t size, int64_t stride, const char* op) {
+  const LoopGeometry g = make_geometry(shape, {&target, &src, &idx});
+  dispatch_dtype(target.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    loop_nd<3>(g, {static_cast<char*>(target.data_ptr()), static_cast<char*>(src.data_ptr()),
+                   static_cast<char*>(idx.data_ptr())},
+               [&](char** p, const int64_t* s, int64_t n) {
+                 for (int64_t i = 0; i < n; ++i) {
+                   int64_t k = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+                   if (k < -size || k >= size) out_of_bounds(k, dim, size);
+                   if (k < 0) k += size;
+                   *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + k * stride);
+                 }
+               });
+  });
+}
+
+// dst[i, with coordinate `dim` taken from idx[i]] += alpha * from[i] over `shape` (dst restrided as in take_loop).
+void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim,
+                  int64_t size, int64_t stride, const Scalar& alpha, const char* op) {
+  const LoopGeometry g = make_geometry(shape, {&dst, &from, &idx});
+  dispatch_numeric(dst.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T a = alpha.to<T>();
+    loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(from.data_ptr()),
+                   static_cast<char*>(idx.data_ptr())},
+               [&](char** p, const int64_t* s, int64_t n) {
+                 for (int64_t i = 0; i < n; ++i) {
+                   int64_t k = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+                   if (k < -size || k >= size) out_of_bounds(k, dim, size);
+                   if (k < 0) k += size;
+                   T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + k * stride);
+                   cell = static_cast<T>(cell + a * *reinterpret_cast<const T*>(p[1] + i * s[1]));
+                 }
+               });
+  });
+}
+
 // The shape checks gather and scatter share: same number of dims, and index no larger
 // than `other` in every dim but `dim`, and no larger than `src` in any.
 void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const char* op) {
@@ -72,21 +113,7 @@ Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool spa
   if (index.numel() > 0) {
     const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
     const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
-    const Tensor src = restrided(self, index.sizes(), d);
-    const LoopGeometry g = make_geometry(index.sizes(), {&target, &src, &index});
-    dispatch_dtype(self.dtype(), "gather", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      loop_nd<3>(g, {static_cast<char*>(target.data_ptr()), static_cast<char*>(src.data_ptr()),
-                     static_cast<char*>(index.data_ptr())},
-                 [&](char** p, const int64_t* s, int64_t n) {
-                   for (int64_t i = 0; i < n; ++i) {
-                     int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
-                     if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
-                     if (idx < 0) idx += size;
-                     *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + idx * stride);
-                   }
-                 });
-    });
+    take_loop(target, restrided(self, index.sizes(), d), index, index.sizes(), d, size, stride, "gather");
   }
   if (!target.is_same(out)) write_result(out, target, "gather");
   out.bump_version();
@@ -107,23 +134,9 @@ Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const 
   if (index.numel() == 0) return self;
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
-  const Tensor dst = restrided(self, index.sizes(), d);
   const Tensor from = make_view(src, index.sizes().vec(), src.strides().vec(), src.storage_offset());
-  const LoopGeometry g = make_geometry(index.sizes(), {&dst, &from, &index});
-  dispatch_numeric(self.dtype(), "scatter_add", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(from.data_ptr()),
-                   static_cast<char*>(index.data_ptr())},
-               [&](char** p, const int64_t* s, int64_t n) {
-                 for (int64_t i = 0; i < n; ++i) {
-                   int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
-                   if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
-                   if (idx < 0) idx += size;
-                   T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + idx * stride);
-                   cell = static_cast<T>(cell + *reinterpret_cast<const T*>(p[1] + i * s[1]));
-                 }
-               });
-  });
+  put_add_loop(restrided(self, index.sizes(), d), from, index, index.sizes(), d, size, stride, Scalar(1),
+               "scatter_add");
   self.bump_version();
   return self;
 }
@@ -150,22 +163,8 @@ Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, co
   if (target.numel() > 0) {
     const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
     const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
-    const Tensor src = restrided(self, shape, d);
-    const Tensor idx_view = self.dim() == 0 ? make_view(index, {}, {}, index.storage_offset()) : index_along(index, shape, d);
-    const LoopGeometry g = make_geometry(shape, {&target, &src, &idx_view});
-    dispatch_dtype(self.dtype(), "index_select", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      loop_nd<3>(g, {static_cast<char*>(target.data_ptr()), static_cast<char*>(src.data_ptr()),
-                     static_cast<char*>(idx_view.data_ptr())},
-                 [&](char** p, const int64_t* s, int64_t n) {
-                   for (int64_t i = 0; i < n; ++i) {
-                     int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
-                     if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
-                     if (idx < 0) idx += size;
-                     *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + idx * stride);
-                   }
-                 });
-    });
+    const Tensor idx = self.dim() == 0 ? make_view(index, {}, {}, index.storage_offset()) : index_along(index, shape, d);
+    take_loop(target, restrided(self, shape, d), idx, shape, d, size, stride, "index_select");
   }
   if (!target.is_same(out)) write_result(out, target, "index_select");
   out.bump_version();
@@ -195,24 +194,8 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   const Tensor src = cast(source, self.dtype());
   const int64_t size = self.sizes()[d];
   const int64_t stride = self.strides()[d] * self.element_size();
-  const Tensor dst = restrided(self, src.sizes(), d);
-  const Tensor idx_view = index_along(index, src.sizes(), d);
-  const LoopGeometry g = make_geometry(src.sizes(), {&dst, &src, &idx_view});
-  dispatch_numeric(self.dtype(), "index_add", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T a = alpha.to<T>();
-    loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr()),
-                   static_cast<char*>(idx_view.data_ptr())},
-               [&](char** p, const int64_t* s, int64_t n) {
-                 for (int64_t i = 0; i < n; ++i) {
-                   int64_t idx = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
-                   if (idx < -size || idx >= size) out_of_bounds(idx, d, size);
-                   if (idx < 0) idx += size;
-                   T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + idx * stride);
-                   cell = static_cast<T>(cell + a * *reinterpret_cast<const T*>(p[1] + i * s[1]));
-                 }
-               });
-  });
+  put_add_loop(restrided(self, src.sizes(), d), src, index_along(index, src.sizes(), d), src.sizes(), d, size, stride,
+               alpha, "index_add");
   self.bump_version();
   return self;
 }

@@ -18,15 +18,6 @@ Tensor contiguous_cpu(const Tensor& t) {
   return out;
 }
 
-void check_mm(const Tensor& a, const Tensor& b) {
-  TCORE_CHECK_VALUE(a.dim() == 2, "self must be a matrix (got a ", a.dim(), "-D tensor)");
-  TCORE_CHECK_VALUE(b.dim() == 2, "mat2 must be a matrix (got a ", b.dim(), "-D tensor)");
-  TCORE_CHECK_VALUE(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
-                    a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
-  TCORE_CHECK_TYPE(a.dtype() == b.dtype(), "expected m1 and m2 to have the same dtype, but got: ", a.dtype(),
-                   " != ", b.dtype());
-}
-
 // C[n x m] = A[n x k] @ B[k x m], all contiguous.
 //
 // For each panel of NR columns, B's panel is packed into a contiguous k x NR buffer;
