@@ -13,7 +13,6 @@
 
 #include "tcore/autograd/autograd.h"
 #include "native/TensorUtils.h"
-#include "native/cpu/Copy.h"
 
 namespace tcore::autograd {
 namespace {
@@ -40,12 +39,7 @@ Tensor validate(const Tensor& g, const InputMeta& m) {
   if (!g.defined()) return g;
   Tensor r = sum_to(g, m.sizes);
   if (r.dtype() != m.dtype) r = native::cast(r, m.dtype);
-  if (r.device() != m.device) {  // a gradient that crossed devices (to("cuda") in the forward) goes back
-    Tensor moved = empty_on(r.sizes(), r.dtype(), m.device);
-    native::copy_kernel(moved, r);
-    r = moved;
-  }
-  return r;
+  return native::on_device(r, m.device);  // a gradient that crossed devices (to("cuda") in the forward) goes back
 }
 
 struct ReadyOrder {

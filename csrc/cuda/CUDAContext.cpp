@@ -197,14 +197,6 @@ namespace {
 
 int index_of(const Tensor& t) { return t.device().index < 0 ? current_device() : t.device().index; }
 
-// A contiguous device tensor with the values of `t` (itself when it already is one).
-Tensor contiguous_on_device(const Tensor& t) {
-  if (t.is_contiguous()) return t;
-  Tensor c = empty_on(t.sizes(), t.dtype(), t.device());
-  native::cuda::copy_same_device(c, t);
-  return c;
-}
-
 void memcpy_sync(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind, int device) {
   if (nbytes == 0) return;
   auto stream = static_cast<cudaStream_t>(current_stream(device));
@@ -232,7 +224,7 @@ void copy(const Tensor& dst, const Tensor& src) {
     return;
   }
   // device -> host (or device -> another device through the host)
-  const Tensor packed = contiguous_on_device(src);
+  const Tensor packed = native::contiguous_copy(src);
   Tensor staged = empty_cpu(src.sizes(), src.dtype());
   memcpy_sync(staged.data_ptr(), packed.data_ptr(), static_cast<size_t>(staged.numel() * staged.element_size()),
               cudaMemcpyDeviceToHost, index_of(src));

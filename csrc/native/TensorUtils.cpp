@@ -75,6 +75,20 @@ Tensor cast(const Tensor& t, ScalarType dtype) {
   return out;
 }
 
+Tensor contiguous_copy(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor out = empty_on(t.sizes(), t.dtype(), t.device());
+  copy_kernel(out, t);
+  return out;
+}
+
+Tensor on_device(const Tensor& t, Device device) {
+  if (t.device() == device) return t;
+  Tensor out = empty_on(t.sizes(), t.dtype(), device);
+  copy_kernel(out, t);
+  return out;
+}
+
 bool partially_overlaps(const Tensor& a, const Tensor& b) {
   if (!a.storage().is_alias_of(b.storage())) return false;
   const bool same = a.storage_offset() == b.storage_offset() && a.sizes().size() == b.sizes().size() &&

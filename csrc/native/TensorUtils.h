@@ -23,6 +23,10 @@ void resize_output(const Tensor& out, IntArrayRef sizes);
 
 // A tensor of dtype `dtype` with the values of `t` (t itself when it has it).
 Tensor cast(const Tensor& t, ScalarType dtype);
+// A contiguous tensor with the values of `t`, on its device (t itself when it is contiguous).
+Tensor contiguous_copy(const Tensor& t);
+// `t` on `device` (t itself when it is there already).
+Tensor on_device(const Tensor& t, Device device);
 
 // True when a and b share memory but are not the very same elements in the same layout.
 bool partially_overlaps(const Tensor& a, const Tensor& b);

@@ -75,7 +75,7 @@ Tensor cat_out(ArrayRef<Tensor> tensors, int64_t dim, const Tensor& out) {
   TCORE_CHECK_TYPE(can_cast(l.dtype, out.dtype()), "cat(): result type ", l.dtype,
                    " can't be cast to the desired output type ", out.dtype());
   bool overlaps = false;
-  for (const Tensor& t : tensors) overlaps = overlaps || t.storage().data() == out.storage().data();
+  for (const Tensor& t : tensors) overlaps = overlaps || t.storage().is_alias_of(out.storage());
   if (overlaps) {  // an input is (part of) the output: join into a fresh tensor first
     write_result(out, cat(tensors, dim), "cat");
   } else {

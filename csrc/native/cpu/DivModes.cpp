@@ -136,12 +136,6 @@ Tensor run_inplace(const Tensor& self, const Tensor& other, const char* op, Fn f
   return self;
 }
 
-template <typename Fn>
-Tensor div_rounded(const Tensor* out, const Tensor& self, const Tensor& other, Mode mode, Fn call) {
-  if (mode == Mode::Trunc) return call(out, self, other, [](ZeroFlag* z) { return div_fn<Mode::Trunc>(z); });
-  return call(out, self, other, [](ZeroFlag* z) { return div_fn<Mode::Floor>(z); });
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------ div with rounding_mode
@@ -149,24 +143,21 @@ Tensor div_rounded(const Tensor* out, const Tensor& self, const Tensor& other, M
 Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   const Mode mode = mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div(self, other);
-  return div_rounded(nullptr, self, other, mode, [](const Tensor* o, const Tensor& a, const Tensor& b, auto fn) {
-    return run(o, a, b, "div", fn);
-  });
+  return mode == Mode::Trunc ? run(nullptr, self, other, "div", div_fn<Mode::Trunc>)
+                             : run(nullptr, self, other, "div", div_fn<Mode::Floor>);
 }
 Tensor div_mode_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
                     const Tensor& out) {
   const Mode mode = mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div_out(out, self, other);
-  return div_rounded(&out, self, other, mode, [](const Tensor* o, const Tensor& a, const Tensor& b, auto fn) {
-    return run(o, a, b, "div", fn);
-  });
+  return mode == Mode::Trunc ? run(&out, self, other, "div", div_fn<Mode::Trunc>)
+                             : run(&out, self, other, "div", div_fn<Mode::Floor>);
 }
 Tensor div_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   const Mode mode = mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div_(self, other);
-  return div_rounded(nullptr, self, other, mode, [](const Tensor*, const Tensor& a, const Tensor& b, auto fn) {
-    return run_inplace(a, b, "div_", fn);
-  });
+  return mode == Mode::Trunc ? run_inplace(self, other, "div_", div_fn<Mode::Trunc>)
+                             : run_inplace(self, other, "div_", div_fn<Mode::Floor>);
 }
 Tensor div_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
   return tcore::div(self, wrapped_scalar_tensor(other), rounding_mode);

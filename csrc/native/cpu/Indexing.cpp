@@ -35,8 +35,11 @@ Tensor index_along(const Tensor& index, IntArrayRef sizes, int64_t dim) {
   return make_view(index, sizes.vec(), strides, index.storage_offset());
 }
 
-[[noreturn]] void out_of_bounds(int64_t idx, int64_t dim, int64_t size) {
-  throw IndexError(detail::str_cat("index ", idx, " is out of bounds for dimension ", dim, " with size ", size));
+// An index along `dim` in [-size, size), negative ones counted from the end.
+int64_t wrapped_index(int64_t idx, int64_t dim, int64_t size) {
+  if (idx < -size || idx >= size)
+    throw IndexError(detail::str_cat("index ", idx, " is out of bounds for dimension ", dim, " with size ", size));
+  return idx < 0 ? idx + size : idx;
 }
 
 // target[i] = self[i, with coordinate `dim` taken from idx[i]] over `shape`: src is self
@@ -50,9 +53,7 @@ void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntAr
                    static_cast<char*>(idx.data_ptr())},
                [&](char** p, const int64_t* s, int64_t n) {
                  for (int64_t i = 0; i < n; ++i) {
-                   int64_t k = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
-                   if (k < -size || k >= size) out_of_bounds(k, dim, size);
-                   if (k < 0) k += size;
+                   const int64_t k = wrapped_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
                    *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + k * stride);
                  }
                });
@@ -70,9 +71,7 @@ void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntA
                    static_cast<char*>(idx.data_ptr())},
                [&](char** p, const int64_t* s, int64_t n) {
                  for (int64_t i = 0; i < n; ++i) {
-                   int64_t k = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
-                   if (k < -size || k >= size) out_of_bounds(k, dim, size);
-                   if (k < 0) k += size;
+                   const int64_t k = wrapped_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
                    T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + k * stride);
                    cell = static_cast<T>(cell + a * *reinterpret_cast<const T*>(p[1] + i * s[1]));
                  }
@@ -107,8 +106,7 @@ Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool spa
   check_gather_shapes(self, d, index, nullptr, "gather");
   TCORE_CHECK_TYPE(out.dtype() == self.dtype(), "gather(): Expected out tensor to have dtype ", self.dtype(),
                    ", but got ", out.dtype(), " instead");
-  const Tensor target = (out.storage().data() && out.storage().data() == self.storage().data())
-                            ? empty_cpu(index.sizes(), self.dtype()) : out;
+  const Tensor target = out.storage().is_alias_of(self.storage()) ? empty_cpu(index.sizes(), self.dtype()) : out;
   resize_output(target, index.sizes());
   if (index.numel() > 0) {
     const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
@@ -157,8 +155,7 @@ Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, co
   if (self.dim() > 0) shape[d] = index.numel();
   TCORE_CHECK_TYPE(out.dtype() == self.dtype(), "index_select(): self and out should have the same dtype (",
                    self.dtype(), " and ", out.dtype(), ")");
-  const Tensor target = (out.storage().data() && out.storage().data() == self.storage().data())
-                            ? empty_cpu(shape, self.dtype()) : out;
+  const Tensor target = out.storage().is_alias_of(self.storage()) ? empty_cpu(shape, self.dtype()) : out;
   resize_output(target, shape);
   if (target.numel() > 0) {
     const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];

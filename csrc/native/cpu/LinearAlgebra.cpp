@@ -11,13 +11,6 @@
 namespace tcore::native {
 namespace {
 
-Tensor contiguous_cpu(const Tensor& t) {
-  if (t.is_contiguous()) return t;
-  Tensor out = empty_cpu(t.sizes(), t.dtype());
-  copy_kernel(out, t);
-  return out;
-}
-
 // C[n x m] = A[n x k] @ B[k x m], all contiguous.
 //
 // For each panel of NR columns, B's panel is packed into a contiguous k x NR buffer;
@@ -85,7 +78,7 @@ Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
     return cast(mm_compute(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float)), self.dtype());
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
   Tensor out = empty_cpu({n, m}, self.dtype());
-  const Tensor a = contiguous_cpu(self), b = contiguous_cpu(mat2);
+  const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
   dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     gemm<T>(a.template data_ptr<T>(), b.template data_ptr<T>(), out.template data_ptr<T>(), n, k, m);

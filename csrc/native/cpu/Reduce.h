@@ -1,5 +1,5 @@
 #pragma once
-// The row layout of the reductions (ReduceOps.cpp, ReduceMore.cpp): the input viewed with
+// The row layout of the reductions (ReduceOps.cpp, ReduceMore.cpp, cuda/ReduceKernels.cu): the input viewed with
 // the kept dims first and the reduced dims last, contiguous, in the compute dtype.
 #include <algorithm>
 #include <vector>
@@ -31,11 +31,23 @@ inline Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool kee
   if (permuted.is_contiguous() && permuted.dtype() == dtype) {
     r.data = permuted;
   } else {
-    r.data = empty_cpu(sizes, dtype);
+    r.data = empty_on(sizes, dtype, self.device());
     copy_kernel(r.data, permuted);
   }
   r.shape = reduced_shape(self.sizes(), mask, keepdim);
   return r;
+}
+
+// The result dtype of sum (integers and bool accumulate in int64) and of mean (floating only).
+inline ScalarType sum_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
+}
+inline ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype, const char* op) {
+  const ScalarType t = dtype.value_or(self.dtype());
+  TCORE_CHECK_TYPE(is_floating(t), op, "(): could not infer output dtype. Input dtype must be either a floating "
+                   "point or complex dtype. Got: ", t);
+  return t;
 }
 
 // f(r) for every row r, rows split across threads when there is enough work.

@@ -56,25 +56,13 @@ Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarT
   return result;
 }
 
-ScalarType sum_type(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (dtype) return *dtype;
-  return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
-}
-
-ScalarType mean_type(const Tensor& self, std::optional<ScalarType> dtype, const char* op) {
-  const ScalarType t = dtype.value_or(self.dtype());
-  TCORE_CHECK_TYPE(is_floating(t), op, "(): could not infer output dtype. Input dtype must be either a floating "
-                   "point or complex dtype. Got: ", t);
-  return t;
-}
-
 }  // namespace
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce(self, std::nullopt, false, sum_type(self, dtype), Reduction::Sum, "sum");
+  return reduce(self, std::nullopt, false, sum_dtype(self, dtype), Reduction::Sum, "sum");
 }
 Tensor sum_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce(self, dim, keepdim, sum_type(self, dtype), Reduction::Sum, "sum");
+  return reduce(self, dim, keepdim, sum_dtype(self, dtype), Reduction::Sum, "sum");
 }
 Tensor sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                const Tensor& out) {
@@ -83,14 +71,14 @@ Tensor sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 }
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce(self, std::nullopt, false, mean_type(self, dtype, "mean"), Reduction::Mean, "mean");
+  return reduce(self, std::nullopt, false, mean_dtype(self, dtype, "mean"), Reduction::Mean, "mean");
 }
 Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce(self, dim, keepdim, mean_type(self, dtype, "mean"), Reduction::Mean, "mean");
+  return reduce(self, dim, keepdim, mean_dtype(self, dtype, "mean"), Reduction::Mean, "mean");
 }
 Tensor mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                 const Tensor& out) {
-  const ScalarType t = mean_type(self, dtype ? dtype : std::optional<ScalarType>(out.dtype()), "mean");
+  const ScalarType t = mean_dtype(self, dtype ? dtype : std::optional<ScalarType>(out.dtype()), "mean");
   write_result(out, reduce(self, dim, keepdim, t, Reduction::Mean, "mean"), "mean");
   return out;
 }

@@ -30,19 +30,25 @@ enum class Kind { Add, Sub, Mul, Div };
 
 Device device_of(const Tensor& a, const Tensor& b) { return a.device().is_cpu() ? b.device() : a.device(); }
 
+// The promoted dtype; true division of integers computes in the default float dtype.
+ScalarType compute_type(const Tensor& a, const Tensor& b, Kind kind) {
+  const ScalarType promoted = result_type({&a, &b});
+  return kind == Kind::Div && !is_floating(promoted) ? default_float_dtype() : promoted;
+}
+
 Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha,
                    const char* op) {
   cuda::check_same_device(a, b, op);
   const Device device = device_of(a, b);
-  const ScalarType promoted = result_type({&a, &b});
-  const ScalarType compute = kind == Kind::Div && !is_floating(promoted) ? default_float_dtype() : promoted;
+  const ScalarType compute = compute_type(a, b, kind);
   TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
                    " can't be cast to the desired output type ", out.dtype());
   TCORE_CHECK_VALUE(out.device() == device, op, ": the out= tensor is on ", out.device().str(),
                     " but the inputs are on ", device.str());
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
   resize_output(out, shape);
-  const Tensor x = cast(cuda::on_device(a, device), compute), y = cast(cuda::on_device(b, device), compute);
+  // a wrapped Python number is a CPU 0-dim tensor: it moves to the device
+  const Tensor x = cast(on_device(a, device), compute), y = cast(on_device(b, device), compute);
   const bool direct = out.dtype() == compute && !partially_overlaps(out, x) && !partially_overlaps(out, y);
   const Tensor target = direct ? out : empty_on(shape, compute, device);
   dispatch_numeric(compute, op, [&](auto tag) {
@@ -60,9 +66,8 @@ Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kin
 }
 
 Tensor functional(const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha, const char* op) {
-  const ScalarType promoted = result_type({&a, &b});
-  const ScalarType t = kind == Kind::Div && !is_floating(promoted) ? default_float_dtype() : promoted;
-  return binary_into(empty_on(broadcast_shapes(a.sizes(), b.sizes()), t, device_of(a, b)), a, b, kind, alpha, op);
+  return binary_into(empty_on(broadcast_shapes(a.sizes(), b.sizes()), compute_type(a, b, kind), device_of(a, b)), a, b,
+                     kind, alpha, op);
 }
 
 Tensor inplace(const Tensor& self, const Tensor& other, Kind kind, const Scalar& alpha, const char* op) {

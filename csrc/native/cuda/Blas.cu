@@ -29,19 +29,12 @@ __global__ void mm_kernel(const T* A, const T* B, T* C, int64_t n, int64_t k, in
   if (row < n && col < m) C[row * m + col] = static_cast<T>(acc);
 }
 
-Tensor contiguous_of(const Tensor& t) {
-  if (t.is_contiguous()) return t;
-  Tensor c = empty_on(t.sizes(), t.dtype(), t.device());
-  copy_kernel(c, t);
-  return c;
-}
-
 Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
   check_mm(self, mat2);
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
   Tensor out = empty_on({n, m}, self.dtype(), self.device());
   if (n == 0 || m == 0) return out;
-  const Tensor a = contiguous_of(self), b = contiguous_of(mat2);
+  const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
   dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_same_v<T, double>, double,

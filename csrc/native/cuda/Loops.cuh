@@ -131,14 +131,6 @@ void launch_fill(const Tensor& out, T value) {
   check(cudaGetLastError(), "fill_kernel launch");
 }
 
-// `t` on `device` (a copy when it lives elsewhere: a wrapped Python number is a CPU 0-dim tensor).
-inline Tensor on_device(const Tensor& t, Device device) {
-  if (t.device() == device) return t;
-  Tensor moved = empty_on(t.sizes(), t.dtype(), device);
-  tcore::cuda::copy(moved, t);
-  return moved;
-}
-
 inline void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
   const bool a_scalar = a.device().is_cpu() && a.dim() == 0, b_scalar = b.device().is_cpu() && b.dim() == 0;
   TCORE_CHECK_VALUE(a.device() == b.device() || a_scalar || b_scalar, op,

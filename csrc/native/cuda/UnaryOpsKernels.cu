@@ -31,10 +31,15 @@ struct UnaryOp {
 
 constexpr bool floating_kind(Kind k) { return k != Kind::Neg && k != Kind::Relu; }
 
+// The floating functions compute integer inputs in the default float dtype.
+template <Kind kind>
+ScalarType compute_type(const Tensor& self) {
+  return floating_kind(kind) && !is_floating(self.dtype()) ? default_float_dtype() : self.dtype();
+}
+
 template <Kind kind>
 Tensor unary_into(const Tensor& out, const Tensor& self, const char* op) {
-  const ScalarType compute =
-      floating_kind(kind) && !is_floating(self.dtype()) ? default_float_dtype() : self.dtype();
+  const ScalarType compute = compute_type<kind>(self);
   TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
                    " can't be cast to the desired output type ", out.dtype());
   TCORE_CHECK_VALUE(out.device() == self.device(), op, ": the out= tensor is on ", out.device().str(),
@@ -61,8 +66,7 @@ Tensor unary_into(const Tensor& out, const Tensor& self, const char* op) {
 
 template <Kind kind>
 Tensor functional(const Tensor& self, const char* op) {
-  const ScalarType t = floating_kind(kind) && !is_floating(self.dtype()) ? default_float_dtype() : self.dtype();
-  return unary_into<kind>(empty_on(self.sizes(), t, self.device()), self, op);
+  return unary_into<kind>(empty_on(self.sizes(), compute_type<kind>(self), self.device()), self, op);
 }
 
 }  // namespace
