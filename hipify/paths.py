@@ -1,5 +1,10 @@
-"""Where a translated file goes (no heavy imports: `doit` reads it on every run)."""
+"""Which files are translated and where each goes (no heavy imports: `doit` reads it on
+every run)."""
 from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
 
 
 def hip_path(rel: str) -> str:
@@ -10,3 +15,24 @@ def hip_path(rel: str) -> str:
     if dot and ext == "cu":
         out[-1] = stem + ".hip"
     return "/".join(out)
+
+
+def select(project: Path, output: Path, includes: list[str], ignores: list[str]) -> list[str]:
+    """The files of project (relative POSIX paths, sorted) that an include glob matches, by
+    name or by path, and no ignore glob does; an output folder inside project is skipped."""
+    files = []
+    out_abs = output.resolve()
+    for dirpath, dirnames, filenames in os.walk(project):
+        here = Path(dirpath).resolve()
+        if here == out_abs or out_abs in here.parents:
+            dirnames[:] = []
+            continue
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            rel = (Path(dirpath) / name).relative_to(project).as_posix()
+            if not any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(rel, g) for g in includes):
+                continue
+            if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in ignores):
+                continue
+            files.append(rel)
+    return files

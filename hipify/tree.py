@@ -8,7 +8,6 @@ translated text differs from what is there.
 """
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import time
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .mappings import Mappings, load
-from .paths import hip_path
+from .paths import hip_path, select
 from .translate import translate
 
 DEFAULT_INCLUDES = ("*.cu", "*.cuh", "*.hip", "*.h", "*.hpp", "*.cpp", "*.cc", "*.c")
@@ -50,25 +49,6 @@ class Summary:
             top = ", ".join(f"{n} ({c})" for n, c in self.unsupported.most_common(20))
             lines.append(f"  CUDA identifiers with no HIP mapping (left as they are): {top}")
         return "\n".join(lines)
-
-
-def select(project: Path, output: Path, includes: list[str], ignores: list[str]) -> list[str]:
-    files = []
-    out_abs = output.resolve()
-    for dirpath, dirnames, filenames in os.walk(project):
-        here = Path(dirpath).resolve()
-        if here == out_abs or out_abs in here.parents:
-            dirnames[:] = []
-            continue
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            rel = (Path(dirpath) / name).relative_to(project).as_posix()
-            if not any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(rel, g) for g in includes):
-                continue
-            if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in ignores):
-                continue
-            files.append(rel)
-    return files
 
 
 def _include_resolver(project: Path, rel: str, known: set[str], extra_dirs: list[Path]):

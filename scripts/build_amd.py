@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Translate this repository's CUDA sources to HIP with the defaults filled in (as
-PyTorch's tools/amd_build/build_amd.py does): csrc/ -> generated/hip/, CUDA files only.
+PyTorch's tools/amd_build/build_amd.py does): csrc/ -> generated/hip/, the GPU backend's files only
+(tasks/hipify.py CSRC_INCLUDES: the .cu/.cuh kernels and the runtime in csrc/cuda/).
 
     python scripts/build_amd.py [--output-directory DIR] [extra python -m hipify options]
 """
@@ -13,6 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hipify.__main__ import main as hipify_main  # noqa: E402
+from tasks.hipify import CSRC_IGNORES, CSRC_INCLUDES  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -22,7 +24,9 @@ def main(argv: list[str]) -> int:
     if "--project-directory" not in args:
         args += ["--project-directory", str(REPO / "csrc")]
     if "--includes" not in args:
-        args += ["--includes", "*.cu", "*.cuh"]
+        args += ["--includes", *CSRC_INCLUDES]
+    if "--ignores" not in args:
+        args += ["--ignores", *CSRC_IGNORES]
     return hipify_main(args)
 
 

@@ -91,7 +91,8 @@ def check_writable(folder: Path) -> None:
 
 
 def generate(build_dir: Path) -> Path:
-    """The generated sources the C++ library needs (codegen + version header)."""
+    """The generated sources the C++ library needs (codegen, version header, and the HIP
+    translation of the GPU sources that a ROCm build compiles)."""
     gen = build_dir / "generated"
     cmd = [sys.executable, "-m", "codegen.generate_code",
            "--native-functions-path", str(REPO / "csrc/native/native_functions.yaml"),
@@ -110,6 +111,10 @@ def generate(build_dir: Path) -> Path:
     from codegen.file_writer import FileWriter
 
     FileWriter(gen / "tcore", source="version.txt").write("version.h", version.current_header(REPO))
+    from hipify.tree import hipify_tree
+    from tasks.hipify import CSRC_IGNORES, CSRC_INCLUDES
+
+    hipify_tree(REPO / "csrc", gen / "hip", includes=list(CSRC_INCLUDES), ignores=list(CSRC_IGNORES))
     return gen
 
 

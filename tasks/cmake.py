@@ -15,6 +15,7 @@ from pathlib import Path
 from doit.tools import config_changed
 
 from .codegen import generated_files
+from .hipify import translated_files
 from .config import LIVE_OUTPUT, Paths, max_jobs, tristate
 
 SOURCE_SUFFIXES = (".cpp", ".h", ".cu", ".cuh", ".hip")
@@ -206,15 +207,19 @@ def formula_errors(p: Paths, compiler_output: list[str]) -> list[str]:
     return found
 
 
+def cmake_modules(p: Paths) -> list[str]:
+    return sorted(str(f) for f in (p.root / "cmake").glob("*.cmake"))
+
+
 def task_configure(p: Paths):
     """CMake configure in build/ with the Ninja generator."""
     sources_cmake = p.gen_dir / "cmake" / "sources.cmake"
     return {
         "actions": [(configure, [p])],
-        "file_dep": [str(p.root / "CMakeLists.txt"), str(sources_cmake)],
+        "file_dep": [str(p.root / "CMakeLists.txt"), *cmake_modules(p), str(sources_cmake)],
         "targets": [str(p.build_dir / "build.ninja"), str(p.build_dir / "CMakeCache.txt")],
         "uptodate": [config_changed(" ".join(cmake_args(p)))],
-        "task_dep": ["codegen"],
+        "task_dep": ["codegen", "hipify"],  # a ROCm build compiles the translations
         **LIVE_OUTPUT,
         "clean": [(shutil.rmtree, [str(p.build_dir / "CMakeFiles"), True])],
     }
@@ -222,13 +227,13 @@ def task_configure(p: Paths):
 
 def task_build(p: Paths):
     """Compile and link the core and the Python extension (import tcore works after it)."""
-    deps = hand_written_sources(p) + generated_files(p) + [str(p.gen_dir / "tcore" / "version.h")]
-    deps += [str(p.root / "CMakeLists.txt"), str(p.build_dir / "build.ninja")]
+    deps = hand_written_sources(p) + generated_files(p) + translated_files(p) + [str(p.gen_dir / "tcore" / "version.h")]
+    deps += [str(p.root / "CMakeLists.txt"), *cmake_modules(p), str(p.build_dir / "build.ninja")]
     return {
         "actions": [(build, [p])],
         "file_dep": deps,
         "targets": [str(p.extension), str(p.library)],
-        "task_dep": ["codegen", "version", "configure"],
+        "task_dep": ["codegen", "hipify", "version", "configure"],
         # a new cache or host list reruns the action (it checks and reports them; ninja rebuilds nothing)
         "uptodate": [config_changed(" ".join(os.environ.get(v, "") for v in ("TCORE_REMOTE_CACHE",
                                                                                "TCORE_DISTCC_HOSTS")))],

@@ -10,8 +10,25 @@ from .config import LIVE_OUTPUT, Paths
 HIPIFY_DIR = Path(__file__).resolve().parent.parent / "hipify"
 
 
+# The files of csrc/ that make the GPU backend: the kernels (.cu, .cuh) and the runtime in
+# csrc/cuda/ (the CUDA runtime API from C++). A ROCm build compiles their translations.
+CSRC_INCLUDES = ("*.cu", "*.cuh", "cuda/*.cpp")
+CSRC_IGNORES = ("cuda/NoCUDA.cpp",)  # the runtime of a build without a GPU backend
+
+
 def cuda_sources(p: Paths) -> list[Path]:
-    return sorted(x for ext in ("*.cu", "*.cuh") for x in (p.root / "csrc").rglob(ext))
+    from hipify.paths import select
+
+    project = p.root / "csrc"
+    return [project / rel for rel in select(project, p.gen_dir / "hip", list(CSRC_INCLUDES), list(CSRC_IGNORES))]
+
+
+def translated_files(p: Paths) -> list[str]:
+    """What doit hipify writes: generated/hip/<hip_path of each CUDA source>."""
+    from hipify.paths import hip_path
+
+    project = p.root / "csrc"
+    return [str(p.gen_dir / "hip" / hip_path(s.relative_to(project).as_posix())) for s in cuda_sources(p)]
 
 
 def _translate(p: Paths, rel: str) -> None:

@@ -1,4 +1,4 @@
-"""The CUDA backend from Python, as torch.cuda: whether it is built and usable, devices,
+"""The CUDA (or ROCm) backend from Python, as torch.cuda: whether it is built and usable, devices,
 synchronization and the caching allocator's figures. Tensors move with
 `t.cuda()`, `t.to("cuda")`, `t.cpu()` and `device=` on the factories."""
 from __future__ import annotations
@@ -7,8 +7,14 @@ from . import _C
 
 
 def is_built() -> bool:
-    """The library was compiled with the CUDA backend (nvcc at configure time)."""
+    """The library was compiled with a GPU backend: CUDA (nvcc at configure time) or ROCm,
+    which masquerades as CUDA as in PyTorch (hipcc; the device is still "cuda")."""
     return _C._cuda_is_built()
+
+
+def runtime() -> str:
+    """The GPU runtime compiled in: "CUDA 13.0", "HIP 5.2", or "" without a GPU backend."""
+    return _C._cuda_runtime()
 
 
 def is_available() -> bool:

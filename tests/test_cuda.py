@@ -22,6 +22,8 @@ def _expect_cuda_build() -> bool:
 
 def test_the_build_reports_the_backend(tcore):
     assert tcore.cuda.is_built() == _expect_cuda_build()
+    # the main build is CUDA or none; tests/test_rocm_pipeline.py builds and checks ROCm ("HIP 5.2")
+    assert tcore.cuda.runtime().startswith("CUDA ") if tcore.cuda.is_built() else tcore.cuda.runtime() == ""
     if not tcore.cuda.is_available():
         assert tcore.cuda.unavailable_reason() and tcore.cuda.device_count() == 0
 

@@ -1,6 +1,7 @@
 """hipify: translation table (one row per mapping family and construct), the tree
-tool (out of place, idempotent, incremental, odd inputs), and real compilers on
-csrc/'s CUDA sources: nvcc on the originals, hipcc on the translations."""
+tool (out of place, idempotent, incremental, odd inputs), and nvcc on csrc/'s CUDA
+sources when the build did not compile them. hipcc compiles every translation of csrc/
+in tests/test_rocm_pipeline.py (the ROCm backend built through doit)."""
 from __future__ import annotations
 
 import os
@@ -150,27 +151,14 @@ def test_large_file(tmp_path):
     assert text.count("hipMemcpyAsync") == text.count("\n") and "cudaMemcpy" not in text.replace("// copy", "")
 
 
-def _include_flags(translated: Path | None = None) -> list[str]:
+def _include_flags() -> list[str]:
     """The kernels include the core headers and the generated operator headers (a build has
-    written them); translated headers come first."""
+    written them)."""
     gen = Path(os.environ.get("TCORE_GEN_DIR", ROOT / "generated"))
     if not (gen / "tcore" / "ops").is_dir():
         pytest.skip("the generated operator headers are missing (run `doit codegen`)")
-    dirs = ([translated] if translated else []) + [ROOT / "csrc", ROOT / "csrc" / "include", gen]
+    dirs = [ROOT / "csrc", ROOT / "csrc" / "include", gen]
     return [f"-I{d}" for d in dirs]
-
-
-@pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed (apt-get install hipcc libamdhip64-dev)")
-def test_translated_csrc_compiles_with_hipcc(tmp_path):
-    out = tmp_path / "hip"
-    hipify_tree(ROOT / "csrc", out, includes=["*.cu", "*.cuh"])
-    sources = sorted(out.rglob("*.hip"))
-    assert sources
-    for s in sources:
-        r = subprocess.run(["hipcc", "-std=c++17", "-c", str(s), "--offload-arch=gfx90a", *_include_flags(out),
-                            "-o", str(tmp_path / "x.o")], capture_output=True, text=True,
-                           env={**os.environ, "HIP_PLATFORM": "amd"})
-        assert r.returncode == 0, f"{s}:\n" + r.stderr[-3000:]
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

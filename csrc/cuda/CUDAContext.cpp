@@ -1,4 +1,5 @@
-// The CUDA backend's runtime (compiled when CMake finds nvcc): device queries, the
+// The CUDA backend's runtime (compiled by nvcc when CMake finds it; a ROCm build compiles
+// its hipified translation with hipcc): device queries, the
 // current device and per-thread current streams, a caching allocator, and copies that
 // involve device memory.
 #include <cuda_runtime.h>
@@ -21,7 +22,7 @@ constexpr int kMaxDevices = 64;
 
 void check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) {
-    cudaGetLastError();  // clear it
+    (void)cudaGetLastError();  // clear it
     throw Error(detail::str_cat(what, ": ", cudaGetErrorString(err)));
   }
 }
@@ -36,7 +37,7 @@ const DeviceInfo& info() {
     DeviceInfo d;
     const cudaError_t err = cudaGetDeviceCount(&d.count);
     if (err != cudaSuccess) {
-      cudaGetLastError();
+      (void)cudaGetLastError();
       d.count = 0;
       d.reason = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
     } else if (d.count == 0) {
@@ -93,11 +94,11 @@ struct Allocator {
     void* p = nullptr;
     cudaError_t err = cudaMalloc(&p, bytes);
     if (err == cudaErrorMemoryAllocation) {  // give the cached blocks back and try once more
-      cudaGetLastError();
+      (void)cudaGetLastError();
       release_cached();
       err = cudaMalloc(&p, bytes);
     }
-    cudaSetDevice(previous);
+    (void)cudaSetDevice(previous);
     check(err, "cudaMalloc");
     std::lock_guard<std::mutex> lock(mutex);
     allocated[device] += bytes;
@@ -115,7 +116,7 @@ struct Allocator {
     std::lock_guard<std::mutex> lock(mutex);
     for (auto& [key, list] : free_blocks) {
       for (void* p : list) {
-        cudaFree(p);
+        (void)cudaFree(p);
         reserved[key.first] -= key.second;
       }
       list.clear();
@@ -133,6 +134,15 @@ thread_local std::array<cudaStream_t, kMaxDevices> current_streams{};
 }  // namespace
 
 bool is_built() { return true; }
+
+const char* runtime() {
+#if defined(__HIP_PLATFORM_AMD__)
+  static const std::string name = detail::str_cat("HIP ", HIP_VERSION_MAJOR, ".", HIP_VERSION_MINOR);
+#else
+  static const std::string name = detail::str_cat("CUDA ", CUDART_VERSION / 1000, ".", CUDART_VERSION % 1000 / 10);
+#endif
+  return name.c_str();
+}
 bool is_available() { return info().count > 0; }
 int device_count() { return info().count; }
 const char* unavailable_reason() { return info().reason.c_str(); }
@@ -156,7 +166,7 @@ void synchronize(int device) {
   check(cudaGetDevice(&previous), "cudaGetDevice");
   check(cudaSetDevice(d), "cudaSetDevice");
   const cudaError_t err = cudaStreamSynchronize(current_streams[d]);
-  cudaSetDevice(previous);
+  (void)cudaSetDevice(previous);
   check(err, "cudaStreamSynchronize");
 }
 

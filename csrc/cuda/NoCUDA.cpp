@@ -1,23 +1,24 @@
-// The CUDA runtime API of a build without the CUDA backend: nothing is available, and
+// The CUDA runtime API of a build without a GPU backend: nothing is available, and
 // every call that needs a device says so (CMake compiles this file instead of
-// CUDAContext.cpp when USE_CUDA is off).
+// CUDAContext.cpp when neither CUDA nor ROCm is built).
 #include "tcore/cuda/CUDA.h"
 
 namespace tcore::cuda {
 namespace {
 [[noreturn]] void unavailable(const char* what) {
-  throw Error(detail::str_cat(what, ": tcore was built without CUDA (no nvcc at configure time, or USE_CUDA=0); ",
+  throw Error(detail::str_cat(what, ": tcore was built without CUDA (no nvcc or hipcc at configure time, or USE_CUDA=0); ",
                               "rebuild on a machine with the CUDA toolkit"));
 }
 }  // namespace
 
 bool is_built() { return false; }
+const char* runtime() { return ""; }
 bool is_available() { return false; }
 int device_count() { return 0; }
 int current_device() { unavailable("current_device"); }
 void set_device(int) { unavailable("set_device"); }
 void synchronize(int) { unavailable("synchronize"); }
-const char* unavailable_reason() { return "tcore was built without CUDA (no nvcc at configure time, or USE_CUDA=0)"; }
+const char* unavailable_reason() { return "tcore was built without CUDA (no nvcc or hipcc at configure time, or USE_CUDA=0)"; }
 Storage allocate(size_t, int) { unavailable("allocating CUDA memory"); }
 size_t memory_allocated(int) { return 0; }
 size_t memory_reserved(int) { return 0; }

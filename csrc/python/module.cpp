@@ -198,6 +198,7 @@ void bind_types(nb::module_& m) {
   m.def("get_num_threads", &tcore::get_num_threads, "The number of threads large CPU kernels use.");
   m.attr("_has_openmp") = tcore::has_openmp();
   m.def("_cuda_is_built", &cuda::is_built);
+  m.def("_cuda_runtime", [] { return std::string(cuda::runtime()); });
   m.def("_cuda_is_available", &cuda::is_available);
   m.def("_cuda_unavailable_reason", [] { return std::string(cuda::unavailable_reason()); });
   m.def("_cuda_device_count", &cuda::device_count);

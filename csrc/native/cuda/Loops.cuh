@@ -39,7 +39,7 @@ struct Pointers {
 
 inline void check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) {
-    cudaGetLastError();
+    (void)cudaGetLastError();
     throw Error(detail::str_cat(what, ": ", cudaGetErrorString(err)));
   }
 }

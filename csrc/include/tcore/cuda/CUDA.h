@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend's runtime: devices, the current device and stream, the caching
+// The CUDA (or ROCm) backend's runtime: devices, the current device and stream, the caching
 // allocator and copies between host and device memory. In a build without CUDA (no
 // nvcc at configure time, or USE_CUDA=0) the same functions exist: nothing is
 // available and anything that needs a device says why.
@@ -11,8 +11,11 @@
 
 namespace tcore::cuda {
 
-// Whether this library was built with the CUDA backend.
+// Whether this library was built with a GPU backend: CUDA, or ROCm, which masquerades as
+// CUDA (its sources are the hipified CUDA ones; the device is still "cuda").
 TCORE_API bool is_built();
+// The GPU runtime compiled in: "CUDA 13.0", "HIP 5.2", or "" without a GPU backend.
+TCORE_API const char* runtime();
 // A device can be used: the build has CUDA, a driver is loaded and a GPU is visible.
 TCORE_API bool is_available();
 TCORE_API int device_count();
