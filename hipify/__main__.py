@@ -1,5 +1,5 @@
 """python -m hipify --project-directory DIR --output-directory DIR [--extra-include-dir D ...]
-[--out-of-place-only] [--includes GLOB ...] [--ignores GLOB ...] [--hip-launch-kernel-ggl]"""
+[--out-of-place-only] [--includes GLOB ...] [--ignores GLOB ...] [--hip-launch-kernel-ggl] [-j N]"""
 from __future__ import annotations
 
 import argparse
@@ -19,12 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--includes", nargs="*", default=None, help="file globs to translate (default: C/C++/CUDA sources)")
     p.add_argument("--ignores", nargs="*", default=[], help="file globs to leave out")
     p.add_argument("--hip-launch-kernel-ggl", action="store_true", help="rewrite <<<>>> launches as hipLaunchKernelGGL")
+    p.add_argument("-j", "--jobs", type=int, default=None,
+                   help="worker processes (default: one per CPU when many files need translating)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     project, output = Path(args.project_directory), Path(args.output_directory)
     try:
         summary = hipify_tree(project, output, args.includes, args.ignores,
-                              [Path(d) for d in args.extra_include_dir], args.hip_launch_kernel_ggl)
+                              [Path(d) for d in args.extra_include_dir], args.hip_launch_kernel_ggl, jobs=args.jobs)
     except HipifyError as e:
         print(f"hipify: error: {e}", file=sys.stderr)
         return 1

@@ -44,11 +44,18 @@ def _boundary(name: str, prefix: str) -> bool:
     return len(name) > len(prefix) and (name[len(prefix)].isupper() or name[len(prefix)].isdigit())
 
 
+CUDA_MARKS = ("cu", "CU", "nv")
+
+
 @lru_cache(maxsize=None)
 def load(path: str = str(DATA)) -> Mappings:
     raw = Path(path).read_bytes()
     data = yaml.safe_load(raw)
     prefixes = sorted(data["prefixes"].items(), key=lambda kv: -len(kv[0]))
+    # the translator only looks up identifiers that hold one of these (translate._TOKEN)
+    blind = [n for n in [*data["exact"], *data["prefixes"]] if not any(s in n for s in CUDA_MARKS)]
+    if blind:
+        raise ValueError(f"{path}: CUDA names without {'/'.join(CUDA_MARKS)} would never be looked up: {blind[:5]}")
     return Mappings(
         headers=dict(data["headers"]),
         exact=dict(data["exact"]),

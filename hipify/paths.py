@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from pathlib import Path
 
 
 def hip_path(rel: str) -> str:
@@ -17,19 +16,21 @@ def hip_path(rel: str) -> str:
     return "/".join(out)
 
 
-def select(project: Path, output: Path, includes: list[str], ignores: list[str]) -> list[str]:
+def select(project: str | os.PathLike, output: str | os.PathLike, includes: list[str], ignores: list[str]) -> list[str]:
     """The files of project (relative POSIX paths, sorted) that an include glob matches, by
     name or by path, and no ignore glob does; an output folder inside project is skipped."""
     files = []
-    out_abs = output.resolve()
+    out_abs = os.path.realpath(output)
     for dirpath, dirnames, filenames in os.walk(project):
-        here = Path(dirpath).resolve()
-        if here == out_abs or out_abs in here.parents:
+        here = os.path.realpath(dirpath)
+        if here == out_abs or here.startswith(out_abs + os.sep):
             dirnames[:] = []
             continue
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        prefix = os.path.relpath(dirpath, project).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
         for name in sorted(filenames):
-            rel = (Path(dirpath) / name).relative_to(project).as_posix()
+            rel = prefix + name
             if not any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(rel, g) for g in includes):
                 continue
             if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in ignores):

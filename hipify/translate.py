@@ -12,12 +12,14 @@ from typing import Callable
 
 from .mappings import Mappings
 
+# Identifiers are matched only when they hold "cu", "CU" or "nv", as every CUDA name does
+# (mappings.yaml is checked for it): the others never reach Python code.
 _TOKEN = re.compile(
     r"""
     (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<string>R"(?P<delim>[^(\s]*)\(.*?\)(?P=delim)"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
   | (?P<include>^[ \t]*\#[ \t]*include[ \t]*(?:<[^>\n]*>|"[^"\n]*"))
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<ident>(?<![A-Za-z0-9_])(?=[A-Za-z0-9_]*(?:cu|CU|nv))[A-Za-z_][A-Za-z0-9_]*)
   | (?P<launch><<<)
     """,
     re.VERBOSE | re.DOTALL | re.MULTILINE,
@@ -53,8 +55,6 @@ def translate(source: str, mappings: Mappings, include_map: Callable[[str], str 
             continue
         if kind == "ident":
             name = m.group()
-            if "cu" not in name and "CU" not in name and "nv" not in name:
-                continue  # every CUDA name has one of these: most identifiers stop here
             new = cache.get(name, _MISS)
             if new is _MISS:
                 new = cache[name] = mappings.identifier(name)

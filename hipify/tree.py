@@ -9,7 +9,9 @@ translated text differs from what is there.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -68,22 +70,94 @@ def _include_resolver(project: Path, rel: str, known: set[str], extra_dirs: list
     return resolve
 
 
-def _write_if_changed(target: Path, data: bytes) -> bool:
+def _write_if_changed(target: str | os.PathLike, data: bytes, made: set[str] | None = None) -> bool:
+    """Writes data to target atomically (a temporary file renamed over it) unless the file
+    holds exactly data already. made: folders known to exist (saves a mkdir per file)."""
+    target = os.fspath(target)
     try:
-        if target.stat().st_size == len(data) and target.read_bytes() == data:
-            return False
+        if os.stat(target).st_size == len(data):
+            with open(target, "rb") as f:
+                if f.read() == data:
+                    return False
     except FileNotFoundError:
         pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    tmp.write_bytes(data)
+    folder = os.path.dirname(target)
+    if made is None or folder not in made:
+        os.makedirs(folder, exist_ok=True)
+        if made is not None:
+            made.add(folder)
+    tmp = os.path.join(folder, f".{os.path.basename(target)}.tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
     os.replace(tmp, target)
     return True
 
 
+@dataclass(frozen=True)
+class _Job:
+    """What translating one file of a tree needs (inherited by forked workers)."""
+    project: str
+    output: str
+    known: frozenset[str]
+    extra: tuple[Path, ...]
+    launch_ggl: bool
+    mappings: Mappings
+
+
+_made_dirs: set[str] = set()  # output folders this process created (reset per tree)
+
+
+def _translate_file(job: _Job, rel: str, stamp: list) -> tuple[str, str, list | None]:
+    """(status, rel, manifest entry) of one stale file; the entry carries its unsupported names."""
+    try:
+        with open(os.path.join(job.project, rel), "rb") as f:
+            data = f.read()
+    except OSError:
+        return "skipped", rel, None
+    status_extra = ""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # kept byte for byte: surrogateescape round-trips them
+        text = data.decode("utf-8", errors="surrogateescape")
+        status_extra = "+non_utf8"
+    out_rel = stamp[2]
+    result = translate(text, job.mappings, _include_resolver(Path(job.project), rel, job.known, list(job.extra)),
+                       job.launch_ggl)
+    written = _write_if_changed(os.path.join(job.output, out_rel), result.text.encode("utf-8", errors="surrogateescape"),
+                                _made_dirs)
+    status = "unchanged" if not written else "translated" if result.changed or out_rel != rel else "copied"
+    return status + status_extra, rel, stamp + [sorted(result.unsupported.items())]
+
+
+_worker_job: _Job | None = None
+
+
+def _init_worker(job: _Job) -> None:
+    global _worker_job
+    _worker_job = job
+
+
+def _translate_in_worker(item: tuple[str, list]) -> tuple[str, str, list | None]:
+    return _translate_file(_worker_job, *item)
+
+
+# Below this many stale files a pool costs more than it saves (a fork is a few ms).
+PARALLEL_MIN_FILES = 64
+
+
+def _workers(jobs: int | None, stale: int) -> int:
+    if jobs is None:
+        if stale < PARALLEL_MIN_FILES or threading.active_count() > 1:  # fork only a single-threaded process
+            return 1
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(jobs, stale // 16 or 1))
+
+
 def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, ignores: list[str] | None = None,
                 extra_include_dirs: list[Path] | None = None, launch_ggl: bool = False,
-                mappings: Mappings | None = None) -> Summary:
+                mappings: Mappings | None = None, jobs: int | None = None) -> Summary:
+    """Translates the selected files of project into output. jobs: worker processes for the
+    stale files (None: one per CPU when there are many; 1: this process only)."""
     start = time.perf_counter()
     mappings = mappings or load()
     if not project.is_dir():
@@ -105,38 +179,33 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
     except (OSError, ValueError):
         manifest = {"files": {}}
     old = manifest.get("files", {})
-    known = set(files)
+    known = frozenset(files)
     summary = Summary()
     fresh: dict[str, list] = {}
-    extra = [Path(d).resolve() for d in extra_include_dirs or []]
-    def one(rel: str) -> tuple[str, str, list | None]:
-        """(status, rel, manifest entry) of one file; the entry carries its unsupported names."""
-        src = project / rel
+    job = _Job(os.fspath(project), os.fspath(output), known,
+               tuple(Path(d).resolve() for d in extra_include_dirs or []), launch_ggl, mappings)
+    _made_dirs.clear()
+    results: list[tuple[str, str, list | None]] = []
+    stale: list[tuple[str, list]] = []
+    for rel in files:  # the manifest's size and mtime say what is unchanged: no read
         out_rel = hip_path(rel)
         try:
-            st = src.stat()
+            st = os.stat(os.path.join(job.project, rel))
         except OSError:
-            return "skipped", rel, None
+            results.append(("skipped", rel, None))
+            continue
         stamp = [st.st_size, st.st_mtime_ns, out_rel]
-        if old.get(rel, [None])[:3] == stamp and (output / out_rel).exists():
-            return "unchanged", rel, old[rel]
-        try:
-            data = src.read_bytes()
-        except OSError:
-            return "skipped", rel, None
-        status_extra = ""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:  # kept byte for byte: surrogateescape round-trips them
-            text = data.decode("utf-8", errors="surrogateescape")
-            status_extra = "+non_utf8"
-        result = translate(text, mappings, _include_resolver(project, rel, known, extra), launch_ggl)
-        written = _write_if_changed(output / out_rel, result.text.encode("utf-8", errors="surrogateescape"))
-        status = "unchanged" if not written else "translated" if result.changed or out_rel != rel else "copied"
-        return status + status_extra, rel, stamp + [sorted(result.unsupported.items())]
-
-    # (a thread pool was measured slower here: the translation holds the GIL)
-    for status, rel, entry in map(one, files):
+        if old.get(rel, [None])[:3] == stamp and os.path.exists(os.path.join(job.output, out_rel)):
+            results.append(("unchanged", rel, old[rel]))
+        else:
+            stale.append((rel, stamp))
+    workers = _workers(jobs, len(stale))
+    if workers > 1:  # the translation holds the GIL (threads were measured slower): processes
+        with multiprocessing.get_context("fork").Pool(workers, _init_worker, (job,)) as pool:
+            results += pool.map(_translate_in_worker, stale, chunksize=max(1, len(stale) // (workers * 4)))
+    else:
+        results += [_translate_file(job, rel, stamp) for rel, stamp in stale]
+    for status, rel, entry in sorted(results, key=lambda r: r[1]):
         base, _, flag = status.partition("+")
         getattr(summary, base).append(rel)
         if flag:

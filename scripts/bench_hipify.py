@@ -9,8 +9,10 @@ from __future__ import annotations
 import collections
 import difflib
 import json
+import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -138,31 +140,52 @@ def compare(ours: Path, theirs: Path) -> dict:
             "kinds (ours | torch)": [(k, n, examples[k]) for k, n in reasons.most_common(12)]}
 
 
-def timed_ours(corpus: Path, out: Path) -> float:
-    """In this process (the interpreter's start-up is not the tool's time; torch's is measured the same way)."""
+def timed_ours(corpus: Path, out: Path, jobs: int | None = None) -> float:
+    """In this process (the interpreter's start-up is not the tool's time; torch's is measured the same way).
+    jobs=None: worker processes as the CLI picks them (one per CPU for a full run)."""
     sys.path.insert(0, str(ROOT))
     from hipify.tree import hipify_tree
 
     start = time.perf_counter()
-    hipify_tree(corpus, out, includes=["*.cu", "*.cuh"])
+    hipify_tree(corpus, out, includes=["*.cu", "*.cuh"], jobs=jobs)
     return time.perf_counter() - start
+
+
+REPEATS = 5  # full runs per tool, alternating; the medians are compared (the disk here is noisy)
+
+
+def fmt(xs: list[float]) -> str:
+    return " ".join(f"{x:.3f}" for x in xs)
 
 
 def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     corpus = WORK / "corpus"
     make_corpus(corpus)
-    ours_out, torch_out = WORK / "ours", WORK / "torch"
-    for d in (ours_out, torch_out):
-        shutil.rmtree(d, ignore_errors=True)
-    results = {"files": sum(1 for _ in corpus.rglob("*.cu*"))}
-    results["ours_full_s"] = timed_ours(corpus, ours_out)
-    results["ours_rerun_s"] = timed_ours(corpus, ours_out)
-    results["ours_rerun_cli_s"] = run_ours(corpus, ours_out)  # python -m hipify, start-up included
+    for d in WORK.iterdir():  # outputs of an earlier run; removed before timing anything
+        if d.name != "corpus":
+            shutil.rmtree(d)
+    subprocess.run(["sync"])
+    time.sleep(1.0)
+    results = {"files": sum(1 for _ in corpus.rglob("*.cu*")), "repeats": REPEATS, "cpus": len(os.sched_getaffinity(0))}
     py = torch_python()
+    ours_runs, serial_runs, torch_runs = [], [], []
+    for i in range(REPEATS):  # each into a fresh folder: nothing is deleted while timing
+        ours_runs.append(timed_ours(corpus, WORK / f"ours-{i}"))
+        serial_runs.append(timed_ours(corpus, WORK / f"ours-serial-{i}", jobs=1))
+        if py is not None:
+            torch_runs.append(run_torch(py, corpus, WORK / f"torch-{i}"))
+    ours_out, torch_out = WORK / "ours-0", WORK / "torch-0"
+    results["ours_full_runs_s"] = ours_runs
+    results["ours_full_s"] = statistics.median(ours_runs)
+    results["ours_full_one_process_runs_s"] = serial_runs
+    results["ours_full_one_process_s"] = statistics.median(serial_runs)
+    results["ours_rerun_s"] = statistics.median([timed_ours(corpus, ours_out) for _ in range(REPEATS)])
+    results["ours_rerun_cli_s"] = run_ours(corpus, ours_out)  # python -m hipify, start-up included
     if py is not None:
-        results["torch_full_s"] = run_torch(py, corpus, torch_out)
-        results["torch_rerun_s"] = run_torch(py, corpus, torch_out)
+        results["torch_full_runs_s"] = torch_runs
+        results["torch_full_s"] = statistics.median(torch_runs)
+        results["torch_rerun_s"] = statistics.median([run_torch(py, corpus, torch_out) for _ in range(REPEATS)])
         results["compare"] = compare(ours_out, torch_out)
     from rich.console import Console
     from rich.table import Table
@@ -170,11 +193,14 @@ def main() -> int:
     t = Table(title=f"hipify on {results['files']} CUDA files (csrc/ + generated corpus)")
     for c in ("run", "tcore hipify s", "torch.utils.hipify s", "speed-up"):
         t.add_column(c, justify="left" if c == "run" else "right")
-    for run in ("full", "rerun"):
+    for run, label in (("full", f"full ({results['cpus']} worker processes)"),
+                       ("full_one_process", "full (one process)"), ("rerun", "rerun, nothing changed")):
         ours = results[f"ours_{run}_s"]
-        theirs = results.get(f"torch_{run}_s")
-        t.add_row(run, f"{ours:.3f}", f"{theirs:.3f}" if theirs else "-", f"{theirs / ours:.1f}x" if theirs else "-")
+        theirs = results.get("torch_full_s" if run.startswith("full") else f"torch_{run}_s")
+        t.add_row(label, f"{ours:.3f}", f"{theirs:.3f}" if theirs else "-", f"{theirs / ours:.1f}x" if theirs else "-")
     Console().print(t)
+    print(f"medians of {REPEATS} runs each, interleaved; full runs (s): ours {fmt(results['ours_full_runs_s'])}; "
+          f"one process {fmt(serial_runs)}; torch {fmt(results.get('torch_full_runs_s', []))}")
     print(f"rerun through the CLI (python -m hipify, interpreter start-up included): {results['ours_rerun_cli_s']:.3f} s")
     if "compare" in results:
         c = results["compare"]

@@ -171,3 +171,18 @@ def test_cuda_sources_compile_with_nvcc(tcore, tmp_path):
         r = subprocess.run(["nvcc", "-std=c++17", "-c", str(s), *_include_flags(), "-o", str(tmp_path / "x.o")],
                            capture_output=True, text=True)
         assert r.returncode == 0, f"{s}:\n" + r.stderr[-3000:]
+
+
+def test_worker_processes_give_the_same_tree(tmp_path):
+    src = tmp_path / "src"
+    for i in range(40):
+        (src / f"d{i % 3}").mkdir(parents=True, exist_ok=True)
+        (src / f"d{i % 3}" / f"k{i}_cuda.cu").write_text(f'#include "../d0/k0_cuda.cu"\n// cudaFree {i}\n'
+                                                        f"void f{i}() {{ cudaFree(nullptr); cuRandomName{i}(); }}\n")
+    serial, parallel = hipify_tree(src, tmp_path / "one", jobs=1), hipify_tree(src, tmp_path / "two", jobs=2)
+    assert serial.translated == parallel.translated and len(serial.translated) == 40
+    assert serial.unsupported == parallel.unsupported and serial.unsupported
+    one = {p.relative_to(tmp_path / "one"): p.read_bytes() for p in (tmp_path / "one").rglob("*.hip")}
+    two = {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*.hip")}
+    assert one == two and len(one) == 40
+    assert hipify_tree(src, tmp_path / "two", jobs=2).unchanged == serial.translated  # a rerun reads nothing
