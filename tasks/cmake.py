@@ -245,7 +245,7 @@ def task_build(p: Paths):
 def task_test(p: Paths):
     """Run the test suites (pytest) against the fresh build."""
     return {
-        "actions": [[sys.executable, "-m", "pytest", "-q", "-ra", str(p.root / "tests")]],
+        "actions": [[sys.executable, "-m", "pytest", "-q", "-ra", "--durations=25", str(p.root / "tests")]],
         "task_dep": ["build"],
         "uptodate": [False],
         **LIVE_OUTPUT,
