@@ -12,7 +12,9 @@ import pytest
 
 CUDA_KERNELS = ["empty.memory_format", "fill_.Scalar", "copy_", "add.Tensor", "add_.Tensor", "add.out", "sub.Tensor",
                 "mul.Tensor", "div.Tensor", "div.out", "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
-                "sum", "sum.dim_IntList", "mean.dim", "mm", "mm.out", "uniform_", "normal_"]
+                "sum", "sum.dim_IntList", "mean.dim", "mm", "mm.out", "uniform_", "normal_", "abs", "abs_", "rsqrt",
+                "sin", "cos.out", "log1p", "expm1_", "reciprocal", "eq.Tensor", "ne.Tensor", "lt.Tensor_out",
+                "le.Tensor", "gt.Tensor", "ge.Tensor_out", "maximum", "minimum.out"]
 
 
 def _expect_cuda_build() -> bool:
@@ -110,9 +112,25 @@ def test_elementwise_like_cpu(gpu, dtype):
     z = tc.tensor(a).cuda()
     z.add_(y)
     np.testing.assert_allclose(z.cpu().numpy(), a + b, rtol=1e-6)
-    for op in ("neg", "relu") + (("exp", "tanh", "sigmoid") if dtype != "int64" else ()):
-        np.testing.assert_allclose(getattr(tc, op)(x).cpu().numpy(), getattr(tc, op)(tc.tensor(a)).numpy(),
-                                   rtol=1e-5, atol=1e-6)
+    floating = ("exp", "tanh", "sigmoid", "sin", "cos", "expm1", "reciprocal")  # integers compute in float32
+    for op in ("neg", "relu", "abs") + floating:
+        got, want = getattr(tc, op)(x), getattr(tc, op)(tc.tensor(a))
+        assert got.is_cuda and got.dtype == want.dtype, op
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    pos = tc.tensor(np.abs(a) + 1).cuda()
+    for op in ("sqrt", "rsqrt", "log", "log1p"):
+        np.testing.assert_allclose(getattr(tc, op)(pos).cpu().numpy(), getattr(tc, op)(pos.cpu()).numpy(), rtol=1e-5)
+    for op in ("eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum"):  # broadcasting, promotion, scalars
+        got, want = getattr(tc, op)(x, y), getattr(tc, op)(tc.tensor(a), tc.tensor(b))
+        assert got.dtype == want.dtype, op
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+    np.testing.assert_array_equal((x > 0).cpu().numpy(), a > 0)
+    mask = tc.empty([0], dtype=tc.bool, device="cuda")
+    tc.lt(x, y, out=mask)
+    np.testing.assert_array_equal(mask.cpu().numpy(), a < b)
+    z = tc.tensor(a).cuda()
+    z.abs_()
+    np.testing.assert_array_equal(z.cpu().numpy(), np.abs(a))
 
 
 @pytest.mark.gpu
