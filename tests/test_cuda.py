@@ -14,7 +14,8 @@ CUDA_KERNELS = ["empty.memory_format", "fill_.Scalar", "copy_", "add.Tensor", "a
                 "mul.Tensor", "div.Tensor", "div.out", "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
                 "sum", "sum.dim_IntList", "mean.dim", "mm", "mm.out", "uniform_", "normal_", "abs", "abs_", "rsqrt",
                 "sin", "cos.out", "log1p", "expm1_", "reciprocal", "eq.Tensor", "ne.Tensor", "lt.Tensor_out",
-                "le.Tensor", "gt.Tensor", "ge.Tensor_out", "maximum", "minimum.out"]
+                "le.Tensor", "gt.Tensor", "ge.Tensor_out", "maximum", "minimum.out", "arange.start_step", "linspace",
+                "eye.m"]
 
 
 def _expect_cuda_build() -> bool:
@@ -71,6 +72,13 @@ def test_factories_and_copies(gpu):
     z = tc.zeros(3, 4, device="cuda")
     assert z.is_cuda and str(z.device) == "cuda:0" and z.cpu().tolist() == [[0.0] * 4] * 3
     assert tc.full([2], 2.5, device="cuda").tolist() == [2.5, 2.5]
+    for args in ((7,), (2, 11, 3), (1.0, 2.0, 0.25), (5, -4, -2)):  # the range factories on the device
+        got, want = tc.arange(*args, device="cuda"), tc.arange(*args)
+        assert got.is_cuda and got.dtype == want.dtype and got.cpu().tolist() == want.tolist(), args
+    assert tc.arange(4, dtype=tc.float16, device="cuda").cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+    np.testing.assert_array_equal(tc.linspace(-1, 1, 9, device="cuda").cpu().numpy(), tc.linspace(-1, 1, 9).numpy())
+    np.testing.assert_array_equal(tc.eye(3, 4, device="cuda").cpu().numpy(), np.eye(3, 4, dtype=np.float32))
+    assert tc.eye(2, dtype=tc.bool, device="cuda").cpu().tolist() == [[True, False], [False, True]]
     a = _rand((5, 6))
     t = tc.tensor(a)
     d = t.cuda()

@@ -11,6 +11,7 @@
 #include <tcore/ops/random_native.h>
 #include <tcore/ops/uniform_native.h>
 
+#include "native/Ranges.h"
 #include "native/TensorUtils.h"
 #include "tcore/core/Random.h"
 #include "native/cpu/Copy.h"
@@ -80,13 +81,6 @@ Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator
   return self;
 }
 
-ScalarType range_dtype(std::initializer_list<const Scalar*> values, std::optional<ScalarType> dtype) {
-  if (dtype) return *dtype;
-  for (const Scalar* v : values)
-    if (v->is_floating_point()) return default_float_dtype();
-  return ScalarType::Long;
-}
-
 void check_cpu(std::optional<Device> device, const char* op) {
   TCORE_CHECK_VALUE(!device || device->type == DeviceType::CPU, op, ": only CPU tensors are supported here");
 }
@@ -96,22 +90,18 @@ void check_cpu(std::optional<Device> device, const char* op) {
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
               std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   check_cpu(device, "arange");
-  const double b = start.to_double(), e = end.to_double(), s = step.to_double();
-  TCORE_CHECK_VALUE(s != 0, "step must be nonzero");
-  TCORE_CHECK_VALUE(std::isfinite(b) && std::isfinite(e), "unsupported range: ", b, " -> ", e);
-  TCORE_CHECK_VALUE((s > 0 && e >= b) || (s < 0 && e <= b), "upper bound and larger bound inconsistent with step sign");
-  const ScalarType t = range_dtype({&start, &end, &step}, dtype);
-  if (is_reduced_float(t)) return cast(arange(start, end, step, ScalarType::Float, layout, device, pin_memory), t);
-  const int64_t n = static_cast<int64_t>(std::ceil((e - b) / s));
-  Tensor result = empty_cpu({n}, t);
-  dispatch_numeric(t, "arange", [&](auto tag) {
+  const ArangeSpec r = arange_spec(start, end, step, dtype);
+  if (is_reduced_float(r.dtype)) {
+    return cast(arange(start, end, step, ScalarType::Float, layout, device, pin_memory), r.dtype);
+  }
+  Tensor result = empty_cpu({r.numel}, r.dtype);
+  dispatch_numeric(r.dtype, "arange", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = result.template data_ptr<T>();
     if constexpr (std::is_integral_v<T>) {
-      const int64_t bi = start.to_long(), si = step.to_long();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(bi + i * si);
+      for (int64_t i = 0; i < r.numel; ++i) p[i] = static_cast<T>(r.start_int + i * r.step_int);
     } else {
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(b + static_cast<double>(i) * s);
+      for (int64_t i = 0; i < r.numel; ++i) p[i] = static_cast<T>(r.start + static_cast<double>(i) * r.step);
     }
   });
   return result;
@@ -124,15 +114,11 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   const ScalarType t = dtype.value_or(default_float_dtype());
   if (is_reduced_float(t)) return cast(linspace(start, end, steps, ScalarType::Float, layout, device, pin_memory), t);
   Tensor result = empty_cpu({steps}, t);
-  const double b = start.to_double(), e = end.to_double();
-  const double step = steps > 1 ? (e - b) / static_cast<double>(steps - 1) : 0.0;
+  const double b = start.to_double(), e = end.to_double(), step = linspace_step(b, e, steps);
   dispatch_numeric(t, "linspace", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = result.template data_ptr<T>();
-    // the second half counts back from the end, so that both ends are exact (as PyTorch)
-    const int64_t half = (steps + 1) / 2;
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = static_cast<T>(i < half ? b + step * static_cast<double>(i) : e - step * static_cast<double>(steps - 1 - i));
+    for (int64_t i = 0; i < steps; ++i) p[i] = static_cast<T>(linspace_at(b, e, step, steps, i));
   });
   return result;
 }
