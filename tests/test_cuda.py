@@ -44,7 +44,8 @@ def test_no_device_is_a_clear_error(tcore):
         pytest.skip("a CUDA device is available here")
     x = tcore.ones(2)
     for call in (lambda: x.cuda(), lambda: tcore.zeros(2, device="cuda"), lambda: x.to("cuda:0"),
-                 lambda: tcore.cuda.current_device(), lambda: tcore.cuda.synchronize()):
+                 lambda: tcore.cuda.current_device(), lambda: tcore.cuda.synchronize(), lambda: tcore.cuda.Stream(),
+                 lambda: tcore.cuda.current_stream(), lambda: tcore.arange(3, device="cuda")):
         with pytest.raises(RuntimeError, match="CUDA is not available|built without CUDA"):
             call()
     assert tcore.cuda.memory_allocated() == 0 and not x.is_cuda
@@ -192,3 +193,38 @@ def test_caching_allocator_and_random(gpu):
     assert 0 <= u.cpu().numpy().min() and u.cpu().numpy().max() < 1 and abs(u.mean().item() - 0.5) < 0.02
     n = tc.randn(20000, device="cuda", dtype=tc.float64)
     assert abs(n.mean().item()) < 0.03 and abs(n.cpu().numpy().std() - 1) < 0.03
+
+
+@pytest.mark.gpu
+def test_streams(gpu):
+    tc = gpu
+    default = tc.cuda.current_stream()
+    assert default == tc.cuda.default_stream() and default.cuda_stream == 0
+    s = tc.cuda.Stream()
+    assert s.cuda_stream != 0 and s != default
+    a = _rand((256, 256))
+    x = tc.tensor(a).cuda()
+    with tc.cuda.stream(s):
+        assert tc.cuda.current_stream() == s
+        y = tc.mm(x, x) + 1  # queued on s
+    assert tc.cuda.current_stream() == default
+    s.synchronize()
+    assert s.query()
+    np.testing.assert_allclose(y.cpu().numpy(), a @ a + 1, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.gpu
+def test_second_device(gpu):
+    tc = gpu
+    if tc.cuda.device_count() < 2:
+        pytest.skip("one CUDA device here")
+    a = _rand((3, 4))
+    x0 = tc.tensor(a).cuda()
+    x1 = x0.to("cuda:1")  # a peer copy
+    assert str(x1.device) == "cuda:1" and tc.cuda.current_device() == 0
+    y1 = (x1 * 2).exp()  # launched on device 1 while device 0 is current
+    assert str(y1.device) == "cuda:1" and tc.cuda.current_device() == 0
+    np.testing.assert_allclose(y1.cpu().numpy(), np.exp(a * 2), rtol=1e-5)
+    back = tc.empty([3, 4], dtype=tc.float64, device="cuda:0")
+    back.copy_(x1)  # device 1 -> device 0 with a conversion
+    np.testing.assert_allclose(back.cpu().numpy(), a.astype(np.float64))

@@ -88,9 +88,7 @@ struct Allocator {
   }
 
   void* fresh(int device, size_t bytes) {
-    int previous = 0;
-    check(cudaGetDevice(&previous), "cudaGetDevice");
-    check(cudaSetDevice(device), "cudaSetDevice");
+    const DeviceGuard guard(device);
     void* p = nullptr;
     cudaError_t err = cudaMalloc(&p, bytes);
     if (err == cudaErrorMemoryAllocation) {  // give the cached blocks back and try once more
@@ -98,7 +96,6 @@ struct Allocator {
       release_cached();
       err = cudaMalloc(&p, bytes);
     }
-    (void)cudaSetDevice(previous);
     check(err, "cudaMalloc");
     std::lock_guard<std::mutex> lock(mutex);
     allocated[device] += bytes;
@@ -162,12 +159,8 @@ void set_device(int device) {
 void synchronize(int device) {
   require_available("synchronize");
   const int d = resolve(device);
-  int previous = 0;
-  check(cudaGetDevice(&previous), "cudaGetDevice");
-  check(cudaSetDevice(d), "cudaSetDevice");
-  const cudaError_t err = cudaStreamSynchronize(current_streams[d]);
-  (void)cudaSetDevice(previous);
-  check(err, "cudaStreamSynchronize");
+  const DeviceGuard guard(d);
+  check(cudaStreamSynchronize(current_streams[d]), "cudaStreamSynchronize");
 }
 
 Storage allocate(size_t nbytes, int device) {
@@ -197,9 +190,50 @@ void empty_cache() {
   if (is_available()) allocator().release_cached();
 }
 
+DeviceGuard::DeviceGuard(int device) {
+  if (device < 0) return;
+  int current = 0;
+  check(cudaGetDevice(&current), "cudaGetDevice");
+  if (current == device) return;
+  check(cudaSetDevice(device), "cudaSetDevice");
+  previous_ = current;
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (previous_ >= 0) (void)cudaSetDevice(previous_);
+}
+
 void* current_stream(int device) { return current_streams[resolve(device)]; }
 void set_current_stream(void* stream, int device) {
   current_streams[resolve(device)] = static_cast<cudaStream_t>(stream);
+}
+
+void* create_stream(int device) {
+  require_available("create_stream");
+  const DeviceGuard guard(resolve(device));
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  return stream;
+}
+
+void destroy_stream(void* stream) {
+  if (stream) (void)cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+}
+
+bool stream_query(void* stream) {
+  require_available("stream_query");
+  const cudaError_t err = cudaStreamQuery(static_cast<cudaStream_t>(stream));
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  check(err, "cudaStreamQuery");
+  return true;
+}
+
+void stream_synchronize(void* stream) {
+  require_available("stream_synchronize");
+  check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
 }
 
 // ----------------------------------------------------------------- copies
@@ -209,6 +243,7 @@ int index_of(const Tensor& t) { return t.device().index < 0 ? current_device() :
 
 void memcpy_sync(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind, int device) {
   if (nbytes == 0) return;
+  const DeviceGuard guard(device);
   auto stream = static_cast<cudaStream_t>(current_stream(device));
   check(cudaMemcpyAsync(dst, src, nbytes, kind, stream), "cudaMemcpyAsync");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -233,7 +268,25 @@ void copy(const Tensor& dst, const Tensor& src) {
     if (!landing.is_same(dst)) native::cuda::copy_same_device(dst, landing);
     return;
   }
-  // device -> host (or device -> another device through the host)
+  if (dst_cuda && src_cuda) {
+    // device -> another device: packed on the source, one peer transfer (the driver routes it
+    // directly when the devices can access each other, through the host otherwise), then
+    // broadcast and converted on the destination
+    const int from = index_of(src), to = index_of(dst);
+    const Tensor packed = native::contiguous_copy(src);
+    check(cudaStreamSynchronize(static_cast<cudaStream_t>(current_stream(from))), "cudaStreamSynchronize");
+    Tensor landing = empty_on(src.sizes(), src.dtype(), Device(DeviceType::CUDA, static_cast<DeviceIndex>(to)));
+    const auto nbytes = static_cast<size_t>(packed.numel() * packed.element_size());
+    if (nbytes > 0) {
+      const DeviceGuard guard(to);
+      auto stream = static_cast<cudaStream_t>(current_stream(to));
+      check(cudaMemcpyPeerAsync(landing.data_ptr(), to, packed.data_ptr(), from, nbytes, stream), "cudaMemcpyPeerAsync");
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    }
+    native::cuda::copy_same_device(dst, landing);
+    return;
+  }
+  // device -> host
   const Tensor packed = native::contiguous_copy(src);
   Tensor staged = empty_cpu(src.sizes(), src.dtype());
   memcpy_sync(staged.data_ptr(), packed.data_ptr(), static_cast<size_t>(staged.numel() * staged.element_size()),

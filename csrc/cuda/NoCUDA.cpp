@@ -23,8 +23,14 @@ Storage allocate(size_t, int) { unavailable("allocating CUDA memory"); }
 size_t memory_allocated(int) { return 0; }
 size_t memory_reserved(int) { return 0; }
 void empty_cache() {}
+DeviceGuard::DeviceGuard(int) {}
+DeviceGuard::~DeviceGuard() = default;
 void* current_stream(int) { unavailable("current_stream"); }
 void set_current_stream(void*, int) { unavailable("set_current_stream"); }
+void* create_stream(int) { unavailable("create_stream"); }
+void destroy_stream(void*) {}
+bool stream_query(void*) { unavailable("stream_query"); }
+void stream_synchronize(void*) { unavailable("stream_synchronize"); }
 void copy(const Tensor&, const Tensor&) { unavailable("copying to or from a CUDA device"); }
 
 }  // namespace tcore::cuda

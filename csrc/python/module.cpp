@@ -208,6 +208,18 @@ void bind_types(nb::module_& m) {
   m.def("_cuda_memory_allocated", &cuda::memory_allocated, nb::arg("device") = -1);
   m.def("_cuda_memory_reserved", &cuda::memory_reserved, nb::arg("device") = -1);
   m.def("_cuda_empty_cache", &cuda::empty_cache);
+  // streams cross as integers (the cudaStream_t handle; 0 is the default stream)
+  m.def("_cuda_current_stream", [](int device) { return reinterpret_cast<uintptr_t>(cuda::current_stream(device)); },
+        nb::arg("device") = -1);
+  m.def("_cuda_set_current_stream",
+        [](uintptr_t stream, int device) { cuda::set_current_stream(reinterpret_cast<void*>(stream), device); },
+        nb::arg("stream"), nb::arg("device") = -1);
+  m.def("_cuda_create_stream", [](int device) { return reinterpret_cast<uintptr_t>(cuda::create_stream(device)); },
+        nb::arg("device") = -1);
+  m.def("_cuda_destroy_stream", [](uintptr_t stream) { cuda::destroy_stream(reinterpret_cast<void*>(stream)); });
+  m.def("_cuda_stream_query", [](uintptr_t stream) { return cuda::stream_query(reinterpret_cast<void*>(stream)); });
+  m.def("_cuda_stream_synchronize",
+        [](uintptr_t stream) { cuda::stream_synchronize(reinterpret_cast<void*>(stream)); });
   m.def("_registered_keys", [](const std::string& name) {  // the dispatch keys with a kernel for one overload
     const OperatorEntry* e = OperatorEntry::find(name.rfind("tcore::", 0) == 0 ? name : "tcore::" + name);
     TCORE_CHECK_VALUE(e != nullptr, "no operator ", name);

@@ -41,8 +41,9 @@ Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
                                    std::conditional_t<std::is_floating_point_v<T>, float, int64_t>>;
     const dim3 block(kTile, kTile);
     const dim3 grid(static_cast<unsigned>((m + kTile - 1) / kTile), static_cast<unsigned>((n + kTile - 1) / kTile));
-    mm_kernel<T, Acc><<<grid, block, 0, cuda::stream_of(out)>>>(a.template data_ptr<T>(), b.template data_ptr<T>(),
-                                                                out.template data_ptr<T>(), n, k, m);
+    const cuda::OnDevice on(out);
+    mm_kernel<T, Acc><<<grid, block, 0, on.stream>>>(a.template data_ptr<T>(), b.template data_ptr<T>(),
+                                                     out.template data_ptr<T>(), n, k, m);
     cuda::check(cudaGetLastError(), "mm_kernel launch");
   });
   return out;

@@ -28,8 +28,9 @@ void copy_same_device(const Tensor& dst, const Tensor& src) {
     return;
   }
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() && dst.numel() == src.numel()) {
+    const OnDevice on(dst);
     check(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.numel() * dst.element_size()),
-                          cudaMemcpyDeviceToDevice, stream_of(dst)),
+                          cudaMemcpyDeviceToDevice, on.stream),
           "cudaMemcpyAsync");
     return;
   }

@@ -44,9 +44,14 @@ inline void check(cudaError_t err, const char* what) {
   }
 }
 
-inline cudaStream_t stream_of(const Tensor& t) {
-  return static_cast<cudaStream_t>(tcore::cuda::current_stream(t.device().index));
-}
+// Where work on `t` runs: its device made current (for the guard's lifetime) and that
+// device's current stream. Every launch and asynchronous copy goes through one.
+struct OnDevice {
+  explicit OnDevice(const Tensor& t)
+      : guard(t.device().index), stream(static_cast<cudaStream_t>(tcore::cuda::current_stream(t.device().index))) {}
+  tcore::cuda::DeviceGuard guard;
+  cudaStream_t stream;
+};
 
 inline unsigned grid_for(int64_t n) {
   const int64_t blocks = (n + kThreads - 1) / kThreads;
@@ -108,7 +113,8 @@ void launch_unary(const Tensor& out, const Tensor& in, F f) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const auto calc = offset_calculator<2>(out.sizes(), {&out, &in});
-  unary_kernel<Out, In><<<grid_for(n), kThreads, 0, stream_of(out)>>>(pointers<2>({&out, &in}), calc, n, f);
+  const OnDevice on(out);
+  unary_kernel<Out, In><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<2>({&out, &in}), calc, n, f);
   check(cudaGetLastError(), "unary_kernel launch");
 }
 
@@ -118,7 +124,8 @@ void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const auto calc = offset_calculator<3>(out.sizes(), {&out, &a, &b});
-  binary_kernel<Out, In><<<grid_for(n), kThreads, 0, stream_of(out)>>>(pointers<3>({&out, &a, &b}), calc, n, f);
+  const OnDevice on(out);
+  binary_kernel<Out, In><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
   check(cudaGetLastError(), "binary_kernel launch");
 }
 
@@ -127,7 +134,8 @@ void launch_fill(const Tensor& out, T value) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const auto calc = offset_calculator<1>(out.sizes(), {&out});
-  fill_kernel<T><<<grid_for(n), kThreads, 0, stream_of(out)>>>(pointers<1>({&out}), calc, n, value);
+  const OnDevice on(out);
+  fill_kernel<T><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<1>({&out}), calc, n, value);
   check(cudaGetLastError(), "fill_kernel launch");
 }
 

@@ -52,7 +52,8 @@ Tensor fill_random(const Tensor& self, const char* op, Launch launch) {
   if (target.numel() > 0) {
     dispatch_floating(self.dtype(), op, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      launch(target.template data_ptr<T>(), target.numel(), cuda::stream_of(target));
+      const cuda::OnDevice on(target);
+      launch(target.template data_ptr<T>(), target.numel(), on.stream);
     });
     cuda::check(cudaGetLastError(), op);
   }

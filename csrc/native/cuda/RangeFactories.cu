@@ -49,7 +49,8 @@ Tensor arange_cuda(const Scalar& start, const Scalar& end, const Scalar& step, s
   if (r.numel == 0) return out;
   dispatch_numeric(r.dtype, "arange", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    arange_kernel<T><<<cuda::grid_for(r.numel), cuda::kThreads, 0, cuda::stream_of(out)>>>(
+    const cuda::OnDevice on(out);
+    arange_kernel<T><<<cuda::grid_for(r.numel), cuda::kThreads, 0, on.stream>>>(
         out.template data_ptr<T>(), r.numel, r.start, r.step, r.start_int, r.step_int);
     cuda::check(cudaGetLastError(), "arange_kernel launch");
   });
@@ -68,7 +69,8 @@ Tensor linspace_cuda(const Scalar& start, const Scalar& end, int64_t steps, std:
   const double b = start.to_double(), e = end.to_double();
   dispatch_numeric(t, "linspace", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    linspace_kernel<T><<<cuda::grid_for(steps), cuda::kThreads, 0, cuda::stream_of(out)>>>(
+    const cuda::OnDevice on(out);
+    linspace_kernel<T><<<cuda::grid_for(steps), cuda::kThreads, 0, on.stream>>>(
         out.template data_ptr<T>(), steps, b, e, linspace_step(b, e, steps));
     cuda::check(cudaGetLastError(), "linspace_kernel launch");
   });
@@ -84,7 +86,8 @@ Tensor eye_cuda(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::opti
   if (n == 0 || m == 0) return out;
   dispatch_dtype(t, "eye", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    eye_kernel<T><<<cuda::grid_for(n * m), cuda::kThreads, 0, cuda::stream_of(out)>>>(out.template data_ptr<T>(), n, m);
+    const cuda::OnDevice on(out);
+    eye_kernel<T><<<cuda::grid_for(n * m), cuda::kThreads, 0, on.stream>>>(out.template data_ptr<T>(), n, m);
     cuda::check(cudaGetLastError(), "eye_kernel launch");
   });
   return out;

@@ -39,7 +39,8 @@ Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarT
   dispatch_numeric(out_dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-    row_sum_kernel<T, Acc><<<static_cast<unsigned>(rows.outer), cuda::kThreads, 0, cuda::stream_of(result)>>>(
+    const cuda::OnDevice on(result);
+    row_sum_kernel<T, Acc><<<static_cast<unsigned>(rows.outer), cuda::kThreads, 0, on.stream>>>(
         rows.data.template data_ptr<T>(), result.template data_ptr<T>(), rows.inner, mean);
     cuda::check(cudaGetLastError(), "row_sum_kernel launch");
   });

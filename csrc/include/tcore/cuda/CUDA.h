@@ -26,6 +26,20 @@ TCORE_API void synchronize(int device = -1);
 // Why is_available() is false, in words (empty when it is true).
 TCORE_API const char* unavailable_reason();
 
+// Makes `device` the calling thread's current device while it lives and restores the
+// previous one after (-1: nothing changes). Kernel launches and copies go through one, so
+// work on a tensor of another GPU than the current one runs where its memory is.
+class TCORE_API DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
 // The caching allocator: freed blocks are kept per device and size class and reused;
 // cudaMalloc runs only on a miss (and, when it fails, once more after empty_cache()).
 TCORE_API Storage allocate(size_t nbytes, int device);
@@ -37,6 +51,13 @@ TCORE_API void empty_cache();                         // returns the cached bloc
 // is the default stream), and a way to make another one current.
 TCORE_API void* current_stream(int device = -1);
 TCORE_API void set_current_stream(void* stream, int device = -1);
+// Streams of one's own (tcore.cuda.Stream): a new non-blocking stream on `device`, freed by
+// destroy_stream; stream_query says whether its queued work is done, stream_synchronize
+// waits for it.
+TCORE_API void* create_stream(int device = -1);
+TCORE_API void destroy_stream(void* stream);
+TCORE_API bool stream_query(void* stream);
+TCORE_API void stream_synchronize(void* stream);
 
 // dst[...] = src[...] where at least one of them is on a CUDA device (the same device,
 // another one or the host): dtype conversion and broadcasting as copy_.
