@@ -22,7 +22,7 @@ def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
                 if k not in ("CMAKE_BUILD_TYPE", "DEBUG", "REL_WITH_DEB_INFO", "CMAKE_GENERATOR", "MAX_JOBS")}
     # the script's options are what these tests check: a CPU build keeps each configure
     # short (no CUDA compiler identification) and the full build served by the cache
-    full_env["USE_CUDA"] = "0"
+    full_env["USE_CUDA"] = full_env["USE_ROCM"] = "0"
     full_env.update(env)
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, env=full_env, capture_output=True, text=True)
 

@@ -119,6 +119,23 @@ def test_tree_on_its_own_output_changes_nothing(tmp_path):
         assert (again / f).read_text() == (out / f).read_text()
 
 
+def test_read_only_source_tree(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    make_tree(src)
+    paths = sorted(src.rglob("*"), reverse=True) + [src]  # files before their folders
+    for p in paths:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    try:
+        before = snapshot(src)
+        s = hipify_tree(src, out)
+        assert sorted(s.translated) == ["cuda/kernel.cu", "cuda/util.cuh"] and not s.skipped
+        assert snapshot(src) == before
+        assert all(p.stat().st_mode & 0o222 == 0 for p in paths), "permissions are left as they were"
+    finally:
+        for p in reversed(paths):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+
+
 def test_odd_inputs(tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()

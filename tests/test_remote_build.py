@@ -31,6 +31,9 @@ _USE = re.compile(r"tcore: ccache: (\d+) of (\d+) compilations served from the c
 SMOKE = "import tcore; x = tcore.ones(2, 3, requires_grad=True); (x * 2).sum().backward(); print(x.grad)"
 
 
+CPU_ONLY = {"USE_CUDA": "0", "USE_ROCM": "0"}  # no GPU backend in these builds
+
+
 def cache_use(output: str) -> tuple[int, int, int]:
     """(hits, compilations, remote hits) the build reported."""
     m = _USE.search(output)
@@ -81,9 +84,9 @@ def test_shared_cache_serves_a_build_in_another_folder(cluster, tmp_path_factory
     top = tmp_path_factory.mktemp("shared-cache")
     first = copy_repository(top / "first" / "tcore")
     second = copy_repository(top / "another" / "place" / "tcore")  # another folder, another depth
-    # USE_CUDA=0: these builds test the cache and distcc plumbing with empty local caches; the
-    # CUDA objects (nvcc, which distcc cannot distribute) would only add minutes
-    remote = {"TCORE_REMOTE_CACHE": cluster.env()["TCORE_REMOTE_CACHE"], "USE_CUDA": "0"}
+    # CPU only: these builds test the cache and distcc plumbing with empty local caches; the
+    # GPU objects (nvcc or hipcc, which distcc does not distribute) would only add minutes
+    remote = {"TCORE_REMOTE_CACHE": cluster.env()["TCORE_REMOTE_CACHE"], **CPU_ONLY}
     # the whole chain with doit's process runner
     r1 = doit(first, "-n", "2", env=env_for(first, CCACHE_DIR=str(top / "ccache-first"), **remote))
     hits, total, _ = cache_use(r1.stdout)
@@ -112,7 +115,7 @@ def distcc_build(cluster, tmp_path_factory) -> DistccBuild:
     top = tmp_path_factory.mktemp("distcc")
     ws = copy_repository(top / "tcore")
     env = env_for(ws, CCACHE_DIR=str(top / "ccache"), TCORE_DISTCC_HOSTS=cluster.env()["TCORE_DISTCC_HOSTS"],
-                  USE_CUDA="0")
+                  **CPU_ONLY)
     first, victim = cluster.daemons
     # the whole chain with doit's thread runner
     proc = subprocess.Popen([sys.executable, "-m", "doit", "-n", "2", "-P", "thread"], cwd=ws, env=env,

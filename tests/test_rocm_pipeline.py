@@ -9,9 +9,12 @@ No AMD GPU is needed: hipcc compiles for gfx90a on any machine, and the library 
 (libamdhip64 finds no device and tcore.cuda says so)."""
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -73,50 +76,53 @@ def test_every_translation_is_compiled_and_tcore_imports(ws):
         assert lines[3] != "-" and lines[5].startswith("error:") and lines[5] != "error: none", lines
 
 
+@dataclass(frozen=True)
+class EditResult:
+    hipify_tasks: list[str]  # the doit hipify sub-tasks that ran
+    other_tasks: list[str]
+    rewritten: set[str]  # files under generated/hip whose bytes changed
+    recompiled: set[str]  # objects ninja rebuilt, relative to build/
+
+
+@contextlib.contextmanager
+def edited(workspace: Path, rel: str, change: Callable[[str], str]) -> Iterator[EditResult]:
+    """Edits a source of the workspace, runs the ROCm doit, yields what it did, and restores
+    the source (and the build) afterwards even when an assertion failed."""
+    path, hip, build = workspace / rel, workspace / "generated" / "hip", workspace / "build"
+    original = path.read_text()
+    before, log = snapshot(hip), NinjaLog(build)
+    mark = log.mark()
+    path.write_text(change(original))
+    try:
+        ran = executed_tasks(rocm_doit(workspace).stdout)
+        after = snapshot(hip)
+        yield EditResult([t for t in ran if t.startswith("hipify")], [t for t in ran if not t.startswith("hipify")],
+                         {f for f in after if after[f] != before.get(f)}, objects(build, log.outputs_since(mark)))
+    finally:
+        path.write_text(original)
+        rocm_doit(workspace)
+
+
 def test_cu_edit_retranslates_one_file_and_recompiles_one_hip_object(ws):
     workspace, _ = ws
-    blas = workspace / "csrc/native/cuda/Blas.cu"
-    original = blas.read_text()
-    hip, build = workspace / "generated" / "hip", workspace / "build"
-    before = snapshot(hip)
-    log = NinjaLog(build)
-    mark = log.mark()
-    blas.write_text(original.replace("constexpr int kTile = 16;", "constexpr int kTile = 32;"))
-    try:
-        r = rocm_doit(workspace)
-        assert [t for t in executed_tasks(r.stdout) if t.startswith("hipify")] == ["hipify:native/cuda/Blas.cu"]
-        assert not [t for t in executed_tasks(r.stdout) if t.startswith("codegen")]
-        after = snapshot(hip)
-        assert {f for f in after if after[f] != before.get(f)} == {"native/hip/Blas.hip"}
-        assert "constexpr int kTile = 32;" in (hip / "native/hip/Blas.hip").read_text()
-        rebuilt = log.outputs_since(mark)
-        assert objects(build, rebuilt) == {"rocm/native/hip/Blas.hip.o"}, rebuilt
-    finally:
-        blas.write_text(original)
-        rocm_doit(workspace)
+    with edited(workspace, "csrc/native/cuda/Blas.cu",
+                lambda text: text.replace("constexpr int kTile = 16;", "constexpr int kTile = 32;")) as r:
+        assert r.hipify_tasks == ["hipify:native/cuda/Blas.cu"]
+        assert not [t for t in r.other_tasks if t.startswith("codegen")]
+        assert r.rewritten == {"native/hip/Blas.hip"}
+        assert "constexpr int kTile = 32;" in (workspace / "generated/hip/native/hip/Blas.hip").read_text()
+        assert r.recompiled == {"rocm/native/hip/Blas.hip.o"}
 
 
 def test_header_edit_recompiles_the_hip_objects_that_include_it(ws):
     workspace, _ = ws
-    loops = workspace / "csrc/native/cuda/Loops.cuh"
-    original = loops.read_text()
-    hip, build = workspace / "generated" / "hip", workspace / "build"
-    before = snapshot(hip)
-    log = NinjaLog(build)
-    mark = log.mark()
-    loops.write_text(original + "\n// an edit\n")
-    try:
-        r = rocm_doit(workspace)
-        assert [t for t in executed_tasks(r.stdout) if t.startswith("hipify")] == ["hipify:native/cuda/Loops.cuh"]
-        after = snapshot(hip)
-        assert {f for f in after if after[f] != before.get(f)} == {"native/hip/Loops.cuh"}
-        rebuilt = objects(build, log.outputs_since(mark))
-        translated = str((hip / "native/hip/Loops.cuh").resolve())
+    build = workspace / "build"
+    with edited(workspace, "csrc/native/cuda/Loops.cuh", lambda text: text + "\n// an edit\n") as r:
+        assert r.hipify_tasks == ["hipify:native/cuda/Loops.cuh"]
+        assert r.rewritten == {"native/hip/Loops.cuh"}
+        translated = str((workspace / "generated/hip/native/hip/Loops.cuh").resolve())
         expected = objects(build, [o for o, deps in ninja_deps(build).items() if translated in deps])
-        assert rebuilt == expected, (rebuilt, expected)
+        assert r.recompiled == expected
         # the kernels include it, the runtime (HIPContext.cpp) and the CPU objects do not
-        assert "rocm/native/hip/Blas.hip.o" in rebuilt and "rocm/hip/HIPContext.cpp.o" not in rebuilt
-        assert all(o.startswith("rocm/") for o in rebuilt), rebuilt
-    finally:
-        loops.write_text(original)
-        rocm_doit(workspace)
+        assert "rocm/native/hip/Blas.hip.o" in expected and "rocm/hip/HIPContext.cpp.o" not in expected
+        assert all(o.startswith("rocm/") for o in expected), expected

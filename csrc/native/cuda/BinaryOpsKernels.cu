@@ -28,8 +28,6 @@ struct DivOp {
 
 enum class Kind { Add, Sub, Mul, Div };
 
-Device device_of(const Tensor& a, const Tensor& b) { return a.device().is_cpu() ? b.device() : a.device(); }
-
 // The promoted dtype; true division of integers computes in the default float dtype.
 ScalarType compute_type(const Tensor& a, const Tensor& b, Kind kind) {
   const ScalarType promoted = result_type({&a, &b});
@@ -38,19 +36,9 @@ ScalarType compute_type(const Tensor& a, const Tensor& b, Kind kind) {
 
 Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha,
                    const char* op) {
-  cuda::check_same_device(a, b, op);
-  const Device device = device_of(a, b);
   const ScalarType compute = compute_type(a, b, kind);
-  TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
-                   " can't be cast to the desired output type ", out.dtype());
-  TCORE_CHECK_VALUE(out.device() == device, op, ": the out= tensor is on ", out.device().str(),
-                    " but the inputs are on ", device.str());
-  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
-  resize_output(out, shape);
-  // a wrapped Python number is a CPU 0-dim tensor: it moves to the device
-  const Tensor x = cast(on_device(a, device), compute), y = cast(on_device(b, device), compute);
-  const bool direct = out.dtype() == compute && !partially_overlaps(out, x) && !partially_overlaps(out, y);
-  const Tensor target = direct ? out : empty_on(shape, compute, device);
+  const cuda::BinaryTarget t = cuda::binary_target(out, a, b, compute, compute, op);
+  const Tensor &x = t.x, &y = t.y, &target = t.target;
   dispatch_numeric(compute, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (kind) {
@@ -60,14 +48,12 @@ Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kin
       case Kind::Div: cuda::launch_binary<T, T>(target, x, y, DivOp<T>{}); break;
     }
   });
-  if (!direct) write_result(out, target, op);
-  out.bump_version();
-  return out;
+  return t.finish(out, op);
 }
 
 Tensor functional(const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha, const char* op) {
-  return binary_into(empty_on(broadcast_shapes(a.sizes(), b.sizes()), compute_type(a, b, kind), device_of(a, b)), a, b,
-                     kind, alpha, op);
+  const Tensor out = empty_on(broadcast_shapes(a.sizes(), b.sizes()), compute_type(a, b, kind), cuda::device_of(a, b));
+  return binary_into(out, a, b, kind, alpha, op);
 }
 
 Tensor inplace(const Tensor& self, const Tensor& other, Kind kind, const Scalar& alpha, const char* op) {

@@ -23,7 +23,8 @@ __global__ void mm_kernel(const T* A, const T* B, T* C, int64_t n, int64_t k, in
     a_tile[threadIdx.y][threadIdx.x] = (row < n && t + threadIdx.x < k) ? A[row * k + t + threadIdx.x] : T(0);
     b_tile[threadIdx.y][threadIdx.x] = (t + threadIdx.y < k && col < m) ? B[(t + threadIdx.y) * m + col] : T(0);
     __syncthreads();
-    for (int i = 0; i < kTile; ++i) acc += static_cast<Acc>(a_tile[threadIdx.y][i]) * static_cast<Acc>(b_tile[i][threadIdx.x]);
+    for (int i = 0; i < kTile; ++i)
+      acc += static_cast<Acc>(a_tile[threadIdx.y][i]) * static_cast<Acc>(b_tile[i][threadIdx.x]);
     __syncthreads();
   }
   if (row < n && col < m) C[row * m + col] = static_cast<T>(acc);

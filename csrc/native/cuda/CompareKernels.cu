@@ -48,35 +48,23 @@ struct ExtremumOp {
 
 template <Kind kind>
 Tensor compare_into(const Tensor& out, const Tensor& a, const Tensor& b, const char* op) {
-  cuda::check_same_device(a, b, op);
-  const Device device = a.device().is_cpu() ? b.device() : a.device();
   const ScalarType compute = result_type({&a, &b});
-  const ScalarType result = is_comparison(kind) ? ScalarType::Bool : compute;
-  TCORE_CHECK_TYPE(can_cast(result, out.dtype()), op, ": result type ", result,
-                   " can't be cast to the desired output type ", out.dtype());
-  TCORE_CHECK_VALUE(out.device() == device, op, ": the out= tensor is on ", out.device().str(),
-                    " but the inputs are on ", device.str());
-  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
-  resize_output(out, shape);
-  const Tensor x = cast(on_device(a, device), compute), y = cast(on_device(b, device), compute);
-  const bool direct = out.dtype() == result && !partially_overlaps(out, x) && !partially_overlaps(out, y);
-  const Tensor target = direct ? out : empty_on(shape, result, device);
+  const cuda::BinaryTarget t =
+      cuda::binary_target(out, a, b, compute, is_comparison(kind) ? ScalarType::Bool : compute, op);
+  const Tensor &x = t.x, &y = t.y, &target = t.target;
   dispatch_dtype(compute, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_comparison(kind)) cuda::launch_binary<bool, T>(target, x, y, CompareOp<T, kind>{});
     else cuda::launch_binary<T, T>(target, x, y, ExtremumOp<T, kind>{});
   });
-  if (!direct) write_result(out, target, op);
-  out.bump_version();
-  return out;
+  return t.finish(out, op);
 }
 
 template <Kind kind>
 Tensor compare(const Tensor& a, const Tensor& b, const char* op) {
   const ScalarType result = is_comparison(kind) ? ScalarType::Bool : result_type({&a, &b});
-  return compare_into<kind>(empty_on(broadcast_shapes(a.sizes(), b.sizes()), result,
-                                     a.device().is_cpu() ? b.device() : a.device()),
-                            a, b, op);
+  const Tensor out = empty_on(broadcast_shapes(a.sizes(), b.sizes()), result, cuda::device_of(a, b));
+  return compare_into<kind>(out, a, b, op);
 }
 
 }  // namespace

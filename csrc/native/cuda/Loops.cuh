@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
 #include "tcore/cuda/CUDA.h"
@@ -144,6 +145,41 @@ inline void check_same_device(const Tensor& a, const Tensor& b, const char* op) 
   TCORE_CHECK_VALUE(a.device() == b.device() || a_scalar || b_scalar, op,
                     ": Expected all tensors to be on the same device, but found at least two devices, ",
                     a.device().str(), " and ", b.device().str(), "!");
+}
+
+// The device of a binary operation: a Python number (a CPU 0-dim tensor) joins the other's.
+inline Device device_of(const Tensor& a, const Tensor& b) { return a.device().is_cpu() ? b.device() : a.device(); }
+
+// A binary operation writing into `out`: its operands on the device in the compute dtype,
+// and the tensor the kernel writes (out itself, or a temporary of the result dtype when out
+// has another dtype or overlaps an input; finish() copies it into out).
+struct BinaryTarget {
+  Tensor x, y, target;
+  bool direct;
+
+  const Tensor& finish(const Tensor& out, const char* op) const {
+    if (!direct) write_result(out, target, op);
+    out.bump_version();
+    return out;
+  }
+};
+
+// Checks the operands' devices and out= (castable result, same device), resizes out to the
+// broadcast shape, and prepares the operands.
+inline BinaryTarget binary_target(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute,
+                                  ScalarType result, const char* op) {
+  check_same_device(a, b, op);
+  const Device device = device_of(a, b);
+  TCORE_CHECK_TYPE(can_cast(result, out.dtype()), op, ": result type ", result,
+                   " can't be cast to the desired output type ", out.dtype());
+  TCORE_CHECK_VALUE(out.device() == device, op, ": the out= tensor is on ", out.device().str(),
+                    " but the inputs are on ", device.str());
+  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
+  resize_output(out, shape);
+  Tensor x = cast(on_device(a, device), compute), y = cast(on_device(b, device), compute);
+  const bool direct = out.dtype() == result && !partially_overlaps(out, x) && !partially_overlaps(out, y);
+  Tensor target = direct ? out : empty_on(shape, result, device);
+  return {std::move(x), std::move(y), std::move(target), direct};
 }
 
 }  // namespace tcore::native::cuda
