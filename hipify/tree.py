@@ -46,18 +46,19 @@ class Summary:
                  f"{len(self.unchanged)} unchanged since the last run, {len(self.skipped)} skipped, "
                  f"{len(self.removed)} removed, in {self.seconds:.2f} s"]
         if self.non_utf8:
-            lines.append(f"  {len(self.non_utf8)} file(s) hold non-UTF-8 bytes, kept as they are: {', '.join(self.non_utf8[:5])}")
+            lines.append(f"  {len(self.non_utf8)} file(s) hold non-UTF-8 bytes, kept as they are: "
+                         f"{', '.join(self.non_utf8[:5])}")
         if self.unsupported:
             top = ", ".join(f"{n} ({c})" for n, c in self.unsupported.most_common(20))
             lines.append(f"  CUDA identifiers with no HIP mapping (left as they are): {top}")
         return "\n".join(lines)
 
 
-def _include_resolver(project: Path, rel: str, known: set[str], extra_dirs: list[Path]):
-    """Project headers are looked up beside the including file, at the project root and
-    in the extra include folders (plain string paths: this runs for every #include)."""
-    root = os.path.abspath(project)
-    bases = [os.path.dirname(os.path.join(root, rel)), root, *(os.path.abspath(d) for d in extra_dirs)]
+def _include_resolver(root: str, rel: str, known: frozenset[str] | set[str], extra_dirs: tuple[str, ...] = ()):
+    """Project headers are looked up beside the including file, at the project root (an
+    absolute path) and in the extra include folders (absolute too; plain string paths:
+    this runs for every #include)."""
+    bases = [os.path.dirname(os.path.join(root, rel)), root, *extra_dirs]
 
     def resolve(path: str) -> str | None:
         for base in bases:
@@ -70,15 +71,25 @@ def _include_resolver(project: Path, rel: str, known: set[str], extra_dirs: list
     return resolve
 
 
+def _read(path: str) -> bytes:
+    """A file's bytes through the os calls alone (this runs once per source)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _write_if_changed(target: str | os.PathLike, data: bytes, made: set[str] | None = None) -> bool:
     """Writes data to target atomically (a temporary file renamed over it) unless the file
     holds exactly data already. made: folders known to exist (saves a mkdir per file)."""
     target = os.fspath(target)
     try:
-        if os.stat(target).st_size == len(data):
-            with open(target, "rb") as f:
-                if f.read() == data:
-                    return False
+        if os.stat(target).st_size == len(data) and _read(target) == data:
+            return False
     except FileNotFoundError:
         pass
     folder = os.path.dirname(target)
@@ -87,8 +98,13 @@ def _write_if_changed(target: str | os.PathLike, data: bytes, made: set[str] | N
         if made is not None:
             made.add(folder)
     tmp = os.path.join(folder, f".{os.path.basename(target)}.tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
     os.replace(tmp, target)
     return True
 
@@ -96,10 +112,10 @@ def _write_if_changed(target: str | os.PathLike, data: bytes, made: set[str] | N
 @dataclass(frozen=True)
 class _Job:
     """What translating one file of a tree needs (inherited by forked workers)."""
-    project: str
+    project: str  # absolute
     output: str
     known: frozenset[str]
-    extra: tuple[Path, ...]
+    extra: tuple[str, ...]  # absolute
     launch_ggl: bool
     mappings: Mappings
 
@@ -110,8 +126,7 @@ _made_dirs: set[str] = set()  # output folders this process created (reset per t
 def _translate_file(job: _Job, rel: str, stamp: list) -> tuple[str, str, list | None]:
     """(status, rel, manifest entry) of one stale file; the entry carries its unsupported names."""
     try:
-        with open(os.path.join(job.project, rel), "rb") as f:
-            data = f.read()
+        data = _read(os.path.join(job.project, rel))
     except OSError:
         return "skipped", rel, None
     status_extra = ""
@@ -121,10 +136,9 @@ def _translate_file(job: _Job, rel: str, stamp: list) -> tuple[str, str, list | 
         text = data.decode("utf-8", errors="surrogateescape")
         status_extra = "+non_utf8"
     out_rel = stamp[2]
-    result = translate(text, job.mappings, _include_resolver(Path(job.project), rel, job.known, list(job.extra)),
-                       job.launch_ggl)
-    written = _write_if_changed(os.path.join(job.output, out_rel), result.text.encode("utf-8", errors="surrogateescape"),
-                                _made_dirs)
+    result = translate(text, job.mappings, _include_resolver(job.project, rel, job.known, job.extra), job.launch_ggl)
+    data = result.text.encode("utf-8", errors="surrogateescape")
+    written = _write_if_changed(os.path.join(job.output, out_rel), data, _made_dirs)
     status = "unchanged" if not written else "translated" if result.changed or out_rel != rel else "copied"
     return status + status_extra, rel, stamp + [sorted(result.unsupported.items())]
 
@@ -182,8 +196,8 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
     known = frozenset(files)
     summary = Summary()
     fresh: dict[str, list] = {}
-    job = _Job(os.fspath(project), os.fspath(output), known,
-               tuple(Path(d).resolve() for d in extra_include_dirs or []), launch_ggl, mappings)
+    job = _Job(os.path.abspath(project), os.fspath(output), known,
+               tuple(os.path.abspath(d) for d in extra_include_dirs or []), launch_ggl, mappings)
     _made_dirs.clear()
     results: list[tuple[str, str, list | None]] = []
     stale: list[tuple[str, list]] = []

@@ -3,6 +3,7 @@ sub-task per file. Editing one .cu re-translates that file alone; a file whose
 translation does not change is not rewritten."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .config import LIVE_OUTPUT, Paths
@@ -39,7 +40,7 @@ def _translate(p: Paths, rel: str) -> None:
 
     project = p.root / "csrc"
     known = {s.relative_to(project).as_posix() for s in cuda_sources(p)}
-    result = translate((project / rel).read_text(), load(), _include_resolver(project, rel, known, []))
+    result = translate((project / rel).read_text(), load(), _include_resolver(os.path.abspath(project), rel, known))
     target = p.gen_dir / "hip" / hip_path(rel)
     if _write_if_changed(target, result.text.encode()):
         print(f"  wrote {target.relative_to(p.gen_dir)}")
