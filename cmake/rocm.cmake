@@ -51,6 +51,12 @@ function(tcore_add_rocm_objects target)
   foreach(arch IN LISTS TCORE_HIP_ARCHITECTURES)
     list(APPEND arch_flags "--offload-arch=${arch}")
   endforeach()
+  # ccache when it is the launcher; never distcc (hipcc is not a compiler distcc hosts run),
+  # so CCACHE_PREFIX=distcc is unset for these commands
+  set(launcher "")
+  if(TCORE_CCACHE AND "${CMAKE_CXX_COMPILER_LAUNCHER}" STREQUAL "${TCORE_CCACHE}")
+    set(launcher "${TCORE_CCACHE}")
+  endif()
   set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(objects "")
@@ -60,7 +66,7 @@ function(tcore_add_rocm_objects target)
     get_filename_component(obj_dir "${obj}" DIRECTORY)
     file(MAKE_DIRECTORY "${obj_dir}")
     add_custom_command(OUTPUT "${obj}"
-      COMMAND "${CMAKE_COMMAND}" -E env HIP_PLATFORM=amd ${CMAKE_CXX_COMPILER_LAUNCHER} "${TCORE_HIPCC}"
+      COMMAND "${CMAKE_COMMAND}" -E env --unset=CCACHE_PREFIX HIP_PLATFORM=amd ${launcher} "${TCORE_HIPCC}"
               -x hip -std=c++17 -fPIC ${flags} ${arch_flags}
               "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>"
               "-I${TCORE_HIP_DIR}" "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
