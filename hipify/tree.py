@@ -54,7 +54,7 @@ class Summary:
         return "\n".join(lines)
 
 
-def _include_resolver(root: str, rel: str, known: frozenset[str] | set[str], extra_dirs: tuple[str, ...] = ()):
+def _include_resolver(root: str, rel: str, known: frozenset[str], extra_dirs: tuple[str, ...]):
     """Project headers are looked up beside the including file, at the project root (an
     absolute path) and in the extra include folders (absolute too; plain string paths:
     this runs for every #include)."""
@@ -110,7 +110,7 @@ def _write_if_changed(target: str | os.PathLike, data: bytes, made: set[str] | N
 
 
 @dataclass(frozen=True)
-class _Job:
+class TranslateJob:
     """What translating one file of a tree needs (inherited by forked workers)."""
     project: str  # absolute
     output: str
@@ -123,36 +123,37 @@ class _Job:
 _made_dirs: set[str] = set()  # output folders this process created (reset per tree)
 
 
-def _translate_file(job: _Job, rel: str, stamp: list) -> tuple[str, str, list | None]:
-    """(status, rel, manifest entry) of one stale file; the entry carries its unsupported names."""
+def translate_file(job: TranslateJob, rel: str, out_rel: str) -> tuple[str, list | None]:
+    """Translates project/rel into output/out_rel, writing only a changed text. Returns the
+    status (translated, copied, unchanged; +non_utf8 when the bytes are not UTF-8) and the
+    unsupported CUDA names with their counts, or ("skipped", None) for an unreadable file."""
     try:
         data = _read(os.path.join(job.project, rel))
     except OSError:
-        return "skipped", rel, None
+        return "skipped", None
     status_extra = ""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:  # kept byte for byte: surrogateescape round-trips them
         text = data.decode("utf-8", errors="surrogateescape")
         status_extra = "+non_utf8"
-    out_rel = stamp[2]
     result = translate(text, job.mappings, _include_resolver(job.project, rel, job.known, job.extra), job.launch_ggl)
     data = result.text.encode("utf-8", errors="surrogateescape")
     written = _write_if_changed(os.path.join(job.output, out_rel), data, _made_dirs)
     status = "unchanged" if not written else "translated" if result.changed or out_rel != rel else "copied"
-    return status + status_extra, rel, stamp + [sorted(result.unsupported.items())]
+    return status + status_extra, sorted(result.unsupported.items())
 
 
-_worker_job: _Job | None = None
+_worker_job: TranslateJob | None = None
 
 
-def _init_worker(job: _Job) -> None:
+def _init_worker(job: TranslateJob) -> None:
     global _worker_job
     _worker_job = job
 
 
-def _translate_in_worker(item: tuple[str, list]) -> tuple[str, str, list | None]:
-    return _translate_file(_worker_job, *item)
+def _translate_in_worker(item: tuple[str, str]) -> tuple[str, list | None]:
+    return translate_file(_worker_job, *item)
 
 
 # Below this many stale files a pool costs more than it saves (a fork is a few ms).
@@ -196,7 +197,7 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
     known = frozenset(files)
     summary = Summary()
     fresh: dict[str, list] = {}
-    job = _Job(os.path.abspath(project), os.fspath(output), known,
+    job = TranslateJob(os.path.abspath(project), os.fspath(output), known,
                tuple(os.path.abspath(d) for d in extra_include_dirs or []), launch_ggl, mappings)
     _made_dirs.clear()
     results: list[tuple[str, str, list | None]] = []
@@ -214,11 +215,14 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
         else:
             stale.append((rel, stamp))
     workers = _workers(jobs, len(stale))
+    items = [(rel, stamp[2]) for rel, stamp in stale]
     if workers > 1:  # the translation holds the GIL (threads were measured slower): processes
         with multiprocessing.get_context("fork").Pool(workers, _init_worker, (job,)) as pool:
-            results += pool.map(_translate_in_worker, stale, chunksize=max(1, len(stale) // (workers * 4)))
+            outcomes = pool.map(_translate_in_worker, items, chunksize=max(1, len(stale) // (workers * 4)))
     else:
-        results += [_translate_file(job, rel, stamp) for rel, stamp in stale]
+        outcomes = [translate_file(job, *item) for item in items]
+    for (rel, stamp), (status, unsupported) in zip(stale, outcomes):  # manifest entry: stamp + unsupported names
+        results.append((status, rel, None if unsupported is None else stamp + [unsupported]))
     for status, rel, entry in sorted(results, key=lambda r: r[1]):
         base, _, flag = status.partition("+")
         getattr(summary, base).append(rel)

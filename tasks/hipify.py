@@ -32,20 +32,20 @@ def translated_files(p: Paths) -> list[str]:
     return [str(p.gen_dir / "hip" / hip_path(s.relative_to(project).as_posix())) for s in cuda_sources(p)]
 
 
-def _translate(p: Paths, rel: str) -> None:
+def _translate(p: Paths, rel: str, known: frozenset[str]) -> None:
+    """One sub-task: the translator of python -m hipify on one file (known: the CUDA sources,
+    whose includes get their translated names)."""
     from hipify.mappings import load
     from hipify.paths import hip_path
-    from hipify.translate import translate
-    from hipify.tree import _include_resolver, _write_if_changed
+    from hipify.tree import TranslateJob, translate_file
 
-    project = p.root / "csrc"
-    known = {s.relative_to(project).as_posix() for s in cuda_sources(p)}
-    result = translate((project / rel).read_text(), load(), _include_resolver(os.path.abspath(project), rel, known))
-    target = p.gen_dir / "hip" / hip_path(rel)
-    if _write_if_changed(target, result.text.encode()):
-        print(f"  wrote {target.relative_to(p.gen_dir)}")
-    if result.unsupported:
-        print(f"  no HIP mapping for: {', '.join(sorted(result.unsupported))}")
+    job = TranslateJob(os.path.abspath(p.root / "csrc"), str(p.gen_dir / "hip"), known, (), False, load())
+    out_rel = hip_path(rel)
+    status, unsupported = translate_file(job, rel, out_rel)
+    if status.startswith(("translated", "copied")):
+        print(f"  wrote hip/{out_rel}")
+    if unsupported:
+        print(f"  no HIP mapping for: {', '.join(name for name, _ in unsupported)}")
 
 
 def task_hipify(p: Paths):
@@ -58,11 +58,12 @@ def task_hipify(p: Paths):
     if not sources:
         yield {"name": None, "doc": "no CUDA sources under csrc/", "actions": None}
         return
+    known = frozenset(s.relative_to(project).as_posix() for s in sources)
     for src in sources:
         rel = src.relative_to(project).as_posix()
         yield {
             "name": rel,
-            "actions": [(_translate, [p, rel])],
+            "actions": [(_translate, [p, rel, known])],
             "file_dep": [str(src), *tool],
             "targets": [str(p.gen_dir / "hip" / hip_path(rel))],
             **LIVE_OUTPUT,
