@@ -29,11 +29,8 @@ function(_tcore_hip_path rel out_var)
   set(${out_var} "${rel}" PARENT_SCOPE)
 endfunction()
 
-file(GLOB _tcore_gpu_sources RELATIVE "${CMAKE_CURRENT_SOURCE_DIR}/csrc" CONFIGURE_DEPENDS
-  "${CMAKE_CURRENT_SOURCE_DIR}/csrc/native/cuda/*.cu" "${CMAKE_CURRENT_SOURCE_DIR}/csrc/cuda/*.cpp")
-list(REMOVE_ITEM _tcore_gpu_sources "cuda/NoCUDA.cpp")
 set(TCORE_HIP_SOURCES "")
-foreach(rel IN LISTS _tcore_gpu_sources)
+foreach(rel IN LISTS TCORE_GPU_SOURCES)  # (CMakeLists.txt)
   _tcore_hip_path("${rel}" hip_rel)
   if(NOT EXISTS "${TCORE_HIP_DIR}/${hip_rel}")
     message(FATAL_ERROR "tcore: ${TCORE_HIP_DIR}/${hip_rel} (the translation of csrc/${rel}) is missing; "
