@@ -1,66 +1,208 @@
-"""The CUDA -> HIP tables of mappings.yaml, as one lookup object."""
+"""The CUDA -> HIP data of mappings.yaml (generated from AMD's tables by
+scripts/gen_hipify_mappings.py), checked on load, and resolved for one target: a HIP
+version, and whether the ROC libraries (--roc) or MIOpen (--miopen) are the target
+instead of the hip* wrappers."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 DATA = Path(__file__).with_name("mappings.yaml")
+KINDS = ("runtime", "driver", "device", "rtc", "complex", "blas", "rand", "fft", "sparse", "solver", "dnn", "cub")
+ROC_KINDS = frozenset({"blas", "rand", "sparse", "solver"})  # --roc: rocBLAS, rocRAND, rocSPARSE, rocSOLVER
+NEWEST = (99, 0, 0)  # no --hip-version and no hipcc: every mapping of the tables
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_REPLACEMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_:<>*]*$")  # a HIP side may be a type: void*
+# The translator looks up identifiers that hold one of these or start with "_" (translate.py);
+# the data's other CUDA names are matched by a list of their own.
+CUDA_MARKS = ("cu", "CU", "nv", "NV")
+
+
+class MappingsError(Exception):
+    pass
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the translation is for (part of every cached translation's key)."""
+    hip_version: tuple[int, int, int] = NEWEST
+    roc: bool = False
+    miopen: bool = False
+
+    @property
+    def label(self) -> str:
+        return "newest" if self.hip_version == NEWEST else ".".join(map(str, self.hip_version[:2]))
 
 
 @dataclass(frozen=True)
 class Mappings:
-    headers: dict[str, str]
-    exact: dict[str, str]
-    prefixes: tuple[tuple[str, str], ...]  # longest first
-    unsupported: frozenset[str]
+    """The data resolved for one target."""
+    target: Target
+    identifiers: dict[str, str]  # CUDA name -> HIP name (only names that change)
+    missing: dict[str, str]  # CUDA name -> why it stays: "no HIP equivalent (HIP 5.2)", ...
+    headers: dict[str, str | None]  # CUDA header -> HIP header (None: no counterpart for the target)
+    header_prefixes: tuple[tuple[str, str], ...]
+    hip_names: frozenset[str]  # every HIP name the data produces (never reported as CUDA)
+    unmarked: frozenset[str]  # CUDA names without a CUDA_MARKS substring that do not start with "_"
     cuda_like: re.Pattern
-    digest: str  # of the data: part of every cached translation's key
+    digest: str
 
     def identifier(self, name: str) -> str | None:
-        """The HIP name, or None when there is none (unknown or unsupported)."""
-        hit = self.exact.get(name)
-        if hit is not None:
-            return hit
-        if name in self.unsupported:
-            return None
-        for prefix, replacement in self.prefixes:
-            if name.startswith(prefix) and _boundary(name, prefix):
-                return replacement + name[len(prefix):]
-        return None
+        return self.identifiers.get(name)
+
+    def header(self, path: str) -> tuple[str | None, bool]:
+        """(HIP path or None, known): known says the path is a CUDA header of the data."""
+        if path in self.headers:
+            return self.headers[path], True
+        for prefix, replacement in self.header_prefixes:
+            if path.startswith(prefix):
+                return (replacement + path[len(prefix):] if replacement.endswith("/") else replacement), True
+        return None, False
 
     def looks_like_cuda(self, name: str) -> bool:
-        return self.cuda_like.match(name) is not None
+        return self.cuda_like.match(name) is not None and name not in self.hip_names
 
 
-def _boundary(name: str, prefix: str) -> bool:
-    """cudaMalloc matches 'cuda' but cuda_kernel (a user's name) does not; 'CUDA_' ends in _."""
-    if prefix.endswith("_"):
-        return len(name) > len(prefix)
-    return len(name) > len(prefix) and (name[len(prefix)].isupper() or name[len(prefix)].isdigit())
+def _check(cond: bool, path: str, msg: str) -> None:
+    if not cond:
+        raise MappingsError(f"{path}: {msg}")
 
 
-CUDA_MARKS = ("cu", "CU", "nv")
+def parse(raw: bytes, path: str = str(DATA)) -> dict:
+    """The YAML, checked: every field of the expected type, every version X.Y.Z, every name an identifier."""
+    import yaml  # here: a rerun with nothing to translate never needs it
+
+    try:
+        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        raise MappingsError(f"{path}: not valid YAML: {e}") from None
+    _check(isinstance(data, dict) and data.get("format") == 2, path, "not a format 2 mappings file")
+    unknown = set(data) - {"format", "headers", "header_prefixes", "cuda_like", "identifiers"}
+    _check(not unknown, path, f"unknown keys {sorted(unknown)}")
+    for section in ("headers", "header_prefixes"):
+        for name, h in (data.get(section) or {}).items():
+            _check(isinstance(h, dict) and isinstance(h.get("hip"), str), path, f"{section}.{name}: needs hip: PATH")
+            _check(h.get("kind") in KINDS, path, f"{section}.{name}: unknown kind {h.get('kind')!r}")
+            extra = set(h) - {"kind", "hip", "since", "before", "roc", "miopen"}
+            _check(not extra, path, f"{section}.{name}: unknown fields {sorted(extra)}")
+            _check("since" not in h or _VERSION.match(str(h["since"])) is not None, path,
+                   f"{section}.{name}: since must be X.Y.Z")
+    idents = data.get("identifiers")
+    _check(isinstance(idents, dict), path, "identifiers: missing")
+    for kind, section in idents.items():
+        _check(kind in KINDS, path, f"identifiers: unknown kind {kind!r}")
+        _check(isinstance(section, dict), path, f"identifiers.{kind}: not a mapping")
+        for name, entry in section.items():
+            _check(isinstance(name, str) and _NAME.match(name) is not None, path, f"identifiers.{kind}: bad name {name!r}")
+            _check(isinstance(entry, list) and len(entry) <= 6 and all(isinstance(x, str) for x in entry), path,
+                   f"identifiers.{kind}.{name}: expected [hip, added, removed, alt, alt_added, alt_removed]")
+            for i, x in enumerate(entry):
+                ok = _REPLACEMENT.match(x) if i in (0, 3) else _VERSION.match(x)
+                _check(x == "" or ok is not None, path, f"identifiers.{kind}.{name}: bad field {i}: {x!r}")
+    for pattern in data.get("cuda_like") or []:
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise MappingsError(f"{path}: cuda_like {pattern!r}: {e}") from None
+    return data
+
+
+def _available(added: str, removed: str, target: Target) -> bool:
+    v = target.hip_version
+    return (not added or version_tuple(added) <= v) and (not removed or version_tuple(removed) > v)
+
+
+def resolve(data: dict, target: Target, digest: str) -> Mappings:
+    identifiers: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    hip_names: set[str] = set()
+    why = f"no HIP equivalent (HIP {target.label})"
+    for kind, section in data["identifiers"].items():
+        alt_wanted = (target.roc and kind in ROC_KINDS) or (target.miopen and kind == "dnn")
+        for name, entry in section.items():
+            entry = entry + [""] * (6 - len(entry))
+            new, added, removed = (entry[3], entry[4], entry[5]) if alt_wanted else (entry[0], entry[1], entry[2])
+            if new:
+                hip_names.add(new)
+            if not new:
+                missing[name] = ("no ROC library equivalent" if kind in ROC_KINDS else "no MIOpen equivalent") \
+                    if alt_wanted else "no HIP equivalent"
+            elif not _available(added, removed, target):
+                missing[name] = why
+            elif new != name:
+                identifiers[name] = new
+    headers: dict[str, str | None] = {}
+    for name, h in (data.get("headers") or {}).items():
+        choice = h.get("roc") if target.roc and h.get("roc") else h.get("miopen") if target.miopen and h.get(
+            "miopen") else h["hip"]
+        if "since" in h and version_tuple(str(h["since"])) > target.hip_version:
+            choice = h.get("before")
+        headers[name] = choice or None
+    prefixes = tuple(sorted(((p, h["hip"]) for p, h in (data.get("header_prefixes") or {}).items()),
+                            key=lambda kv: -len(kv[0])))
+    unmarked = frozenset(n for section in data["identifiers"].values() for n in section
+                         if not n.startswith("_") and not any(m in n for m in CUDA_MARKS))
+    patterns = data.get("cuda_like") or []
+    return Mappings(target, identifiers, missing, headers, prefixes, frozenset(hip_names), unmarked,
+                    re.compile("|".join(f"(?:{p})" for p in patterns) or "(?!)"),
+                    hashlib.sha1(f"{digest}:{target}".encode()).hexdigest())
 
 
 @lru_cache(maxsize=None)
-def load(path: str = str(DATA)) -> Mappings:
+def _parsed(path: str) -> tuple[dict, str]:
     raw = Path(path).read_bytes()
-    data = yaml.safe_load(raw)
-    prefixes = sorted(data["prefixes"].items(), key=lambda kv: -len(kv[0]))
-    # the translator only looks up identifiers that hold one of these (translate._TOKEN)
-    blind = [n for n in [*data["exact"], *data["prefixes"]] if not any(s in n for s in CUDA_MARKS)]
-    if blind:
-        raise ValueError(f"{path}: CUDA names without {'/'.join(CUDA_MARKS)} would never be looked up: {blind[:5]}")
-    return Mappings(
-        headers=dict(data["headers"]),
-        exact=dict(data["exact"]),
-        prefixes=tuple(prefixes),
-        unsupported=frozenset(data.get("unsupported", [])),
-        cuda_like=re.compile("|".join(f"(?:{p})" for p in data.get("cuda_like", [])) or "(?!)"),
-        digest=hashlib.sha1(raw).hexdigest(),
-    )
+    return parse(raw, path), hashlib.sha1(raw).hexdigest()
+
+
+@lru_cache(maxsize=None)
+def load(target: Target = Target(), path: str = str(DATA)) -> Mappings:
+    data, digest = _parsed(path)
+    return resolve(data, target, digest)
+
+
+def data_digest(path: str = str(DATA)) -> str:
+    """The data file's identity without parsing it (a rerun with nothing changed needs no more)."""
+    st = os.stat(path)
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def installed_hip_version() -> tuple[int, int, int] | None:
+    """The HIP version of the installed hipcc (from hip/hip_version.h beside it), or None."""
+    import shutil
+
+    candidates = []
+    hipcc = shutil.which("hipcc")
+    if hipcc:
+        prefix = Path(os.path.realpath(hipcc)).parent.parent
+        candidates.append(prefix / "include" / "hip" / "hip_version.h")
+    candidates += [Path("/opt/rocm/include/hip/hip_version.h"), Path("/usr/include/hip/hip_version.h")]
+    if not hipcc:
+        return None
+    for header in candidates:
+        try:
+            text = header.read_text(errors="replace")
+        except OSError:
+            continue
+        major = re.search(r"#define\s+HIP_VERSION_MAJOR\s+(\d+)", text)
+        minor = re.search(r"#define\s+HIP_VERSION_MINOR\s+(\d+)", text)
+        if major and minor:
+            return int(major.group(1)), int(minor.group(1)), 0
+    return None
+
+
+def parse_hip_version(text: str) -> tuple[int, int, int]:
+    """'5.2' or '5.2.3' -> (5, 2, 3); ValueError otherwise."""
+    parts = text.strip().split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() and len(p) <= 4 for p in parts):
+        raise ValueError(f"--hip-version {text!r}: expected MAJOR.MINOR (e.g. 5.2)")
+    nums = [int(p) for p in parts] + [0] * (3 - len(parts))
+    return nums[0], nums[1], nums[2]

@@ -1,33 +1,49 @@
-"""Translating a source tree out of place, incrementally and idempotently.
+"""Translating a source tree out of place, incrementally and idempotently (all of hipify's
+file I/O is here).
 
 Every selected file of the project gets a counterpart under the output folder (CUDA
-names mapped: .cu -> .hip, cuda/ -> hip/, *_cuda* -> *_hip*); the source tree is
-never written. A manifest in the output folder remembers each source's size and
-mtime, so a rerun reads only what changed, and a file is written only when its
-translated text differs from what is there.
+names mapped: .cu -> .hip, cuda/ -> hip/, *_cuda* -> *_hip*, unless keep_names); the
+source tree is never written. A manifest in the output folder remembers each source's
+size and mtime and each output's, so a rerun reads only what changed, and a file is
+written only when its translated text differs from what is there. The manifest is
+checked before it is trusted: a damaged one is a cold start, and only a file that this
+tool wrote there, unchanged since, is ever deleted.
 """
 from __future__ import annotations
 
+import errno
 import json
-import multiprocessing
 import os
+import stat
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .mappings import Mappings, load
-from .paths import hip_path, select
+from .mappings import Mappings, Target, data_digest, load
+from .paths import hip_path, inside, select
 from .translate import translate
 
 DEFAULT_INCLUDES = ("*.cu", "*.cuh", "*.hip", "*.h", "*.hpp", "*.cpp", "*.cc", "*.c")
+HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".inl")
 MANIFEST = ".hipify-manifest.json"
-_VERSION = 1
+_VERSION = 3
 
 
 class HipifyError(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Options:
+    includes: tuple[str, ...] = DEFAULT_INCLUDES
+    ignores: tuple[str, ...] = ()
+    extra_include_dirs: tuple[str, ...] = ()  # searched for included headers (anywhere)
+    header_include_dirs: tuple[str, ...] = ()  # in the project: searched, and their headers translated
+    launch_ggl: bool = False
+    keep_names: bool = False
+    target: Target = Target()
 
 
 @dataclass
@@ -35,32 +51,45 @@ class Summary:
     translated: list[str] = field(default_factory=list)  # written, with CUDA names or its path replaced
     copied: list[str] = field(default_factory=list)  # written, no CUDA in it
     unchanged: list[str] = field(default_factory=list)  # output already up to date
-    skipped: list[str] = field(default_factory=list)  # ignored, unreadable
+    skipped: list[str] = field(default_factory=list)  # unreadable, or not a regular file
     removed: list[str] = field(default_factory=list)  # outputs whose source is gone
+    kept: list[str] = field(default_factory=list)  # outputs of gone sources, changed by someone: not deleted
     non_utf8: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # files that could not be written, with why
+    warnings: list[str] = field(default_factory=list)  # file:line:col: warning: ... (translated this run)
+    old_warnings: int = 0  # warnings of files unchanged since the last run (not repeated)
     unsupported: Counter = field(default_factory=Counter)
     seconds: float = 0.0
 
     def report(self) -> str:
-        lines = [f"hipify: {len(self.translated)} translated, {len(self.copied)} copied without change, "
-                 f"{len(self.unchanged)} unchanged since the last run, {len(self.skipped)} skipped, "
-                 f"{len(self.removed)} removed, in {self.seconds:.2f} s"]
+        lines = [*self.warnings]
+        lines.append(f"hipify: {len(self.translated)} translated, {len(self.copied)} copied without change, "
+                     f"{len(self.unchanged)} unchanged since the last run, {len(self.skipped)} skipped, "
+                     f"{len(self.removed)} removed, in {self.seconds:.2f} s")
+        if self.skipped:
+            lines.append(f"  skipped (unreadable or not a regular file): {', '.join(self.skipped[:5])}")
+        if self.kept:
+            lines.append(f"  kept, changed since hipify wrote them (their sources are gone): {', '.join(self.kept[:5])}")
+        if self.old_warnings:
+            lines.append(f"  {self.old_warnings} warning(s) in files unchanged since the last run (not repeated)")
         if self.non_utf8:
             lines.append(f"  {len(self.non_utf8)} file(s) hold non-UTF-8 bytes, kept as they are: "
                          f"{', '.join(self.non_utf8[:5])}")
         if self.unsupported:
             top = ", ".join(f"{n} ({c})" for n, c in self.unsupported.most_common(20))
-            lines.append(f"  CUDA identifiers with no HIP mapping (left as they are): {top}")
+            lines.append(f"  CUDA-looking identifiers the tables do not know (left as they are): {top}")
         return "\n".join(lines)
 
 
-def _include_resolver(root: str, rel: str, known: frozenset[str], extra_dirs: tuple[str, ...]):
-    """Project headers are looked up beside the including file, at the project root (an
-    absolute path) and in the extra include folders (absolute too; plain string paths:
-    this runs for every #include)."""
-    bases = [os.path.dirname(os.path.join(root, rel)), root, *extra_dirs]
+def _include_resolver(root: str, rel: str, known: frozenset[str], dirs: tuple[str, ...], keep_names: bool):
+    """Project headers are looked up beside the including file, at the project root and in the
+    include folders (absolute); the include is rewritten to the translated name of the header
+    it finds, relative to the same folder (plain string paths: this runs for every #include)."""
+    bases = [os.path.dirname(os.path.join(root, rel)), root, *dirs]
 
     def resolve(path: str) -> str | None:
+        if keep_names:
+            return None
         for base in bases:
             candidate = os.path.normpath(os.path.join(base, path))
             if candidate.startswith(root + os.sep) and candidate[len(root) + 1:].replace(os.sep, "/") in known:
@@ -72,9 +101,12 @@ def _include_resolver(root: str, rel: str, known: frozenset[str], extra_dirs: tu
 
 
 def _read(path: str) -> bytes:
-    """A file's bytes through the os calls alone (this runs once per source)."""
-    fd = os.open(path, os.O_RDONLY)
+    """A regular file's bytes through the os calls alone (this runs once per source). Opened
+    without blocking and checked after opening, so a FIFO put in its place is never waited on."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
@@ -85,27 +117,43 @@ def _read(path: str) -> bytes:
 
 def _write_if_changed(target: str | os.PathLike, data: bytes, made: set[str] | None = None) -> bool:
     """Writes data to target atomically (a temporary file renamed over it) unless the file
-    holds exactly data already. made: folders known to exist (saves a mkdir per file)."""
+    holds exactly data already; the temporary file is removed whatever fails (a full disk,
+    an interrupt). made: folders known to exist (saves a mkdir per file)."""
     target = os.fspath(target)
     try:
         if os.stat(target).st_size == len(data) and _read(target) == data:
             return False
     except FileNotFoundError:
         pass
+    except OSError as e:
+        if e.errno == errno.EISDIR or os.path.isdir(target):
+            raise OSError(errno.EISDIR, "a folder is in the way", target) from None
     folder = os.path.dirname(target)
     if made is None or folder not in made:
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except FileExistsError:
+            raise OSError(errno.ENOTDIR, "a file is in the way of a folder", folder) from None
         if made is not None:
             made.add(folder)
     tmp = os.path.join(folder, f".{os.path.basename(target)}.tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        if os.path.isdir(target):
+            raise OSError(errno.EISDIR, "a folder is in the way", target)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return True
 
 
@@ -115,18 +163,27 @@ class TranslateJob:
     project: str  # absolute
     output: str
     known: frozenset[str]
-    extra: tuple[str, ...]  # absolute
+    extra: tuple[str, ...]  # absolute include folders
     launch_ggl: bool
     mappings: Mappings
+    keep_names: bool = False
+    shown_project: str = ""  # the project folder as the user named it (for warnings)
 
 
 _made_dirs: set[str] = set()  # output folders this process created (reset per tree)
 
 
+def runtime_header_rule(rel: str) -> str:
+    """nvcc includes the CUDA runtime in every .cu; hipcc does not (translate.py)."""
+    if rel.endswith((".cu", ".hip")):
+        return "always"
+    return "kernels" if rel.endswith(".cuh") else "never"
+
+
 def translate_file(job: TranslateJob, rel: str, out_rel: str) -> tuple[str, list | None]:
     """Translates project/rel into output/out_rel, writing only a changed text. Returns the
-    status (translated, copied, unchanged; +non_utf8 when the bytes are not UTF-8) and the
-    unsupported CUDA names with their counts, or ("skipped", None) for an unreadable file."""
+    status (translated, copied, unchanged; +non_utf8 when the bytes are not UTF-8; error:why)
+    and [unsupported names with counts, warnings], or ("skipped", None) for an unreadable file."""
     try:
         data = _read(os.path.join(job.project, rel))
     except OSError:
@@ -137,11 +194,17 @@ def translate_file(job: TranslateJob, rel: str, out_rel: str) -> tuple[str, list
     except UnicodeDecodeError:  # kept byte for byte: surrogateescape round-trips them
         text = data.decode("utf-8", errors="surrogateescape")
         status_extra = "+non_utf8"
-    result = translate(text, job.mappings, _include_resolver(job.project, rel, job.known, job.extra), job.launch_ggl)
+    result = translate(text, job.mappings, _include_resolver(job.project, rel, job.known, job.extra, job.keep_names),
+                       job.launch_ggl, runtime_header_rule(rel))
     data = result.text.encode("utf-8", errors="surrogateescape")
-    written = _write_if_changed(os.path.join(job.output, out_rel), data, _made_dirs)
+    shown = os.path.join(job.shown_project or job.project, rel)
+    report = [sorted(result.unsupported.items()), [w.format(shown) for w in result.warnings]]
+    try:
+        written = _write_if_changed(os.path.join(job.output, out_rel), data, _made_dirs)
+    except OSError as e:
+        return f"error:cannot write {os.path.join(job.output, out_rel)}: {e.strerror or e}", report
     status = "unchanged" if not written else "translated" if result.changed or out_rel != rel else "copied"
-    return status + status_extra, sorted(result.unsupported.items())
+    return status + status_extra, report
 
 
 _worker_job: TranslateJob | None = None
@@ -168,15 +231,96 @@ def _workers(jobs: int | None, stale: int) -> int:
     return max(1, min(jobs, stale // 16 or 1))
 
 
-def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, ignores: list[str] | None = None,
-                extra_include_dirs: list[Path] | None = None, launch_ggl: bool = False,
-                mappings: Mappings | None = None, jobs: int | None = None) -> Summary:
-    """Translates the selected files of project into output. jobs: worker processes for the
-    stale files (None: one per CPU when there are many; 1: this process only)."""
-    start = time.perf_counter()
-    mappings = mappings or load()
+def _safe_rel(rel: object) -> bool:
+    """A manifest path: relative, normalized, inside the folder (no '..', no absolute, no NUL)."""
+    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel or rel.startswith("/"):
+        return False
+    return all(p not in ("", ".", "..") for p in rel.split("/"))
+
+
+def _int_pair(x: object) -> bool:
+    return isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in x)
+
+
+def read_manifest(path: Path) -> tuple[dict[str, dict], str]:
+    """(entries, key) of the manifest when it is whole, of this format and every entry well
+    formed; anything else is a cold start ({}, "")."""
+    try:
+        data = json.loads(_read(os.fspath(path)))
+    except (OSError, ValueError):
+        return {}, ""
+    if not isinstance(data, dict) or not isinstance(data.get("key"), str) or not isinstance(data.get("files"), dict) \
+            or not data["key"].startswith(f"{_VERSION}:"):
+        return {}, ""
+    files = data["files"]
+    for rel, e in files.items():
+        if not (_safe_rel(rel) and isinstance(e, dict) and _int_pair(e.get("src")) and _safe_rel(e.get("out"))
+                and e["out"] != MANIFEST and (e.get("stamp") is None or _int_pair(e.get("stamp")))
+                and isinstance(e.get("report", []), list)):
+            return {}, ""
+    return files, data["key"]
+
+
+def _check_folders(project: Path, output: Path, options: Options) -> tuple[str, str]:
     if not project.is_dir():
         raise HipifyError(f"project directory {project} does not exist")
+    proj, out = os.path.realpath(project), os.path.realpath(output)
+    if out == proj:
+        raise HipifyError(f"the output directory {output} is the project directory: the translations would "
+                          f"overwrite the sources (choose a folder of its own)")
+    if inside(proj, out):
+        raise HipifyError(f"the output directory {output} holds the project directory {project}: translations "
+                          f"could land on the sources (choose a folder outside the project)")
+    if inside(out, proj) and os.path.isdir(out):
+        ours = {e["out"] for e in read_manifest(output / MANIFEST)[0].values()}
+        foreign = [f for f in select(output, Path(os.devnull), list(options.includes), list(options.ignores))
+                   if f not in ours]
+        if foreign:
+            raise HipifyError(f"the output directory {output} is inside the project and holds sources that hipify "
+                              f"did not write ({', '.join(foreign[:3])}): choose a separate folder")
+    return proj, out
+
+
+def _plan(files: list[str], options: Options) -> dict[str, str]:
+    """source -> output path; two sources that map to one output (or to a file and a folder of
+    one name) are refused, naming both."""
+    out_of: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for rel in files:
+        out_rel = hip_path(rel, options.keep_names)
+        if out_rel == MANIFEST:
+            raise HipifyError(f"{rel} would be written over hipify's manifest {MANIFEST}: rename it or --ignores it")
+        if out_rel in seen:
+            raise HipifyError(f"{seen[out_rel]} and {rel} would both be written to {out_rel}: rename one of them, "
+                              f"--ignores one, or use --keep-names")
+        seen[out_rel] = rel
+        out_of[rel] = out_rel
+    folders = {}
+    for out_rel, rel in seen.items():
+        parts = out_rel.split("/")
+        for i in range(1, len(parts)):
+            folders.setdefault("/".join(parts[:i]), rel)
+    for out_rel, rel in seen.items():
+        if out_rel in folders:
+            raise HipifyError(f"{rel} would be written to {out_rel}, which {folders[out_rel]} needs as a folder")
+    return out_of
+
+
+def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, ignores: list[str] | None = None,
+                extra_include_dirs: list[Path] | None = None, launch_ggl: bool = False,
+                mappings: Mappings | None = None, jobs: int | None = None, options: Options | None = None
+                ) -> Summary:
+    """Translates the selected files of project into output. jobs: worker processes for the
+    stale files (None: one per CPU when there are many; 1: this process only). options: every
+    setting at once (includes, ignores, extra_include_dirs and launch_ggl are the short way)."""
+    start = time.perf_counter()
+    if options is None:
+        options = Options(tuple(includes or DEFAULT_INCLUDES), tuple(ignores or ()),
+                          tuple(str(d) for d in extra_include_dirs or ()), (), launch_ggl)
+    if mappings is not None:
+        options = Options(**{**options.__dict__, "target": mappings.target})
+    project, output = Path(project), Path(output)
+    proj_abs, _ = _check_folders(project, output, options)
     try:
         output.mkdir(parents=True, exist_ok=True)
         probe = output / f".hipify-write-test{os.getpid()}"
@@ -184,59 +328,125 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
         probe.unlink()
     except OSError as e:
         raise HipifyError(f"cannot write to the output directory {output}: {e.strerror or e}") from None
-    files = select(project, output, list(includes or DEFAULT_INCLUDES), list(ignores or []))
-    key = f"{_VERSION}:{mappings.digest}:{launch_ggl}:{sorted(str(d) for d in extra_include_dirs or [])}"
+    not_regular: list[str] = []
+    files = select(project, output, list(options.includes), list(options.ignores), not_regular)
+    header_dirs = []
+    for d in options.header_include_dirs:
+        full = os.path.realpath(os.path.join(proj_abs, d))
+        if not inside(full, proj_abs) or not os.path.isdir(full):
+            raise HipifyError(f"--header-include-dir {d}: not a folder of the project {project}")
+        header_dirs.append(full)
+        sub = os.path.relpath(full, proj_abs).replace(os.sep, "/")
+        prefix = "" if sub == "." else sub + "/"
+        files += [prefix + f for f in select(full, output, [f"*{s}" for s in HEADER_SUFFIXES], list(options.ignores),
+                                             not_regular)]
+    files = sorted(set(files))
+    out_of = _plan(files, options)
+    extra = tuple(header_dirs) + tuple(os.path.abspath(d) for d in options.extra_include_dirs)
+    key = (f"{_VERSION}:{data_digest()}:{options.target}:{options.launch_ggl}:{options.keep_names}:"
+           f"{sorted(extra)}" if mappings is None else f"{_VERSION}:{mappings.digest}:{options.launch_ggl}:"
+           f"{options.keep_names}:{sorted(extra)}")
     manifest_path = output / MANIFEST
-    try:
-        manifest = json.loads(manifest_path.read_text())
-        if manifest.get("key") != key:
-            manifest = {"files": {}}
-    except (OSError, ValueError):
-        manifest = {"files": {}}
-    old = manifest.get("files", {})
+    written, old_key = read_manifest(manifest_path)  # what this tool wrote (under any options)
+    old = written if old_key == key else {}  # what is up to date
     known = frozenset(files)
-    summary = Summary()
-    fresh: dict[str, list] = {}
-    job = TranslateJob(os.path.abspath(project), os.fspath(output), known,
-               tuple(os.path.abspath(d) for d in extra_include_dirs or []), launch_ggl, mappings)
-    _made_dirs.clear()
-    results: list[tuple[str, str, list | None]] = []
-    stale: list[tuple[str, list]] = []
-    for rel in files:  # the manifest's size and mtime say what is unchanged: no read
-        out_rel = hip_path(rel)
+    summary = Summary(skipped=sorted(not_regular))
+    fresh: dict[str, dict] = {}
+    out_abs = os.path.abspath(output)
+    results: list[tuple[str, str, dict | None]] = []
+    stale: list[tuple[str, dict]] = []
+    for rel in files:  # the manifest's sizes and mtimes say what is unchanged: no read
+        out_rel = out_of[rel]
         try:
-            st = os.stat(os.path.join(job.project, rel))
+            st = os.stat(os.path.join(proj_abs, rel))
+            if not stat.S_ISREG(st.st_mode):
+                results.append(("skipped", rel, None))
+                continue
         except OSError:
             results.append(("skipped", rel, None))
             continue
-        stamp = [st.st_size, st.st_mtime_ns, out_rel]
-        if old.get(rel, [None])[:3] == stamp and os.path.exists(os.path.join(job.output, out_rel)):
-            results.append(("unchanged", rel, old[rel]))
+        entry = {"src": [st.st_size, st.st_mtime_ns], "out": out_rel}
+        prev = old.get(rel)
+        if prev is not None and prev["src"] == entry["src"] and prev["out"] == out_rel and prev.get("stamp") \
+                and _stamp(os.path.join(out_abs, out_rel)) == prev["stamp"]:
+            results.append(("unchanged", rel, prev))
         else:
-            stale.append((rel, stamp))
-    workers = _workers(jobs, len(stale))
-    items = [(rel, stamp[2]) for rel, stamp in stale]
-    if workers > 1:  # the translation holds the GIL (threads were measured slower): processes
-        with multiprocessing.get_context("fork").Pool(workers, _init_worker, (job,)) as pool:
-            outcomes = pool.map(_translate_in_worker, items, chunksize=max(1, len(stale) // (workers * 4)))
-    else:
-        outcomes = [translate_file(job, *item) for item in items]
-    for (rel, stamp), (status, unsupported) in zip(stale, outcomes):  # manifest entry: stamp + unsupported names
-        results.append((status, rel, None if unsupported is None else stamp + [unsupported]))
+            stale.append((rel, entry))
+    if stale:
+        job = TranslateJob(proj_abs, out_abs, known, extra, options.launch_ggl,
+                           mappings or load(options.target), options.keep_names, os.fspath(project))
+        _made_dirs.clear()
+        workers = _workers(jobs, len(stale))
+        items = [(rel, entry["out"]) for rel, entry in stale]
+        if workers > 1:  # the translation holds the GIL (threads were measured slower): processes
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(workers, _init_worker, (job,)) as pool:
+                outcomes = pool.map(_translate_in_worker, items, chunksize=max(1, len(stale) // (workers * 4)))
+        else:
+            outcomes = [translate_file(job, *item) for item in items]
+        for (rel, entry), (status, report) in zip(stale, outcomes):
+            if status.startswith("error:"):
+                summary.errors.append(status[len("error:"):])
+                results.append(("error", rel, None))
+                continue
+            if report is not None:
+                entry["report"] = report
+                entry["stamp"] = _stamp(os.path.join(out_abs, entry["out"]))
+                summary.warnings += report[1]
+            results.append((status, rel, None if report is None else entry))
     for status, rel, entry in sorted(results, key=lambda r: r[1]):
         base, _, flag = status.partition("+")
-        getattr(summary, base).append(rel)
+        if base != "error":
+            getattr(summary, base).append(rel)
         if flag:
             summary.non_utf8.append(rel)
         if entry is not None:
             fresh[rel] = entry
-    for rel, entry in old.items():  # sources that are gone: their outputs go too
-        if rel not in fresh and rel not in known:
-            (output / entry[2]).unlink(missing_ok=True)
-            summary.removed.append(rel)
+            if base == "unchanged":
+                summary.old_warnings += len(entry.get("report", [[], []])[1])
+    _remove_gone(written, set(out_of.values()), out_abs, summary)
     for entry in fresh.values():
-        if len(entry) > 3:
-            summary.unsupported.update(dict(entry[3]))
-    _write_if_changed(manifest_path, json.dumps({"key": key, "files": fresh}, sort_keys=True).encode())
+        report = entry.get("report")
+        if report:
+            summary.unsupported.update(dict(report[0]))
+    try:
+        _write_if_changed(manifest_path, json.dumps({"key": key, "files": fresh}, sort_keys=True).encode())
+    except OSError as e:
+        summary.errors.append(f"cannot write {manifest_path}: {e.strerror or e}")
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _remove_gone(old: dict, outputs: set[str], out_abs: str, summary: Summary) -> None:
+    """Outputs of an earlier run that no source of this run writes (the source is gone, or the
+    options renamed its output) are deleted when hipify wrote them (the manifest's stamp matches
+    the file) and they lie inside the output folder."""
+    real_out = os.path.realpath(out_abs)
+    for rel, entry in old.items():
+        out_rel = entry["out"]
+        path = os.path.join(out_abs, out_rel)
+        if out_rel in outputs or not inside(os.path.realpath(os.path.dirname(path)), real_out):
+            continue
+        try:
+            st = os.lstat(path)
+        except OSError:
+            summary.removed.append(rel)
+            continue
+        if not stat.S_ISREG(st.st_mode) or [st.st_size, st.st_mtime_ns] != entry.get("stamp"):
+            summary.kept.append(out_rel)
+            continue
+        try:
+            os.unlink(path)
+        except OSError:
+            summary.kept.append(out_rel)
+            continue
+        summary.removed.append(rel)

@@ -35,17 +35,23 @@ def translated_files(p: Paths) -> list[str]:
 def _translate(p: Paths, rel: str, known: frozenset[str]) -> None:
     """One sub-task: the translator of python -m hipify on one file (known: the CUDA sources,
     whose includes get their translated names)."""
-    from hipify.mappings import load
+    from hipify.mappings import NEWEST, Target, installed_hip_version, load
     from hipify.paths import hip_path
     from hipify.tree import TranslateJob, translate_file
 
-    job = TranslateJob(os.path.abspath(p.root / "csrc"), str(p.gen_dir / "hip"), known, (), False, load())
+    target = Target(installed_hip_version() or NEWEST)  # as python -m hipify: the installed hipcc's HIP
+    job = TranslateJob(os.path.abspath(p.root / "csrc"), str(p.gen_dir / "hip"), known, (), False, load(target))
     out_rel = hip_path(rel)
-    status, unsupported = translate_file(job, rel, out_rel)
+    status, report = translate_file(job, rel, out_rel)
+    if status.startswith("error:"):
+        raise RuntimeError(status[len("error:"):])
     if status.startswith(("translated", "copied")):
         print(f"  wrote hip/{out_rel}")
-    if unsupported:
-        print(f"  no HIP mapping for: {', '.join(name for name, _ in unsupported)}")
+    if report:
+        for warning in report[1]:
+            print(f"  {warning}")
+        if report[0]:
+            print(f"  CUDA-looking names the tables do not know: {', '.join(name for name, _ in report[0])}")
 
 
 def task_hipify(p: Paths):
