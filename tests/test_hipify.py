@@ -33,13 +33,13 @@ CASES = [
     ("cuBLAS", "cublasHandle_t h; cublasCreate(&h); cublasSgemm(h, CUBLAS_OP_N);",
      "hipblasHandle_t h; hipblasCreate(&h); hipblasSgemm(h, HIPBLAS_OP_N);"),
     ("cuRAND", "curandState_t st; curand_init(1, 0, 0, &st); curandGenerateUniform(g, p, n);",
-     "hiprandState_t st; curand_init(1, 0, 0, &st); hiprandGenerateUniform(g, p, n);"),
+     "hiprandState_t st; hiprand_init(1, 0, 0, &st); hiprandGenerateUniform(g, p, n);"),
     ("cuFFT", "cufftHandle plan; cufftPlan1d(&plan, n, CUFFT_C2C, 1);",
      "hipfftHandle plan; hipfftPlan1d(&plan, n, HIPFFT_C2C, 1);"),
     ("cuSPARSE", "cusparseHandle_t h; cusparseCreate(&h);", "hipsparseHandle_t h; hipsparseCreate(&h);"),
-    ("cuSOLVER", "cusolverDnHandle_t h; cusolverDnCreate(&h);", "hipsolverDnHandle_t h; hipsolverDnCreate(&h);"),
+    ("cuSOLVER", "cusolverDnHandle_t h; cusolverDnCreate(&h);", "hipsolverHandle_t h; hipsolverDnCreate(&h);"),
     ("CUB", "cub::DeviceReduce::Sum(tmp, bytes, in, out, n);", "hipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);"),
-    ("cuDNN to MIOpen", "cudnnHandle_t h; cudnnCreate(&h);", "miopenHandle_t h; miopenCreate(&h);"),
+    ("cuDNN to hipDNN (MIOpen with --miopen)", "cudnnHandle_t h; cudnnCreate(&h);", "hipdnnHandle_t h; hipdnnCreate(&h);"),
     ("system include", "#include <cuda_runtime.h>\n#include <cublas_v2.h>",
      "#include <hip/hip_runtime.h>\n#include <hipblas/hipblas.h>"),
     ("quoted include kept quoted", '#include "cuda_fp16.h"', '#include "hip/hip_fp16.h"'),
@@ -65,9 +65,9 @@ def test_translation_table(name, cuda, hip):
 def test_launch_ggl_and_unsupported_report():
     r = translate("k<T><<<g, b>>>(x, y);\nkernel<<<g, b, 8, s>>>();\ncudaGraphExecKernelNodeSetParams(a);", M,
                   launch_ggl=True)
-    assert "hipLaunchKernelGGL((k<T>), g, b, 0, 0, x, y);" in r.text
-    assert "hipLaunchKernelGGL(kernel, g, b, 8, s);" in r.text
-    assert r.unsupported == {"cudaGraphExecKernelNodeSetParams": 1}
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<T>), dim3(g), dim3(b), 0, 0, x, y);" in r.text
+    assert "hipLaunchKernelGGL(kernel, dim3(g), dim3(b), 8, s);" in r.text
+    assert "hipGraphExecKernelNodeSetParams(a);" in r.text and not r.unsupported
 
 
 def test_path_mapping():
@@ -142,7 +142,7 @@ def test_odd_inputs(tmp_path):
     (src / "latin1.cu").write_bytes(b"// caf\xe9\ncudaMalloc(p, 1);\n")
     s = hipify_tree(src, out)
     assert s.non_utf8 == ["latin1.cu"]
-    assert (out / "latin1.hip").read_bytes() == b"// caf\xe9\nhipMalloc(p, 1);\n"
+    assert (out / "latin1.hip").read_bytes() == b'// caf\xe9\n#include "hip/hip_runtime.h"\nhipMalloc(p, 1);\n'
     empty = tmp_path / "empty"
     empty.mkdir()
     r = subprocess.run([sys.executable, "-m", "hipify", "--project-directory", str(empty), "--output-directory",
@@ -165,7 +165,7 @@ def test_large_file(tmp_path):
     s = hipify_tree(src, out)
     assert s.translated == ["big.cu"]
     text = (out / "big.hip").read_text()
-    assert text.count("hipMemcpyAsync") == text.count("\n") and "cudaMemcpy" not in text.replace("// copy", "")
+    assert text.count("hipMemcpyAsync") == text.count("\n") - 1 and text.startswith('#include "hip/hip_runtime.h"') and "cudaMemcpy" not in text.replace("// copy", "")
 
 
 def _include_flags() -> list[str]:
