@@ -1,5 +1,7 @@
 #include "tcore/core/ScalarType.h"
 
+#include "tcore/core/Scalar.h"
+
 namespace tcore {
 
 const char* to_string(ScalarType t) {
@@ -50,6 +52,10 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
     return other == S::Char ? S::Short : other;
   }
   return element_size(a) >= element_size(b) ? a : b;
+}
+
+void Scalar::overflow(const char* type) {
+  throw Error(detail::str_cat("value cannot be converted to type ", type, " without overflow"));
 }
 
 }  // namespace tcore

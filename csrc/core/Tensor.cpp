@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "tcore/core/Scalar.h"
+#include "tcore/core/SizeMath.h"
 #include "tcore/cuda/CUDA.h"
 
 namespace tcore {
@@ -25,8 +26,17 @@ void TensorImpl::set_sizes_and_strides(std::vector<int64_t> sizes, std::vector<i
   refresh();
 }
 
+// The invariant every tensor keeps: sizes >= 0, a numel that fits in int64, and every
+// element inside its storage (checked against the storage's bytes when it has any).
 void TensorImpl::refresh() {
-  numel_ = numel_of(sizes_);
+  numel_ = checked_numel(sizes_, "tensor");
+  const int64_t needed = required_storage_elements(sizes_, strides_, storage_offset_, "tensor");
+  if (storage_.defined() && needed > 0) {
+    const int64_t capacity = static_cast<int64_t>(storage_.nbytes() / static_cast<size_t>(element_size(dtype_)));
+    TCORE_CHECK(needed <= capacity, "setStorage: sizes ", shape_str(sizes_), ", strides ", shape_str(strides_),
+                ", storage offset ", storage_offset_, " require a storage of ", needed, " elements, but it has ",
+                capacity);
+  }
   // contiguous: strides equal the row-major strides, ignoring dims of size 1
   is_contiguous_ = true;
   int64_t expected = 1;
@@ -65,23 +75,14 @@ std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
     strides[d] = s;
-    s *= std::max<int64_t>(sizes[d], 1);
+    s = checked_mul(s, std::max<int64_t>(sizes[d], 1), "contiguous_strides");
   }
   return strides;
 }
 
-int64_t numel_of(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
+int64_t numel_of(IntArrayRef sizes) { return checked_numel(sizes, "numel"); }
 
-Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) {
-  for (int64_t s : sizes) TCORE_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
-  const int64_t n = numel_of(sizes);
-  Storage storage = Storage::allocate_cpu(static_cast<size_t>(n * element_size(dtype)));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), contiguous_strides(sizes), 0));
-}
+Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) { return empty_on(sizes, dtype, Device(DeviceType::CPU)); }
 
 Storage allocate_storage(size_t nbytes, Device device) {
   if (device.is_cpu()) return Storage::allocate_cpu(nbytes);
@@ -90,10 +91,8 @@ Storage allocate_storage(size_t nbytes, Device device) {
 }
 
 Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
-  if (device.is_cpu()) return empty_cpu(sizes, dtype);
-  for (int64_t s : sizes) TCORE_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(sizes));
-  const int64_t n = numel_of(sizes);
-  Storage storage = allocate_storage(static_cast<size_t>(n * element_size(dtype)), device);
+  const int64_t nbytes = checked_nbytes(sizes, element_size(dtype), "empty");
+  Storage storage = allocate_storage(static_cast<size_t>(nbytes), device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), contiguous_strides(sizes), 0));
 }
 

@@ -33,8 +33,11 @@ inline ArangeSpec arange_spec(const Scalar& start, const Scalar& end, const Scal
   TCORE_CHECK_VALUE(s != 0, "step must be nonzero");
   TCORE_CHECK_VALUE(std::isfinite(b) && std::isfinite(e), "unsupported range: ", b, " -> ", e);
   TCORE_CHECK_VALUE((s > 0 && e >= b) || (s < 0 && e <= b), "upper bound and larger bound inconsistent with step sign");
-  return {b, s, start.to_long(), step.to_long(), static_cast<int64_t>(std::ceil((e - b) / s)),
-          range_dtype({&start, &end, &step}, dtype)};
+  const double count = std::ceil((e - b) / s);
+  // 2^63 is the first double past INT64_MAX; a NaN count (inf step) is caught too
+  TCORE_CHECK(count >= 0 && count < 9223372036854775808.0, "arange: invalid number of elements ", count,
+              " (start ", b, ", end ", e, ", step ", s, "): it must be a size in the range of int64");
+  return {b, s, start.to_long(), step.to_long(), static_cast<int64_t>(count), range_dtype({&start, &end, &step}, dtype)};
 }
 
 // linspace's element i of steps: the second half counts back from the end, so that both ends

@@ -89,6 +89,15 @@ Tensor on_device(const Tensor& t, Device device) {
   return out;
 }
 
+void assert_no_internal_overlap(const Tensor& t) {
+  if (t.is_contiguous()) return;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    TCORE_CHECK(!(t.sizes()[d] > 1 && t.strides()[d] == 0),
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.");
+  }
+}
+
 bool partially_overlaps(const Tensor& a, const Tensor& b) {
   if (!a.storage().is_alias_of(b.storage())) return false;
   const bool same = a.storage_offset() == b.storage_offset() && a.sizes().size() == b.sizes().size() &&

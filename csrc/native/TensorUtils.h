@@ -28,6 +28,10 @@ Tensor contiguous_copy(const Tensor& t);
 // `t` on `device` (t itself when it is there already).
 Tensor on_device(const Tensor& t, Device device);
 
+// PyTorch's assert_no_internal_overlap: writing into a tensor in which one memory location
+// is several elements (a dim of size > 1 with stride 0, as expand makes) is refused.
+void assert_no_internal_overlap(const Tensor& t);
+
 // True when a and b share memory but are not the very same elements in the same layout.
 bool partially_overlaps(const Tensor& a, const Tensor& b);
 

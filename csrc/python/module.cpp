@@ -78,6 +78,27 @@ Array to_numpy(const Tensor& t) {
 }
 
 // A tensor sharing the array's memory; the storage holds a reference to the array.
+// PyTorch's errors for what from_numpy cannot share: not an ndarray, a byte order other
+// than the machine's, or a dtype with no tensor counterpart (strings, objects, records).
+void check_numpy_array(nb::handle arr) {
+  nb::module_ np = nb::module_::import_("numpy");
+  if (!nb::isinstance(arr, np.attr("ndarray"))) {
+    throw TypeError(std::string("expected np.ndarray (got ") + Py_TYPE(arr.ptr())->tp_name + ")");
+  }
+  nb::object dtype = arr.attr("dtype");
+  const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+  const bool fields = !dtype.attr("fields").is_none();
+  if (fields || kind.size() != 1 || std::string("biuf").find(kind[0]) == std::string::npos) {
+    throw TypeError("can't convert np.ndarray of type " + nb::cast<std::string>(nb::str(dtype)) +
+                    ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, "
+                    "and bool.");
+  }
+  if (!nb::cast<bool>(dtype.attr("isnative"))) {
+    throw ValueError("given numpy array has byte order different from the native byte order. Conversion between "
+                     "byte orders is currently not supported.");
+  }
+}
+
 Tensor from_numpy(nb::ndarray<nb::numpy, nb::device::cpu> a, nb::handle obj) {
   const ScalarType dtype = from_dl_dtype(a.dtype());
   std::vector<int64_t> sizes, strides;
@@ -254,7 +275,12 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def("numpy", &to_numpy, nb::rv_policy::reference)
       .def("item", &item);
   m.def("from_numpy", [](nb::handle arr) {
-    auto a = nb::cast<nb::ndarray<nb::numpy, nb::device::cpu>>(arr);
+    check_numpy_array(arr);
+    nb::ndarray<nb::numpy, nb::device::cpu> a;
+    if (!nb::try_cast(arr, a)) {
+      throw TypeError(std::string("from_numpy: can't share the memory of this array (dtype ") +
+                      nb::cast<std::string>(nb::str(arr.attr("dtype"))) + "): its strides or layout are not supported");
+    }
     return from_numpy(a, arr);
   }, nb::arg("ndarray"));
   m.def("_read_idx", &data::read_idx, nb::arg("path"));

@@ -29,6 +29,7 @@
 #include <tcore/ops/view.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/SizeMath.h"
 
 namespace tcore::native {
 
@@ -44,12 +45,14 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   for (int64_t i = 0; i < dims; ++i) {
     const int64_t d = self.dim() - 1 - i;
     const int64_t left = pad[2 * i], right = pad[2 * i + 1];
-    shape[d] = self.sizes()[d] + left + right;
+    shape[d] = checked_add(checked_add(self.sizes()[d], left, "constant_pad_nd"), right, "constant_pad_nd");
     TCORE_CHECK_VALUE(shape[d] >= 0, "The input size ", self.sizes()[d], ", plus negative padding ", left, " and ",
                       right, " resulted in a negative output size, which is invalid. Check dimension ", d,
                       " of your input.");
-    const int64_t start = std::max<int64_t>(-left, 0);
-    const int64_t length = std::max<int64_t>(self.sizes()[d] - start - std::max<int64_t>(-right, 0), 0);
+    // pads within [-size, 2^62] here (shape[d] >= 0 and fits), so the negations cannot overflow
+    const int64_t start = left < 0 ? std::min(-left, self.sizes()[d]) : 0;
+    const int64_t crop_right = right < 0 ? std::min(-right, self.sizes()[d]) : 0;
+    const int64_t length = std::max<int64_t>(self.sizes()[d] - start - crop_right, 0);
     src = tcore::narrow(src, d, std::min(start, self.sizes()[d]), length);
   }
   Tensor out = tcore::full(shape, value, self.dtype(), std::nullopt, self.device());

@@ -57,7 +57,22 @@ Tensor ge(const Tensor& self, const Scalar& other) { return tcore::ge(self, wrap
 Tensor bitwise_and(const Tensor& self, const Scalar& other) { return tcore::bitwise_and(self, wrapped_scalar_tensor(other)); }
 Tensor bitwise_or(const Tensor& self, const Scalar& other) { return tcore::bitwise_or(self, wrapped_scalar_tensor(other)); }
 Tensor bitwise_xor(const Tensor& self, const Scalar& other) { return tcore::bitwise_xor(self, wrapped_scalar_tensor(other)); }
-Tensor pow(const Tensor& self, const Scalar& exponent) { return tcore::pow(self, wrapped_scalar_tensor(exponent)); }
-Tensor pow_(const Tensor& self, const Scalar& exponent) { return tcore::pow_(self, wrapped_scalar_tensor(exponent)); }
+namespace {
+// PyTorch refuses an integer tensor raised to a negative integer Scalar (a Tensor exponent truncates).
+void check_int_pow(const Tensor& self, const Scalar& exponent) {
+  TCORE_CHECK(is_floating(self.dtype()) || exponent.is_floating_point() || exponent.is_bool() ||
+                  exponent.to_long() >= 0,
+              "Integers to negative integer powers are not allowed.");
+}
+}  // namespace
+
+Tensor pow(const Tensor& self, const Scalar& exponent) {
+  check_int_pow(self, exponent);
+  return tcore::pow(self, wrapped_scalar_tensor(exponent));
+}
+Tensor pow_(const Tensor& self, const Scalar& exponent) {
+  check_int_pow(self, exponent);
+  return tcore::pow_(self, wrapped_scalar_tensor(exponent));
+}
 
 }  // namespace tcore::native

@@ -42,6 +42,7 @@
 #include <tcore/ops/zeros.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/SizeMath.h"
 
 namespace tcore::native {
 namespace {
@@ -57,7 +58,7 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
       infer = static_cast<int64_t>(i);
     } else {
       TCORE_CHECK_VALUE(out[i] >= 0, "invalid shape dimension ", out[i]);
-      known *= out[i];
+      known = checked_mul(known, out[i], "view");
     }
   }
   if (infer >= 0) {
@@ -144,6 +145,8 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     const int64_t have = j >= 0 ? self.sizes()[j] : 1;
     const int64_t want = size[i] == -1 ? have : size[i];
     TCORE_CHECK_VALUE(j >= 0 || size[i] != -1, "expand: -1 is not allowed in a leading, non-existing dimension");
+    TCORE_CHECK_VALUE(size[i] >= -1, "expand: the expanded size of the tensor (", size[i], ") isn't allowed: sizes "
+                      "must be >= 0 (or -1 to keep an existing dimension). Target sizes: ", shape_str(size));
     TCORE_CHECK_VALUE(have == want || have == 1, "The expanded size of the tensor (", want,
                       ") must match the existing size (", have, ") at non-singleton dimension ", i,
                       ".  Target sizes: ", shape_str(size), ".  Tensor sizes: ", shape_str(self.sizes()));
@@ -266,8 +269,9 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   e = std::clamp<int64_t>(e, b, size);
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   const int64_t offset = self.storage_offset() + b * strides[d];
-  sizes[d] = (e - b + step - 1) / step;
-  strides[d] *= step;
+  sizes[d] = e == b ? 0 : div_round_up(e - b, step);
+  // the stride only matters when the dim has two or more elements
+  strides[d] = sizes[d] > 1 ? checked_mul(strides[d], step, "slice") : strides[d];
   return make_view(self, sizes, strides, offset);
 }
 
@@ -296,20 +300,11 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
 }
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  TCORE_CHECK_VALUE(size.size() == stride.size(), "mismatch in length of strides and shape");
   const int64_t offset = storage_offset.value_or(self.storage_offset());
-  TCORE_CHECK_VALUE(offset >= 0, "as_strided: negative storage offset ", offset);
-  int64_t last = offset;  // the furthest element the view reaches
-  bool empty = false;
-  for (size_t i = 0; i < size.size(); ++i) {
-    TCORE_CHECK_VALUE(size[i] >= 0, "as_strided: negative size ", size[i]);
-    TCORE_CHECK_VALUE(stride[i] >= 0, "as_strided: negative stride ", stride[i]);
-    empty = empty || size[i] == 0;
-    last += (size[i] - 1) * stride[i];
-  }
+  const int64_t needed = required_storage_elements(size, stride, offset, "as_strided");
   const int64_t capacity = static_cast<int64_t>(self.storage().nbytes() / self.element_size());
-  TCORE_CHECK_VALUE(empty || last < capacity, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride),
-                    ", storage offset ", offset, " require a storage of ", last + 1, " elements, but it has ",
+  TCORE_CHECK_VALUE(needed <= capacity, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride),
+                    ", storage offset ", offset, " require a storage of ", needed, " elements, but it has ",
                     capacity);
   return make_view(self, size.vec(), stride.vec(), offset);
 }
@@ -318,13 +313,14 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   const int64_t n = self.dim();
   const int64_t d = n == 0 ? 0 : wrap_dim(dimension, n);
   const int64_t length = n == 0 ? 1 : self.sizes()[d];
+  TCORE_CHECK_VALUE(size >= 0, "size is ", size, " but must be >= 0");
   TCORE_CHECK_VALUE(size <= length, "maximum size for tensor at dimension ", d, " is ", length, " but size is ", size);
   TCORE_CHECK_VALUE(step > 0, "step is ", step, " but must be > 0");
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   const int64_t inner_stride = n == 0 ? 1 : strides[d];
   if (n > 0) {
     sizes[d] = (length - size) / step + 1;
-    strides[d] *= step;
+    strides[d] = sizes[d] > 1 ? checked_mul(strides[d], step, "unfold") : strides[d];
   }
   sizes.push_back(size);
   strides.push_back(inner_stride);
@@ -402,10 +398,21 @@ Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int
 
 // Windows may overlap (step < size): each window's gradient is added at its place.
 Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
-  Tensor grad_input = zeros_of(grad_in, input_sizes);
   const int64_t n = static_cast<int64_t>(input_sizes.size());
+  TCORE_CHECK_VALUE(step > 0, "unfold_backward: step is ", step, " but must be > 0");
+  const int64_t d = n == 0 ? 0 : wrap_dim(dim, n);
+  const int64_t length = n == 0 ? 1 : input_sizes[d];
+  TCORE_CHECK_VALUE(size >= 0 && size <= length, "unfold_backward: size ", size, " does not fit a dimension of ", length);
+  // grad_in must have the shape unfold gave: the input's dims (dim d counting windows) plus the window's elements
+  std::vector<int64_t> expected = input_sizes.vec();
+  if (n > 0) expected[d] = (length - size) / step + 1;
+  expected.push_back(size);
+  TCORE_CHECK_VALUE(grad_in.sizes().size() == expected.size() &&
+                        std::equal(expected.begin(), expected.end(), grad_in.sizes().begin()),
+                    "unfold_backward: grad_in has shape ", shape_str(grad_in.sizes()), " but unfold of an input of shape ",
+                    shape_str(input_sizes), " gives ", shape_str(expected));
+  Tensor grad_input = zeros_of(grad_in, input_sizes);
   if (n == 0) return tcore::add(grad_input, tcore::reshape(grad_in, {}), 1);
-  const int64_t d = wrap_dim(dim, n);
   // grad_in: the input's dims with dim d counting windows, plus a last dim of a window's elements
   const int64_t windows = grad_in.sizes()[d];
   for (int64_t w = 0; w < windows; ++w) {

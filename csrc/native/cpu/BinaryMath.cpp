@@ -9,6 +9,7 @@
 #include <tcore/ops/pow_native.h>
 #include <tcore/ops/where_native.h>
 
+#include "native/IntMath.h"
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
@@ -35,9 +36,9 @@ T int_pow(T base, T exp) {
     }
     T result = 1;
     while (exp) {
-      if (exp & 1) result = static_cast<T>(result * base);
+      if (exp & 1) result = wrapping_mul(result, base);
       exp = static_cast<T>(exp >> 1);
-      base = static_cast<T>(base * base);
+      base = wrapping_mul(base, base);
     }
     return result;
   }

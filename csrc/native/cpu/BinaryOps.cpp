@@ -4,6 +4,7 @@
 #include <tcore/ops/mul_native.h>
 #include <tcore/ops/sub_native.h>
 
+#include "native/IntMath.h"
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
@@ -31,7 +32,10 @@ auto add_fn(const Scalar& alpha) {
   return [alpha](auto tag) {
     using T = typename decltype(tag)::type;
     const T a = alpha.to<T>();
-    return [a](T x, T y) { return static_cast<T>(x + a * y); };
+    return [a](T x, T y) {
+      if constexpr (is_int_v<T>) return wrapping_add(x, wrapping_mul(a, y));
+      else return static_cast<T>(x + a * y);
+    };
   };
 }
 
@@ -39,21 +43,30 @@ auto sub_fn(const Scalar& alpha) {
   return [alpha](auto tag) {
     using T = typename decltype(tag)::type;
     const T a = alpha.to<T>();
-    return [a](T x, T y) { return static_cast<T>(x - a * y); };
+    return [a](T x, T y) {
+      if constexpr (is_int_v<T>) return wrapping_sub(x, wrapping_mul(a, y));
+      else return static_cast<T>(x - a * y);
+    };
   };
 }
 
 auto mul_fn() {
   return [](auto tag) {
     using T = typename decltype(tag)::type;
-    return [](T x, T y) { return static_cast<T>(x * y); };
+    return [](T x, T y) {
+      if constexpr (is_int_v<T>) return wrapping_mul(x, y);
+      else return static_cast<T>(x * y);
+    };
   };
 }
 
 auto div_fn() {
   return [](auto tag) {
     using T = typename decltype(tag)::type;
-    return [](T x, T y) { return static_cast<T>(x / y); };
+    return [](T x, T y) {
+      if constexpr (is_int_v<T>) return y == 0 ? T(0) : int_div_trunc(x, y);
+      else return static_cast<T>(x / y);
+    };
   };
 }
 

@@ -14,6 +14,7 @@
 #include <tcore/ops/remainder.h>
 #include <tcore/ops/remainder_native.h>
 
+#include "native/IntMath.h"
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
@@ -48,11 +49,7 @@ T floor_div(T x, T y) {
     const T floored = std::floor(div);
     return (div - floored > T(0.5)) ? floored + T(1) : floored;
   } else {
-    const T q = static_cast<T>(x / y);
-    if constexpr (std::is_signed_v<T>) {
-      if ((x % y != 0) && ((x < 0) != (y < 0))) return static_cast<T>(q - 1);
-    }
-    return q;
+    return int_div_floor(x, y);
   }
 }
 
@@ -69,8 +66,8 @@ auto div_fn(ZeroFlag* zero) {
           zero->seen.store(true, std::memory_order_relaxed);
           return T(0);
         }
-        if constexpr (mode == Mode::Trunc) return static_cast<T>(x / y);
-        else return floor_div(x, y);
+        if constexpr (mode == Mode::Trunc) return int_div_trunc(x, y);
+        else return int_div_floor(x, y);
       }
     };
   };
@@ -89,11 +86,7 @@ auto remainder_fn(ZeroFlag* zero) {
           zero->seen.store(true, std::memory_order_relaxed);
           return T(0);
         }
-        T r = static_cast<T>(x % y);
-        if constexpr (std::is_signed_v<T>) {
-          if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
-        }
-        return r;
+        return int_rem_floor(x, y);
       }
     };
   };
@@ -110,7 +103,7 @@ auto fmod_fn(ZeroFlag* zero) {
           zero->seen.store(true, std::memory_order_relaxed);
           return T(0);
         }
-        return static_cast<T>(x % y);
+        return int_rem_trunc(x, y);
       }
     };
   };

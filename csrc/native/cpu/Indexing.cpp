@@ -129,6 +129,7 @@ Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const 
   check_gather_shapes(self, d, index, &src, "scatter_add");
   TCORE_CHECK_TYPE(src.dtype() == self.dtype(), "scatter_add(): Expected self.dtype to be equal to src.dtype (",
                    self.dtype(), " and ", src.dtype(), ")");
+  assert_no_internal_overlap(self);
   if (index.numel() == 0) return self;
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
@@ -187,6 +188,7 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
                       shape_str(source.sizes()), " and self ", shape_str(self.sizes()),
                       " must match in every dimension but ", d);
   }
+  assert_no_internal_overlap(self);
   if (source.numel() == 0) return self;
   const Tensor src = cast(source, self.dtype());
   const int64_t size = self.sizes()[d];

@@ -1,5 +1,6 @@
 #pragma once
-// The one elementwise loop of the CPU kernels.
+// The one elementwise loop of the CPU kernels. Its output may not overlap itself
+// (assert_no_internal_overlap), as PyTorch's TensorIterator refuses.
 //
 // Operands (output first) are viewed with the output's shape: broadcast dims get
 // stride 0. Adjacent dims that are contiguous for every operand are merged, so a
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "native/TensorUtils.h"
 #include "native/cpu/Parallel.h"
 #include "tcore/core/Tensor.h"
 
@@ -111,6 +113,7 @@ void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& b
 // out[i] = f(a[i]) with Out/In element types.
 template <typename Out, typename In, typename F>
 void unary_loop(const Tensor& out, const Tensor& a, F f) {
+  assert_no_internal_overlap(out);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a});
   parallel_loop_nd<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
@@ -128,6 +131,7 @@ void unary_loop(const Tensor& out, const Tensor& a, F f) {
 // out[i] = f(a[i], b[i]): inputs of type In, output of type Out.
 template <typename Out, typename In, typename F>
 void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  assert_no_internal_overlap(out);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b});
   parallel_loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
@@ -160,6 +164,7 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 // out[i] = c[i] ? a[i] : b[i], with a bool condition (where).
 template <typename T>
 void select_loop(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  assert_no_internal_overlap(out);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &cond, &a, &b});
   parallel_loop_nd<4>(g,
              {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),

@@ -63,6 +63,7 @@ namespace {
 // Fills `self` element by element with draw(engine) (in place; contiguous or not).
 template <typename Draw>
 Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator, const char* op, Draw draw) {
+  assert_no_internal_overlap(self);
   // float16/bfloat16 draw in float32 and round: the same numbers as a float32 tensor, rounded
   const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
   const Tensor target = self.is_contiguous() && t == self.dtype() ? self : empty_cpu(self.sizes(), t);

@@ -96,7 +96,7 @@ void neg_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
 void relu_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
   dispatch_numeric(compute, "relu", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    unary_loop<T, T>(out, x, [](T v) { return v > T(0) ? v : T(0); });
+    unary_loop<T, T>(out, x, [](T v) { return !(v <= T(0)) ? v : T(0); });  // NaN stays NaN, as in PyTorch
   });
 }
 
@@ -234,7 +234,17 @@ auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
       using T = typename decltype(tag)::type;
       const T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
       const T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
-      unary_loop<T, T>(out, x, [l, h](T v) { return v < l ? l : (v > h ? h : v); });  // NaN stays NaN
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(l) || std::isnan(h)) {  // a NaN bound makes every element NaN, as in PyTorch
+          unary_loop<T, T>(out, x, [](T) { return std::numeric_limits<T>::quiet_NaN(); });
+          return;
+        }
+      }
+      // min(max(v, l), h): a NaN element stays NaN, and min > max gives max, as in PyTorch
+      unary_loop<T, T>(out, x, [l, h](T v) {
+        const T r = v < l ? l : v;
+        return r > h ? h : r;
+      });
     });
   };
 }

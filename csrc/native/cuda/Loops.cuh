@@ -111,6 +111,7 @@ __global__ void fill_kernel(Pointers<1> ptr, OffsetCalculator<1> calc, int64_t n
 // out = f(in): in broadcast to out's shape.
 template <typename Out, typename In, typename F>
 void launch_unary(const Tensor& out, const Tensor& in, F f) {
+  assert_no_internal_overlap(out);
   const int64_t n = out.numel();
   if (n == 0) return;
   const auto calc = offset_calculator<2>(out.sizes(), {&out, &in});
@@ -122,6 +123,7 @@ void launch_unary(const Tensor& out, const Tensor& in, F f) {
 // out = f(a, b): a and b broadcast to out's shape, both of type In.
 template <typename Out, typename In, typename F>
 void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  assert_no_internal_overlap(out);
   const int64_t n = out.numel();
   if (n == 0) return;
   const auto calc = offset_calculator<3>(out.sizes(), {&out, &a, &b});

@@ -1,6 +1,8 @@
 #pragma once
 // A number of one of three kinds, as Python gives them: bool, int or float.
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "tcore/core/ScalarType.h"
@@ -23,11 +25,41 @@ class TCORE_API Scalar {
   bool is_integral() const { return kind_ == Kind::Int; }
   bool is_floating_point() const { return kind_ == Kind::Double; }
 
+  // The value as a T, checked as PyTorch's Scalar conversions are (c10's checked_convert):
+  // an integer type refuses values outside its range ("value cannot be converted to type
+  // int8_t without overflow"; from an int, unsigned types also take the negatives they wrap,
+  // -255..-1 for uint8), NaN and infinities; float32 refuses finite values beyond its range. bool
+  // and the 16-bit floats convert as C++ does.
   template <typename T>
   T to() const {
-    if (kind_ == Kind::Double) return static_cast<T>(v_.d);
-    if constexpr (std::is_same_v<T, bool>) return v_.i != 0;
-    return static_cast<T>(v_.i);
+    if constexpr (std::is_same_v<T, bool>) {
+      return kind_ == Kind::Double ? v_.d != 0 : v_.i != 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      if (kind_ == Kind::Double) {
+        // [lowest, 2^bits) as doubles: the top bound is exact (a power of two); fractions truncate
+        const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+        const double hi = 2.0 * static_cast<double>(std::numeric_limits<T>::max() / 2 + 1);
+        if (!(std::trunc(v_.d) >= lo && v_.d < hi)) overflow(type_name<T>());
+        return static_cast<T>(v_.d);
+      }
+      const int64_t v = v_.i;
+      if constexpr (std::is_signed_v<T>) {
+        if (v < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||
+            v > static_cast<int64_t>(std::numeric_limits<T>::max()))
+          overflow(type_name<T>());
+      } else if constexpr (sizeof(T) < sizeof(int64_t)) {
+        const int64_t max = static_cast<int64_t>(std::numeric_limits<T>::max());
+        if (v > max || v < -max) overflow(type_name<T>());
+      }
+      return static_cast<T>(v);
+    } else if constexpr (std::is_same_v<T, float>) {
+      const double d = kind_ == Kind::Double ? v_.d : static_cast<double>(v_.i);
+      if (std::isfinite(d) && (d > std::numeric_limits<float>::max() || d < -std::numeric_limits<float>::max()))
+        overflow("float");
+      return static_cast<float>(d);
+    } else {
+      return kind_ == Kind::Double ? static_cast<T>(v_.d) : static_cast<T>(v_.i);
+    }
   }
   double to_double() const { return to<double>(); }
   int64_t to_long() const { return to<int64_t>(); }
@@ -42,6 +74,16 @@ class TCORE_API Scalar {
   }
 
  private:
+  [[noreturn]] static void overflow(const char* type);
+  template <typename T>
+  static constexpr const char* type_name() {
+    if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
+    else if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
+    else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
+    else if constexpr (std::is_same_v<T, int32_t>) return "int";
+    else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
+    else return "an integer type";
+  }
   Kind kind_;
   union {
     int64_t i;

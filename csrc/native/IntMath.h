@@ -1,0 +1,80 @@
+#pragma once
+// Integer arithmetic without undefined behaviour, shared by the CPU and GPU kernels.
+// PyTorch's results where they are defined: the minimum divided by -1 wraps to the
+// minimum (floor and true-integer division), the remainder by -1 is 0; products wrap
+// modulo 2^bits instead of overflowing a signed type. Division by zero is the caller's.
+#include <type_traits>
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define TCORE_HOST_DEVICE __host__ __device__
+#else
+#define TCORE_HOST_DEVICE
+#endif
+
+namespace tcore::native {
+
+template <typename T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// The unsigned type arithmetic on T is done in (at least unsigned int: no promotion to int).
+template <typename T>
+using wide_unsigned_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <typename T>
+TCORE_HOST_DEVICE inline T wrapping_mul(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+template <typename T>
+TCORE_HOST_DEVICE inline T wrapping_add(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <typename T>
+TCORE_HOST_DEVICE inline T wrapping_sub(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <typename T>
+TCORE_HOST_DEVICE inline T wrapping_neg(T a) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(U(0) - static_cast<U>(a));
+}
+
+// x / y rounded toward zero, y != 0.
+template <typename T>
+TCORE_HOST_DEVICE inline T int_div_trunc(T x, T y) {
+  if constexpr (std::is_signed_v<T>) {
+    if (y == T(-1)) return wrapping_neg(x);
+  }
+  return static_cast<T>(x / y);
+}
+// C's x % y (the sign of x), y != 0.
+template <typename T>
+TCORE_HOST_DEVICE inline T int_rem_trunc(T x, T y) {
+  if constexpr (std::is_signed_v<T>) {
+    if (y == T(-1)) return T(0);
+  }
+  return static_cast<T>(x % y);
+}
+// Python's x // y (rounded toward -inf), y != 0.
+template <typename T>
+TCORE_HOST_DEVICE inline T int_div_floor(T x, T y) {
+  const T q = int_div_trunc(x, y);
+  if constexpr (std::is_signed_v<T>) {
+    if (int_rem_trunc(x, y) != 0 && ((x < 0) != (y < 0))) return static_cast<T>(q - 1);
+  }
+  return q;
+}
+// Python's x % y (the sign of y), y != 0.
+template <typename T>
+TCORE_HOST_DEVICE inline T int_rem_floor(T x, T y) {
+  T r = int_rem_trunc(x, y);
+  if constexpr (std::is_signed_v<T>) {
+    if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
+  }
+  return r;
+}
+
+}  // namespace tcore::native
