@@ -44,6 +44,16 @@ class SourceError(Exception):
         if loc is None:
             return self.message
         head = f"{loc.file}:{loc.line}:{loc.col}: error: {self.message}"
-        line = loc.text.rstrip("\n")
-        caret = " " * (max(loc.col, 1) - 1) + "^"
-        return f"{head}\n    {line}\n    {caret}"
+        line, at = _window(loc.text.rstrip("\r\n"), max(loc.col, 1) - 1)
+        return f"{head}\n    {line}\n    {' ' * at}^"
+
+
+def _window(line: str, at: int, width: int = 100) -> tuple[str, int]:
+    """The part of a long line around column `at` (and the caret's new column), with tabs
+    and control characters shown as one column each so that the caret stays under its place."""
+    start = max(0, at - width)
+    shown = line[start : start + 2 * width]
+    shown = "".join(" " if c == "\t" else "?" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in shown)
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if start + 2 * width < len(line) else ""
+    return prefix + shown + suffix, len(prefix) + at - start

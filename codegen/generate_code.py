@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from .errors import SourceError
 from .file_writer import FileWriter
@@ -15,6 +16,34 @@ from .load import check_kernels_exist, load_operator_set
 from .plan import DEFAULT_SHARDS, SUBSETS, Options, make_plan
 from .derivatives import load_checked
 from .selective import selected_names
+
+
+MAX_SHARDS = 1024
+
+
+def _num_shards(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 1 <= n <= MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"{n} is out of range (1 to {MAX_SHARDS})")
+    return n
+
+
+def check_paths(args: argparse.Namespace) -> None:
+    """Folders given on the command line, checked before anything is read or written."""
+    out = Path(args.install_dir)
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise SourceError(f"--install-dir {args.install_dir}: {parent} is a file, not a folder")
+            break
+    for d in args.kernel_source_dir:
+        if not Path(d).is_dir():
+            raise SourceError(f"--kernel-source-dir {d}: no such folder")
+    if args.cache_dir is not None and Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
+        raise SourceError(f"--cache-dir {args.cache_dir}: it is a file, not a folder")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -30,12 +59,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--operators-yaml-path", default=None, help="model operators YAML (selective build)")
     p.add_argument("--kernel-source-dir", action="append", default=[],
                    help="check that every CPU/CUDA/composite kernel named in dispatch: exists here")
-    p.add_argument("--num-shards", type=int, default=DEFAULT_SHARDS)
+    p.add_argument("--num-shards", type=_num_shards, default=DEFAULT_SHARDS,
+                   help=f"files per sharded kind (1 to {MAX_SHARDS}; default {DEFAULT_SHARDS})")
     p.add_argument("--cache-dir", default=None, help="per-entry parse cache (speeds up reruns)")
     return p.parse_args(argv)
 
 
 def run(args: argparse.Namespace) -> FileWriter:
+    check_paths(args)
     opset = load_operator_set(args.native_functions_path, args.tags_path, args.cache_dir)
     if args.kernel_source_dir:
         check_kernels_exist(opset.functions, args.kernel_source_dir,
@@ -54,9 +85,14 @@ def run(args: argparse.Namespace) -> FileWriter:
     units = make_plan(opset, options, derivatives, deprecated, selected)
     rendered = [(u, u.render()) for u in units]  # render everything before writing anything
     writer = FileWriter(args.install_dir)
-    for _, files in rendered:
-        for rel, text in files.items():
-            writer.write(rel, text)
+    rel = ""
+    try:
+        for _, files in rendered:
+            for rel, text in files.items():
+                writer.write(rel, text)
+    except OSError as e:  # a full disk, a read-only folder: every file is still whole, old or new
+        raise SourceError(f"cannot write {writer.path(rel)}: {e.strerror or e} ({len(writer.written)} files were "
+                          "replaced before it; each file holds either its previous or its new version)") from None
     return writer
 
 

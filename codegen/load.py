@@ -11,6 +11,7 @@ import hashlib
 import os
 import pickle
 import re
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -125,7 +126,10 @@ def load_lazy(path: str, cache_dir: str | None = None) -> list[LazyFunction]:
             out.append(LazyFunction(digest, entry.file, entry.line, hit[0], blob=hit[1]))
         fresh[digest] = hit
     if cache_file is not None and (missed or len(fresh) != len(cache)):
-        atomic_write(cache_file, pickle.dumps((fingerprint, fresh), protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            atomic_write(cache_file, pickle.dumps((fingerprint, fresh), protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as e:  # only a speed-up: the next load parses again
+            print(f"warning: cannot write the parse cache {cache_file}: {e.strerror or e}", file=sys.stderr)
     return out
 
 
@@ -159,8 +163,12 @@ def kernel_names_in(source_dirs: list[str]) -> set[str]:
     for d in source_dirs:
         for root, _, files in os.walk(d):
             for fn in files:
-                if fn.endswith((".cpp", ".cu", ".h", ".cuh", ".hip")):
-                    names.update(_IDENT.findall(Path(root, fn).read_text(errors="replace")))
+                path = Path(root, fn)
+                if fn.endswith((".cpp", ".cu", ".h", ".cuh", ".hip")) and path.is_file():  # never a FIFO
+                    try:
+                        names.update(_IDENT.findall(path.read_text(errors="replace")))
+                    except OSError as e:
+                        raise SourceError(f"cannot read {path}: {e.strerror or e}") from None
     return names
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import Location, SourceError
+from .names import bad_kernel_name, bad_operator_name
 from .schema import FunctionSchema, OperatorName, SchemaError, parse_schema
 from .yaml_source import Entry, YMap, entry_location
 
@@ -146,8 +147,14 @@ class NativeFunction:
         if raw_dispatch is not None:
             for keys, kernel in raw_dispatch.items():
                 rel, col = raw_dispatch.key_pos[keys]
+                vrel, vcol = raw_dispatch.value_pos[keys]
                 if not isinstance(kernel, str):
-                    raise SourceError("a dispatch kernel must be a name", loc("dispatch"))
+                    raise SourceError("a dispatch kernel must be a name", entry_location(entry, vrel, vcol))
+                bad_name = bad_kernel_name(kernel)
+                if bad_name is not None:
+                    at, why = bad_name
+                    raise SourceError(f"kernel name {kernel!r} is not a C++ identifier (optionally namespaced, "
+                                      f"a::b): {why}", _text_location(entry, vrel, vcol, kernel, at))
                 offset = 0
                 for key in str(keys).split(","):
                     stripped = key.strip()
@@ -158,7 +165,6 @@ class NativeFunction:
                     if any(k == stripped for k, _ in dispatch):
                         raise SourceError(f"dispatch key {stripped!r} given twice", entry_location(entry, rel, kcol))
                     dispatch.append((stripped, kernel))
-                    vrel, vcol = raw_dispatch.value_pos[keys]
                     positions.append((f"dispatch:{stripped}", vrel, vcol))
         has_explicit_dispatch = bool(dispatch)
 
@@ -166,6 +172,8 @@ class NativeFunction:
         tags = (tags_value,) if isinstance(tags_value, str) else tuple(tags_value)
         if isinstance(tags_value, list):
             for tag, (rel, col) in zip(tags_value, getattr(tags_value, "pos", [])):
+                if not isinstance(tag, str):
+                    raise SourceError(f"a tag must be a name, got {type(tag).__name__}", entry_location(entry, rel, col))
                 positions.append((f"tags:{tag}", rel, col))
         elif tags:
             rel, col = data.value_pos["tags"]
@@ -173,7 +181,19 @@ class NativeFunction:
 
         structured = pop("structured", bool, False)
         delegate = pop("structured_delegate", str)
+        if delegate is not None:
+            _check_operator_name(entry, data, "structured_delegate", delegate, 0)
         autogen_text = pop("autogen", str, "")
+        start = 0
+        for name in autogen_text.split(","):
+            if name.strip():
+                _check_operator_name(entry, data, "autogen", name.strip(), start + len(name) - len(name.lstrip()))
+            start += len(name) + 1
+        no_default_args = pop("cpp_no_default_args", list, [])
+        for arg, (rel, col) in zip(no_default_args, getattr(no_default_args, "pos", [])):
+            if not isinstance(arg, str):
+                raise SourceError(f"cpp_no_default_args lists argument names, got {type(arg).__name__}",
+                                  entry_location(entry, rel, col))
         device_check = pop("device_check", str, "ExactSame")
         if device_check not in DEVICE_CHECKS:
             raise SourceError(f"unknown device_check {device_check!r}", loc("device_check"))
@@ -193,7 +213,7 @@ class NativeFunction:
             manual_cpp_binding=pop("manual_cpp_binding", bool, False),
             manual_kernel_registration=pop("manual_kernel_registration", bool, False),
             category_override=pop("category_override", str),
-            cpp_no_default_args=frozenset(pop("cpp_no_default_args", list, [])),
+            cpp_no_default_args=frozenset(no_default_args),
             use_const_ref_for_mutable_tensors=pop("use_const_ref_for_mutable_tensors", bool, False),
             ufunc_inner_loop=tuple((str(k), str(v)) for k, v in pop("ufunc_inner_loop", dict, {}).items()),
             has_explicit_dispatch=has_explicit_dispatch,
@@ -222,11 +242,27 @@ def _parse_op_name(text: str) -> OperatorName:
     return OperatorName(name, overload)
 
 
+def _check_operator_name(entry: Entry, data: YMap, key: str, name: str, offset: int) -> None:
+    bad = bad_operator_name(name)
+    if bad is not None:
+        rel, col = data.value_pos[key]
+        value = data[key]
+        raise SourceError(f"{key}: {name!r} is not an operator name (name or name.overload): {bad[1]}",
+                          _text_location(entry, rel, col, value, offset + bad[0]))
+
+
 def _schema_location(entry: Entry, data: YMap, func_text: str, offset: int) -> Location:
     """Map a column inside the schema string to the file (plain and quoted scalars)."""
     rel, col = data.value_pos["func"]
-    line = entry.text.splitlines()[rel]
-    start = line.find(func_text, col - 1)
-    if start < 0:  # quoted or folded: point at the value
+    return _text_location(entry, rel, col, func_text, offset)
+
+
+def _text_location(entry: Entry, rel: int, col: int, text: str, offset: int) -> Location:
+    """Where character `offset` of a string value starting at (rel, col) stands: exact for
+    a value written plainly on its line, else the start of the value (quoted, folded)."""
+    lines = entry.text.splitlines()
+    line = lines[rel] if 0 <= rel < len(lines) else ""
+    start = line.find(text, col - 1)
+    if start < 0:
         return entry_location(entry, rel, col)
     return entry_location(entry, rel, start + 1 + offset)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
+from .defaults import check_default
 from .errors import SourceError
 
 # ---------------------------------------------------------------------------- types
@@ -322,7 +323,9 @@ class _Parser:
         name = self.ident("argument name")
         default = None
         if self.accept("="):
+            start = self.i
             default = self.default()
+            check_default(t, self.tokens[start:self.i])
         return Argument(name, t, default, ann)
 
     def type(self) -> tuple[Type, Annotation | None]:

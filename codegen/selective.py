@@ -13,11 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .errors import Location, SourceError
-from .yaml_source import read_source
-
-import yaml
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from .yaml_source import load_document
 
 
 def _strip_namespace(name: str) -> str:
@@ -31,20 +27,22 @@ def read_selection(list_path: str | None, operators_path: str | None) -> tuple[s
     exact: set[str] = set()
     roots: set[str] = set()
     if list_path is not None:
-        data = yaml.load(read_source(list_path), Loader=_Loader) or []
+        data = load_document(list_path) or []
         if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
             raise SourceError("the selected operator list must be a YAML list of names", Location(list_path, 1))
         for name in data:
             name = _strip_namespace(name)
             (exact if "." in name else roots).add(name)
     if operators_path is not None:
-        data = yaml.load(read_source(operators_path), Loader=_Loader) or {}
+        data = load_document(operators_path) or {}
         ops = data.get("operators", data) if isinstance(data, dict) else None
         if not isinstance(ops, dict):
             raise SourceError("operators YAML must map operator names to their info", Location(operators_path, 1))
         for name, info in ops.items():
             name = _strip_namespace(str(name))
             info = info or {}
+            if not isinstance(info, dict):
+                raise SourceError(f"operators YAML: the info of {name!r} must be a mapping", Location(operators_path, 1))
             if info.get("include_all_overloads", False) or "." not in name:
                 roots.add(name.split(".")[0])
             else:

@@ -2,8 +2,12 @@
 line and a caret under the column; exit 1; previous outputs left as they were."""
 from __future__ import annotations
 
+import errno
+import os
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -137,3 +141,193 @@ def test_unknown_subset_is_rejected(tmp_path):
     r = generate(NATIVE, tmp_path / "out", "--subset", "everything")
     assert r.returncode != 0 and "invalid choice: 'everything'" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- hostile input (issue 20)
+# In-process (generate_code.main) to stay fast; each case: one positioned message, exit 1,
+# nothing written.
+
+def run_main(capsys, native: Path, out: Path, *extra: str) -> tuple[int, str]:
+    from codegen import generate_code
+
+    code = generate_code.main(["--native-functions-path", str(native), "--tags-path", str(TAGS),
+                               "--install-dir", str(out), "--per-operator-headers", *extra])
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def check_positioned(err: str, path: Path, message: str, marker: str | None) -> None:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 3, err
+    head = lines[0]
+    assert head.startswith(f"{path}:") and message in head, err
+    _, line_no, col, _ = head.split(":", 3)
+    source_line = path.read_bytes().decode("utf-8", "replace").splitlines()[int(line_no) - 1]
+    assert lines[2].index("^") - 4 + 1 == int(col) or source_line.__len__() > 200, err
+    if marker is not None:
+        assert source_line[int(col) - 1:].startswith(marker), (source_line, col, marker)
+
+
+_SUM = "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CUDA: sum_dim_cuda"
+HOSTILE = {
+    # defaults against their types (PyTorch's spellings)
+    "bool typo": (_SUM, _SUM.replace("keepdim=False", "keepdim=Flase"), "did you mean False?", "Flase"),
+    "int ident": ("Tensor(a) self, int dim=0,", "Tensor(a) self, int dim=abc,", "invalid default 'abc' for type int", "abc"),
+    "float overflow": ("Tensor other, *, Scalar alpha=1) -> Tensor\n", "Tensor other, *, Scalar alpha=1e99999) -> Tensor\n",
+                       "out of range for type Scalar", "1e99999"),
+    "int overflow": ("Tensor(a) self, int dim=0,", "Tensor(a) self, int dim=99999999999999999999,", "out of range for type int",
+                     "99999999999999999999"),
+    "str unquoted": ("str approximate='none'", "str approximate=none", "must be a quoted string", "none"),
+    "str bad escape": ("str approximate='none'", "str approximate='no\\qne'", "unknown escape", "\\q"),
+    "dtype": ("ScalarType? dtype=long", "ScalarType? dtype=notatype", "invalid default 'notatype' for type ScalarType",
+              "notatype"),
+    "None for non-optional": ("Tensor(a) self, int dim=0,", "Tensor(a) self, int dim=None,", "None is not a default", "None"),
+    # kernel names go into C++
+    "kernel injection": ("    CPU: mm\n", "    CPU: abs-out; system()\n", "not a C++ identifier", "-out; system()"),
+    "kernel keyword": ("    CPU: mm\n", "    CPU: delete\n", "'delete' is a C++ keyword", "delete"),
+    "autogen name": ("    CPU: mm\n", "    CPU: mm\n  autogen: mm.x-y\n", "not an operator name", "-y"),
+    # bounded, well-formed YAML
+    "alias": ("    CPU: mm\n", "    CPU: &k mm\n", "anchors and aliases", "&k"),
+    "deep nesting": ("    CPU: mm\n", "    CPU: mm\n  precomputed: " + "[" * 100000 + "]" * 100000 + "\n",
+                     "nested deeper than 64 levels", "["),
+    "nul byte": ("    CPU: mm\n", "    CPU: m\0m\n", "U+0000 is not allowed", None),
+    "complex key": ("    CPU: mm\n", "    CPU: mm\n  ? [a]\n  : b\n", "mapping key must be a plain scalar", "[a]"),
+    "tag list item": ("    CPU: mm\n  tags: core", "    CPU: mm\n  tags: [[core]]", "a tag must be a name", "[core]"),
+    "bad timestamp": ("    CPU: mm\n", "    CPU: mm\n  python_module: 2001-13-45\n", "month must be in 1..12", "2001"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_hostile_input(case, baseline, tmp_path, capsys):
+    old, new, message, marker = HOSTILE[case]
+    bad, _ = mutate(tmp_path, old, new)
+    before = snapshot(baseline)
+    code, err = run_main(capsys, bad, baseline)
+    assert code == 1, err
+    check_positioned(err, bad, message, marker)
+    assert snapshot(baseline) == before
+    code, _ = run_main(capsys, bad, tmp_path / "fresh")
+    assert code == 1 and not (tmp_path / "fresh").exists(), "nothing is written on bad input"
+
+
+def test_alias_bomb_is_refused_at_once(tmp_path, capsys):
+    rows = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    rows += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    bad = tmp_path / "native_functions.yaml"
+    bad.write_text(NATIVE.read_text() + "- func: bomb() -> ()\n  " + "\n  ".join(rows) + "\n")
+    start = time.perf_counter()
+    code, err = run_main(capsys, bad, tmp_path / "out")
+    assert code == 1 and time.perf_counter() - start < 10, err  # was 86 s into a MemoryError
+    check_positioned(err, bad, "anchors and aliases", "&a0")
+
+
+def test_not_utf8(tmp_path, capsys):
+    bad = tmp_path / "native_functions.yaml"
+    bad.write_bytes(NATIVE.read_text().replace("keepdim=False", "keepdim=Fals\xe9", 1).encode("latin-1"))
+    code, err = run_main(capsys, bad, tmp_path / "out")
+    assert code == 1
+    check_positioned(err, bad, "not UTF-8 text (byte 0xE9", "\ufffd")
+
+
+def test_inputs_that_are_not_files(tmp_path, capsys):
+    code, err = run_main(capsys, tmp_path, tmp_path / "out")
+    assert code == 1 and "it is a folder" in err and "Traceback" not in err
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    code, err = run_main(capsys, fifo, tmp_path / "out")  # would block in open() before
+    assert code == 1 and "not a regular file" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_install_dir_is_a_file(tmp_path, capsys):
+    (tmp_path / "f").write_text("keep me")
+    for out in (tmp_path / "f", tmp_path / "f" / "sub"):
+        code, err = run_main(capsys, NATIVE, out)
+        assert code == 1 and "is a file, not a folder" in err and "Traceback" not in err
+    assert (tmp_path / "f").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "100000", "1025", "two"])
+def test_num_shards_is_range_checked(value, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:  # argparse: usage, one message, exit 2
+        run_main(capsys, NATIVE, tmp_path / "out", "--num-shards", value)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "argument --num-shards" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def _changed_native(tmp_path: Path) -> Path:
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(NATIVE.read_text().replace("Scalar alpha=1", "Scalar alpha=2"))
+    return changed
+
+
+def _check_whole(out: Path, old: dict, new: dict) -> None:
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")], "a temporary file was left behind"
+    for rel, (_, data) in snapshot(out).items():
+        assert data in (old.get(rel, (0, None))[1], new[rel][1]), f"{rel} is torn"
+
+
+def test_full_disk_keeps_every_file_whole(baseline, tmp_path, capsys, monkeypatch):
+    """ENOSPC half-way (simulated: the 20th write fails): exit 1, one message, each file old or new, no temp file."""
+    import codegen.file_writer as fw
+
+    out = tmp_path / "out"
+    shutil.copytree(baseline, out)
+    old = snapshot(out)
+    changed = _changed_native(tmp_path)
+    assert run_main(capsys, changed, tmp_path / "expected")[0] == 0
+    new = snapshot(tmp_path / "expected")
+    calls = {"n": 0}
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            calls["n"] += 1
+            if calls["n"] >= 20:
+                self.f.write(data[: len(data) // 2])
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return self.f.write(data)
+
+    monkeypatch.setattr(fw.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    code, err = run_main(capsys, changed, out)
+    assert code == 1 and "No space left on device" in err and "Traceback" not in err, err
+    assert calls["n"] >= 20
+    _check_whole(out, old, new)
+
+
+def test_full_disk_on_a_real_tmpfs(baseline, tmp_path, capsys):
+    """The same on a real 4 MiB tmpfs filled up (needs root and mount; skipped otherwise)."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        out = mnt / "out"
+        shutil.copytree(baseline, out)
+        old = snapshot(out)
+        changed = _changed_native(tmp_path)
+        assert run_main(capsys, changed, tmp_path / "expected")[0] == 0
+        new = snapshot(tmp_path / "expected")
+        with open(mnt / "filler", "wb", buffering=0) as f:  # fill the disk to the last byte
+            try:
+                while f.write(b"\0" * 512):
+                    pass
+            except OSError as e:
+                assert e.errno == errno.ENOSPC
+        code, err = run_main(capsys, changed, out)
+        assert code == 1 and "No space left on device" in err and "Traceback" not in err, err
+        _check_whole(out, old, new)
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)

@@ -103,3 +103,87 @@ def test_mutated_schemas_raise_only_schema_errors(text, pos, length, insert):
         assert 0 <= e.offset <= len(mutated)
         rendered = str(SourceError(e.message, None))
         assert rendered
+
+
+# ---------------------------------------------------------------- defaults against their types
+
+GOOD_DEFAULTS = [
+    ("bool", "False"), ("bool", "True"), ("bool?", "None"), ("bool?", "False"), ("SymBool", "True"),
+    ("int", "0"), ("int", "-1"), ("int", "9223372036854775807"), ("int", "-9223372036854775807"), ("int", "Mean"),
+    ("SymInt", "-100"), ("int?", "None"), ("float", "1e-05"), ("float", "0"), ("float", "1.0"), ("float", ".5"),
+    ("float", "-2.5e+10"), ("float", "1e308"), ("float", "4.9e-324"), ("float", "0e999"), ("Scalar", "1"),
+    ("Scalar", "0.3333333333333333"), ("Scalar", "-1"), ("str", "'none'"), ("str", '"valid"'), ("str", '""'),
+    ("str", "'fro'"), ("str", r'"\"\'\\"'), ("str", r"'\x41\n\t'"), ("str", "'caf\u00e9'"), ("str?", "None"),
+    ("ScalarType?", "long"), ("ScalarType?", "None"), ("ScalarType", "float"), ("Layout", "strided"),
+    ("MemoryFormat", "contiguous_format"), ("MemoryFormat?", "contiguous_format"), ("Tensor?", "None"),
+    ("Generator?", "None"), ("Device?", "None"), ("int[]", "[]"), ("int[]", "[0,1]"), ("int[1]", "[-2,-1]"),
+    ("int[1]", "0"), ("int[2]", "1"), ("int[2]", "[]"), ("int[2]", "[1,2]"), ("SymInt[3]", "[0,0,0]"),
+    ("int[1]?", "None"), ("bool[3]", "[True,True,False]"), ("float[]", "[1.5,2]"), ("int[]?", "None"),
+]
+
+BAD_DEFAULTS = [
+    ("bool", "Flase", "did you mean False?"), ("bool", "1", "expected False, True"), ("bool", "None", "non-optional"),
+    ("int", "abc", "expected an integer or Mean"), ("int", "1.5", "not an integer"), ("int", "1e3", "not an integer"),
+    ("int", "99999999999999999999", "out of range"), ("int", "-9223372036854775808", "out of range"),
+    ("int", "010", "leading zero"), ("int", "'1'", "not an integer"), ("SymInt", "Sum", "expected an integer or Mean"),
+    ("float", "1e99999", "out of range"), ("float", "-1e400", "out of range"), ("float", "1e-400", "underflows"),
+    ("float", "inf", "must be a number"), ("float", "True", "must be a number"), ("Scalar", "True", "must be a number"),
+    ("Scalar", "99999999999999999999", "out of range"), ("str", "none", "must be a quoted string"),
+    ("str", "1", "must be a quoted string"), ("str", r"'a\qb'", "unknown escape"), ("str", r"'\x4'", "unknown escape"),
+    ("str", r"'\x00'", "NUL"), ("ScalarType?", "notatype", "invalid default 'notatype'"),
+    ("ScalarType?", "lnog", "did you mean long?"), ("ScalarType", "half", "expected double, float, int, long"),
+    ("Layout?", "sparse", "expected strided"), ("MemoryFormat", "channels_first", "expected contiguous_format"),
+    ("Tensor", "None", "non-optional"), ("Tensor?", "0", "takes no default but None"),
+    ("Device?", '"cpu"', "takes no default but None"), ("Generator?", "default", "takes no default but None"),
+    ("int[]", "1", "must be a list"), ("int", "[1]", "a list is not a default"), ("int[]", "[1.5]", "not an integer"),
+    ("int[]", "[True]", "expected an integer"), ("bool[3]", "[True,False]", "has 2 items, expected 3"),
+    ("bool[2]", "True", "must be a list"), ("int[2]", "[1,2,3]", "has 3 items, expected 0 or 2"),
+    ("float[]", "[1e99999]", "out of range"), ("int[]", "[None]", "non-optional"), ("str", "None", "non-optional"),
+]
+
+
+@pytest.mark.parametrize("type_text,default", GOOD_DEFAULTS)
+def test_good_defaults(type_text, default):
+    text = f"f({type_text} x={default}) -> ()"
+    assert str(parse_schema(text)) == text
+
+
+@pytest.mark.parametrize("type_text,default,message", BAD_DEFAULTS)
+def test_bad_defaults_are_positioned(type_text, default, message):
+    text = f"f({type_text} x={default}) -> ()"
+    with pytest.raises(SchemaError) as info:
+        parse_schema(text)
+    assert message in info.value.message, info.value.message
+    start = text.index("x=") + 2
+    assert start <= info.value.offset < start + len(default), (info.value.offset, text)
+
+
+def test_default_spellings_agree_with_the_cpp_api():
+    """Every identifier the checker accepts is one the C++ API layer translates (one table
+    could go stale against the other)."""
+    from codegen.api import cpp
+    from codegen.defaults import ENUM_DEFAULTS, INT_NAMES
+
+    for names in [*ENUM_DEFAULTS.values(), INT_NAMES]:
+        for name in names:
+            assert name in cpp._ENUM_DEFAULTS, name
+
+
+def test_good_defaults_compile(tmp_path):
+    """Every accepted default, spelled by the C++ API layer, compiles (g++ -fsyntax-only)."""
+    import shutil
+    import subprocess
+
+    from codegen.api import cpp
+
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    decls = []
+    for i, (type_text, default) in enumerate(GOOD_DEFAULTS):
+        arg = parse_schema(f"f({type_text} x={default}) -> ()").arguments[0]
+        decls.append(f"void f{i}({cpp.argument_type(arg.type)} x = {cpp.default_value(arg)});")
+    src = tmp_path / "defaults.cpp"
+    src.write_text('#include "tcore/core/OpDecl.h"\nnamespace tcore {\n' + "\n".join(decls) + "\n}\n")
+    r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", f"-I{ROOT / 'csrc/include'}", str(src)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]

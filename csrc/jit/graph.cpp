@@ -3,122 +3,25 @@
 
 #include "tcore/core/Dispatch.h"
 
-#include <cctype>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "lexer.h"
+
 namespace tcore::jit {
 namespace {
 
-struct Token {
-  enum Kind { Ident, Value, Int, Float, String, Punct, Newline, End } kind;
-  std::string text;
-  int line, col;
-};
+using detail::Lexer;
+using detail::Token;
 
-class Lexer {
- public:
-  Lexer(const std::string& text, const std::string& file) : text_(text), file_(file) {}
-
-  std::vector<Token> run() {
-    std::vector<Token> out;
-    while (i_ < text_.size()) {
-      const char c = text_[i_];
-      if (c == '#') {
-        while (i_ < text_.size() && text_[i_] != '\n') advance();
-      } else if (c == '\n') {
-        if (!out.empty() && out.back().kind != Token::Newline) out.push_back({Token::Newline, "\n", line_, col_});
-        advance();
-      } else if (std::isspace(static_cast<unsigned char>(c))) {
-        advance();
-      } else if (c == '%') {
-        const int l = line_, k = col_;
-        advance();
-        std::string name = word();
-        if (name.empty()) throw error(l, k, "expected a value name after '%'");
-        out.push_back({Token::Value, name, l, k});
-      } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-        const int l = line_, k = col_;
-        out.push_back({Token::Ident, word(), l, k});
-      } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '-' && i_ + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i_ + 1])))) {
-        out.push_back(number());
-      } else if (c == '"') {
-        out.push_back(string());
-      } else if (c == ':' && i_ + 1 < text_.size() && text_[i_ + 1] == ':') {
-        out.push_back({Token::Punct, "::", line_, col_});
-        advance();
-        advance();
-      } else if (std::string("()[],=:.").find(c) != std::string::npos) {
-        out.push_back({Token::Punct, std::string(1, c), line_, col_});
-        advance();
-      } else {
-        throw error(line_, col_, std::string("unexpected character '") + c + "'");
-      }
-    }
-    out.push_back({Token::End, "", line_, col_});
-    return out;
-  }
-
-  IrError error(int line, int col, const std::string& msg) const {
-    return IrError(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg);
-  }
-
- private:
-  void advance() {
-    if (text_[i_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++i_;
-  }
-  std::string word() {
-    std::string w;
-    while (i_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[i_])) || text_[i_] == '_')) {
-      w += text_[i_];
-      advance();
-    }
-    return w;
-  }
-  Token number() {
-    const int l = line_, k = col_;
-    std::string n;
-    bool is_float = false;
-    if (text_[i_] == '-') {
-      n += '-';
-      advance();
-    }
-    while (i_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[i_])) || std::string(".eE+-").find(text_[i_]) != std::string::npos)) {
-      if ((text_[i_] == '+' || text_[i_] == '-') && !(n.back() == 'e' || n.back() == 'E')) break;
-      is_float = is_float || !std::isdigit(static_cast<unsigned char>(text_[i_]));
-      n += text_[i_];
-      advance();
-    }
-    return {is_float ? Token::Float : Token::Int, n, l, k};
-  }
-  Token string() {
-    const int l = line_, k = col_;
-    advance();
-    std::string s;
-    while (i_ < text_.size() && text_[i_] != '"') {
-      if (text_[i_] == '\n') throw error(l, k, "unterminated string");
-      if (text_[i_] == '\\' && i_ + 1 < text_.size()) advance();
-      s += text_[i_];
-      advance();
-    }
-    if (i_ >= text_.size()) throw error(l, k, "unterminated string");
-    advance();
-    return {Token::String, s, l, k};
-  }
-
-  const std::string& text_;
-  const std::string& file_;
-  size_t i_ = 0;
-  int line_ = 1, col_ = 1;
-};
+// Lists nest at most this deep (the parser recurses once per level; a deeper list is an
+// error at its '[' instead of a C stack overflow).
+constexpr int kMaxListDepth = 64;
 
 class Parser {
  public:
@@ -128,7 +31,14 @@ class Parser {
   bool at(const char* punct) const { return peek().kind == Token::Punct && peek().text == punct; }
   IrError error(const std::string& msg) const {
     const Token& t = peek();
-    const std::string found = t.kind == Token::End ? "end of file" : t.kind == Token::Newline ? "end of line" : "'" + t.text + "'";
+    std::string found;
+    switch (t.kind) {
+      case Token::End: found = "end of file"; break;
+      case Token::Newline: found = "end of line"; break;
+      case Token::Value: found = "'%" + t.text + "'"; break;
+      case Token::String: found = "the string \"" + detail::printable(t.text) + "\""; break;
+      default: found = "'" + detail::printable(t.text) + "'";
+    }
     return lexer_.error(t.line, t.col, msg + ", found " + found);
   }
   Token take() { return t_[i_++]; }
@@ -140,16 +50,19 @@ class Parser {
     while (peek().kind == Token::Newline) ++i_;
   }
 
-  Operand operand() {
+  Operand operand(int depth = 0) {
     const Token& t = peek();
     Operand o{Operand::Kind::Constant, "", IValue(), "", t.line, t.col};
     if (t.kind == Token::Value) {
       o.kind = Operand::Kind::Value;
       o.value = take().text;
     } else if (t.kind == Token::Int) {
-      o.constant = IValue(static_cast<int64_t>(std::stoll(take().text)));
+      o.constant = IValue(take().int_value);
     } else if (t.kind == Token::Float) {
-      o.constant = IValue(std::stod(take().text));
+      o.constant = IValue(take().float_value);
+    } else if (t.kind == Token::Ident && (t.text == "inf" || t.text == "nan")) {
+      o.constant = IValue(take().text == "inf" ? std::numeric_limits<double>::infinity()
+                                               : std::numeric_limits<double>::quiet_NaN());
     } else if (t.kind == Token::String) {
       o.constant = IValue(take().text);
     } else if (t.kind == Token::Ident && (t.text == "True" || t.text == "False")) {
@@ -157,10 +70,13 @@ class Parser {
     } else if (t.kind == Token::Ident && t.text == "None") {
       take();
     } else if (at("[")) {
+      if (depth >= kMaxListDepth) {
+        throw lexer_.error(t.line, t.col, "lists nested deeper than " + std::to_string(kMaxListDepth) + " levels");
+      }
       take();
       List items;
       while (!at("]")) {
-        Operand item = operand();
+        Operand item = operand(depth + 1);
         if (item.kind != Operand::Kind::Constant) throw lexer_.error(item.line, item.col, "lists hold constants only");
         items.push_back(item.constant);
         if (!at("]")) expect(",", "',' or ']'");
@@ -228,13 +144,14 @@ class Parser {
   const Lexer& lexer_;
 };
 
-}  // namespace
+struct Parsed {
+  std::vector<std::string> inputs;
+  std::vector<Node> nodes;
+  std::vector<Operand> outputs;
+};
 
-Graph Graph::parse(const std::string& text, const std::string& filename) {
-  Graph g;
-  g.filename_ = filename;
-  Lexer lexer(text, g.filename_);
-  Parser p(lexer.run(), lexer);
+Parsed parse_body(Parser& p, const Lexer& lexer) {
+  Parsed g;
   p.newlines();
   if (p.peek().kind != Token::Ident || p.peek().text != "graph") throw p.error("expected 'graph'");
   p.take();
@@ -244,7 +161,7 @@ Graph Graph::parse(const std::string& text, const std::string& filename) {
     if (p.peek().kind != Token::Value) throw p.error("expected an input (%name)");
     const Token t = p.take();
     if (!defined.insert(t.text).second) throw lexer.error(t.line, t.col, "input %" + t.text + " is defined twice");
-    g.inputs_.push_back(t.text);
+    g.inputs.push_back(t.text);
     if (p.at(":")) {  // an optional type annotation
       p.take();
       if (p.peek().kind != Token::Ident) throw p.error("expected a type");
@@ -265,23 +182,59 @@ Graph Graph::parse(const std::string& text, const std::string& filename) {
     Node n = p.node();
     for (const auto& o : n.inputs) check_defined(o);
     for (const auto& out : n.outputs) defined.insert(out);
-    g.nodes_.push_back(std::move(n));
+    g.nodes.push_back(std::move(n));
     p.newlines();
   }
   p.take();
   p.expect("(", "'('");
-  g.outputs_ = p.operands(")");
-  for (const auto& o : g.outputs_) check_defined(o);
+  g.outputs = p.operands(")");
+  for (const auto& o : g.outputs) check_defined(o);
   p.newlines();
   if (p.peek().kind != Token::End) throw p.error("expected end of file after return");
   return g;
 }
 
+}  // namespace
+
+Graph Graph::parse(const std::string& text, const std::string& filename) {
+  Graph g;
+  g.filename_ = filename;
+  Lexer lexer(text, g.filename_);
+  std::vector<Token> tokens;
+  try {
+    tokens = lexer.run();
+  } catch (const IrError&) {
+    throw;
+  } catch (const std::exception& e) {  // out of memory: still an error at a place
+    throw lexer.error(lexer.line(), lexer.col(), "cannot read the graph (" + detail::printable(e.what()) + ")");
+  }
+  Parser p(std::move(tokens), lexer);
+  try {
+    Parsed parsed = parse_body(p, lexer);
+    g.inputs_ = std::move(parsed.inputs);
+    g.nodes_ = std::move(parsed.nodes);
+    g.outputs_ = std::move(parsed.outputs);
+  } catch (const IrError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw p.error("cannot parse the graph (" + detail::printable(e.what()) + ")");
+  }
+  return g;
+}
+
 Graph Graph::load(const std::string& path) {
-  std::ifstream in(path);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw IrError(path + ": cannot open the graph file (no such file)");
+  // a folder reads as empty and a FIFO blocks: only regular files are graphs
+  if (fs::is_directory(st)) throw IrError(path + ": cannot open the graph file (it is a folder)");
+  if (!fs::is_regular_file(st)) throw IrError(path + ": cannot open the graph file (not a regular file)");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw IrError(path + ": cannot open the graph file");
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) throw IrError(path + ": cannot read the graph file");
   return parse(ss.str(), path);
 }
 

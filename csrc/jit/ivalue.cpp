@@ -138,8 +138,20 @@ ScalarType to_scalar_type(const IValue& v, const char* arg) {
   TCORE_CHECK_VALUE(i >= 0 && i < kNumScalarTypes, "argument '", arg, "': ", i, " is not a dtype");
   return static_cast<ScalarType>(i);
 }
-Layout to_layout(const IValue& v, const char* arg) { return static_cast<Layout>(to_int(v, arg)); }
-MemoryFormat to_memory_format(const IValue& v, const char* arg) { return static_cast<MemoryFormat>(to_int(v, arg)); }
+// Layout and MemoryFormat travel as ints: an int out of the enum's range is an error, never
+// an enum value that does not exist (their last enumerators: Strided, ChannelsLast).
+Layout to_layout(const IValue& v, const char* arg) {
+  const int64_t i = to_int(v, arg);
+  TCORE_CHECK_VALUE(i >= 0 && i <= static_cast<int64_t>(Layout::Strided), "argument '", arg, "': ", i,
+                    " is not a layout");
+  return static_cast<Layout>(i);
+}
+MemoryFormat to_memory_format(const IValue& v, const char* arg) {
+  const int64_t i = to_int(v, arg);
+  TCORE_CHECK_VALUE(i >= 0 && i <= static_cast<int64_t>(MemoryFormat::ChannelsLast), "argument '", arg, "': ", i,
+                    " is not a memory format");
+  return static_cast<MemoryFormat>(i);
+}
 Device to_device(const IValue& v, const char* arg) { return Device(to_string_value(v, arg)); }
 
 Generator to_generator(const IValue& v, const char* arg) {

@@ -1,5 +1,8 @@
 #include "tcore/jit/tracer.h"
 
+#include <cmath>
+#include <cstdio>
+#include <locale>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -76,7 +79,11 @@ std::string operand(ArrayRef<Tensor> ts) {
 }
 std::string operand(int64_t v) { return std::to_string(v); }
 std::string operand(double v) {
+  // the IR's spellings of the values a decimal literal cannot write
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   std::ostringstream ss;
+  ss.imbue(std::locale::classic());
   ss.precision(17);
   ss << v;
   std::string s = ss.str();
@@ -94,11 +101,30 @@ std::string operand(IntArrayRef v) {
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
 }
-std::string operand(std::string_view v) { return "\"" + std::string(v) + "\""; }
+std::string operand(std::string_view v) {
+  // an IR string literal: ASCII, with escapes the lexer reads back byte for byte
+  std::string s = "\"";
+  for (const char c : v) {
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += c;
+    } else if (c == '\n') {
+      s += "\\n";
+    } else if (b < 0x20 || b >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", b);
+      s += buf;
+    } else {
+      s += c;
+    }
+  }
+  return s + "\"";
+}
 std::string operand(ScalarType v) { return std::to_string(static_cast<int>(v)); }
 std::string operand(Layout v) { return std::to_string(static_cast<int>(v)); }
 std::string operand(MemoryFormat v) { return std::to_string(static_cast<int>(v)); }
-std::string operand(Device v) { return "\"" + v.str() + "\""; }
+std::string operand(Device v) { return operand(std::string_view(v.str())); }
 // A Generator is state, not a value the IR can hold: the graph draws from the default one.
 std::string operand(const Generator&) { return "None"; }
 
