@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "lexer.h"
+#include "tcore/jit/tracer.h"
 
 namespace tcore::jit {
 namespace {
@@ -109,13 +110,14 @@ class Parser {
   Node node() {
     Node n;
     n.line = peek().line;
-    while (true) {
+    const bool no_outputs = peek().kind == Token::Ident && peek().text == "tcore";  // an operator that returns ()
+    while (!no_outputs) {
       if (peek().kind != Token::Value) throw error("expected a value name (%name)");
       n.outputs.push_back(take().text);
       if (!at(",")) break;
       take();
     }
-    expect("=", "'='");
+    if (!no_outputs) expect("=", "'='");
     const Token ns = peek();
     if (ns.kind != Token::Ident || ns.text != "tcore") throw error("expected an operator (tcore::name.overload)");
     n.col = ns.col;
@@ -236,6 +238,47 @@ Graph Graph::load(const std::string& path) {
   ss << in.rdbuf();
   if (in.bad()) throw IrError(path + ": cannot read the graph file");
   return parse(ss.str(), path);
+}
+
+namespace {
+std::string constant_text(const IValue& v) {
+  return std::visit([](const auto& x) -> std::string {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, std::monostate>) return "None";
+    else if constexpr (std::is_same_v<T, bool>) return x ? "True" : "False";
+    else if constexpr (std::is_same_v<T, int64_t>) return std::to_string(x);
+    else if constexpr (std::is_same_v<T, double>) return tracer::operand(x);
+    else if constexpr (std::is_same_v<T, std::string>) return tracer::operand(std::string_view(x));
+    else if constexpr (std::is_same_v<T, List>) {
+      std::string s = "[";
+      for (size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + constant_text(x[i]);
+      return s + "]";
+    } else {
+      throw Error("a graph constant cannot be a Tensor");
+    }
+  }, v.value);
+}
+
+std::string operand_text(const Operand& o) {
+  const std::string value = o.kind == Operand::Kind::Value ? "%" + o.value : constant_text(o.constant);
+  return o.keyword.empty() ? value : o.keyword + "=" + value;
+}
+}  // namespace
+
+std::string Graph::text() const {
+  std::string s = "graph(";
+  for (size_t i = 0; i < inputs_.size(); ++i) s += (i ? ", %" : "%") + inputs_[i];
+  s += "):\n";
+  for (const Node& n : nodes_) {
+    s += "  ";
+    for (size_t i = 0; i < n.outputs.size(); ++i) s += (i ? ", %" : "%") + n.outputs[i];
+    s += (n.outputs.empty() ? "tcore::" : " = tcore::") + n.op + "(";
+    for (size_t i = 0; i < n.inputs.size(); ++i) s += (i ? ", " : "") + operand_text(n.inputs[i]);
+    s += ")\n";
+  }
+  s += "  return (";
+  for (size_t i = 0; i < outputs_.size(); ++i) s += (i ? ", " : "") + operand_text(outputs_[i]);
+  return s + ")\n";
 }
 
 std::vector<std::string> Graph::operators() const {

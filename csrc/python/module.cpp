@@ -298,6 +298,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def_static("load", &jit::Graph::load, nb::arg("path"))
       .def_static("parse", &jit::Graph::parse, nb::arg("text"), nb::arg("filename") = "<graph>")
       .def("operators", &jit::Graph::operators)
+      .def("__str__", &jit::Graph::text)
       .def_prop_ro("inputs", &jit::Graph::inputs)
       .def("__call__", [](const jit::Graph& g, nb::args args) {
         jit::Stack stack;

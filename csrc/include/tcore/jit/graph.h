@@ -7,8 +7,9 @@
 //     %s = tcore::sum.dim_IntList(%y, [1], keepdim=True)
 //     return (%s)
 //
-// Constants are ints, floats, True/False, None, "strings" and [lists]; arguments may be
-// given by name. Every node runs through the boxed registry (generated unboxing code).
+// Constants are ints, floats (also inf, -inf, nan), True/False, None, "strings" (escapes
+// \\ \" \' \n \t \r \xHH) and [lists, nested at most 64 deep]; arguments may be given by
+// name. The text is ASCII. Every node runs through the boxed registry (generated unboxing code).
 // Errors name line:column: syntax, unknown operators, undefined values, and (at run
 // time) wrong argument types or counts.
 #include <string>
@@ -47,6 +48,8 @@ class TCORE_API Graph {
   const std::vector<std::string>& inputs() const { return inputs_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   std::vector<std::string> operators() const;  // "add.Tensor", in order of first use
+  // The graph in canonical IR text (no comments or type annotations): parse(g.text()).text() == g.text().
+  std::string text() const;
 
  private:
   std::string filename_;
