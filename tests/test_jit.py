@@ -269,3 +269,20 @@ def test_traced_constants_parse_back(tcore):
     with pytest.raises(ValueError) as again:
         g(x)
     assert str(again.value).split(": ")[-1] == str(info.value).split(": ")[-1]
+
+
+def test_deeply_nested_python_values_are_refused(tcore):
+    """A Python list passed to a graph (or a boxed call) is converted recursively: bounded like the IR."""
+    identity = tcore.jit.loads("graph(%a):\n  return (%a)\n")
+    deep = []
+    for _ in range(100000):  # a segfault before
+        deep = [deep]
+    selfish = []
+    selfish.append(selfish)
+    for value in (deep, selfish):
+        with pytest.raises(ValueError, match="nested deeper than 64 levels"):
+            identity(value)
+    ok = [1]
+    for _ in range(63):
+        ok = [ok]
+    assert identity(ok) == ok

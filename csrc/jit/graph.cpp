@@ -20,9 +20,6 @@ namespace {
 using detail::Lexer;
 using detail::Token;
 
-// Lists nest at most this deep (the parser recurses once per level; a deeper list is an
-// error at its '[' instead of a C stack overflow).
-constexpr int kMaxListDepth = 64;
 
 class Parser {
  public:

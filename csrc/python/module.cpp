@@ -122,7 +122,7 @@ Tensor from_numpy(nb::ndarray<nb::numpy, nb::device::cpu> a, nb::handle obj) {
 }
 
 // Python value -> IValue, by its Python type (the unboxing code checks it against the schema).
-jit::IValue to_ivalue(nb::handle h) {
+jit::IValue to_ivalue(nb::handle h, int depth = 0) {
   if (h.is_none()) return {};
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
   if (PyBool_Check(h.ptr())) return h.ptr() == Py_True;
@@ -134,8 +134,11 @@ jit::IValue to_ivalue(nb::handle h) {
   if (PyFloat_Check(h.ptr())) return nb::cast<double>(h);
   if (PyUnicode_Check(h.ptr())) return nb::cast<std::string>(h);
   if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    // as deep as the IR allows, never a C stack overflow (a list that holds itself is infinitely deep)
+    TCORE_CHECK_VALUE(depth < jit::kMaxListDepth, "cannot pass a list nested deeper than ", jit::kMaxListDepth,
+                      " levels to a boxed operator");
     jit::List l;
-    for (nb::handle x : nb::borrow<nb::sequence>(h)) l.push_back(to_ivalue(x));
+    for (nb::handle x : nb::borrow<nb::sequence>(h)) l.push_back(to_ivalue(x, depth + 1));
     return l;
   }
   throw TypeError(std::string("cannot pass a ") + Py_TYPE(h.ptr())->tp_name + " to a boxed operator");

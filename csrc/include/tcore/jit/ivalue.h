@@ -16,6 +16,9 @@ namespace tcore::jit {
 
 struct IValue;
 using List = std::vector<IValue>;
+// Lists nest at most this deep: in the IR (a deeper list is a parse error at its '[') and
+// from Python (a ValueError), so nothing recurses over a value without a bound.
+constexpr int kMaxListDepth = 64;
 
 // None, Tensor, int, float, bool, str, list. Scalar types, layouts and memory formats
 // travel as ints, devices as strings, as in TorchScript.
