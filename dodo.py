@@ -1,13 +1,16 @@
 """doit configuration of tcore: `doit` builds everything, `doit list` shows the tasks.
 
-The task functions live in tasks/, one module per pipeline stage."""
+The task functions live in tasks/, one module per pipeline stage. Loading this file
+does no build work and takes no lock, so `doit list`, `info` and `help` answer at once,
+on a fresh clone too, while a build runs (tasks/lock.py says who waits for whom)."""
 import sys
 
 from tasks import cmake, codegen, hipify, lock, version
-from tasks.reporter import ProgressReporter
 from tasks.config import paths
+from tasks.reporter import ProgressReporter
 
 _PATHS = paths()
+_PATHS.state_dir.mkdir(parents=True, exist_ok=True)  # doit opens its database there, even for `doit list`
 
 DOIT_CONFIG = {
     "default_tasks": ["build"],
@@ -18,29 +21,35 @@ DOIT_CONFIG = {
     "reporter": ProgressReporter,
 }
 
-if lock.runs_tasks(sys.argv):
+if lock.locks_at_load(sys.argv):
     lock.acquire(_PATHS.state_dir)
 
 
 def task_codegen():
+    """Generate C++ headers, dispatcher, autograd and Python bindings from the operator YAML."""
     yield from codegen.task_codegen(_PATHS)
 
 
 def task_version():
+    """Write generated/tcore/version.h from version.txt and the git revision."""
     return version.task_version(_PATHS)
 
 
 def task_hipify():
+    """Translate the CUDA sources of csrc/ to HIP under generated/hip/ (for a ROCm build)."""
     yield from hipify.task_hipify(_PATHS)
 
 
 def task_configure():
+    """Configure the C++ build with CMake and Ninja in build/."""
     return cmake.task_configure(_PATHS)
 
 
 def task_build():
+    """Compile and link libtcore and the Python extension: `import tcore` works after it."""
     return cmake.task_build(_PATHS)
 
 
 def task_test():
+    """Run every test suite with pytest after the build (pytest -m "not pipeline" skips the slow ones)."""
     return cmake.task_test(_PATHS)

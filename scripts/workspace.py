@@ -2,10 +2,12 @@
 of generated files, what ninja rebuilt. Used by the pipeline tests and bench_build.py."""
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +40,21 @@ def doit(workspace: Path, *args: str, env: dict | None = None, check: bool = Tru
     if check and r.returncode != 0:
         raise AssertionError(f"doit {' '.join(args)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     return r
+
+
+@contextmanager
+def holding_build_lock(workspace: Path, holder: str = "pid of the test"):
+    """Hold the lock a doit run takes (tasks/lock.py), as a running build does: a run started
+    meanwhile waits, deterministically, until the block ends."""
+    state = workspace / "build"
+    state.mkdir(exist_ok=True)
+    with open(state / "doit.lock", "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
+        f.truncate()
+        f.write(holder)
+        f.flush()
+        yield
 
 
 def executed_tasks(output: str) -> list[str]:

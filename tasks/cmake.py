@@ -14,6 +14,7 @@ from pathlib import Path
 
 from doit.tools import config_changed
 
+from . import progress
 from .codegen import generated_files
 from .hipify import translated_files
 from .config import LIVE_OUTPUT, Paths, max_jobs, tristate
@@ -34,6 +35,8 @@ def cmake_args(p: Paths) -> list[str]:
         f"-DTCORE_GEN_DIR={p.gen_dir}",
         f"-DTCORE_PYTHON_PACKAGE_DIR={p.package_dir}",
         f"-DCMAKE_BUILD_TYPE={os.environ.get('CMAKE_BUILD_TYPE', 'Release')}",
+        # compilers always colour; ninja strips the colours unless the build runs on a terminal
+        "-DCMAKE_COLOR_DIAGNOSTICS=ON",
     ]
     args.append(f"-DTCORE_AUTOGRAD={'OFF' if p.disable_autograd else 'ON'}")
     args.append(f"-DTCORE_SELECTIVE={'ON' if p.selected_ops else 'OFF'}")
@@ -63,8 +66,15 @@ def configure(p: Paths) -> bool:
         print(problem, file=sys.stderr)
         return False
     cmd = ["cmake", "-S", str(p.root), "-B", str(p.build_dir), "-G", "Ninja", *cmake_args(p)]
-    result = subprocess.run(cmd)
-    return result.returncode == 0
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    for line in proc.stdout:
+        # under a live display, CMake's progress chatter ("-- Detecting CXX compiler ABI info") is a label;
+        # tcore's own lines, warnings and errors are printed
+        if progress.active() and line.startswith("-- ") and not line.startswith("-- tcore:"):
+            progress.note(line.strip())
+        else:
+            sys.stdout.write(line)
+    return proc.wait() == 0
 
 
 def cmake_cache_value(build_dir: Path, name: str) -> str | None:
@@ -92,6 +102,18 @@ def remote_environment(root: Path, build_dir: Path, jobs: int | None):
                                     os.cpu_count(), jobs)
 
 
+NINJA_STATUS = "[tcore-ninja %f/%t] "  # a status line the live display turns into a progress row
+_NINJA_STEP = re.compile(r"\[tcore-ninja (\d+)/(\d+)\] (.*)")
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _step_label(description: str) -> str:
+    """'Building CXX object CMakeFiles/tcore.dir/csrc/native/cpu/UnaryOps.cpp.o' -> 'UnaryOps.cpp',
+    'Linking CXX shared library /x/tcore/lib/libtcore.so' -> 'libtcore.so'"""
+    name = os.path.basename(description.rsplit(" ", 1)[-1])
+    return name[:-2] if name.endswith(".o") else name
+
+
 def run_build(root: Path, build_dir: Path, jobs: int | None, extra: list[str] = ()) -> tuple[bool, list[str]]:
     """cmake --build with the remote settings; streams the output; reports cache use and distcc
     fallbacks. Returns (success, output lines)."""
@@ -103,6 +125,10 @@ def run_build(root: Path, build_dir: Path, jobs: int | None, extra: list[str] = 
     for note in renv.notes:
         print(note, file=sys.stderr if "warning" in note else sys.stdout)
     env = {**os.environ, **renv.env}
+    if progress.active():
+        env["NINJA_STATUS"] = NINJA_STATUS
+    if progress.terminal():
+        env["CLICOLOR_FORCE"] = "1"  # ninja keeps the compilers' colours
     cmd = ["cmake", "--build", str(build_dir)]
     if renv.jobs:
         cmd += ["-j", str(renv.jobs)]
@@ -112,8 +138,12 @@ def run_build(root: Path, build_dir: Path, jobs: int | None, extra: list[str] = 
                             env=env)
     lines = []
     for line in proc.stdout:
-        sys.stdout.write(line)
-        lines.append(line)
+        step = _NINJA_STEP.match(line)
+        if step:
+            progress.steps("compile", int(step.group(1)), int(step.group(2)), _step_label(step.group(3)))
+        else:
+            sys.stdout.write(line)
+            lines.append(ANSI_ESCAPE.sub("", line))
     ok = proc.wait() == 0
     after = remote.ccache_counters(env) if before is not None else None
     if after is not None:

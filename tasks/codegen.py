@@ -18,6 +18,7 @@ from pathlib import Path
 
 from doit.tools import config_changed
 
+from . import progress
 from .config import LIVE_OUTPUT, Paths
 
 CODEGEN_DIR = Path(__file__).resolve().parent.parent / "codegen"
@@ -160,7 +161,7 @@ def write_unit(p: Paths, name: str) -> None:
     for rel, text in unit.render().items():
         writer.write(rel, text)
     if writer.written:
-        print(f"  rewrote {', '.join(writer.written)}")
+        progress.note(f"  rewrote {', '.join(writer.written)}")
 
 
 def _fail(message: str):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from . import progress
 from .config import LIVE_OUTPUT, Paths
 
 HIPIFY_DIR = Path(__file__).resolve().parent.parent / "hipify"
@@ -46,7 +47,7 @@ def _translate(p: Paths, rel: str, known: frozenset[str]) -> None:
     if status.startswith("error:"):
         raise RuntimeError(status[len("error:"):])
     if status.startswith(("translated", "copied")):
-        print(f"  wrote hip/{out_rel}")
+        progress.note(f"  wrote hip/{out_rel}")
     if report:
         for warning in report[1]:
             print(f"  {warning}")

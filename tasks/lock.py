@@ -1,7 +1,13 @@
 """One doit run at a time per state folder: a second run waits for the first.
 
 The lock is an flock on STATE/doit.lock held for the life of the process, so a
-run killed with -9 releases it at once and never leaves a stale lock behind."""
+run killed with -9 releases it at once and never leaves a stale lock behind.
+
+Only what changes the build takes it, and only once its command line is known to be
+valid: `doit list`, `info`, `help`, `dumpdb` never wait; `run` (plain `doit`) takes it
+when its tasks are about to start (ProgressReporter.initialize), after doit has checked
+the task names, so a mistyped command fails at once; `clean`, `forget`, `ignore` and
+`reset-dep` take it while the dodo file loads."""
 from __future__ import annotations
 
 import fcntl
@@ -11,12 +17,34 @@ from pathlib import Path
 
 _held: list = []  # keeps the file object (and so the lock) alive
 
-_READ_ONLY_COMMANDS = {"list", "info", "help", "dumpdb", "tabcompletion", "strace", "auto"}
+# doit's sub-commands (doit 0.37); anything else in that place is a task name of `run`
+DOIT_COMMANDS = {"run", "list", "info", "help", "dumpdb", "tabcompletion", "clean", "forget", "ignore", "reset-dep",
+                 "strace", "auto"}
+LOAD_TIME_COMMANDS = {"clean", "forget", "ignore", "reset-dep", "strace"}
+# options of doit's dodo loader, which may come before the command (doit -f dodo.py list)
+_LOADER_OPTIONS_WITH_VALUE = {"-f", "--file", "-d", "--dir"}
+_LOADER_FLAGS = {"-k", "--seek-file"}
 
 
-def runs_tasks(argv: list[str]) -> bool:
-    command = next((a for a in argv[1:] if not a.startswith("-")), None)
-    return command not in _READ_ONLY_COMMANDS
+def command(argv: list[str]) -> str:
+    """The doit command argv runs, by doit's own rule: the first argument after the loader's
+    options, when it names a command; otherwise `run` (`doit`, `doit -n 4 build`)."""
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _LOADER_OPTIONS_WITH_VALUE:
+            i += 2
+        elif a in _LOADER_FLAGS or any(a.startswith(o + "=") for o in _LOADER_OPTIONS_WITH_VALUE):
+            i += 1
+        else:
+            break
+    first = args[i] if i < len(args) else None
+    return first if first in DOIT_COMMANDS else "run"
+
+
+def locks_at_load(argv: list[str]) -> bool:
+    return command(argv) in LOAD_TIME_COMMANDS
 
 
 def acquire(state_dir: Path) -> None:

@@ -6,17 +6,17 @@ small parts; they check exact sets of rewritten files and recompiled objects."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from workspace import (NinjaLog, copy_repository, doit, env_for, executed_tasks, ninja_deps, run_python,
-                           snapshot)
+from workspace import (NinjaLog, copy_repository, doit, env_for, executed_tasks, holding_build_lock, ninja_deps,
+                       run_python, snapshot)
 
 pytestmark = pytest.mark.pipeline
 
@@ -50,6 +50,8 @@ def test_full_build_imports(ws):
 def test_second_run_executes_nothing(ws):
     r = doit(ws)
     assert executed_tasks(r.stdout) == [], r.stdout
+    lines = r.stdout.splitlines()  # one line, counting the tasks `doit` selected (build and what it needs)
+    assert len(lines) == 1 and re.fullmatch(r"tcore: up to date, 0 of \d+ tasks ran, \d+\.\d s", lines[0]), r.stdout
 
 
 def test_list_shows_subtasks(ws):
@@ -117,13 +119,19 @@ def test_kernel_edit_recompiles_one_object(ws):
         doit(ws)
 
 
-def _start_doit(ws: Path, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "doit"], cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=env or env_for(ws), start_new_session=True)
+def _start_doit(ws: Path, env: dict | None = None, stderr=subprocess.STDOUT) -> subprocess.Popen:
+    env = {**(env or env_for(ws)), "PYTHONUNBUFFERED": "1"}  # each line as it happens
+    return subprocess.Popen([sys.executable, "-m", "doit"], cwd=ws, stdout=subprocess.PIPE, stderr=stderr,
+                            text=True, env=env, start_new_session=True)
 
 
-@pytest.mark.parametrize("delay", [0.3, 4.0], ids=["during-codegen", "during-compile"])
-def test_kill_and_rerun(ws, delay):
+# the line of doit's output at which the run is killed: a codegen sub-task starting, a compile step done
+KILL_AT = {"during-codegen": re.compile(r"^\.  codegen:"),
+           "during-compile": re.compile(r"^\[(\d+)/(\d+)\] Building CXX")}
+
+
+@pytest.mark.parametrize("moment", list(KILL_AT))
+def test_kill_and_rerun(ws, moment):
     header = ws / "csrc/native/TensorUtils.h"
     original = header.read_text()
     native = ws / "csrc/native/native_functions.yaml"
@@ -132,7 +140,14 @@ def test_kill_and_rerun(ws, delay):
     edit(native, "- func: neg(Tensor self) -> Tensor\n", "- func: neg(Tensor self) -> Tensor\n  # edited\n")
     try:
         proc = _start_doit(ws)
-        time.sleep(delay)
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            m = KILL_AT[moment].match(line)
+            if m and (moment == "during-codegen" or int(m.group(1)) < int(m.group(2))):
+                break
+        else:
+            raise AssertionError(f"the run ended before the moment to kill it ({moment}):\n{''.join(seen)}")
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         doit(ws)
@@ -149,13 +164,15 @@ def test_concurrent_runs_wait_for_each_other(ws):
     original = kernel.read_text()
     kernel.write_text(original + "\n// concurrent\n")
     try:
-        first = _start_doit(ws)
-        time.sleep(0.5)
-        second = _start_doit(ws)
-        out1, _ = first.communicate(timeout=600)
-        out2, _ = second.communicate(timeout=600)
-        assert first.returncode == 0 and second.returncode == 0, out1 + out2
-        assert "waiting for it to finish" in out2
+        with holding_build_lock(ws):  # both runs find the lock taken: each waits, whatever the machine's speed
+            runs = [_start_doit(ws, stderr=subprocess.PIPE) for _ in range(2)]
+            for run in runs:
+                assert "waiting for it to finish" in run.stderr.readline()
+        outputs = [run.communicate(timeout=600) for run in runs]
+        assert all(run.returncode == 0 for run in runs), outputs
+        # one rebuilt; the other found everything up to date, as it checks only once it holds the lock
+        executed = sorted((executed_tasks(out) for out, _ in outputs), key=len)
+        assert executed[0] == [] and "build" in executed[1], outputs
         assert executed_tasks(doit(ws).stdout) == []
         assert run_python(ws, "import tcore; print(tcore.ones(2, 2).sum().item())").strip() == "4.0"
     finally:
