@@ -52,7 +52,8 @@ def test_walkthrough_adds_an_operator(tmp_path):
     ws = copy_repository(tmp_path / "tcore")
     # the interpreter running the tests provides doit and python; the walkthrough is about the CPU
     path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
-    env = env_for(ws, USE_CUDA="0", USE_ROCM="0", PATH=path, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    env = env_for(ws, USE_CUDA="0", USE_ROCM="0", PATH=path, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+                  GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
     _run(ws, "git init -q && git add -A && git commit -qm clone", env)
     outputs = []
     for step in steps((ROOT / "README.md").read_text()):
