@@ -6,9 +6,14 @@ on a fresh clone too, while a build runs (tasks/lock.py says who waits for whom)
 import sys
 
 from tasks import cmake, codegen, hipify, lock, version
-from tasks.config import paths
+from tasks.config import SettingError, check_settings, paths
 from tasks.reporter import ProgressReporter
 
+try:
+    check_settings()  # MAX_JOBS, USE_CUDA, ...: a bad value is one line, before anything runs
+except SettingError as e:
+    print(f"tcore: error: {e}", file=sys.stderr)
+    sys.exit(2)
 _PATHS = paths()
 _PATHS.state_dir.mkdir(parents=True, exist_ok=True)  # doit opens its database there, even for `doit list`
 

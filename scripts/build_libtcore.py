@@ -52,11 +52,15 @@ def available_memory() -> int | None:
 
 
 def job_count(env: dict) -> int:
-    value = env.get("MAX_JOBS")
-    if value is not None and value != "":
-        if not value.isdigit() or int(value) < 1:
-            raise BuildError(f"MAX_JOBS={value!r} is not a positive whole number")
-        return int(value)
+    sys.path.insert(0, str(REPO))
+    from tasks.config import SettingError, parse_max_jobs  # the one rule for MAX_JOBS
+
+    try:
+        explicit = parse_max_jobs(env.get("MAX_JOBS"))
+    except SettingError as e:
+        raise BuildError(str(e)) from None
+    if explicit is not None:
+        return explicit
     jobs = os.cpu_count() or 1
     memory = available_memory()
     if memory is not None:

@@ -3,12 +3,16 @@
 files when the build made them) and prints, with rich, the slowest steps, time per
 folder, and generated vs hand-written sources. Writes build/bench/trace.json.
 
-    python scripts/build_trace_summary.py [--build-dir build] [--top 15]
+    python scripts/build_trace_summary.py [--build-dir build] [--top 15] [--json FILE]
+
+A missing, unreadable or malformed log (FILE:LINE), or a --json that cannot be written, is
+one message and exit 1; bad arguments exit 2.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -24,21 +28,42 @@ class Step:
 
 
 def read_ninja_log(path: Path) -> list[Step]:
-    """The last run of each output (ninja appends; a later line supersedes an earlier one)."""
-    lines = path.read_text().splitlines()
-    if not lines or not lines[0].startswith("# ninja log v"):
-        raise ValueError(f"{path} is not a ninja log")
-    version = int(lines[0].rsplit("v", 1)[1])
+    """The last run of each output (ninja appends; a later line supersedes an earlier one).
+    ValueError names the file (and line) of what cannot be read."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a ninja log (not text)") from None
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror or e}") from None
+    if not lines or not lines[0].startswith("# ninja log v") or not lines[0][len("# ninja log v"):].isdigit():
+        raise ValueError(f"{path}:1: not a ninja log (it starts with '# ninja log v<N>')")
+    version = int(lines[0][len("# ninja log v"):])
     if version < 5:
         raise ValueError(f"{path}: ninja log v{version} is too old (v5 or newer)")
-    latest: dict[str, Step] = {}
-    for line in lines[1:]:
+    latest: dict[str, tuple[int, int, str]] = {}  # output -> (start, end, command hash) of its last run
+    for number, line in enumerate(lines[1:], 2):
         parts = line.split("\t")
-        if len(parts) < 4:
+        if len(parts) < 4 or not line.strip():
             continue
-        start, end, output = int(parts[0]), int(parts[1]), parts[3]
-        latest[output] = Step(output, (end - start) / 1000.0)
-    return list(latest.values())
+        try:
+            start, end, output = int(parts[0]), int(parts[1]), parts[3]
+        except ValueError:
+            raise ValueError(f"{path}:{number}: not a ninja log line (start and end times in ms): {line[:80]!r}") \
+                from None
+        latest[output] = (start, end, parts[4] if len(parts) > 4 else "")
+    # one step per edge: an edge with several outputs (a relative and an absolute name, a custom
+    # command's byproducts) logs each with the same times and command hash
+    edges: dict[tuple[int, int, str], str] = {}
+    for output, run in sorted(latest.items(), key=lambda kv: (kv[0].startswith("/"), kv[0])):
+        edges.setdefault(run, output)
+    return [Step(output, (run[1] - run[0]) / 1000.0) for run, output in edges.items()]
+
+
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return int(text)
 
 
 def source_of(output: str) -> str:
@@ -51,6 +76,8 @@ def source_of(output: str) -> str:
 def folder_of(source: str) -> str:
     if source.endswith((".so", ".a")):
         return "(link)"
+    if source.startswith("rocm/"):
+        return "rocm (hipcc objects of generated/hip)"
     if not source.startswith(("csrc/", "generated/")):
         return "(outside the repository: nanobind, ...)"
     parts = source.split("/")
@@ -103,19 +130,20 @@ def _table(console, title: str, first: str, rows: list[tuple[str, float]]) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="build_trace_summary.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", default=str(REPO / "build"))
-    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--top", type=positive, default=15)
     parser.add_argument("--json", default=str(REPO / "build" / "bench" / "trace.json"))
     args = parser.parse_args(argv)
     log = Path(args.build_dir) / ".ninja_log"
     if not log.exists():
-        print(f"build_trace_summary: no {log}; build first (doit)", file=sys.stderr)
+        print(f"build_trace_summary: error: no {log}; build first (doit)", file=sys.stderr)
         return 1
     try:
         summary = summarize(read_ninja_log(log), args.top)
     except ValueError as e:
-        print(f"build_trace_summary: {e}", file=sys.stderr)
+        print(f"build_trace_summary: error: {e}", file=sys.stderr)
         return 1
     summary["time_traces"] = time_traces(Path(args.build_dir))
     from rich.console import Console
@@ -126,8 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     _table(console, "time per folder", "folder", list(summary["per_folder"].items()))
     _table(console, "generated vs hand-written", "kind", list(summary["by_kind"].items()))
     out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=2))
+    blocker = next((d for d in out.parents if d.exists() and not d.is_dir()), None)
+    if blocker is not None:
+        print(f"build_trace_summary: error: --json {out}: {blocker} is a file, not a folder", file=sys.stderr)
+        return 1
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(json.dumps(summary, indent=2))
+        os.replace(tmp, out)
+    except OSError as e:
+        print(f"build_trace_summary: error: --json {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

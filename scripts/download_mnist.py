@@ -7,7 +7,8 @@ Tries each mirror in order for each of the four files, checks the MD5 of the
 download, decompresses it, and skips files already present and valid. An interrupted
 download resumes (HTTP Range) or restarts; partial data only ever lives in *.part
 files, never under the final name. Exits 1 with a clear message when every mirror
-fails for a file.
+fails for a file or the folder cannot be written, 2 for a --dir that is not a folder or a
+--mirror that is not an http(s):// or file:// URL.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import hashlib
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,16 +181,46 @@ def download(folder: Path, mirrors: list[str], resources=RESOURCES, quiet: bool 
                 raise DownloadError(f"could not download {r.archive} from any mirror:\n  " + "\n  ".join(errors))
 
 
+def mirror_url(text: str) -> str:
+    """argparse type of --mirror: an http(s):// URL with a host, or a file:// URL."""
+    url = urllib.parse.urlsplit(text)
+    if url.scheme in ("http", "https") and url.netloc or url.scheme == "file" and url.path:
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is not an http://, https:// or file:// URL")
+
+
+def folder_arg(text: str) -> Path:
+    """argparse type of --dir: a folder, or a path where one can be made."""
+    path = Path(text)
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a path")
+    for existing in (path, *path.parents):
+        if existing.exists() or existing.is_symlink():
+            if not existing.is_dir():
+                raise argparse.ArgumentTypeError(f"{existing} is not a folder" if existing == path else
+                                                 f"{text}: {existing} is a file, not a folder")
+            break
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dir", default=str(DEFAULT_DIR), help=f"where the files go (default {DEFAULT_DIR})")
-    parser.add_argument("--mirror", action="append", default=None, help="a mirror URL (repeatable; replaces the list)")
+    parser = argparse.ArgumentParser(prog="download_mnist.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dir", type=folder_arg, default=DEFAULT_DIR, help=f"where the files go (default {DEFAULT_DIR})")
+    parser.add_argument("--mirror", type=mirror_url, action="append", default=None,
+                        help="a mirror URL (repeatable; replaces the list)")
     parser.add_argument("--quiet", action="store_true")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # a bad --dir or --mirror: usage and exit 2
     try:
-        download(Path(args.dir), args.mirror or list(MIRRORS), quiet=args.quiet)
+        download(args.dir, args.mirror or list(MIRRORS), quiet=args.quiet)
     except DownloadError as e:
         print(f"download_mnist: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # the folder cannot be made or written (permissions, a full disk)
+        print(f"download_mnist: error: {e.filename or args.dir}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("download_mnist: interrupted; a rerun resumes from the *.part files", file=sys.stderr)
         return 1
     return 0
 

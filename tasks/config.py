@@ -4,7 +4,6 @@ TCORE_GEN_DIR, TCORE_SELECTED_OP_LIST_PATH, USE_CUDA, USE_ROCM, MAX_JOBS."""
 from __future__ import annotations
 
 import os
-import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,26 +64,59 @@ def paths() -> Paths:
         state_dir=state_dir,
         package_dir=package_dir,
         custom_ops=native is not None,
-        disable_autograd=os.environ.get("TCORE_DISABLE_AUTOGRAD", "0").lower() in ("1", "on", "true", "yes"),
+        disable_autograd=_disable_autograd(),
     )
+
+
+class SettingError(Exception):
+    """An environment variable with a value tcore cannot use."""
+
+
+_ON, _OFF = ("1", "on", "true", "yes"), ("0", "off", "false", "no")
+
+
+def switch(name: str, default: bool) -> bool:
+    """A 0/1 setting (TCORE_DISABLE_AUTOGRAD); unset or empty means the default."""
+    value = tristate(name)
+    return default if value is None else value
+
+
+def _disable_autograd() -> bool:
+    try:
+        return switch("TCORE_DISABLE_AUTOGRAD", False)
+    except SettingError:
+        return False  # check_settings() reports it
 
 
 def tristate(name: str) -> bool | None:
     """USE_CUDA=0/1 forces a backend; unset means 'when its compiler is found'."""
-    value = os.environ.get(name)
-    if value is None or value == "":
+    value = os.environ.get(name, "").strip()
+    if value == "":
         return None
-    if value.lower() in ("1", "on", "true", "yes"):
+    if value.lower() in _ON:
         return True
-    if value.lower() in ("0", "off", "false", "no"):
+    if value.lower() in _OFF:
         return False
-    sys.exit(f"tcore: {name}={value!r} is not 0 or 1")
+    raise SettingError(f"{name}={value!r} is not 0 or 1 (or unset)")
+
+
+def parse_max_jobs(value: str | None) -> int | None:
+    """MAX_JOBS: a positive whole number in ASCII digits ('²' and '١' are digits to str.isdigit)."""
+    if value is None or value.strip() == "":
+        return None
+    text = value.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise SettingError(f"MAX_JOBS={value!r} is not a positive whole number")
+    return int(text)
 
 
 def max_jobs() -> int | None:
-    value = os.environ.get("MAX_JOBS")
-    if not value:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        sys.exit(f"tcore: MAX_JOBS={value!r} is not a positive whole number")
-    return int(value)
+    return parse_max_jobs(os.environ.get("MAX_JOBS"))
+
+
+def check_settings() -> None:
+    """Every setting read from the environment, checked once when dodo.py loads, so a bad value
+    is one message before anything runs (SettingError)."""
+    for name in ("USE_CUDA", "USE_ROCM", "TCORE_DISABLE_AUTOGRAD"):
+        tristate(name)
+    max_jobs()

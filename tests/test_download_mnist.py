@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import http.server
+import os
 import subprocess
 import sys
 import threading
@@ -69,12 +70,13 @@ def servers():
     for mode in ("good", "fail", "corrupt", "drop"):
         srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         srv.mode = mode
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         started[mode] = (srv, f"http://127.0.0.1:{srv.server_address[1]}/mnist/")
     Handler.requests = []
     yield {m: url for m, (_, url) in started.items()}
     for srv, _ in started.values():
-        srv.shutdown()
+        srv.shutdown()  # returns within one poll interval
+        srv.server_close()
 
 
 def test_falls_through_failing_and_corrupt_mirrors(servers, tmp_path):
@@ -113,3 +115,39 @@ def test_cli_exit_code(servers, tmp_path):
     assert r.returncode == 1
     assert "download_mnist: error: could not download" in r.stderr and "HTTP 404" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts/download_mnist.py"), "--quiet", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (["--dir", "{file}"], 2, "argument --dir: {file} is not a folder"),
+    (["--dir", "{file}/sub"], 2, "{file} is a file, not a folder"),
+    (["--dir", ""], 2, "argument --dir: '' is not a path"),
+    (["--mirror", "notaurl"], 2, "argument --mirror: 'notaurl' is not an http://, https:// or file:// URL"),
+    (["--mirror", "http://"], 2, "'http://' is not an http://"),
+    (["--mirror", "ftp://host/x/"], 2, "'ftp://host/x/' is not an http://"),
+    (["--dir", "/proc/tcore-no-such-folder"], 1, "download_mnist: error: /proc/tcore-no-such-folder"),
+    (["--dir", "{tmp}/d", "--mirror", "file:///nonexistent-tcore/"], 1, "could not download"),
+])
+def test_bad_arguments_are_one_message(tmp_path, args, code, message):
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    fill = {"file": str(afile), "tmp": str(tmp_path)}
+    r = _cli(*(a.format(**fill) for a in args), cwd=tmp_path)
+    assert r.returncode == code, r.stderr
+    assert message.format(**fill) in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert afile.read_text() == "not a folder"
+
+
+def test_unwritable_folder_is_one_message(tmp_path):
+    if os.geteuid() == 0:
+        folder = Path("/proc/self/tcore")  # root writes anywhere else
+    else:
+        folder = tmp_path / "ro" / "mnist"
+        (tmp_path / "ro").mkdir(mode=0o500)
+    r = _cli("--dir", str(folder), "--mirror", "file:///nonexistent-tcore/", cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr.startswith("download_mnist: error: ") and "Traceback" not in r.stderr
