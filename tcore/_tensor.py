@@ -38,6 +38,8 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
         arr = arr.astype(np.float32)
     if arr.dtype not in _NUMPY_TO_DTYPE:
         raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")
+    if dtype is not None and not isinstance(data, (np.ndarray, np.generic)):
+        _check_integer_range(arr, dtype)
     if dtype == _C.dtype.bfloat16:  # numpy has no bfloat16: built in float32, rounded by the copy
         t = _C.from_numpy(np.array(arr.astype(np.float32), copy=True, order="C")).to(dtype)
     else:
@@ -45,6 +47,25 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
             arr = arr.astype(numpy_dtype(dtype))
         t = _C.from_numpy(np.array(arr, copy=True, order="C"))
     return t.requires_grad_(True) if requires_grad else t
+
+
+def _check_integer_range(arr: np.ndarray, dtype: _C.dtype) -> None:
+    """Python numbers into an integer dtype must fit, as in PyTorch (numpy arrays wrap, as there):
+    an int may also be a negative that an unsigned type wraps (-255..-1 for uint8)."""
+    target = _DTYPE_TO_NUMPY.get(dtype)
+    if target is None or target.kind not in "iu" or arr.size == 0:
+        return
+    info = np.iinfo(target)
+    if arr.dtype.kind in "iub":
+        lo = info.min if target.kind == "i" else -int(info.max)
+        ok = int(arr.min()) >= lo and int(arr.max()) <= info.max
+    elif arr.dtype.kind == "f":
+        finite = bool(np.all(np.isfinite(arr)))
+        ok = finite and float(np.trunc(arr).min()) >= info.min and float(arr.max()) < float(info.max) + 1
+    else:
+        return
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
 
 
 def _spread(args: tuple) -> tuple:

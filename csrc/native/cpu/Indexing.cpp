@@ -4,6 +4,7 @@
 // One trick serves all four: the indexed tensor is viewed with the shape of the loop
 // and stride 0 along `dim`, so the ordinary elementwise loop walks every other dim; the
 // index value times the real stride of `dim` is added per element (bounds-checked).
+#include <algorithm>
 #include <tcore/ops/gather_native.h>
 #include <tcore/ops/index_add_native.h>
 #include <tcore/ops/index_select_native.h>
@@ -22,9 +23,12 @@ void check_index_dtype(const Tensor& index, const char* op) {
 }
 
 // `t` seen with `sizes`, stride 0 along `dim` (the index supplies that coordinate).
+// t and sizes have the same number of dims, or both at most one (a 0-dim tensor with a
+// 1-D index, or the other way round): the missing dim has stride 0.
 Tensor restrided(const Tensor& t, IntArrayRef sizes, int64_t dim) {
   std::vector<int64_t> strides(sizes.size(), 0);
-  for (int64_t d = 0; d < t.dim(); ++d) strides[d] = d == dim ? 0 : t.strides()[d];
+  const int64_t shared = std::min<int64_t>(t.dim(), static_cast<int64_t>(sizes.size()));
+  for (int64_t d = 0; d < shared; ++d) strides[d] = d == dim ? 0 : t.strides()[d];
   return make_view(t, sizes.vec(), strides, t.storage_offset());
 }
 
@@ -81,16 +85,24 @@ void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntA
 
 // The shape checks gather and scatter share: same number of dims, and index no larger
 // than `other` in every dim but `dim`, and no larger than `src` in any.
+// A 0-dim tensor counts as one element along one dim here (as in PyTorch's checks).
+int64_t size_or_one(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
+
 void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const char* op) {
   TCORE_CHECK_VALUE(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), op,
                     "(): Index tensor must have the same number of dimensions as input tensor (index ",
                     shape_str(index.sizes()), ", input ", shape_str(self.sizes()), ")");
+  if (src) {
+    TCORE_CHECK_VALUE(index.dim() == src->dim() || (index.dim() <= 1 && src->dim() <= 1), op,
+                      "(): Index tensor must have the same number of dimensions as src tensor (index ",
+                      shape_str(index.sizes()), ", src ", shape_str(src->sizes()), ")");
+  }
   for (int64_t d = 0; d < index.dim(); ++d) {
-    TCORE_CHECK_VALUE(d == dim || index.sizes()[d] <= self.sizes()[d], op, "(): Size does not match at dimension ", d,
-                      " expected index ", shape_str(index.sizes()), " to be no larger than self ",
+    TCORE_CHECK_VALUE(d == dim || index.sizes()[d] <= size_or_one(self, d), op, "(): Size does not match at dimension ",
+                      d, " expected index ", shape_str(index.sizes()), " to be no larger than self ",
                       shape_str(self.sizes()), " apart from dimension ", dim);
     if (src) {
-      TCORE_CHECK_VALUE(index.sizes()[d] <= src->sizes()[d], op, "(): Expected index ", shape_str(index.sizes()),
+      TCORE_CHECK_VALUE(index.sizes()[d] <= size_or_one(*src, d), op, "(): Expected index ", shape_str(index.sizes()),
                         " to be no larger than src ", shape_str(src->sizes()), " in any dimension");
     }
   }
@@ -133,7 +145,10 @@ Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const 
   if (index.numel() == 0) return self;
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
-  const Tensor from = make_view(src, index.sizes().vec(), src.strides().vec(), src.storage_offset());
+  // src's first elements, seen with index's shape (a 0-dim src is read again for each index element)
+  std::vector<int64_t> src_strides(static_cast<size_t>(index.dim()), 0);
+  for (int64_t k = 0; k < std::min(index.dim(), src.dim()); ++k) src_strides[k] = src.strides()[k];
+  const Tensor from = make_view(src, index.sizes().vec(), src_strides, src.storage_offset());
   put_add_loop(restrided(self, index.sizes(), d), from, index, index.sizes(), d, size, stride, Scalar(1),
                "scatter_add");
   self.bump_version();
