@@ -56,5 +56,5 @@ def task_build():
 
 
 def task_test():
-    """Run every test suite with pytest after the build (pytest -m "not pipeline" skips the slow ones)."""
+    """Run every test suite with pytest after the build (README: a fast subset with pytest -m)."""
     return cmake.task_test(_PATHS)

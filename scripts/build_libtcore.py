@@ -95,30 +95,16 @@ def check_writable(folder: Path) -> None:
 
 
 def generate(build_dir: Path) -> Path:
-    """The generated sources the C++ library needs (codegen, version header, and the HIP
-    translation of the GPU sources that a ROCm build compiles)."""
-    gen = build_dir / "generated"
-    cmd = [sys.executable, "-m", "codegen.generate_code",
-           "--native-functions-path", str(REPO / "csrc/native/native_functions.yaml"),
-           "--tags-path", str(REPO / "csrc/native/tags.yaml"),
-           "--derivatives-path", str(REPO / "csrc/autograd/derivatives.yaml"),
-           "--install-dir", str(gen), "--per-operator-headers", "--subset", "libtorch",
-           "--kernel-source-dir", str(REPO / "csrc/native"), "--cache-dir", str(build_dir / "codegen-cache")]
-    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise BuildError(r.stderr.strip() or r.stdout.strip())
-    sys.path.insert(0, str(REPO / "scripts"))
-    from module_loader import import_module
-
-    version = import_module("tcore_gen_version_header", REPO / "scripts" / "gen_version_header.py")
+    """The generated sources the C++ library needs (tasks/generate.py: codegen, version header,
+    and the HIP translation of the GPU sources that a ROCm build compiles)."""
     sys.path.insert(0, str(REPO))
-    from codegen.file_writer import FileWriter
+    from tasks.generate import GenerateError, generate as generate_sources
 
-    FileWriter(gen / "tcore", source="version.txt").write("version.h", version.current_header(REPO))
-    from hipify.tree import hipify_tree
-    from tasks.hipify import CSRC_IGNORES, CSRC_INCLUDES
-
-    hipify_tree(REPO / "csrc", gen / "hip", includes=list(CSRC_INCLUDES), ignores=list(CSRC_IGNORES))
+    gen = build_dir / "generated"
+    try:
+        generate_sources(gen, subset="libtorch", hip=True, cache_dir=build_dir / "codegen-cache")
+    except GenerateError as e:
+        raise BuildError(str(e)) from None
     return gen
 
 

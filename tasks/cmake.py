@@ -42,7 +42,7 @@ def cmake_args(p: Paths) -> list[str]:
     args.append(f"-DTCORE_SELECTIVE={'ON' if p.selected_ops else 'OFF'}")
     if os.environ.get("TCORE_DISTCC_HOSTS", "").strip():
         args.append("-DTCORE_DISTCC=ON")
-    for name in ("USE_CUDA", "USE_ROCM"):
+    for name in ("USE_CUDA", "USE_ROCM", "TCORE_NATIVE_ARCH"):  # unset: CMake's default (native: on here)
         value = tristate(name)
         if value is not None:
             args.append(f"-D{name}={'ON' if value else 'OFF'}")

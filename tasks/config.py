@@ -1,6 +1,7 @@
 """Where everything lives, and the environment variables the tasks honour
 (CONTRACTS.md): TCORE_NATIVE_FUNCTIONS_PATH, TCORE_TAGS_PATH, TCORE_DERIVATIVES_PATH,
-TCORE_GEN_DIR, TCORE_SELECTED_OP_LIST_PATH, USE_CUDA, USE_ROCM, MAX_JOBS."""
+TCORE_GEN_DIR, TCORE_SELECTED_OP_LIST_PATH, USE_CUDA, USE_ROCM, MAX_JOBS, TCORE_DISABLE_AUTOGRAD,
+TCORE_NATIVE_ARCH."""
 from __future__ import annotations
 
 import os
@@ -117,6 +118,6 @@ def max_jobs() -> int | None:
 def check_settings() -> None:
     """Every setting read from the environment, checked once when dodo.py loads, so a bad value
     is one message before anything runs (SettingError)."""
-    for name in ("USE_CUDA", "USE_ROCM", "TCORE_DISABLE_AUTOGRAD"):
+    for name in ("USE_CUDA", "USE_ROCM", "TCORE_DISABLE_AUTOGRAD", "TCORE_NATIVE_ARCH"):
         tristate(name)
     max_jobs()

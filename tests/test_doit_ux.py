@@ -211,3 +211,28 @@ def test_compiler_errors_keep_colours_only_on_a_terminal(tiny_project, capsys, m
     assert not ok and "undeclared_name" in out
     assert ("\x1b[" in out) == on_terminal
     assert not any("\x1b[" in line for line in lines)  # what formula_errors() parses is plain
+
+
+def test_live_display_steps_aside_for_a_task_that_writes_to_the_terminal():
+    """pytest (doit test) writes to the terminal itself: the display stops while it runs."""
+    import io
+
+    from doit.task import Task
+
+    from tasks.live import LiveView
+
+    view = LiveView(io.StringIO())
+    view.start(2)
+    python_task, raw_task = Task("version", [(lambda: None, [])]), Task("test", ["true"])
+    view.started(python_task, 1, 2, raw=False)
+    assert view.running
+    view.note("  rewrote tcore/version.h")
+    view.steps("compile", 3, 10, "Cat.cpp")
+    view.finished(python_task, True, 0.1)
+    assert "compile" not in view.rows  # a task's steps end with it
+    view.started(raw_task, 2, 2, raw=True)
+    assert not view.running
+    view.finished(raw_task, True, 1.0)
+    assert view.running
+    view.stop()
+    assert not view.running
