@@ -63,7 +63,7 @@ def _field(arg: Argument) -> tuple[str, str, str]:
     name = cpp.cpp_ident(arg.name)
     if is_tensor_like(t):
         if isinstance(t, BaseType):
-            return "SavedVariable", f"SavedVariable({name}, false)", f'{name}_.unpack("{arg.name}")'
+            return "SavedVariable", f"SavedVariable({name}, false)", f'{name}_.unpack("{arg.name}", this)'
         if _is_list(arg):
             return "std::vector<SavedVariable>", f"save_list({name})", f'unpack_list({name}_, "{arg.name}")'
         raise NotImplementedError(f"saving {t} for backward")
@@ -99,6 +99,43 @@ def node_names(derivatives: dict[str, Derivative]) -> dict[str, str]:
     return names
 
 
+# A formula that reads only these of a tensor saves them instead of the tensor (PyTorch's
+# `self_sym_sizes`): smaller graphs, and no error when the tensor is later written in place.
+# attribute -> (field type, expression storing it from the tensor {x}, expression in apply)
+_ATTRIBUTES = {
+    "sizes": ("std::vector<int64_t>", "{x}.sizes().vec()", "IntArrayRef({f}_)"),
+    "sym_sizes": ("std::vector<int64_t>", "{x}.sizes().vec()", "IntArrayRef({f}_)"),
+    "strides": ("std::vector<int64_t>", "{x}.strides().vec()", "IntArrayRef({f}_)"),
+    "sym_strides": ("std::vector<int64_t>", "{x}.strides().vec()", "IntArrayRef({f}_)"),
+    "dim": ("int64_t", "{x}.dim()", "{f}_"),
+    "storage_offset": ("int64_t", "{x}.storage_offset()", "{f}_"),
+    "numel": ("int64_t", "{x}.numel()", "{f}_"),
+    "sym_numel": ("int64_t", "{x}.numel()", "{f}_"),
+    "scalar_type": ("ScalarType", "{x}.scalar_type()", "{f}_"),
+    "dtype": ("ScalarType", "{x}.dtype()", "{f}_"),
+    "device": ("Device", "{x}.device()", "{f}_"),
+}
+_ATTRIBUTE_CALL = r"(?<![.:>\w]){name}\s*\.\s*({attrs})\s*\(\s*\)"
+
+
+def _attribute_only(name: str, formulas: list[str]) -> set[str] | None:
+    """The attributes of tensor `name` the formulas call, when that is all they use of it."""
+    pattern = re.compile(_ATTRIBUTE_CALL.format(name=re.escape(name), attrs="|".join(_ATTRIBUTES)))
+    bare = re.compile(rf"(?<![.:>\w]){re.escape(name)}(?!\w)")
+    attrs: set[str] = set()
+    for text in formulas:
+        calls = pattern.findall(text)
+        if len(calls) != len(bare.findall(text)):
+            return None
+        attrs.update(calls)
+    return attrs or None
+
+
+def _use_attributes(name: str, formulas: list[str]) -> list[str]:
+    pattern = re.compile(_ATTRIBUTE_CALL.format(name=re.escape(name), attrs="|".join(_ATTRIBUTES)))
+    return [pattern.sub(lambda m: f"{name}_{m.group(1)}", text) for text in formulas]
+
+
 def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> dict:
     formulas = [x.text for x in d.backward]
     used = _names_used(formulas)
@@ -108,6 +145,16 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
     ranged = any(_is_list(a) for a in inputs)
     saved = []
     for a in f.func.arguments:
+        attrs = (_attribute_only(a.name, formulas) if a.name in used and isinstance(a.type, BaseType)
+                 and a.type.name == "Tensor" else None)
+        if attrs:
+            name = cpp.cpp_ident(a.name)
+            formulas = _use_attributes(a.name, formulas)
+            for attr in sorted(attrs):
+                ftype, store, load = _ATTRIBUTES[attr]
+                field = f"{name}_{attr}"
+                saved.append(dict(name=field, type=ftype, store=store.format(x=name), load=load.format(f=field)))
+            continue
         if a.name in used:
             ftype, store, load = _field(a)
             if inplace and a.name == "self":
@@ -117,12 +164,13 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             name = cpp.cpp_ident(a.name)
             saved.append(dict(name=f"{name}_sizes", type="std::vector<std::vector<int64_t>>",
                               store=f"sizes_of({name})", load=f"{name}_sizes_"))
+    used = _names_used(formulas)
     grads = []
-    for x in d.backward:
+    for x, text in zip(d.backward, formulas):
         if len(x.inputs) != 1:
             raise NotImplementedError("grouped formulas")
         arg = inputs[index[x.inputs[0]]]
-        grads.append(dict(index=index[x.inputs[0]], formula=x.text, input=x.inputs[0], list=_is_list(arg),
+        grads.append(dict(index=index[x.inputs[0]], formula=text, input=x.inputs[0], list=_is_list(arg),
                           range=f"{cpp.cpp_ident(arg.name)}_edges_"))
     # Several outputs: each differentiable one gets this node as grad_fn; the ones the
     # formulas name (`indices`, `result1`) are saved after the call.
@@ -144,6 +192,8 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         outputs=outputs,
         saved_outputs=saved_outputs,
         uses_result="result" in used and not multi,
+        list_return=len(returns) == 1 and isinstance(returns[0].type, ListType),
+        inplace_view=inplace and "inplace_view" in f.tags,
         grads=grads,
         inputs=[cpp.cpp_ident(a.name) for a in inputs],
         ranged=ranged,
@@ -180,6 +230,62 @@ def non_differentiable(d: Derivative) -> bool:
     return d.output_differentiability is not None and not any(d.output_differentiability) and not d.backward
 
 
+# ----------------------------------------------------------------- in-place-or-view kernels
+# PyTorch's ADInplaceOrView layer: the outputs of view operators (a return aliasing `self`
+# without writing it, `Tensor(a)` or `Tensor(a)[]`) learn their base and a replay
+# function; `inplace_view` operators (transpose_, ...) extend the replay of a view.
+
+
+def _aliases_self(f: NativeFunction) -> bool:
+    args = [a for a in f.func.arguments if is_tensor_like(a.type)]
+    if not args or args[0].annotation is None or args[0].annotation.is_write:
+        return False
+    rets = f.func.returns
+    return (len(rets) == 1 and rets[0].annotation is not None and not rets[0].annotation.is_write
+            and set(rets[0].annotation.alias_set) & set(args[0].annotation.alias_set) != set())
+
+
+def is_view_op(f: NativeFunction) -> bool:
+    """A view operator with a kernel of its own (a CompositeImplicitAutograd one decomposes
+    into view operators that track themselves)."""
+    return (not f.func.name.inplace and not f.func.is_out_fn and not f.is_composite_implicit
+            and _aliases_self(f))
+
+
+def _captures(f: NativeFunction) -> tuple[list[str], list[str]]:
+    """(lambda captures, call arguments after the base) replaying f on another tensor."""
+    captures, call = [], []
+    for a in f.func.arguments[1:]:
+        ftype, store, load = _field(a)
+        name = cpp.cpp_ident(a.name)
+        captures.append(f"{name}_ = {store}" if store != name else f"{name}_ = {name}")
+        call.append(load)
+    return captures, call
+
+
+def view_kernel(f: NativeFunction, functions: tuple[NativeFunction, ...]) -> dict | None:
+    args = cpp.dispatcher_args(f.func)
+    common = dict(struct=cpp.struct_name(f.func), ret=cpp.return_type(f.func),
+                  params=", ".join(a.decl(False) for a in args), args=", ".join(a.name for a in args),
+                  self=args[0].name if args else "self", op=str(f.func.name))
+    if is_view_op(f):
+        captures, call = _captures(f)
+        multi = isinstance(f.func.returns[0].type, ListType)
+        return dict(common, kind="view", multi=multi, captures=", ".join(captures),
+                    replay_args=", ".join(["base_"] + call))
+    if "inplace_view" in f.tags and f.func.name.inplace:
+        twin = next((g for g in functions if not g.func.name.inplace and not g.func.is_out_fn
+                     and g.func.name.base == f.func.name.base
+                     and [str(a.type) for a in g.func.arguments[1:]] == [str(a.type) for a in f.func.arguments[1:]]),
+                    None)
+        if twin is None:
+            return None
+        captures, call = _captures(f)
+        return dict(common, kind="inplace_view", captures=", ".join(captures), twin=cpp.struct_name(twin.func),
+                    replay_args=", ".join(["base_"] + call))
+    return None
+
+
 def formula_ops(plans: list[Plan], roots: set[str]) -> set[str]:
     """Operators called in the formulas (their public headers are included)."""
     called: set[str] = set()
@@ -195,8 +301,11 @@ def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
     plans = [p for fs in groups.values() for p in plan_for(fs, derivatives)]
     names = node_names(derivatives)
     kernels = [kernel(p, names) for p in plans]
-    roots = sorted({p.function.root_name for p in plans})
+    views = [v for fs in groups.values() for f in fs if (v := view_kernel(f, fs)) is not None]
+    roots = sorted({p.function.root_name for p in plans} |
+                   {f.root_name for fs in groups.values() for f in fs if view_kernel(f, fs) is not None})
     headers = sorted({f"tcore/ops/{r}_ops.h" for r in roots} |
                      {f"tcore/ops/{r}.h" for r in formula_ops(plans, all_roots)} |
                      ({"tcore/ops/clone.h"} if any(k.get("clone_self") for k in kernels) else set()))
-    return render("autograd_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels)
+    return render("autograd_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels,
+                  views=views)

@@ -237,6 +237,7 @@ def install(namespace: dict) -> None:
             setattr(T, name, _method_varargs(getattr(T, name)))
 
     _install_named_returns(namespace)
+    _install_conversions(T)
     T.__repr__ = _repr
     T.__str__ = _repr
     T.__len__ = lambda self: self.shape[0] if self.ndim else _raise_len()
@@ -313,3 +314,36 @@ def _scalar_dtype(value, like: _C.Tensor) -> _C.dtype:
 
 def _raise_len():
     raise TypeError("len() of a 0-d tensor")
+
+
+def _install_conversions(T) -> None:
+    """Python numbers from one-element tensors, as torch: float(), int(), bool(), index()
+    (integer tensors only), format() (0-dim only) and truth values."""
+
+    def scalar(self, what: str):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return _host(self).item()
+
+    def to_bool(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return builtins.bool(_host(self).item())
+
+    def to_index(self):
+        if self.numel() != 1 or self.dtype.is_floating_point or self.dtype == _C.dtype.bool:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(_host(self).item())
+
+    def to_format(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(_host(self).item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
+
+    T.__float__ = lambda self: builtins.float(scalar(self, "float"))
+    T.__int__ = lambda self: builtins.int(scalar(self, "int"))
+    T.__bool__ = to_bool
+    T.__index__ = to_index
+    T.__format__ = to_format

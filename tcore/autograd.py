@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 from . import _C
 
-__all__ = ["grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
+           "gradgradcheck", "GradcheckError"]
 
 
 def _as_list(x) -> list:
@@ -75,3 +76,102 @@ class set_grad_enabled(_GradMode):
 
     def __enter__(self):
         return self
+
+
+# ----------------------------------------------------------------------------- gradcheck
+
+
+class GradcheckError(RuntimeError):
+    """The analytical and numerical gradients disagree."""
+
+
+def _outputs(fn, inputs) -> list:
+    out = fn(*inputs)
+    return [o for o in _as_list(out) if isinstance(o, _C.Tensor) and o.dtype.is_floating_point]
+
+
+def _numerical_jacobian(fn, inputs, i, eps):
+    """d outputs / d inputs[i] by central differences: one row per element of inputs[i]."""
+    import numpy as np
+
+    x = inputs[i]
+    base = x.detach().numpy().copy()
+    rows = []
+    for k in range(base.size):
+        cols = []
+        for sign in (1.0, -1.0):
+            arr = base.copy()
+            arr.flat[k] += sign * eps
+            moved = list(inputs)
+            # the moved input keeps requires_grad: fn may differentiate (gradgradcheck)
+            moved[i] = _C.from_numpy(arr).to(x.dtype).requires_grad_(x.requires_grad)
+            cols.append(np.concatenate([o.detach().numpy().ravel() for o in _outputs(fn, moved)] or [np.zeros(0)]))
+        rows.append((cols[0] - cols[1]) / (2 * eps))
+    return np.array(rows)
+
+
+def _analytical_jacobian(fn, inputs, i):
+    """The same rows, from reverse mode: one vector-Jacobian product per output element."""
+    import numpy as np
+
+    outs = _outputs(fn, inputs)
+    sizes = [o.numel() for o in outs]
+    jac = np.zeros((inputs[i].numel(), sum(sizes)))
+    col = 0
+    for o, n in zip(outs, sizes):
+        for k in range(n):
+            seed = np.zeros(n)
+            seed[k] = 1.0
+            g = _C.from_numpy(seed.reshape(tuple(o.shape))).to(o.dtype)
+            if not o.requires_grad:
+                col += 1
+                continue
+            (gi,) = grad([o], [inputs[i]], [g], retain_graph=True, allow_unused=True)
+            if gi is not None:
+                jac[:, col] = gi.detach().numpy().ravel()
+            col += 1
+    return jac
+
+
+def gradcheck(fn, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True) -> bool:
+    """Compares the gradients autograd computes for fn(*inputs) with central differences, for
+    every input that requires grad (float64 inputs recommended, as in torch.autograd.gradcheck)."""
+    import numpy as np
+
+    inputs = tuple(_as_list(inputs))
+    for i, x in enumerate(inputs):
+        if not (isinstance(x, _C.Tensor) and x.requires_grad):
+            continue
+        numerical = _numerical_jacobian(fn, inputs, i, eps)
+        analytical = _analytical_jacobian(fn, inputs, i)
+        if not np.allclose(analytical, numerical, atol=atol, rtol=rtol):
+            if raise_exception:
+                raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {i},\n"
+                                     f"numerical:{numerical}\nanalytical:{analytical}")
+            return False
+    return True
+
+
+def gradgradcheck(fn, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  raise_exception: bool = True) -> bool:
+    """gradcheck of the vector-Jacobian product of fn (create_graph=True): second derivatives."""
+    import numpy as np
+
+    inputs = tuple(_as_list(inputs))
+    outs = _outputs(fn, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = [_C.from_numpy(rng.standard_normal(tuple(o.shape))).to(o.dtype).requires_grad_(True)
+                        for o in outs]
+    grad_outputs = list(_as_list(grad_outputs))
+    n = len(inputs)
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, _C.Tensor) and x.requires_grad]
+
+    def vjp(*args):
+        xs, gs = args[:n], args[n:]
+        ys = _outputs(fn, xs)
+        grads = grad(ys, [xs[i] for i in diff], list(gs), create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(vjp, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)

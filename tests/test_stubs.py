@@ -45,9 +45,10 @@ def test_the_stub_covers_every_binding(tcore):
     mixins = set(re.findall(r"^class (_TensorMethods\d+):", text, re.M))
     assert mixins and all(m in text.split("class Tensor(", 1)[1].split(")", 1)[0] for m in mixins)
     bound = {n for n in dir(tcore._C) if not n.startswith("_") and callable(getattr(tcore._C, n))}
-    classes = {"Tensor", "Graph", "Node", "dtype", "device", "layout", "memory_format", "Generator"}
+    classes = {"Tensor", "Graph", "Node", "dtype", "device", "layout", "memory_format", "Generator", "RemovableHandle"}
     assert bound - classes - {"is_grad_enabled"} <= functions
     tensor_methods = {n for n in dir(tcore.Tensor) if not n.startswith("_")}
-    attributes = {"shape", "dtype", "device", "ndim", "T", "is_leaf", "grad_fn", "grad", "requires_grad", "is_cuda"}
+    attributes = {"shape", "dtype", "device", "ndim", "T", "is_leaf", "grad_fn", "grad", "requires_grad", "is_cuda",
+                  "retains_grad"}
     assert tensor_methods - attributes <= methods
     assert "@overload\ndef add(self: Tensor, other: Tensor, *, alpha: _Number = 1) -> Tensor: ..." in text

@@ -53,6 +53,30 @@ struct GraphTask {
   std::vector<Tensor> captured;
 };
 
+// grad_fn.register_prehook: may replace the node's incoming gradients.
+void run_node_pre_hooks(Node& n, std::vector<Tensor>& inputs) {
+  const auto hooks = n.node_pre_hooks.items;
+  for (const auto& [id, hook] : hooks) {
+    std::vector<Tensor> r = hook(inputs);
+    if (r.empty()) continue;
+    TCORE_CHECK(r.size() == inputs.size(), "hook registered on ", n.name(), " has returned an incorrect number of "
+                "values (got ", r.size(), ", but expected ", inputs.size(), ")");
+    inputs = std::move(r);
+  }
+}
+
+// grad_fn.register_hook: sees (gradients for the node's inputs, incoming gradients), may replace the former.
+void run_node_post_hooks(Node& n, std::vector<Tensor>& outputs, const std::vector<Tensor>& incoming) {
+  const auto hooks = n.post_hooks.items;
+  for (const auto& [id, hook] : hooks) {
+    std::vector<Tensor> r = hook(outputs, incoming);
+    if (r.empty()) continue;
+    TCORE_CHECK(r.size() == outputs.size(), "hook registered on ", n.name(), " has returned an incorrect number of "
+                "values (got ", r.size(), ", but expected ", outputs.size(), ")");
+    outputs = std::move(r);
+  }
+}
+
 void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads, GraphTask& task) {
   // dependencies: how many edges point at each node
   std::unordered_map<Node*, int> deps;
@@ -101,7 +125,8 @@ void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_gra
     buffers.erase(n);
     inputs.resize(n->input_meta.size());
     for (size_t slot = 0; slot < inputs.size(); ++slot) {
-      for (auto& hook : n->pre_hooks[slot]) {
+      const auto hooks = n->pre_hooks[slot].items;  // a copy: hooks may add or remove hooks
+      for (const auto& [id, hook] : hooks) {
         if (!inputs[slot].defined()) break;
         Tensor replaced = hook(inputs[slot]);
         if (replaced.defined()) inputs[slot] = replaced;
@@ -109,9 +134,14 @@ void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_gra
       auto it = task.captures.find({n, static_cast<uint32_t>(slot)});
       if (it != task.captures.end()) task.captured[it->second] = inputs[slot];
     }
+    run_node_pre_hooks(*n, inputs);
     const bool is_accumulator = n->next_edges.empty() && n->name() == "AccumulateGrad";
     std::vector<Tensor> outputs;
-    if (!is_accumulator || task.accumulate) outputs = n->apply(std::move(inputs));
+    if (!is_accumulator || task.accumulate) {
+      const std::vector<Tensor> incoming = n->post_hooks.empty() ? std::vector<Tensor>() : inputs;
+      outputs = n->apply(std::move(inputs));
+      run_node_post_hooks(*n, outputs, incoming);
+    }
     if (!task.keep_graph) n->release_variables();
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];

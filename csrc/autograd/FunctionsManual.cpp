@@ -1,8 +1,14 @@
 #include "autograd/FunctionsManual.h"
+#include "tcore/core/SizeMath.h"
 
 #include <cmath>
 
 #include <tcore/ops/abs.h>
+#include <tcore/ops/full.h>
+#include <tcore/ops/as_strided.h>
+#include <tcore/ops/view.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/zeros.h>
 #include <tcore/ops/any.h>
 #include <tcore/ops/arange.h>
 #include <tcore/ops/cat.h>
@@ -302,6 +308,64 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
     parts.push_back(tcore::sum(terms, IntArrayRef({d}), true, std::nullopt));
   }
   return tcore::cat(parts, d);
+}
+
+namespace {
+// The storage index of every element of a (sizes, strides, offset) layout, as an int64 tensor of that shape.
+Tensor storage_indices(IntArrayRef sizes, IntArrayRef strides, int64_t offset, Device device) {
+  Tensor idx = tcore::full({}, Scalar(offset), ScalarType::Long, std::nullopt, device);
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    Tensor steps = tcore::mul(tcore::arange(Scalar(sizes[k]), ScalarType::Long, std::nullopt, device),
+                              Scalar(strides[k]));
+    idx = tcore::add(tcore::unsqueeze(idx, -1), steps, 1);
+  }
+  return idx;
+}
+}  // namespace
+
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset) {
+  const int64_t out_offset = storage_offset.value_or(input_offset);
+  for (size_t k = 0; k < input_sizes.size(); ++k) {
+    TCORE_CHECK(input_sizes[k] <= 1 || input_strides[k] != 0,
+                "as_strided: the derivative for an input that overlaps itself (an expanded tensor) is not implemented");
+  }
+  const int64_t extent = std::max(required_storage_elements(input_sizes, input_strides, input_offset, "as_strided"),
+                                  required_storage_elements(size, stride, out_offset, "as_strided"));
+  Tensor storage = tcore::zeros({extent}, grad.dtype(), std::nullopt, grad.device());
+  if (grad.numel() > 0) {
+    const Tensor idx = tcore::reshape(storage_indices(size, stride, out_offset, grad.device()), {-1});
+    storage = tcore::index_add(storage, 0, idx, tcore::reshape(grad, {-1}), 1);
+  }
+  return tcore::as_strided(storage, input_sizes, input_strides, input_offset);
+}
+
+Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
+                                 IntArrayRef sizes) {
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  const Tensor* like = nullptr;
+  for (const Tensor& g : grads)
+    if (!like && g.defined()) like = &g;
+  TCORE_CHECK(like != nullptr, "split_backward: no gradient is defined");
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (grads[i].defined()) {
+      parts.push_back(grads[i]);
+      continue;
+    }
+    std::vector<int64_t> shape = sizes.vec();
+    shape[d] = split_sizes[i];
+    parts.push_back(tcore::zeros(shape, like->dtype(), std::nullopt, like->device()));
+  }
+  return tcore::cat(parts, d);
+}
+
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes) {
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  std::vector<int64_t> pieces(grads.size(), split_size);
+  if (!pieces.empty()) pieces.back() = sizes[d] - split_size * static_cast<int64_t>(pieces.size() - 1);
+  return split_with_sizes_backward(grads, pieces, d, sizes);
 }
 
 }  // namespace tcore::autograd::manual

@@ -17,6 +17,17 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
 // The gradient of a sum over `dim` (every dim when unset): grad broadcast back to `sizes`.
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
+// The gradient of as_strided(): the output's gradient added into the storage elements its
+// elements address (several times where the view overlaps itself), read back with the
+// input's geometry (an input that overlaps itself is not supported, as a clear error).
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset);
+// The gradient of split/split_with_sizes: the pieces' gradients joined along dim (zeros
+// for the pieces that got none).
+Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
+                                 IntArrayRef sizes);
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes);
 // The gradient of view(): grad laid out as `sizes`.
 Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
 // The gradient of expand(): grad summed over the expanded dims.

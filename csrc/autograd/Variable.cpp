@@ -3,19 +3,31 @@
 
 #include <tcore/ops/add_ops.h>  // the signature only: a default edit does not recompile this
 
+#include "autograd/Views.h"
 #include "tcore/autograd/autograd.h"
 
 namespace tcore::autograd {
 
 namespace {
 std::atomic<uint64_t> next_sequence_nr{0};
+std::atomic<uint64_t> hook_ids{0};
 
-// The node that accumulates into a leaf's .grad; the leaf holds it weakly.
+// The node that accumulates into a leaf's .grad; the leaf holds it weakly. The leaf's own
+// hooks (register_hook, held by the leaf) run first, as a pre-hook of its slot.
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
     add_input_metadata(leaf_);
     sequence_nr = UINT64_MAX;  // leaves run last
+    pre_hooks[0].add([this](const Tensor& g) {
+      const auto hooks = meta(leaf_).leaf_hooks.items;  // a copy: a hook may add or remove hooks
+      Tensor cur = g;
+      for (const auto& [id, hook] : hooks) {
+        Tensor r = hook(cur);
+        if (r.defined()) cur = r;
+      }
+      return cur;
+    });
   }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     Tensor g = grads.at(0);
@@ -34,6 +46,10 @@ class AccumulateGrad final : public Node {
 
 Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
+std::optional<jit::IValue> Node::saved_value(const std::string&) const { return std::nullopt; }
+
+uint64_t next_hook_id() { return hook_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
+
 uint32_t Node::add_input_metadata(const Tensor& t) {
   input_meta.push_back(InputMeta{t.sizes().vec(), t.dtype(), t.device()});
   pre_hooks.emplace_back();
@@ -49,7 +65,10 @@ AutogradMeta& meta(const Tensor& t) {
 
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
   const auto& m = t.impl()->autograd_meta;
-  return m ? m->grad_fn : nullptr;
+  if (!m) return nullptr;
+  // a view written through its base (or another view) since its history was recorded
+  if (t.impl()->view_base && m->view_fn && m->attr_version != t.version()) return view_grad_fn(t, *m);
+  return m->grad_fn;
 }
 
 bool is_leaf(const Tensor& t) { return grad_fn(t) == nullptr; }
@@ -84,7 +103,8 @@ Tensor detach(const Tensor& t) {
 
 Edge gradient_edge(const Tensor& t) {
   if (auto fn = grad_fn(t)) return Edge{fn, meta(t).output_nr};
-  if (!t.requires_grad()) return Edge{};
+  // only a leaf that asked for it accumulates (not a view that requires grad through its base)
+  if (!t.impl()->requires_grad) return Edge{};
   AutogradMeta& m = meta(t);
   std::shared_ptr<Node> acc = m.grad_accumulator.lock();
   if (!acc) {
@@ -96,12 +116,14 @@ Edge gradient_edge(const Tensor& t) {
 
 void retain_grad(const Tensor& t) {
   TCORE_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
-  if (is_leaf(t)) return;
+  std::shared_ptr<Node> fn = grad_fn(t);
+  if (!fn) return;  // a leaf keeps its .grad anyway
   AutogradMeta& m = meta(t);
   if (m.retains_grad) return;
   m.retains_grad = true;
+  m.retain_hook_node = fn;
   std::weak_ptr<TensorImpl> weak = t.impl_ptr();
-  m.grad_fn->pre_hooks[m.output_nr].push_back([weak](const Tensor& g) {
+  m.retain_hook = fn->pre_hooks[m.output_nr].add([weak](const Tensor& g) {
     if (auto impl = weak.lock()) {
       Tensor self(impl);
       AutogradMeta& mm = meta(self);
@@ -111,10 +133,37 @@ void retain_grad(const Tensor& t) {
   });
 }
 
-void register_hook(const Tensor& t, TensorHook hook) {
+std::function<void()> register_hook(const Tensor& t, TensorHook hook) {
   TCORE_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
-  Edge e = gradient_edge(t);
-  e.fn->pre_hooks[e.input_nr].push_back(std::move(hook));
+  if (std::shared_ptr<Node> fn = grad_fn(t)) {
+    // a non-leaf: on its grad_fn's slot (it sees the gradient of the value it had when registered)
+    const uint32_t slot = meta(t).output_nr;
+    const uint64_t id = fn->pre_hooks[slot].add(std::move(hook));
+    return [weak = std::weak_ptr<Node>(fn), slot, id] {
+      if (auto node = weak.lock()) node->pre_hooks[slot].remove(id);
+    };
+  }
+  // a leaf holds its hooks itself; they run before accumulation into .grad
+  const uint64_t id = meta(t).leaf_hooks.add(std::move(hook));
+  return [weak = std::weak_ptr<TensorImpl>(t.impl_ptr()), id] {
+    if (auto impl = weak.lock()) {
+      if (impl->autograd_meta) impl->autograd_meta->leaf_hooks.remove(id);
+    }
+  };
+}
+
+std::function<void()> register_node_prehook(const std::shared_ptr<Node>& fn, NodePreHook hook) {
+  const uint64_t id = fn->node_pre_hooks.add(std::move(hook));
+  return [weak = std::weak_ptr<Node>(fn), id] {
+    if (auto node = weak.lock()) node->node_pre_hooks.remove(id);
+  };
+}
+
+std::function<void()> register_node_hook(const std::shared_ptr<Node>& fn, NodePostHook hook) {
+  const uint64_t id = fn->post_hooks.add(std::move(hook));
+  return [weak = std::weak_ptr<Node>(fn), id] {
+    if (auto node = weak.lock()) node->post_hooks.remove(id);
+  };
 }
 
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {
@@ -169,20 +218,6 @@ void set_history(const Tensor& output, const std::shared_ptr<Node>& fn) {
   output.impl()->requires_grad = true;
 }
 
-void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
-  AutogradMeta& m = meta(self);
-  m.grad_fn = fn;
-  m.grad_accumulator.reset();
-  m.output_nr = fn->add_input_metadata(self);
-  self.impl()->requires_grad = true;
-}
-
-void check_inplace(const Tensor& self, bool any_requires_grad, const char* op) {
-  if (!any_requires_grad) return;
-  TCORE_CHECK(!(is_leaf(self) && self.requires_grad()),
-              "a leaf Variable that requires grad is being used in an in-place operation (", op, ").");
-}
-
 void check_no_grad_for_out(bool any_requires_grad, const char* op) {
   TCORE_CHECK(!any_requires_grad, op, "(): functions with out=... arguments don't support automatic "
                                       "differentiation, but one of the arguments requires grad.");
@@ -194,28 +229,35 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_ou
   if (!t.defined()) return;
   version_ = t.version();
   requires_grad_ = t.requires_grad();
-  if (is_output) {
-    data_ = detach(t);
-    if (auto fn = grad_fn(t)) {
-      output_fn_ = fn;
-      output_nr_ = meta(t).output_nr;
-    }
-  } else {
-    data_ = t;
+  if (auto fn = grad_fn(t)) {
+    output_fn_ = fn;
+    output_nr_ = meta(t).output_nr;
   }
+  data_ = is_output ? detach(t) : t;
 }
 
-Tensor SavedVariable::unpack(const char* name) const {
+Tensor SavedVariable::unpack(const char* name, const Node* owner) const {
   TCORE_CHECK(!released_, "Trying to backward through the graph a second time (or directly access saved tensors "
                           "after they have already been freed). Specify retain_graph=True if you need to backward "
                           "through the graph a second time.");
   if (!data_.defined()) return Tensor();
-  TCORE_CHECK(data_.version() == version_, "one of the variables needed for gradient computation has been "
-              "modified by an inplace operation: saved tensor '", name, "' of shape ", shape_str(data_.sizes()),
-              " is at version ", data_.version(), "; expected version ", version_, " instead.");
+  if (data_.version() != version_) {
+    std::string producer;
+    if (auto fn = output_fn_.lock()) producer = detail::str_cat(", which is output ", output_nr_, " of ", fn->name(), ",");
+    throw Error(detail::str_cat(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: [",
+        to_string(data_.dtype()), " ", shape_str(data_.sizes()), "]", producer, " is at version ", data_.version(),
+        "; expected version ", version_, " instead (saved tensor '", name, "'",
+        owner ? detail::str_cat(" of ", owner->name()) : std::string(), ")."));
+  }
   if (!is_output_) return data_;
   Tensor out = detach(data_);
-  if (auto fn = output_fn_.lock()) {
+  // An output's grad_fn is held weakly. After an in-place operation on a view it is the
+  // view's regenerated grad_fn, which may be gone: then the node that computed the value
+  // (the one unpacking it) stands in, as in PyTorch.
+  std::shared_ptr<Node> fn = output_fn_.lock();
+  if (!fn && owner != nullptr) fn = const_cast<Node*>(owner)->shared_from_this();
+  if (fn) {
     AutogradMeta& m = meta(out);
     m.grad_fn = fn;
     m.output_nr = output_nr_;

@@ -9,6 +9,7 @@ namespace tcore {
 namespace {
 thread_local bool grad_mode_enabled = true;
 thread_local bool below_autograd = false;
+thread_local bool below_inplace_or_view = false;
 thread_local bool tracing = false;
 thread_local bool below_tracer = false;
 std::atomic<int> tracing_threads{0};
@@ -30,11 +31,18 @@ void GradMode::set_enabled(bool enabled) { grad_mode_enabled = enabled; }
 AutoDispatchBelowAutograd::AutoDispatchBelowAutograd() : prev_(below_autograd) { below_autograd = true; }
 AutoDispatchBelowAutograd::~AutoDispatchBelowAutograd() { below_autograd = prev_; }
 bool AutoDispatchBelowAutograd::active() { return below_autograd; }
+AutoDispatchBelowInplaceOrView::AutoDispatchBelowInplaceOrView() : prev_(below_inplace_or_view) {
+  below_inplace_or_view = true;
+}
+AutoDispatchBelowInplaceOrView::~AutoDispatchBelowInplaceOrView() { below_inplace_or_view = prev_; }
+bool AutoDispatchBelowInplaceOrView::active() { return below_inplace_or_view; }
+bool OperatorEntry::below_inplace_or_view() { return AutoDispatchBelowInplaceOrView::active(); }
 
 const char* to_string(DispatchKey k) {
   switch (k) {
     case DispatchKey::Tracer: return "Tracer";
     case DispatchKey::Autograd: return "Autograd";
+    case DispatchKey::InplaceOrView: return "InplaceOrView";
     case DispatchKey::CPU: return "CPU";
     case DispatchKey::CUDA: return "CUDA";
     case DispatchKey::HIP: return "HIP";
@@ -96,19 +104,20 @@ bool OperatorEntry::has_kernel(DispatchKey key) const {
 }
 
 OperatorEntry::AnyFn OperatorEntry::fallback(DispatchKey key) const {
-  // At the autograd layer a composite kernel runs as is: the operators it calls record
-  // the graph (implicit first: it is what an operator without a formula decomposes into).
+  // At the autograd layer only a CompositeImplicitAutograd kernel runs as is: the
+  // operators it calls record the graph. An explicit composite kernel is opaque to
+  // autograd: without a formula its result would silently have no gradient.
   const bool autograd = key == DispatchKey::Autograd;
-  const DispatchKey order[2] = {
-      autograd ? DispatchKey::CompositeImplicitAutograd : DispatchKey::CompositeExplicitAutograd,
-      autograd ? DispatchKey::CompositeExplicitAutograd : DispatchKey::CompositeImplicitAutograd};
+  if (autograd) {
+    AnyFn fn = kernels_[static_cast<int>(DispatchKey::CompositeImplicitAutograd)].load(std::memory_order_acquire);
+    if (fn != nullptr) return fn;
+    throw Error(detail::str_cat("the derivative for '", qualified_name(),
+                                "' is not implemented (no formula in derivatives.yaml)"));
+  }
+  const DispatchKey order[2] = {DispatchKey::CompositeExplicitAutograd, DispatchKey::CompositeImplicitAutograd};
   for (DispatchKey k : order) {
     AnyFn fn = kernels_[static_cast<int>(k)].load(std::memory_order_acquire);
     if (fn != nullptr) return fn;
-  }
-  if (autograd) {
-    throw Error(detail::str_cat("the derivative for '", qualified_name(),
-                                "' is not implemented (no formula in derivatives.yaml)"));
   }
   if (is_unselected_operator(qualified_name())) {
     throw Error(detail::str_cat("operator tcore::", qualified_name(), " is not built in this selective build"));

@@ -2,6 +2,10 @@
 // autograd.grad and grad mode. Hooks are Python callables run with the GIL.
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <utility>
 
 #include "python/bind.h"
 #include "tcore/autograd/autograd.h"
@@ -10,13 +14,68 @@ namespace tcore::python {
 
 namespace ag = tcore::autograd;
 
+nb::object ivalue_to_python(const jit::IValue& v);  // python/module.cpp
+
+namespace {
+
+// What register_hook returns: .remove() takes the hook away again (once).
+struct RemovableHandle {
+  std::function<void()> remover;
+  void remove() {
+    if (remover) std::exchange(remover, nullptr)();
+  }
+};
+
+nb::tuple tensors_to_python(const std::vector<Tensor>& ts) {
+  nb::list out;
+  for (const Tensor& t : ts) out.append(t.defined() ? nb::cast(t) : nb::none());
+  return nb::tuple(out);
+}
+
+// A hook's return value: None keeps the gradients, else a sequence of tensors or None.
+std::vector<Tensor> tensors_from_python(nb::handle r) {
+  std::vector<Tensor> out;
+  if (r.is_none()) return out;
+  for (nb::handle x : nb::borrow<nb::sequence>(r)) out.push_back(x.is_none() ? Tensor() : nb::cast<Tensor>(x));
+  return out;
+}
+
+}  // namespace
+
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
+  nb::class_<RemovableHandle>(m, "RemovableHandle")
+      .def("remove", &RemovableHandle::remove)
+      .def("__enter__", [](RemovableHandle& h) -> RemovableHandle& { return h; }, nb::rv_policy::reference)
+      .def("__exit__", [](RemovableHandle& h, nb::args) { h.remove(); });
+
   nb::class_<ag::Node>(m, "Node")
       .def("name", &ag::Node::name)
       .def_prop_ro("next_functions", [](const ag::Node& n) {
         nb::list out;
         for (const auto& e : n.next_edges) out.append(nb::make_tuple(e.fn ? nb::cast(e.fn) : nb::none(), e.input_nr));
         return nb::tuple(out);
+      })
+      .def("register_prehook", [](std::shared_ptr<ag::Node> n, nb::callable fn) {
+        auto keep = std::make_shared<nb::object>(fn);
+        return RemovableHandle{ag::register_node_prehook(n, [keep](const std::vector<Tensor>& grads) {
+          nb::gil_scoped_acquire gil;
+          return tensors_from_python((*keep)(tensors_to_python(grads)));
+        })};
+      }, nb::arg("hook"))
+      .def("register_hook", [](std::shared_ptr<ag::Node> n, nb::callable fn) {
+        auto keep = std::make_shared<nb::object>(fn);
+        return RemovableHandle{ag::register_node_hook(
+            n, [keep](const std::vector<Tensor>& grad_inputs, const std::vector<Tensor>& grad_outputs) {
+              nb::gil_scoped_acquire gil;
+              return tensors_from_python((*keep)(tensors_to_python(grad_inputs), tensors_to_python(grad_outputs)));
+            })};
+      }, nb::arg("hook"))
+      .def("_saved_names", &ag::Node::saved_names)
+      .def("__getattr__", [](const ag::Node& n, const std::string& attr) -> nb::object {
+        if (attr.rfind("_saved_", 0) == 0) {
+          if (std::optional<jit::IValue> v = n.saved_value(attr.substr(7))) return ivalue_to_python(*v);
+        }
+        throw nb::attribute_error(("'" + n.name() + "' object has no attribute '" + attr + "'").c_str());
       })
       .def("__repr__", [](const ag::Node& n) { return "<" + n.name() + ">"; });
 
@@ -39,11 +98,20 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       .def("retain_grad", [](const Tensor& t) { ag::retain_grad(t); })
       .def("register_hook", [](const Tensor& t, nb::callable fn) {
         auto keep = std::make_shared<nb::object>(fn);
-        ag::register_hook(t, [keep](const Tensor& g) -> Tensor {
+        return RemovableHandle{ag::register_hook(t, [keep](const Tensor& g) -> Tensor {
           nb::gil_scoped_acquire gil;
           nb::object r = (*keep)(g);
           return r.is_none() ? Tensor() : nb::cast<Tensor>(r);
-        });
+        })};
+      }, nb::arg("hook"))
+      .def_prop_ro("_base", [](const Tensor& t) -> std::optional<Tensor> {
+        Tensor b = ag::view_base(t);
+        return b.defined() ? std::optional<Tensor>(b) : std::nullopt;
+      })
+      .def("_is_view", [](const Tensor& t) { return t.is_view(); })
+      .def_prop_ro("retains_grad", [](const Tensor& t) {
+        const auto& m = t.impl()->autograd_meta;
+        return m != nullptr && m->retains_grad;
       })
       .def("backward", [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph,
                           bool create_graph) {

@@ -256,6 +256,8 @@ void bind_types(nb::module_& m) {
 
 }  // namespace
 
+nb::object ivalue_to_python(const jit::IValue& v) { return from_ivalue(v); }
+
 nb::class_<Tensor> bind_tensor(nb::module_& m) {
   nb::class_<Tensor> cls(m, "Tensor");
   cls.def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
@@ -273,9 +275,13 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().data()); })
-      .def("_version", &Tensor::version)
+      .def_prop_ro("_version", &Tensor::version)
       .def("_is_same", &Tensor::is_same)
-      .def("numpy", &to_numpy, nb::rv_policy::reference)
+      .def("numpy", [](const Tensor& t) {
+        TCORE_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                                        "instead.");
+        return to_numpy(t);
+      }, nb::rv_policy::reference)
       .def("item", &item);
   m.def("from_numpy", [](nb::handle arr) {
     check_numpy_array(arr);

@@ -5,6 +5,7 @@
 #include <tcore/ops/cat.h>
 #include <tcore/ops/chunk_native.h>
 #include <tcore/ops/narrow.h>
+#include <tcore/ops/split.h>
 #include <tcore/ops/split_native.h>
 #include <tcore/ops/stack_native.h>
 #include <tcore/ops/unsqueeze.h>
@@ -84,8 +85,9 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   const int64_t d = wrap_dim(dim, self.dim());
   const int64_t size = self.sizes()[d];
   const int64_t split_size = (size + chunks - 1) / chunks;
-  if (split_size == 0 && size == 0) return split_with_sizes(self, std::vector<int64_t>(chunks, 0), d);
-  return split(self, split_size, d);
+  // through the dispatcher: split's outputs are multi-output views with a backward of their own
+  if (split_size == 0 && size == 0) return tcore::split(self, std::vector<int64_t>(chunks, 0), d);
+  return tcore::split(self, split_size, d);
 }
 
 }  // namespace tcore::native

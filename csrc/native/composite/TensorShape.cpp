@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include <tcore/ops/_to_copy.h>
+#include <tcore/ops/_unsafe_view.h>
+#include <tcore/ops/_unsafe_view_native.h>
 #include <tcore/ops/_to_copy_native.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/as_strided_native.h>
@@ -349,8 +351,10 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   const std::vector<int64_t> sizes = infer_size(shape, self.numel());
   if (view_strides(self.sizes(), self.strides(), sizes).has_value()) return tcore::view(self, sizes);
-  return tcore::view(tcore::clone(self, MemoryFormat::Contiguous), sizes);
+  return tcore::_unsafe_view(tcore::clone(self, MemoryFormat::Contiguous), sizes);
 }
+
+Tensor _unsafe_view(const Tensor& self, IntArrayRef size) { return native::view(self, size); }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   const int64_t n = self.dim();

@@ -14,6 +14,10 @@ namespace tcore {
 enum class DispatchKey : uint8_t {
   Tracer,  // records operators into the IR while tcore::jit tracing is on
   Autograd,
+  // View operators' outputs learn their base and how to replay the view (generated in the
+  // autograd shards). Never picked by dispatch_key_of: a backend kernel lookup of an
+  // operator that has one returns it first, unless the call is already below it.
+  InplaceOrView,
   CPU,
   CUDA,
   HIP,
@@ -44,11 +48,18 @@ class TCORE_API OperatorEntry {
   template <typename Fn>
   Fn* kernel(DispatchKey key) const {
     AnyFn fn = kernels_[static_cast<int>(key)].load(std::memory_order_acquire);
+    // a backend or composite kernel (or an autograd fallback) is reached through the
+    // in-place-or-view kernel when the operator has one
+    if (key > DispatchKey::InplaceOrView || (key == DispatchKey::Autograd && fn == nullptr)) {
+      AnyFn view = kernels_[static_cast<int>(DispatchKey::InplaceOrView)].load(std::memory_order_acquire);
+      if (view != nullptr && !below_inplace_or_view()) return reinterpret_cast<Fn*>(view);
+    }
     if (fn == nullptr) fn = fallback(key);
     return reinterpret_cast<Fn*>(fn);
   }
 
  private:
+  static bool below_inplace_or_view();
   OperatorEntry(std::string name, std::string overload, std::string schema);
   AnyFn fallback(DispatchKey key) const;  // composite kernels, else a clear error
   std::string name_, overload_, schema_;
@@ -101,6 +112,18 @@ struct TCORE_API AutoDispatchBelowAutograd {
   ~AutoDispatchBelowAutograd();
   AutoDispatchBelowAutograd(const AutoDispatchBelowAutograd&) = delete;
   AutoDispatchBelowAutograd& operator=(const AutoDispatchBelowAutograd&) = delete;
+  static bool active();
+
+ private:
+  bool prev_;
+};
+
+// The in-place-or-view kernels call the backend kernels under this guard.
+struct TCORE_API AutoDispatchBelowInplaceOrView {
+  AutoDispatchBelowInplaceOrView();
+  ~AutoDispatchBelowInplaceOrView();
+  AutoDispatchBelowInplaceOrView(const AutoDispatchBelowInplaceOrView&) = delete;
+  AutoDispatchBelowInplaceOrView& operator=(const AutoDispatchBelowInplaceOrView&) = delete;
   static bool active();
 
  private:

@@ -48,6 +48,9 @@ class TCORE_API TensorImpl {
   // Set only for tensors that take part in autograd (null in a build without it).
   std::shared_ptr<autograd::AutogradMeta> autograd_meta;
   bool requires_grad = false;  // a leaf that wants .grad, or the output of a recorded op
+  // The tensor this one is a view of (never itself a view), set on the outputs of view
+  // operators by their in-place-or-view kernels; null for other tensors and for detach().
+  std::shared_ptr<TensorImpl> view_base;
 
  private:
   void refresh();
@@ -93,8 +96,12 @@ class TCORE_API Tensor {
     return static_cast<T*>(data_ptr());
   }
 
-  // Whether autograd records operations on this tensor (csrc/autograd).
-  bool requires_grad() const { return impl_->requires_grad; }
+  // Whether autograd records operations on this tensor (csrc/autograd): a view requires
+  // grad as soon as its base does (PyTorch's differentiable views).
+  bool requires_grad() const {
+    return impl_->requires_grad || (impl_->view_base != nullptr && impl_->view_base->requires_grad);
+  }
+  bool is_view() const { return impl_->view_base != nullptr; }
 
   // Marks an in-place write (autograd checks saved tensors against it).
   void bump_version() const { impl_->version->fetch_add(1, std::memory_order_relaxed); }

@@ -1,0 +1,207 @@
+// Autograd on views and in-place operations (PyTorch's differentiable views):
+//
+// * as_view: the generated in-place-or-view kernels make every output of a view operator
+//   remember its base (t._base, never itself a view) and a replay function base -> view
+//   (the view operator again with its arguments, composed along chains of views). Views
+//   share the base's version counter (make_view), so an in-place write anywhere shows.
+// * An in-place operation on a view rebases the history of the base: the base's grad_fn
+//   becomes a CopySlices node that runs the operation's backward on the view's part of
+//   the gradient and passes the rest through (rebase_history).
+// * A view whose base (or another view of it) was written in place since its grad_fn was
+//   recorded regenerates grad_fn by replaying the view on the base (view_grad_fn).
+// * PyTorch's errors: in-place on a leaf or a view of a leaf that requires grad, on a view
+//   made in no_grad mode, on an output of a multi-output view operator.
+#include <tcore/ops/clone.h>
+#include <tcore/ops/copy.h>
+#include <tcore/ops/zero.h>
+
+#include "autograd/Views.h"
+
+namespace tcore::autograd {
+namespace {
+
+// base's gradient (its shape) -> the gradients of the in-place node's inputs, the view's
+// part routed through the node, the rest of the base's gradient untouched.
+class CopySlices final : public Node {
+ public:
+  CopySlices(const Tensor& base, ViewFn view_fn, std::shared_ptr<Node> fn)
+      : view_fn_(std::move(view_fn)), fn_(std::move(fn)) {
+    add_input_metadata(base);
+    next_edges.push_back(gradient_edge(base));  // the base's history before the write
+    for (size_t i = 1; i < fn_->next_edges.size(); ++i) next_edges.push_back(fn_->next_edges[i]);
+  }
+  std::string name() const override { return "CopySlices"; }
+  void release_variables() override { fn_->release_variables(); }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    std::vector<Tensor> out(next_edges.size());
+    const Tensor& grad = grads.at(0);
+    if (!grad.defined()) return out;
+    Tensor result = tcore::clone(grad, MemoryFormat::Contiguous);
+    Tensor grad_slice = view_fn_(result);
+    std::vector<Tensor> res = fn_->apply({tcore::clone(grad_slice, MemoryFormat::Contiguous)});
+    for (size_t i = 0; i < res.size() && i < out.size(); ++i) {
+      if (!should_compute_output(i)) continue;
+      if (i == 0) {
+        // the written part of the base got its value from the operation: its gradient is
+        // the operation's gradient w.r.t. the view's old value (zero when there is none)
+        if (res[0].defined()) tcore::copy_(grad_slice, res[0]);
+        else tcore::zero_(grad_slice);
+        out[0] = result;
+      } else {
+        out[i] = std::move(res[i]);
+      }
+    }
+    return out;
+  }
+
+ private:
+  ViewFn view_fn_;
+  std::shared_ptr<Node> fn_;
+};
+
+std::string output_of(const AutogradMeta& m) {
+  return m.grad_fn ? detail::str_cat("Output ", m.output_nr, " of ", m.grad_fn->name())
+                   : std::string("A view");
+}
+
+const char* kNoGradAdvice =
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+    "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked).";
+
+// PyTorch's handle_view_on_rebase: views that may not be written in place (directly, or
+// indirectly through their base or another view of it).
+void check_view_rebase(const AutogradMeta& m, bool indirect) {
+  switch (m.creation_meta) {
+    case CreationMeta::Default:
+      return;
+    case CreationMeta::MultiOutputNode:
+      throw Error(detail::str_cat(
+          output_of(m), " is a view and ",
+          indirect ? "its base or another view of its base has been modified inplace"
+                   : "is being modified inplace",
+          ". This view is the output of a function that returns multiple views. Such functions do not allow the "
+          "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."));
+    case CreationMeta::NoGradMode:
+      throw Error(detail::str_cat(
+          "A view was created in no_grad mode and ",
+          indirect ? "its base or another view of its base has been modified inplace with grad mode enabled."
+                   : "is being modified inplace with grad mode enabled.",
+          kNoGradAdvice));
+  }
+}
+
+// Moves t's retain_grad hook to its new grad_fn (the retained gradient is the current value's).
+void move_retain_hook(const Tensor& t, AutogradMeta& m) {
+  if (!m.retains_grad) return;
+  if (auto old = m.retain_hook_node.lock()) {
+    for (auto& slot : old->pre_hooks) slot.remove(m.retain_hook);
+  }
+  m.retains_grad = false;
+  retain_grad(t);
+}
+
+}  // namespace
+
+void as_view(const Tensor& base, const Tensor& output, ViewFn fn, CreationMeta creation) {
+  if (!output.defined() || !base.defined() || output.is_same(base)) return;
+  TensorImpl* b = base.impl();
+  std::shared_ptr<TensorImpl> root = b->view_base ? b->view_base : base.impl_ptr();
+  if (output.impl() == root.get()) return;
+  ViewFn replay = std::move(fn);
+  if (b->view_base && b->autograd_meta && b->autograd_meta->view_fn) {
+    const AutogradMeta& bm = *b->autograd_meta;
+    replay = [prev = bm.view_fn, step = std::move(replay)](const Tensor& r) { return step(prev(r)); };
+    if (creation == CreationMeta::Default) creation = bm.creation_meta;  // a view of a special view is special
+  }
+  output.impl()->view_base = std::move(root);
+  AutogradMeta& m = meta(output);
+  m.view_fn = std::move(replay);
+  m.creation_meta = GradMode::is_enabled() ? creation : CreationMeta::NoGradMode;
+  m.attr_version = output.version();
+}
+
+Tensor view_base(const Tensor& t) {
+  return t.defined() && t.impl()->view_base ? Tensor(t.impl()->view_base) : Tensor();
+}
+
+void update_view_fn(const Tensor& self, ViewFn then) {
+  if (!self.impl()->view_base) return;
+  AutogradMeta& m = meta(self);
+  if (!m.view_fn) return;
+  m.view_fn = [prev = m.view_fn, step = std::move(then)](const Tensor& r) { return step(prev(r)); };
+}
+
+std::shared_ptr<Node> view_grad_fn(const Tensor& t, AutogradMeta& m) {
+  const std::shared_ptr<TensorImpl>& base_impl = t.impl()->view_base;
+  if (!m.grad_fn && !base_impl->requires_grad) return nullptr;  // nothing to regenerate from
+  check_view_rebase(m, true);
+  std::shared_ptr<Node> fresh;
+  uint32_t nr = 0;
+  {
+    AutoGradMode grad_mode(true);  // also from the engine, which may run with grad mode off
+    Tensor replayed = m.view_fn(Tensor(base_impl));
+    if (auto& rm = replayed.impl()->autograd_meta) {
+      fresh = rm->grad_fn;
+      nr = rm->output_nr;
+    }
+  }
+  m.grad_fn = std::move(fresh);
+  m.output_nr = nr;
+  m.attr_version = t.version();
+  t.impl()->requires_grad = m.grad_fn != nullptr;
+  move_retain_hook(t, m);
+  return m.grad_fn;
+}
+
+void check_inplace(const Tensor& self, bool any_requires_grad, const char* op) {
+  if (!any_requires_grad || !GradMode::is_enabled()) return;
+  TensorImpl* impl = self.impl();
+  if (impl->view_base && impl->autograd_meta && impl->autograd_meta->view_fn) {
+    check_view_rebase(*impl->autograd_meta, false);
+    const Tensor base(impl->view_base);
+    TCORE_CHECK(!(self.requires_grad() && is_leaf(base) && base.impl()->requires_grad),
+                "a view of a leaf Variable that requires grad is being used in an in-place operation (", op, ").");
+  }
+  TCORE_CHECK(!(self.requires_grad() && is_leaf(self)),
+              "a leaf Variable that requires grad is being used in an in-place operation (", op, ").");
+}
+
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  TensorImpl* impl = self.impl();
+  if (impl->view_base && impl->autograd_meta && impl->autograd_meta->view_fn) {
+    AutogradMeta& vm = *impl->autograd_meta;
+    const Tensor base(impl->view_base);
+    auto copy_slices = std::make_shared<CopySlices>(base, vm.view_fn, fn);
+    AutogradMeta& bm = meta(base);
+    bm.grad_fn = copy_slices;
+    bm.output_nr = 0;
+    bm.grad_accumulator.reset();
+    base.impl()->requires_grad = true;
+    move_retain_hook(base, bm);
+    fn->add_input_metadata(self);  // CopySlices calls fn with the gradient of the view's part
+    vm.attr_version = self.version() - 1;  // the view's grad_fn is regenerated on its next use
+    return;
+  }
+  AutogradMeta& m = meta(self);
+  m.grad_fn = fn;
+  m.grad_accumulator.reset();
+  m.output_nr = fn->add_input_metadata(self);
+  self.impl()->requires_grad = true;
+  move_retain_hook(self, m);
+}
+
+void set_inplace_view_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  // transpose_ and friends change only how self sees its memory: its history continues
+  // from fn, and a view's replay was extended by the in-place-or-view kernel
+  AutogradMeta& m = meta(self);
+  m.grad_fn = fn;
+  m.grad_accumulator.reset();
+  m.output_nr = fn->add_input_metadata(self);
+  m.attr_version = self.version();
+  self.impl()->requires_grad = true;
+  move_retain_hook(self, m);
+}
+
+}  // namespace tcore::autograd
