@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import gen_forward_ad
 from .api import cpp
 from .derivatives import Derivative
 from .model import NativeFunction
@@ -219,8 +220,10 @@ def kernel(plan: Plan, names: dict[str, str]) -> dict:
     )
     d = plan.derivative
     info["non_differentiable"] = d is not None and non_differentiable(d)
+    info["fw_check"] = gen_forward_ad.check_expr(f)
     if d is not None and not info["non_differentiable"]:
         info.update(node_class(f, d, plan.inplace, names[str(d.schema.name)]))
+        info["fw"] = gen_forward_ad.forward_code(f, d, plan.inplace)
     return info
 
 
@@ -291,8 +294,10 @@ def formula_ops(plans: list[Plan], roots: set[str]) -> set[str]:
     called: set[str] = set()
     for p in plans:
         if p.derivative is not None:
-            for x in p.derivative.backward:
-                called.update(m.group(1) for m in _CALL.finditer(x.text))
+            for text in [x.text for x in p.derivative.backward] + gen_forward_ad.formula_calls(p.derivative):
+                called.update(m.group(1) for m in _CALL.finditer(text))
+            if any(x.text.strip() == "auto_linear" for x in p.derivative.forward):
+                called.add(p.derivative.schema.name.base)
     return called & roots
 
 

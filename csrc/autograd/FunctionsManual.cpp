@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include <tcore/ops/abs.h>
+#include <tcore/ops/squeeze.h>
+#include <tcore/ops/gather.h>
 #include <tcore/ops/full.h>
 #include <tcore/ops/as_strided.h>
 #include <tcore/ops/view.h>
@@ -366,6 +368,49 @@ Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int6
   std::vector<int64_t> pieces(grads.size(), split_size);
   if (!pieces.empty()) pieces.back() = sizes[d] - split_size * static_cast<int64_t>(pieces.size() - 1);
   return split_with_sizes_backward(grads, pieces, d, sizes);
+}
+
+Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  return div_mode_self_backward(grad, other, rounding_mode ? std::optional<std::string>(std::string(*rounding_mode))
+                                                           : std::optional<std::string>());
+}
+
+Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                               std::optional<std::string_view> rounding_mode) {
+  return div_mode_other_backward(grad, self, other, rounding_mode ? std::optional<std::string>(std::string(*rounding_mode))
+                                                                  : std::optional<std::string>());
+}
+
+Tensor sum_over(const Tensor& x, OptionalIntArrayRef dim, bool keepdim) {
+  if (!dim.has_value() || dim->empty()) {
+    return keepdim ? tcore::sum(x, OptionalIntArrayRef(), true, std::nullopt) : tcore::sum(x);
+  }
+  return tcore::sum(x, dim, keepdim, std::nullopt);
+}
+
+Tensor value_selecting_reduction_jvp(const Tensor& self_t, int64_t dim, const Tensor& indices, bool keepdim) {
+  if (self_t.dim() == 0) return self_t;
+  const int64_t d = wrap_dim(dim, self_t.dim());
+  const Tensor idx = keepdim ? indices : tcore::unsqueeze(indices, d);
+  const Tensor picked = tcore::gather(self_t, d, idx, false);
+  return keepdim ? picked : tcore::squeeze(picked, d);
+}
+
+Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0) return self_t;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const Tensor is_zero = tcore::eq(self, Scalar(0));
+  const Tensor zeros_seen = tcore::cumsum(is_zero, d, ScalarType::Long);
+  // no zero up to k: result_k * sum_{i<=k} t_i / x_i
+  const Tensor safe = tcore::where(is_zero, tcore::ones_like(self), self);
+  const Tensor no_zero = tcore::mul(result, tcore::cumsum(tcore::div(self_t, safe), d, std::nullopt));
+  // zeros up to k: only the first zero's term survives (0 after a second zero): t_z times the
+  // product of the others, the first zero counted as 1
+  const Tensor first_zero = tcore::logical_and(is_zero, tcore::eq(zeros_seen, Scalar(1)));
+  const Tensor x_without_first = tcore::where(first_zero, tcore::ones_like(self), self);
+  const Tensor t_at_first = sum_over(tcore::mul(self_t, first_zero), IntArrayRef({d}), true);
+  const Tensor with_zero = tcore::mul(t_at_first, tcore::cumprod(x_without_first, d, std::nullopt));
+  return tcore::where(tcore::eq(zeros_seen, Scalar(0)), no_zero, with_zero);
 }
 
 }  // namespace tcore::autograd::manual

@@ -28,6 +28,14 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArray
 Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
                                  IntArrayRef sizes);
 Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes);
+// ----- forward-mode (jvp) helpers
+// x summed over `dim` (every dim when unset or empty), keeping them when keepdim.
+Tensor sum_over(const Tensor& x, OptionalIntArrayRef dim, bool keepdim);
+// max.dim/min.dim: the tangent of the selected values.
+Tensor value_selecting_reduction_jvp(const Tensor& self_t, int64_t dim, const Tensor& indices, bool keepdim);
+// cumprod: sum_{i<=k} t_i prod_{j<=k, j!=i} x_j, exact with zeros in x.
+Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, int64_t dim, const Tensor& result);
+
 // The gradient of view(): grad laid out as `sizes`.
 Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
 // The gradient of expand(): grad summed over the expanded dims.
@@ -58,6 +66,9 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view ap
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 // div with rounding_mode: the true-division gradient, or zero when the quotient is rounded.
 Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode);
+Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, std::optional<std::string_view> rounding_mode);
+Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                               std::optional<std::string_view> rounding_mode);
 Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                                const std::optional<std::string>& rounding_mode);
 // cat: each input's slice of grad (legacy 1-D empty inputs get an empty gradient).

@@ -234,6 +234,10 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_ou
     output_nr_ = meta(t).output_nr;
   }
   data_ = is_output ? detach(t) : t;
+  if (is_output && t.impl()->has_fw_grad) {  // detach dropped it: kept for forward over reverse
+    fw_grad_ = fw_grad(t);
+    fw_level_ = current_dual_level();
+  }
 }
 
 Tensor SavedVariable::unpack(const char* name, const Node* owner) const {
@@ -263,11 +267,13 @@ Tensor SavedVariable::unpack(const char* name, const Node* owner) const {
     m.output_nr = output_nr_;
     out.impl()->requires_grad = requires_grad_;
   }
+  if (fw_grad_.defined() && fw_level_ == current_dual_level()) set_fw_grad(out, fw_grad_);
   return out;
 }
 
 void SavedVariable::reset() {
   data_ = Tensor();
+  fw_grad_ = Tensor();
   released_ = true;
 }
 

@@ -8,6 +8,7 @@ namespace tcore {
 
 namespace {
 thread_local bool grad_mode_enabled = true;
+thread_local bool fw_grad_mode_enabled = true;
 thread_local bool below_autograd = false;
 thread_local bool below_inplace_or_view = false;
 thread_local bool tracing = false;
@@ -27,6 +28,8 @@ AutoDispatchBelowTracer::AutoDispatchBelowTracer() : prev_(below_tracer) { below
 AutoDispatchBelowTracer::~AutoDispatchBelowTracer() { below_tracer = prev_; }
 
 bool GradMode::is_enabled() { return grad_mode_enabled; }
+bool FwGradMode::is_enabled() { return fw_grad_mode_enabled; }
+void FwGradMode::set_enabled(bool enabled) { fw_grad_mode_enabled = enabled; }
 void GradMode::set_enabled(bool enabled) { grad_mode_enabled = enabled; }
 AutoDispatchBelowAutograd::AutoDispatchBelowAutograd() : prev_(below_autograd) { below_autograd = true; }
 AutoDispatchBelowAutograd::~AutoDispatchBelowAutograd() { below_autograd = prev_; }

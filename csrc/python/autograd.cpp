@@ -141,6 +141,14 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
     nb::gil_scoped_release nogil;
     ag::backward(outputs, gs, retain_graph, create_graph);
   });
+  m.def("_enter_dual_level", &ag::enter_dual_level);
+  m.def("_exit_dual_level", &ag::exit_dual_level, nb::arg("level"));
+  m.def("_current_dual_level", &ag::current_dual_level);
+  m.def("_make_dual", &ag::make_dual, nb::arg("tensor"), nb::arg("tangent"), nb::arg("level"));
+  m.def("_unpack_dual", [](const Tensor& t, int64_t level) {
+    auto [primal, tangent] = ag::unpack_dual(t, level);
+    return nb::make_tuple(primal, tangent.defined() ? nb::cast(tangent) : nb::none());
+  }, nb::arg("tensor"), nb::arg("level"));
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
 }

@@ -90,6 +90,22 @@ struct TCORE_API AutoGradMode {
 struct TCORE_API NoGradGuard : AutoGradMode {
   NoGradGuard() : AutoGradMode(false) {}
 };
+// Forward-mode AD mode (thread-local): tangents propagate only while it is enabled; the
+// generated kernels disable it while they evaluate a forward formula (whose operands' own
+// tangents must not propagate again).
+struct TCORE_API FwGradMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+struct TCORE_API AutoFwGradMode {
+  explicit AutoFwGradMode(bool enabled) : prev_(FwGradMode::is_enabled()) { FwGradMode::set_enabled(enabled); }
+  ~AutoFwGradMode() { FwGradMode::set_enabled(prev_); }
+  AutoFwGradMode(const AutoFwGradMode&) = delete;
+  AutoFwGradMode& operator=(const AutoFwGradMode&) = delete;
+
+ private:
+  bool prev_;
+};
 // Tracing (tcore/jit/tracer.h) is on for this thread; a process-wide count keeps the
 // check free when no thread traces.
 struct TCORE_API Tracing {
@@ -155,6 +171,19 @@ inline bool needs_grad(ArrayRef<std::optional<Tensor>> ts) {
     if (needs_grad(t)) return true;
   return false;
 }
+// A forward-mode tangent on an argument also routes the call through autograd.
+inline bool has_fw_grad(const Tensor& t) { return t.defined() && t.impl()->has_fw_grad && FwGradMode::is_enabled(); }
+inline bool has_fw_grad(const std::optional<Tensor>& t) { return t && has_fw_grad(*t); }
+inline bool has_fw_grad(ArrayRef<Tensor> ts) {
+  for (const auto& t : ts)
+    if (has_fw_grad(t)) return true;
+  return false;
+}
+inline bool has_fw_grad(ArrayRef<std::optional<Tensor>> ts) {
+  for (const auto& t : ts)
+    if (has_fw_grad(t)) return true;
+  return false;
+}
 inline const Tensor* first_defined(const Tensor& t) { return t.defined() ? &t : nullptr; }
 inline const Tensor* first_defined(const std::optional<Tensor>& t) {
   return t && t->defined() ? &*t : nullptr;
@@ -171,12 +200,14 @@ inline const Tensor* first_defined(ArrayRef<std::optional<Tensor>> ts) {
 }
 }  // namespace detail
 
-// Autograd when grad mode is on and a tensor argument requires grad; else the
+// Autograd when grad mode is on and a tensor argument requires grad, or when an argument
+// carries a forward-mode tangent; else the
 // backend of the first defined tensor argument (CPU when there is none).
 template <typename... Ts>
 DispatchKey dispatch_key_of(const Ts&... args) {
   if (Tracing::active()) return DispatchKey::Tracer;
-  if (GradMode::is_enabled() && !AutoDispatchBelowAutograd::active() && (detail::needs_grad(args) || ...)) {
+  if (!AutoDispatchBelowAutograd::active() &&
+      ((GradMode::is_enabled() && (detail::needs_grad(args) || ...)) || (detail::has_fw_grad(args) || ...))) {
     return DispatchKey::Autograd;
   }
   const Tensor* found = nullptr;

@@ -51,6 +51,8 @@ class TCORE_API TensorImpl {
   // The tensor this one is a view of (never itself a view), set on the outputs of view
   // operators by their in-place-or-view kernels; null for other tensors and for detach().
   std::shared_ptr<TensorImpl> view_base;
+  // A forward-mode tangent is attached (csrc/autograd/ForwardAD.cpp); checked by dispatch.
+  bool has_fw_grad = false;
 
  private:
   void refresh();

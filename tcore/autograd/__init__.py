@@ -3,9 +3,9 @@ and decorators), over the engine in csrc/autograd."""
 from __future__ import annotations
 
 import functools
-from . import _C
+from .. import _C
 
-__all__ = ["grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
+__all__ = ["forward_ad", "functional", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
            "gradgradcheck", "GradcheckError"]
 
 
@@ -175,3 +175,6 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: flo
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(vjp, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+
+
+from . import forward_ad, functional  # noqa: E402 - they use grad() above
