@@ -50,8 +50,14 @@ def plan_for(functions: tuple[NativeFunction, ...], derivatives: dict[str, Deriv
 
 
 def _differentiable(f: NativeFunction) -> list[Argument]:
-    """The inputs gradients flow to: tensor arguments, except out= ones."""
-    return [a for a in f.func.arguments if is_tensor_like(a.type) and not (f.func.is_out_fn and a.is_write)]
+    """The inputs gradients flow to: tensor arguments, except out= ones and index lists."""
+    return [a for a in f.func.arguments
+            if is_tensor_like(a.type) and not (f.func.is_out_fn and a.is_write) and not _is_index_list(a)]
+
+
+def _is_index_list(arg: Argument) -> bool:
+    """Tensor?[] (index's indices): integer or bool tensors, never differentiable."""
+    return isinstance(arg.type, ListType) and isinstance(arg.type.elem, OptionalType)
 
 
 def _is_list(arg: Argument) -> bool:
@@ -65,6 +71,9 @@ def _field(arg: Argument) -> tuple[str, str, str]:
     if is_tensor_like(t):
         if isinstance(t, BaseType):
             return "SavedVariable", f"SavedVariable({name}, false)", f'{name}_.unpack("{arg.name}", this)'
+        if _is_index_list(arg):  # kept as they are: index tensors have no history
+            return ("std::vector<std::optional<Tensor>>", f"std::vector<std::optional<Tensor>>({name}.begin(), {name}.end())",
+                    f"ArrayRef<std::optional<Tensor>>({name}_)")
         if _is_list(arg):
             return "std::vector<SavedVariable>", f"save_list({name})", f'unpack_list({name}_, "{arg.name}")'
         raise NotImplementedError(f"saving {t} for backward")

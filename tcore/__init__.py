@@ -13,6 +13,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
         f"tcore's native extension is not built ({e}). Run `doit` in the repository root first."
     ) from e
 
+from . import _arguments, _functions, errors
 from ._tensor import install as _install
 from ._tensor import tensor
 
@@ -47,7 +48,9 @@ contiguous_format = _C.memory_format.contiguous_format
 preserve_format = _C.memory_format.preserve_format
 channels_last = _C.memory_format.channels_last
 
+_arguments.install()  # one-line errors for arguments of the wrong type
 _install(globals())
+_functions.install(globals())
 
 from . import cuda  # noqa: E402 - the CUDA backend's runtime
 from . import jit  # noqa: E402 - the IR interpreter

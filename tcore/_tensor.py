@@ -7,7 +7,7 @@ import functools
 
 import numpy as np
 
-from . import _C
+from . import _C, _indexing
 
 _NUMPY_TO_DTYPE = {
     np.dtype(np.bool_): _C.dtype.bool,
@@ -133,53 +133,6 @@ def _floatmode(arr: np.ndarray) -> str:
     return "maxprec" if finite.size == 0 or np.all(finite == np.round(finite)) else "fixed"
 
 
-_INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`) and None are valid indices"
-
-
-def _getitem(self: _C.Tensor, index) -> _C.Tensor:
-    """Basic indexing as in PyTorch and numpy: ints select, slices (with steps) narrow,
-    None adds a dim, ... stands for the dims not named. The result is a view."""
-    items = index if isinstance(index, tuple) else (index,)
-    if sum(1 for i in items if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    for i in items:
-        if isinstance(i, builtins.bool) or not (i is None or i is Ellipsis or isinstance(i, (builtins.int, slice))
-                                                 or hasattr(i, "__index__")):
-            raise IndexError(f"{_INDEX_TYPES} (got {type(i).__name__})")
-    named = sum(1 for i in items if i is not None and i is not Ellipsis)
-    if named > self.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
-    if Ellipsis in items:
-        at = items.index(Ellipsis)
-        items = items[:at] + (slice(None),) * (self.ndim - named) + items[at + 1:]
-    result, dim = self, 0
-    for i in items:
-        if i is None:
-            result = result.unsqueeze(dim)
-            dim += 1
-        elif isinstance(i, slice):
-            if i.step is not None and i.step <= 0:
-                raise ValueError("step must be greater than zero")
-            start = None if i.start is None else i.start.__index__()
-            stop = None if i.stop is None else i.stop.__index__()
-            result = _C.slice(result, dim, start, stop, 1 if i.step is None else i.step.__index__())
-            dim += 1
-        else:
-            result = result.select(dim, i.__index__())
-    return result if result is not self else _C.slice(self, 0) if self.ndim else self.view([])
-
-
-def _setitem(self: _C.Tensor, index, value) -> None:
-    """Writes through the view `self[index]` (a tensor broadcasts, a number fills)."""
-    target = _getitem(self, index)
-    if isinstance(value, _C.Tensor):
-        target.copy_(value)
-    elif isinstance(value, (builtins.bool, builtins.int, builtins.float)):
-        target.fill_(value)
-    else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a tcore tensor")
-
-
 def _iter(self: _C.Tensor):
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
@@ -266,8 +219,8 @@ def install(namespace: dict) -> None:
     # DLPack through numpy's view of the same memory (CPU tensors; no copy)
     T.__dlpack__ = lambda self, *args, **kwargs: self.numpy().__dlpack__(*args, **kwargs)
     T.__dlpack_device__ = lambda self: self.numpy().__dlpack_device__()
-    T.__getitem__ = _getitem
-    T.__setitem__ = _setitem
+    T.__getitem__ = _indexing.getitem  # basic and advanced indexing (tcore/_indexing.py)
+    T.__setitem__ = _indexing.setitem
     T.__iter__ = _iter
     T.__mod__ = lambda self, other: _C.remainder(self, other)
     T.__rmod__ = lambda self, other: _C.remainder(_C.full([], other, dtype=_scalar_dtype(other, self)), self)

@@ -22,6 +22,7 @@
 namespace tcore::python {
 
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);  // python/autograd.cpp
+void bind_errors(nb::module_& m);                              // python/errors.cpp
 
 void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields) {
   nb::dict registry = nb::borrow<nb::dict>(m.attr("_named_returns"));
@@ -370,13 +371,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
 
 NB_MODULE(_C, m) {
   using namespace tcore::python;
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const tcore::TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    }
-  });
+  bind_errors(m);
   m.attr("_varargs_size_functions") = nb::list();
   m.attr("_named_returns") = nb::dict();
   m.attr("__version__") = TCORE_VERSION;

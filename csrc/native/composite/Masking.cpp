@@ -1,0 +1,46 @@
+// Composites of the mask operators: masked_select and argwhere through index/nonzero, and
+// where with Python numbers (a number is a 0-dim "wrapped" tensor in type promotion, as in
+// PyTorch: where(cond, x_float32, 0.0) stays float32). Autograd records what they call.
+#include <tcore/ops/argwhere_native.h>
+#include <tcore/ops/expand.h>
+#include <tcore/ops/index.h>
+#include <tcore/ops/masked_select_native.h>
+#include <tcore/ops/nonzero.h>
+#include <tcore/ops/where.h>
+#include <tcore/ops/where_native.h>
+
+#include "native/TensorUtils.h"
+
+namespace tcore::native {
+
+Tensor argwhere(const Tensor& self) { return tcore::nonzero(self); }
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  const Tensor s = self.sizes().vec() == shape ? self : tcore::expand(self, shape);
+  const Tensor m = mask.sizes().vec() == shape ? mask : tcore::expand(mask, shape);
+  if (shape.empty()) {  // a 0-dim mask: self[mask] of one element is a 1-element or empty vector
+    return tcore::index(tcore::expand(s, {1}), {std::optional<Tensor>(tcore::expand(m, {1}))});
+  }
+  return tcore::index(s, {std::optional<Tensor>(m)});
+}
+
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return tcore::where(condition, wrapped_scalar_tensor(self), other);
+}
+
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return tcore::where(condition, self, wrapped_scalar_tensor(other));
+}
+
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  // two numbers: the result's dtype is that of the numbers (long, or the default float)
+  const ScalarType t = promote_types(self.dtype(), other.dtype());
+  Tensor a = wrapped_scalar_tensor(self), b = wrapped_scalar_tensor(other);
+  a.impl()->is_wrapped_number = false;  // both numbers: neither gives way to the other
+  b.impl()->is_wrapped_number = false;
+  return tcore::where(condition, cast(a, t), cast(b, t));
+}
+
+}  // namespace tcore::native
