@@ -52,6 +52,9 @@ def _local(t: Type) -> tuple[str, str, str] | None:
         return "std::vector<int64_t>", "to_int_list({v}, {n})", "IntArrayRef({x})"
     if isinstance(t.elem, BaseType) and t.elem.name == "Tensor":
         return "std::vector<Tensor>", "to_tensor_list({v}, {n})", "ArrayRef<Tensor>({x})"
+    if isinstance(t.elem, OptionalType) and isinstance(t.elem.elem, BaseType) and t.elem.elem.name == "Tensor":
+        return ("std::vector<std::optional<Tensor>>", "to_optional_tensor_list({v}, {n})",
+                "ArrayRef<std::optional<Tensor>>({x})")
     return None
 
 

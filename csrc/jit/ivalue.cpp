@@ -129,6 +129,14 @@ std::vector<Tensor> to_tensor_list(const IValue& v, const char* arg) {
   }
   mismatch(v, "a list of Tensors", arg);
 }
+std::vector<std::optional<Tensor>> to_optional_tensor_list(const IValue& v, const char* arg) {
+  if (auto* l = std::get_if<List>(&v.value)) {
+    std::vector<std::optional<Tensor>> out;
+    for (const auto& x : *l) out.push_back(to_optional_tensor(x, arg));
+    return out;
+  }
+  mismatch(v, "a list of Tensors or None", arg);
+}
 std::string to_string_value(const IValue& v, const char* arg) {
   if (auto* s = std::get_if<std::string>(&v.value)) return *s;
   mismatch(v, "str", arg);

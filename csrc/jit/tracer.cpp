@@ -77,6 +77,10 @@ std::string operand(const std::optional<Tensor>& t) { return t && t->defined() ?
 std::string operand(ArrayRef<Tensor> ts) {
   throw Error("tracer: Tensor[] arguments cannot be traced yet");
 }
+std::string operand(ArrayRef<std::optional<Tensor>> ts) {
+  (void)ts;
+  throw Error("tracer: Tensor?[] arguments (advanced indexing) cannot be traced yet");
+}
 std::string operand(int64_t v) { return std::to_string(v); }
 std::string operand(double v) {
   // the IR's spellings of the values a decimal literal cannot write

@@ -78,6 +78,7 @@ TCORE_API bool to_bool(const IValue& v, const char* arg);
 TCORE_API Scalar to_scalar(const IValue& v, const char* arg);
 TCORE_API std::vector<int64_t> to_int_list(const IValue& v, const char* arg);
 TCORE_API std::vector<Tensor> to_tensor_list(const IValue& v, const char* arg);
+TCORE_API std::vector<std::optional<Tensor>> to_optional_tensor_list(const IValue& v, const char* arg);  // Tensor?[]
 TCORE_API std::string to_string_value(const IValue& v, const char* arg);
 TCORE_API ScalarType to_scalar_type(const IValue& v, const char* arg);
 TCORE_API Layout to_layout(const IValue& v, const char* arg);

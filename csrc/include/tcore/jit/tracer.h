@@ -20,6 +20,7 @@ TCORE_API void abandon();  // after an exception in the traced function
 TCORE_API std::string operand(const Tensor& t);
 TCORE_API std::string operand(const std::optional<Tensor>& t);
 TCORE_API std::string operand(ArrayRef<Tensor> ts);
+TCORE_API std::string operand(ArrayRef<std::optional<Tensor>> ts);  // Tensor?[] (index)
 TCORE_API std::string operand(int64_t v);
 TCORE_API std::string operand(double v);
 TCORE_API std::string operand(bool v);

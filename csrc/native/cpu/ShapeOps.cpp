@@ -1,0 +1,107 @@
+// flip, tril/triu and repeat_interleave's index: kernels that move or mask elements.
+//
+// flip reads self through a view with negated strides along the flipped dims (the loop
+// takes byte strides of any sign); tril/triu keep the elements on one side of a diagonal
+// of the last two dims.
+#include <cstring>
+
+#include <tcore/ops/flip_native.h>
+#include <tcore/ops/repeat_interleave_native.h>
+#include <tcore/ops/tril_native.h>
+#include <tcore/ops/triu_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
+#include "native/cpu/Loops.h"
+
+namespace tcore::native {
+
+// ------------------------------------------------------------------ flip
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  std::vector<bool> flipped(static_cast<size_t>(self.dim()), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, self.dim());
+    TCORE_CHECK(!flipped[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
+                dims.size() - 1);
+    flipped[w] = true;
+  }
+  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  if (self.numel() == 0) return out;
+  std::vector<int64_t> strides = self.strides().vec();
+  int64_t offset = self.storage_offset();
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!flipped[d]) continue;
+    offset += (self.sizes()[d] - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  copy_kernel(out, make_view(self, self.sizes().vec(), strides, offset));
+  return out;
+}
+
+// ------------------------------------------------------------------ tril, triu
+namespace {
+
+// out = self where keep(row, col), else 0, over the matrices of the last two dims.
+template <bool Lower>
+Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, const char* op) {
+  TCORE_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions");
+  const Tensor src = contiguous_copy(self);
+  const int64_t rows = self.sizes()[self.dim() - 2], cols = self.sizes()[self.dim() - 1];
+  const int64_t mats = rows * cols == 0 ? 0 : self.numel() / (rows * cols);
+  Tensor result = empty_cpu(self.sizes(), self.dtype());
+  const int64_t esize = self.element_size();
+  const char* in = static_cast<const char*>(src.data_ptr());
+  char* o = static_cast<char*>(result.data_ptr());
+  for (int64_t m = 0; m < mats; ++m) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        const int64_t at = ((m * rows + i) * cols + j) * esize;
+        const bool keep = Lower ? j - i <= diagonal : j - i >= diagonal;
+        if (keep) {
+          std::memcpy(o + at, in + at, static_cast<size_t>(esize));
+        } else {
+          std::memset(o + at, 0, static_cast<size_t>(esize));  // zero in every dtype
+        }
+      }
+    }
+  }
+  copy_kernel(out, result);
+  out.bump_version();
+  return out;
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  return triangle_into<true>(empty_cpu(self.sizes(), self.dtype()), self, diagonal, "tril");
+}
+Tensor tril_(const Tensor& self, int64_t diagonal) { return triangle_into<true>(self, self, diagonal, "tril_"); }
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  return triangle_into<false>(empty_cpu(self.sizes(), self.dtype()), self, diagonal, "triu");
+}
+Tensor triu_(const Tensor& self, int64_t diagonal) { return triangle_into<false>(self, self, diagonal, "triu_"); }
+
+// ------------------------------------------------------------------ repeat_interleave
+// [0]*repeats[0] + [1]*repeats[1] + ...: the index that repeats each element.
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  TCORE_CHECK(repeats.dim() <= 1, "repeat_interleave only accept 1D vector as repeat");
+  TCORE_CHECK_TYPE(repeats.dtype() == ScalarType::Long || repeats.dtype() == ScalarType::Int,
+                   "repeats has to be Long or Int tensor");
+  const Tensor r = contiguous_copy(cast(repeats, ScalarType::Long));
+  const int64_t n = r.numel();
+  const int64_t* p = r.data_ptr<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    TCORE_CHECK(p[i] >= 0, "repeats can not be negative");
+    total += p[i];
+  }
+  if (output_size) TCORE_CHECK(*output_size == total, "repeat_interleave: output_size (", *output_size,
+                               ") does not match the sum of repeats (", total, ")");
+  Tensor out = empty_cpu({total}, ScalarType::Long);
+  int64_t* o = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < p[i]; ++k) *o++ = i;
+  return out;
+}
+
+}  // namespace tcore::native
