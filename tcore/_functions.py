@@ -68,8 +68,66 @@ def _as_tuple(fn):
     return wrapper
 
 
+def _data(self):
+    return self.detach()
+
+
+def _set_data(self, value) -> None:
+    """t.data = other: t now stands for other's elements (dtype and shape included), keeps
+    its requires_grad, and drops its grad (PyTorch keeps a grad of the old shape)."""
+    if not isinstance(value, _C.Tensor):
+        raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+    requires_grad = self.requires_grad
+    self._set_data(value.detach())
+    if requires_grad:
+        self.requires_grad_(True)
+
+
+def _new(factory):
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        if len(size) == 1 and isinstance(size[0], (list, tuple)):
+            size = tuple(size[0])
+        out = factory(list(size), dtype=dtype or self.dtype, device=device or self.device)
+        return out.requires_grad_(True) if requires_grad else out
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    out = _C.full(list(size), fill_value, dtype=dtype or self.dtype, device=device or self.device)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    from ._tensor import tensor
+    out = tensor(data, dtype=dtype or self.dtype).to(device or self.device)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def _deepcopy(self, memo):
+    if id(self) in memo:
+        return memo[id(self)]
+    out = self.detach().clone()
+    if self.requires_grad:
+        out.requires_grad_(True)
+    memo[id(self)] = out
+    return out
+
+
 def install(namespace: dict) -> None:
     T = _C.Tensor
+    T.data = property(_data, _set_data)
+    T.new_zeros = _new(_C.zeros)
+    T.new_ones = _new(_C.ones)
+    T.new_empty = _new(_C.empty)
+    T.new_full = _new_full
+    T.new_tensor = _new_tensor
+    T.view_as = lambda self, other: self.view(list(other.shape))
+    T.reshape_as = lambda self, other: self.reshape(list(other.shape))
+    T.expand_as = lambda self, other: self.expand(list(other.shape))
+    T.is_floating_point = lambda self: self.dtype.is_floating_point
+    T.nelement = lambda self: self.numel()
+    T.ndimension = lambda self: self.ndim
+    T.__deepcopy__ = _deepcopy
     namespace["nonzero"] = _nonzero(namespace["nonzero"])
     T.nonzero = _nonzero(T.nonzero)
     namespace["where"] = _where(namespace["where"])

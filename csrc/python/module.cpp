@@ -23,6 +23,7 @@ namespace tcore::python {
 
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);  // python/autograd.cpp
 void bind_errors(nb::module_& m);                              // python/errors.cpp
+void bind_tensor_extras(nb::class_<Tensor>& cls);              // python/tensor_extras.cpp
 
 void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields) {
   nb::dict registry = nb::borrow<nb::dict>(m.attr("_named_returns"));
@@ -378,6 +379,7 @@ NB_MODULE(_C, m) {
   m.attr("_git_revision") = TCORE_GIT_REVISION;
   bind_types(m);
   nb::class_<tcore::Tensor> cls = bind_tensor(m);
+  bind_tensor_extras(cls);
   bind_all_functions(m, cls);
 #ifdef TCORE_WITH_AUTOGRAD
   bind_autograd(m, cls);

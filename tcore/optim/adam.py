@@ -1,0 +1,76 @@
+"""Adam and AdamW (decoupled weight decay), with amsgrad and maximize, as torch.optim."""
+from __future__ import annotations
+
+import math
+
+from .. import _C
+from .optimizer import Optimizer
+
+
+def _check(lr, eps, betas, weight_decay) -> None:
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    _decoupled = False
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
+                 amsgrad: bool = False, *, maximize: bool = False) -> None:
+        _check(lr, eps, betas, weight_decay)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize))
+
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        from ..autograd import no_grad
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p, group) -> None:
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        grad = -p.grad if group["maximize"] else p.grad
+        state = self._state(p)
+        if not state:
+            state["step"] = _C.zeros([], dtype=_C.dtype.float32)
+            state["exp_avg"] = _C.zeros_like(p)
+            state["exp_avg_sq"] = _C.zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = _C.zeros_like(p)
+        state["step"].add_(1)
+        step = state["step"].item()
+        if wd != 0:
+            if self._decoupled:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        bias1 = 1 - beta1 ** step
+        bias2 = 1 - beta2 ** step
+        second = exp_avg_sq
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = second = _C.maximum(state["max_exp_avg_sq"], exp_avg_sq)
+        denom = (second.sqrt() / math.sqrt(bias2)).add_(eps)
+        p.sub_(exp_avg / denom, alpha=lr / bias1)
+
+
+class AdamW(Adam):
+    _decoupled = True
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 1e-2,
+                 amsgrad: bool = False, *, maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

@@ -1,0 +1,95 @@
+"""Dataset, TensorDataset, Subset, ConcatDataset and random_split, as torch.utils.data."""
+from __future__ import annotations
+
+import bisect
+import math
+
+from ... import _C
+
+Tensor = _C.Tensor
+
+
+class Dataset:
+    """A map-style dataset: __getitem__(index) -> sample, and usually __len__."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are the rows of tensors that share their first dim."""
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one tensor")
+        for t in tensors:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"TensorDataset takes tensors, got {type(t).__name__}")
+        if any(t.ndim == 0 or t.shape[0] != tensors[0].shape[0] for t in tensors):
+            raise ValueError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    def __init__(self, dataset: Dataset, indices) -> None:
+        self.dataset, self.indices = dataset, list(indices)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    def __init__(self, datasets) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("datasets should not be an empty iterable")
+        self.cumulative_sizes = []
+        total = 0
+        for d in self.datasets:
+            total += len(d)
+            self.cumulative_sizes.append(total)
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx: int):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx += len(self)
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = 0 if which == 0 else self.cumulative_sizes[which - 1]
+        return self.datasets[which][idx - start]
+
+
+def random_split(dataset: Dataset, lengths, generator=None) -> list[Subset]:
+    """Subsets of the given lengths (or fractions summing to 1), over a random permutation."""
+    n = len(dataset)
+    lengths = list(lengths)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = [int(math.floor(n * frac)) for frac in lengths]
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        lengths = counts
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    perm = (_C.randperm(n, generator=generator) if generator is not None else _C.randperm(n)).tolist()
+    out, offset = [], 0
+    for length in lengths:
+        out.append(Subset(dataset, perm[offset:offset + length]))
+        offset += length
+    return out

@@ -1,0 +1,92 @@
+"""Samplers: the order in which a DataLoader visits indices."""
+from __future__ import annotations
+
+from ... import _C
+
+
+class Sampler:
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source) -> None:
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A new permutation each epoch, drawn from `generator` (else tcore's default one, so
+    tcore.manual_seed makes it repeatable); with replacement, num_samples random indices."""
+
+    def __init__(self, data_source, replacement: bool = False, num_samples: int | None = None, generator=None) -> None:
+        self.data_source, self.replacement, self.generator = data_source, replacement, generator
+        self._num_samples = num_samples
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def _kw(self) -> dict:
+        return {} if self.generator is None else {"generator": self.generator}
+
+    def order(self):
+        """This epoch's indices as an int64 tensor."""
+        n = len(self.data_source)
+        if self.replacement:
+            return _C.randint(0, n, [self.num_samples], **self._kw())
+        full, rest = divmod(self.num_samples, n)
+        parts = [_C.randperm(n, **self._kw()) for _ in range(full)]
+        if rest:
+            parts.append(_C.randperm(n, **self._kw())[:rest])
+        return _C.cat(parts) if len(parts) > 1 else parts[0]
+
+    def __iter__(self):
+        return iter(self.order().tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    def __init__(self, indices, generator=None) -> None:
+        self.indices, self.generator = list(indices), generator
+
+    def __iter__(self):
+        kw = {} if self.generator is None else {"generator": self.generator}
+        return (self.indices[i] for i in _C.randperm(len(self.indices), **kw).tolist())
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
