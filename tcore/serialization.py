@@ -54,7 +54,8 @@ def _host_array(t: Tensor) -> np.ndarray:
     if t.dtype == _C.dtype.bfloat16:  # exact: every bfloat16 is a float32 whose low 16 bits are zero
         bits = np.ascontiguousarray(t.float().numpy()).view(np.uint32) >> 16
         return bits.astype(np.uint16)
-    return np.ascontiguousarray(t.contiguous().numpy())
+    a = t.contiguous().numpy()
+    return a if a.flags.c_contiguous else a.copy()  # (np.ascontiguousarray would make a 0-dim array 1-dim)
 
 
 def _tensor_map(obj) -> tuple[OrderedDict, dict]:
@@ -113,16 +114,17 @@ def _metadata(data: bytes) -> dict:
 
 
 def _not_safetensors(data: bytes, name: str) -> str | None:
+    if len(data) >= 9:
+        (n,) = struct.unpack("<Q", data[:8])
+        if n <= len(data) - 8 and data[8:9] == b"{":
+            return None
     if data[:4] == b"PK\x03\x04":
         return f"{name} is a zip archive (torch.save's format: pickle inside); tcore.load reads only safetensors files"
     if data[:1] == b"\x80":
         return f"{name} is a pickle; tcore.load never unpickles (it reads only safetensors files)"
-    if len(data) < 8:
+    if len(data) < 9:
         return f"{name} is not a safetensors file (too short: {len(data)} bytes)"
-    (n,) = struct.unpack("<Q", data[:8])
-    if n > len(data) - 8 or data[8:9] != b"{":
-        return f"{name} is not a safetensors file (no JSON header)"
-    return None
+    return f"{name} is not a safetensors file (no JSON header of a plausible size)"
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True, mmap=None, **kwargs):

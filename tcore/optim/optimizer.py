@@ -102,8 +102,8 @@ class Optimizer:
         self.state = {}
         for i, s in state_dict["state"].items():
             p = by_index[int(i)]
-            self.state[p] = {k: (v.to(p.device) if isinstance(v, Tensor) and k != "step" else copy.copy(v))
-                             for k, v in s.items()}
+            self.state[p] = {k: (v.detach().clone().to(v.device if k == "step" else p.device)
+                                 if isinstance(v, Tensor) else copy.deepcopy(v)) for k, v in s.items()}
         for mine, theirs in zip(self.param_groups, groups):
             for k, v in theirs.items():
                 if k != "params":

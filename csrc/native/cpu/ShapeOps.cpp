@@ -1,7 +1,6 @@
 // flip, tril/triu and repeat_interleave's index: kernels that move or mask elements.
 //
-// flip reads self through a view with negated strides along the flipped dims (the loop
-// takes byte strides of any sign); tril/triu keep the elements on one side of a diagonal
+// flip copies rows of the last dim from their mirrored places; tril/triu keep the elements on one side of a diagonal
 // of the last two dims.
 #include <cstring>
 
@@ -27,14 +26,34 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   }
   Tensor out = empty_cpu(self.sizes(), self.dtype());
   if (self.numel() == 0) return out;
-  std::vector<int64_t> strides = self.strides().vec();
-  int64_t offset = self.storage_offset();
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (!flipped[d]) continue;
-    offset += (self.sizes()[d] - 1) * strides[d];
-    strides[d] = -strides[d];
+  if (self.dim() == 0) {
+    copy_kernel(out, self);
+    return out;
   }
-  copy_kernel(out, make_view(self, self.sizes().vec(), strides, offset));
+  // rows of the last dim: each output row reads the source row at the mirrored coordinates
+  const Tensor src = contiguous_copy(self);
+  const int64_t nd = self.dim(), n = self.sizes()[nd - 1], esize = self.element_size();
+  const std::vector<int64_t> cs = contiguous_strides(self.sizes());
+  const int64_t rows = self.numel() / n;
+  const char* in = static_cast<const char*>(src.data_ptr());
+  char* o = static_cast<char*>(out.data_ptr());
+  std::vector<int64_t> coord(static_cast<size_t>(nd - 1), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t from = 0;
+    for (int64_t d = 0; d < nd - 1; ++d)
+      from += (flipped[d] ? self.sizes()[d] - 1 - coord[d] : coord[d]) * cs[d];
+    char* dst = o + r * n * esize;
+    const char* row = in + from * esize;
+    if (flipped[nd - 1]) {
+      for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * esize, row + (n - 1 - j) * esize, static_cast<size_t>(esize));
+    } else {
+      std::memcpy(dst, row, static_cast<size_t>(n * esize));
+    }
+    for (int64_t d = nd - 2; d >= 0; --d) {  // next row, row-major
+      if (++coord[d] < self.sizes()[d]) break;
+      coord[d] = 0;
+    }
+  }
   return out;
 }
 
