@@ -73,6 +73,9 @@ OVERRIDES.update({
     "flip": dict(dims=[0, 1]),
     "roll": dict(shifts=[1, 2], dims=[0, 1]),
     "unique_dim": dict(dim=1),
+    "_im2col": dict(self=(1, 2, 3, 3), kernel_size=[2, 2], dilation=[1, 1], padding=[1, 0], stride=[1, 1]),
+    "_col2im": dict(self=(8, 8), input_size=[1, 2, 3, 3], kernel_size=[2, 2], dilation=[1, 1], padding=[1, 0],
+                    stride=[1, 1]),
 })
 
 

@@ -246,3 +246,34 @@ def test_clamp_tensor_gradient_at_ties_goes_to_self(tcore):
     lo = tcore.tensor([1.0, 2.5, 0.0], requires_grad=True)
     tcore.clamp(x, min=lo).sum().backward()
     assert x.grad.tolist() == [1.0, 0.0, 1.0] and lo.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+# ------------------------------------------------------------------ conv2d's patch matrix
+def _numpy_im2col(x, k, d, p, s):
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    rows = []
+    for i in range(n):
+        for oy in range(oh):
+            for ox in range(ow):
+                win = xp[i, :, oy * s[0]:oy * s[0] + d[0] * (k[0] - 1) + 1:d[0],
+                         ox * s[1]:ox * s[1] + d[1] * (k[1] - 1) + 1:d[1]]
+                rows.append(win.reshape(-1))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("k, d, p, s", [([3, 3], [1, 1], [1, 1], [1, 1]), ([2, 3], [2, 1], [1, 0], [2, 1]),
+                                        ([1, 1], [1, 1], [0, 0], [3, 2]), ([3, 2], [1, 2], [1, 1], [1, 3])])
+def test_im2col_col2im(tcore, k, d, p, s):
+    x = RNG.standard_normal((2, 3, 7, 6))
+    t = tcore.tensor(x).transpose(2, 3).contiguous().transpose(2, 3)  # non-contiguous input
+    cols = tcore._C._im2col(t, k, d, p, s)
+    np.testing.assert_array_equal(cols.numpy(), _numpy_im2col(x, k, d, p, s))
+    y = RNG.standard_normal(tuple(cols.shape))
+    back = tcore._C._col2im(tcore.tensor(y), list(x.shape), k, d, p, s)
+    # adjoint: <im2col(x), y> == <x, col2im(y)>
+    np.testing.assert_allclose((cols.numpy() * y).sum(), (x * back.numpy()).sum(), rtol=1e-10)
+    with pytest.raises(RuntimeError, match="does not fit the padded input"):
+        tcore._C._im2col(tcore.ones(1, 1, 2, 2), [3, 3], [1, 1], [0, 0], [1, 1])

@@ -4,6 +4,7 @@
 // pools reduce them with amax or sum. Autograd records the operators they call.
 #include <limits>
 
+#include <tcore/ops/_im2col.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/amax.h>
 #include <tcore/ops/avg_pool2d_native.h>
@@ -178,16 +179,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
                       shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", out_channels,
                       " elements, but got bias of size ", shape_str(bias->sizes()), " instead");
   }
-  const Tensor padded = (p.h || p.w) ? tcore::constant_pad_nd(x, {p.w, p.w, p.h, p.h}, Scalar(0)) : x;
-  const Tensor win = windows(padded, k, s, d);  // (N, C, oh, ow, kh, kw)
-  const int64_t n = x.sizes()[0], oh = win.sizes()[2], ow = win.sizes()[3];
+  const int64_t n = x.sizes()[0];
+  const int64_t oh = (ph - d.h * (k.h - 1) - 1) / s.h + 1, ow = (pw - d.w * (k.w - 1) - 1) / s.w + 1;
   const int64_t cg = channels / groups, og = out_channels / groups;
   std::vector<Tensor> outs;
   for (int64_t g = 0; g < groups; ++g) {
-    const Tensor xg = groups == 1 ? win : tcore::narrow(win, 1, g * cg, cg);
+    const Tensor xg = groups == 1 ? x : tcore::narrow(x, 1, g * cg, cg);
     const Tensor wg = groups == 1 ? weight : tcore::narrow(weight, 0, g * og, og);
-    // (N, oh, ow, C, kh, kw) -> (N * oh * ow, C * kh * kw): the im2col copy
-    const Tensor cols = tcore::reshape(tcore::permute(xg, {0, 2, 3, 1, 4, 5}), {n * oh * ow, cg * k.h * k.w});
+    // (N * oh * ow, C * kh * kw): every window as a row, in one pass (native/cpu/Im2Col.cpp)
+    const Tensor cols = tcore::_im2col(xg, {k.h, k.w}, {d.h, d.w}, {p.h, p.w}, {s.h, s.w});
     const Tensor w2 = tcore::reshape(wg, {og, cg * k.h * k.w});
     outs.push_back(tcore::matmul(cols, tcore::permute(w2, {1, 0})));  // (N * oh * ow, og)
   }
