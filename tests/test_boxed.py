@@ -74,6 +74,10 @@ OVERRIDES.update({
     "roll": dict(shifts=[1, 2], dims=[0, 1]),
     "unique_dim": dict(dim=1),
     "_im2col": dict(self=(1, 2, 3, 3), kernel_size=[2, 2], dilation=[1, 1], padding=[1, 0], stride=[1, 1]),
+    "_max_pool2d_indices": dict(self=(1, 2, 3, 3), kernel_size=[2, 2], stride=[1, 1], padding=[0, 0],
+                                dilation=[1, 1], output_size=[2, 2]),
+    "_max_pool2d_indices_backward": dict(grad_output=(1, 1, 2, 2), indices=lambda tc: tc.tensor([[[[0, 1], [4, 8]]]]),
+                                         input_size=[1, 1, 3, 3]),
     "_col2im": dict(self=(8, 8), input_size=[1, 2, 3, 3], kernel_size=[2, 2], dilation=[1, 1], padding=[1, 0],
                     stride=[1, 1]),
 })

@@ -351,3 +351,25 @@ def test_init(tcore, nn):
     assert p.requires_grad and p.is_leaf
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         nn.init.xavier_uniform_(tcore.ones(3))
+
+
+def test_max_pool_gradient_goes_to_the_first_maximum(tcore, F):
+    x = tcore.tensor([[[[1.0, 3.0, 3.0, 0.0], [3.0, 2.0, 0.0, float("nan")]]]], requires_grad=True)
+    out = F.max_pool2d(x, 2)
+    assert out[0, 0, 0, 0].item() == 3.0 and np.isnan(out[0, 0, 0, 1].item())
+    out.sum().backward()
+    assert x.grad.tolist() == [[[[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]]]  # first of the tied 3s; the NaN
+    torch = _torch()
+    if torch is not None:
+        tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+        torch.nn.functional.max_pool2d(tx, 2).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_max_pool_double_backward(tcore, F):
+    x = tcore.tensor(np.random.default_rng(0).permutation(32).reshape(1, 2, 4, 4).astype(np.float64),
+                     requires_grad=True)
+    (g,) = tcore.autograd.grad((F.max_pool2d(x, 2) ** 2).sum(), x, create_graph=True)
+    (gg,) = tcore.autograd.grad(g.sum(), x)
+    expected = (g.detach().numpy() != 0) * 2.0  # d/dx of 2*x at the maxima
+    np.testing.assert_array_equal(gg.numpy(), expected)

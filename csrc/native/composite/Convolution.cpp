@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <tcore/ops/_im2col.h>
+#include <tcore/ops/_max_pool2d_indices.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/amax.h>
 #include <tcore/ops/avg_pool2d_native.h>
@@ -203,8 +204,10 @@ Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   auto [x, unbatched] = batched(self, "max_pool2d");
   TCORE_CHECK_TYPE(is_floating(x.dtype()), "max_pool2d: expected a floating point input, got ", to_string(x.dtype()));
   const PoolGeometry g = pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d");
-  const Tensor win = pool_windows(x, g, Scalar(-std::numeric_limits<double>::infinity()));
-  const Tensor out = tcore::amax(win, {4, 5}, false);
+  // one pass per window, the gradient to its first maximum, as PyTorch (native/cpu/Pooling.cpp)
+  const Tensor out = std::get<0>(tcore::_max_pool2d_indices(x, {g.kernel.h, g.kernel.w}, {g.stride.h, g.stride.w},
+                                                            {g.padding.h, g.padding.w}, {g.dilation.h, g.dilation.w},
+                                                            {g.out_h, g.out_w}));
   return unbatched ? tcore::squeeze(out, 0) : out;
 }
 

@@ -1,0 +1,110 @@
+// max_pool2d's kernel: the maximum of each window and where it was (the flat index within
+// its H x W plane, as PyTorch's max_pool2d_with_indices), and the backward that adds each
+// gradient back at that index. The first maximum of a window wins; NaN wins over numbers.
+// The geometry (output size, ceil_mode) is decided by max_pool2d (native/composite/
+// Convolution.cpp), which passes output_size; padding reads as -inf, so it is skipped.
+#include <cmath>
+#include <cstring>
+
+#include <tcore/ops/_max_pool2d_indices_backward_native.h>
+#include <tcore/ops/_max_pool2d_indices_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cpu/Parallel.h"
+
+namespace tcore::native {
+namespace {
+
+int64_t at(IntArrayRef v, size_t i, const char* name) {
+  TCORE_CHECK_VALUE(v.size() == 1 || v.size() == 2, "_max_pool2d_indices: ", name, " must be one or two ints, got ",
+                    shape_str(v));
+  return v.size() == 1 ? v[0] : v[i];
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                               IntArrayRef padding, IntArrayRef dilation, IntArrayRef output_size) {
+  TCORE_CHECK_VALUE(self.dim() == 4, "_max_pool2d_indices: expected an (N, C, H, W) input, got ",
+                    shape_str(self.sizes()));
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "max_pool2d: expected a floating point input, got ",
+                   to_string(self.dtype()));
+  const int64_t kh = at(kernel_size, 0, "kernel_size"), kw = at(kernel_size, 1, "kernel_size");
+  const int64_t sh = at(stride, 0, "stride"), sw = at(stride, 1, "stride");
+  const int64_t ph = at(padding, 0, "padding"), pw = at(padding, 1, "padding");
+  const int64_t dh = at(dilation, 0, "dilation"), dw = at(dilation, 1, "dilation");
+  const int64_t oh = at(output_size, 0, "output_size"), ow = at(output_size, 1, "output_size");
+  TCORE_CHECK_VALUE(kh > 0 && kw > 0 && sh > 0 && sw > 0 && dh > 0 && dw > 0 && ph >= 0 && pw >= 0 && oh >= 0 &&
+                        ow >= 0, "_max_pool2d_indices: bad geometry");
+  const int64_t n = self.sizes()[0], c = self.sizes()[1], h = self.sizes()[2], w = self.sizes()[3];
+  const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const Tensor src = contiguous_copy(cast(self, work));
+  Tensor values = empty_cpu({n, c, oh, ow}, work);
+  Tensor indices = empty_cpu({n, c, oh, ow}, ScalarType::Long);
+  const int64_t planes = n * c;
+  if (values.numel() == 0) return {cast(values, self.dtype()), indices};
+  dispatch_floating(work, "max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = static_cast<const T*>(src.data_ptr());
+    T* out = static_cast<T*>(values.data_ptr());
+    int64_t* idx = indices.data_ptr<int64_t>();
+    parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(h * w, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T* plane = in + p * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            T best = -INFINITY;
+            int64_t where = -1;
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              const int64_t iy = oy * sh - ph + ky * dh;
+              if (iy < 0 || iy >= h) continue;
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t ix = ox * sw - pw + kx * dw;
+                if (ix < 0 || ix >= w) continue;
+                const T v = plane[iy * w + ix];
+                if (where < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+                  best = v;
+                  where = iy * w + ix;
+                }
+              }
+            }
+            const int64_t o = (p * oh + oy) * ow + ox;
+            out[o] = best;
+            idx[o] = where < 0 ? 0 : where;
+          }
+        }
+      }
+    });
+  });
+  return {cast(values, self.dtype()), indices};
+}
+
+Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& indices, IntArrayRef input_size) {
+  TCORE_CHECK_VALUE(input_size.size() == 4 && grad_output.dim() == 4 && indices.sizes().vec() == grad_output.sizes().vec(),
+                    "_max_pool2d_indices_backward: expected 4-D grad_output and indices of one shape and a 4-D "
+                    "input_size, got ", shape_str(grad_output.sizes()), ", ", shape_str(indices.sizes()), ", ",
+                    shape_str(input_size));
+  const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
+  const Tensor g = contiguous_copy(cast(grad_output, work));
+  const Tensor ix = contiguous_copy(indices);
+  Tensor out = empty_cpu(input_size, work);
+  std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
+  const int64_t planes = input_size[0] * input_size[1], hw = input_size[2] * input_size[3];
+  const int64_t per = grad_output.sizes()[2] * grad_output.sizes()[3];
+  dispatch_floating(work, "max_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* gp = static_cast<const T*>(g.data_ptr());
+    const int64_t* ip = ix.data_ptr<int64_t>();
+    T* op = static_cast<T*>(out.data_ptr());
+    parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p)
+        for (int64_t k = 0; k < per; ++k) {
+          const int64_t where = ip[p * per + k];
+          if (where >= 0 && where < hw) op[p * hw + where] += gp[p * per + k];
+        }
+    });
+  });
+  return cast(out, grad_output.dtype());
+}
+
+}  // namespace tcore::native
