@@ -370,7 +370,7 @@ class Module:
             if assign:
                 self._assign(key, value)
             else:
-                with _C_no_grad():
+                with _no_grad():
                     target.copy_(value)
         if strict:
             if unexpected:
@@ -410,6 +410,6 @@ class Module:
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
-def _C_no_grad():
+def _no_grad():
     from ...autograd import no_grad
     return no_grad()
