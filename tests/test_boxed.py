@@ -78,6 +78,8 @@ OVERRIDES.update({
                                 dilation=[1, 1], output_size=[2, 2]),
     "_max_pool2d_indices_backward": dict(grad_output=(1, 1, 2, 2), indices=lambda tc: tc.tensor([[[[0, 1], [4, 8]]]]),
                                          input_size=[1, 1, 3, 3]),
+    "_fused_adam_": dict(grad=(3, 3), exp_avg=(3, 3), exp_avg_sq=(3, 3), lr=0.1, beta1=0.9, beta2=0.99, eps=1e-8,
+                         weight_decay=0.0, step=1.0),
     "_col2im": dict(self=(8, 8), input_size=[1, 2, 3, 3], kernel_size=[2, 2], dilation=[1, 1], padding=[1, 0],
                     stride=[1, 1]),
 })

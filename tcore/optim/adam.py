@@ -6,6 +6,8 @@ import math
 from .. import _C
 from .optimizer import Optimizer
 
+_FUSED = (_C.dtype.float32, _C.dtype.float64)  # one pass per parameter (native/cpu/FusedOptim.cpp)
+
 
 def _check(lr, eps, betas, weight_decay) -> None:
     if not 0.0 <= lr:
@@ -41,7 +43,6 @@ class Adam(Optimizer):
 
     def _update(self, p, group) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        grad = -p.grad if group["maximize"] else p.grad
         state = self._state(p)
         if not state:
             state["step"] = _C.zeros([], dtype=_C.dtype.float32)
@@ -51,6 +52,12 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = _C.zeros_like(p)
         state["step"].add_(1)
         step = state["step"].item()
+        if (not group["amsgrad"] and p.device.type == "cpu" and p.dtype in _FUSED and p.is_contiguous()
+                and p.grad.dtype == p.dtype):
+            _C._fused_adam_(p, p.grad.contiguous(), state["exp_avg"], state["exp_avg_sq"], lr, beta1, beta2, eps, wd, step,
+                            self._decoupled, group["maximize"])
+            return
+        grad = -p.grad if group["maximize"] else p.grad
         if wd != 0:
             if self._decoupled:
                 p.mul_(1 - lr * wd)
