@@ -105,7 +105,7 @@ def test_train_eval_and_dropout(tcore, nn):
     m.eval()
     assert not m.training and not m[1].training
     x = tcore.ones(4, 8)
-    np.testing.assert_array_equal(m(x).numpy(), m(x).numpy())  # no dropout in eval
+    np.testing.assert_array_equal(m(x).detach().numpy(), m(x).detach().numpy())  # no dropout in eval
     m.train()
     tcore.manual_seed(0)
     y = nn.Dropout(0.5)(x)

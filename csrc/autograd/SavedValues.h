@@ -14,6 +14,10 @@ inline jit::IValue saved_ivalue(const SavedVariable& v, const char* name, const 
   Tensor t = v.unpack(name, owner);
   return t.defined() ? jit::IValue(t) : jit::IValue();
 }
+// a tensor kept as it is (index lists, Tensor?[]: integer tensors without history)
+inline jit::IValue saved_ivalue(const Tensor& t, const char*, const Node*) {
+  return t.defined() ? jit::IValue(t) : jit::IValue();
+}
 inline jit::IValue saved_ivalue(const std::vector<SavedVariable>& vs, const char* name, const Node* owner) {
   jit::List out;
   for (const SavedVariable& v : vs) out.push_back(saved_ivalue(v, name, owner));
