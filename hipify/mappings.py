@@ -4,7 +4,7 @@ version, and whether the ROC libraries (--roc) or MIOpen (--miopen) are the targ
 instead of the hip* wrappers."""
 from __future__ import annotations
 
-import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -122,6 +122,8 @@ def _available(added: str, removed: str, target: Target) -> bool:
 
 
 def resolve(data: dict, target: Target, digest: str) -> Mappings:
+    import hashlib
+
     identifiers: dict[str, str] = {}
     missing: dict[str, str] = {}
     hip_names: set[str] = set()
@@ -157,22 +159,71 @@ def resolve(data: dict, target: Target, digest: str) -> Mappings:
                     hashlib.sha1(f"{digest}:{target}".encode()).hexdigest())
 
 
+CACHE_FORMAT = 1
+
+
+def _cache_path(path: str) -> Path:
+    """Where the checked data of path is kept as JSON (beside Python's own bytecode cache)."""
+    p = Path(path)
+    return p.parent / "__pycache__" / f"{p.name}.json"
+
+
 @lru_cache(maxsize=None)
 def _parsed(path: str) -> tuple[dict, str]:
+    """The checked data of the YAML file and its sha1. The YAML takes ~0.4 s to parse, so the result
+    is kept as JSON (~10 ms to read) under the sha1 of the YAML's bytes: an edited file is parsed
+    again, and a cache that is damaged or not ours is ignored (and rewritten)."""
+    import hashlib
+
     raw = Path(path).read_bytes()
-    return parse(raw, path), hashlib.sha1(raw).hexdigest()
+    digest = hashlib.sha1(raw).hexdigest()
+    cache = _cache_path(path)
+    try:
+        cached = json.loads(cache.read_bytes())
+        if cached.get("format") == CACHE_FORMAT and cached.get("sha1") == digest and \
+                isinstance(cached.get("data"), dict):
+            return cached["data"], digest
+    except (OSError, ValueError, AttributeError):
+        pass
+    data = parse(raw, path)
+    tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+    try:
+        cache.parent.mkdir(exist_ok=True)
+        tmp.write_text(json.dumps({"format": CACHE_FORMAT, "sha1": digest, "data": data}, separators=(",", ":")))
+        os.replace(tmp, cache)
+    except OSError:  # a read-only install: no cache
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+    return data, digest
 
 
 @lru_cache(maxsize=None)
 def load(target: Target = Target(), path: str = str(DATA)) -> Mappings:
     data, digest = _parsed(path)
-    return resolve(data, target, digest)
+    try:
+        return resolve(data, target, digest)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError, re.error):
+        if _cache_path(path).exists():  # a cache that passed for ours but is not: the YAML decides
+            _cache_path(path).unlink()
+            _parsed.cache_clear()
+            return resolve(*_parsed(path)[:1], target, digest)
+        raise
+
+
+# the files whose change changes what a translation gives (the data, and the code that applies it)
+TRANSLATOR = ("mappings.py", "translate.py", "rules.py")
 
 
 def data_digest(path: str = str(DATA)) -> str:
-    """The data file's identity without parsing it (a rerun with nothing changed needs no more)."""
-    st = os.stat(path)
-    return f"{st.st_size}:{st.st_mtime_ns}"
+    """The identity of the data file and of the translator's code, without reading them (a rerun with
+    nothing changed needs no more): an edited data file or a new hipify translates everything again."""
+    stamps = []
+    for p in (path, *(DATA.with_name(f) for f in TRANSLATOR)):
+        st = os.stat(p)
+        stamps.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return ":".join(stamps)
 
 
 def installed_hip_version() -> tuple[int, int, int] | None:

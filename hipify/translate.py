@@ -15,41 +15,35 @@ identifier, no file I/O. The rules:
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .mappings import Mappings
+from .rules import HELPERS, RULES, CallRule
 
-_IDENT_START = r"(?<![A-Za-z0-9_])"
-_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_WORD = "A-Za-z0-9_"
 _COMMENT = r"//[^\n]*|/\*.*?\*/"
 _STRING = r"""R"(?P<delim>[^(\s"]{0,16})\(.*?\)(?P=delim)"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
-
-
-def _token_pattern(unmarked: frozenset[str]) -> re.Pattern:
-    """Identifiers are looked up only when they hold cu/CU/nv/NV or start with '_' (every CUDA
-    name but a few: those are listed, from the data)."""
-    extra = "|".join(sorted(map(re.escape, unmarked), key=len, reverse=True))
-    ident = rf"{_IDENT_START}(?:(?=[A-Za-z0-9_]*(?:cu|CU|nv|NV)|_){_IDENT}" + (
-        rf"|(?:{extra})(?![A-Za-z0-9_])" if extra else "") + ")"
-    return re.compile(
-        rf"""
-        (?P<comment>{_COMMENT})
-      | (?P<string>{_STRING})
-      | (?P<directive>^[ \t]*\#[ \t]*(?:include[ \t]*(?:<[^>\n]*>|"[^"\n]*")|if[ \t]+0[ \t]*(?=$|//|/\*)))
-      | (?P<ident>{ident})
-      | (?P<launch><<<)
-        """,
-        re.VERBOSE | re.DOTALL | re.MULTILINE,
-    )
-
-
-_PATTERNS: dict[frozenset, re.Pattern] = {}
-_CACHES: dict[str, dict[str, str | None]] = {}  # per mappings: identifier -> its HIP name (None: none)
-_MISS = object()
-_INCLUDE = re.compile(r'(?P<head>[ \t]*#[ \t]*include[ \t]*)(?P<open>[<"])(?P<path>[^>"]*)(?P<close>[>"])')
+# What the scan stops at besides the names (found with str.find): every alternative begins with a literal
+# character, so that the regular expression engine skips, in C, every position that cannot start one.
+_STRUCTURE = "|".join([
+    r"/(?:/[^\n]*|\*[^*]*\*+(?:[^/*][^*]*\*+)*/)",  # comments
+    r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"',  # string literals
+    r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'",  # character literals
+    r'R"(?P<delim>[^(\s"]{0,16})\(.*?\)(?P=delim)"',  # raw strings
+    r'\#[ \t]*(?:(?P<include>include)[ \t]*(?:<[^>\n]*>|"[^"\n]*")|if[ \t]+0[ \t]*(?=$|//|/\*))',  # at line start
+    r"<<<",
+])
+_STRUCTURE_RE = re.compile(_STRUCTURE, re.DOTALL | re.MULTILINE)
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == ord("_")) else 32 for c in range(256))
+_INCLUDE_PATH = re.compile(r'\#[ \t]*include[ \t]*[<"]([^>"\n]*)[>"]')
+_TEMPLATE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SCANNERS: dict[str, "_Scanner"] = {}  # per mappings digest
+_INCLUDE = re.compile(r'(?P<head>\#[ \t]*include[ \t]*)(?P<open>[<"])(?P<path>[^>"]*)(?P<close>[>"])')
 _CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
 # inside a launch: parentheses, and what may hold them without counting (strings, comments)
 _NESTING = re.compile(rf"{_COMMENT}|{_STRING}|[()\[\]{{}}]|>>>", re.DOTALL)
@@ -78,25 +72,86 @@ class Result:
     replaced: Counter = field(default_factory=Counter)  # cuda name -> times
     unsupported: Counter = field(default_factory=Counter)  # CUDA-looking names the data does not know
     warnings: list[Warning_] = field(default_factory=list)  # first use of each name with no equivalent
+    helpers: set[str] = field(default_factory=set)  # the rules.HELPERS blocks that the replacements call
 
     @property
     def changed(self) -> bool:
         return bool(self.replaced)
 
 
+class _Scanner:
+    """What translating for one mappings needs, built once: the names to look for (as bytes, for the
+    word filter) and the call rules that apply, with their templates translated."""
+
+    def __init__(self, m: Mappings):
+        self.m = m
+        self.rules: dict[str, tuple[CallRule, str]] = {
+            name: (rule, _TEMPLATE_NAME.sub(lambda w: m.identifiers.get(w.group(), w.group()), rule.template))
+            for name, rule in RULES.items()
+            if (rule.always or name not in m.identifiers) and rule.applies(m.target.hip_version)}
+        self.names = frozenset(n.encode() for n in (*m.identifiers, *m.missing, *self.rules))
+        self.cuda_like = re.compile(m.cuda_like.pattern.encode())
+        prefixes = [re.match(r"\(\?:([A-Za-z0-9_]{2})(?![?*{])", p) for p in m.cuda_like.pattern.split("|")]
+        self.prefixes = frozenset(p.group(1).encode() for p in prefixes) if all(prefixes) else None
+
+    def names_in(self, source: str) -> list[str]:
+        """The names of the data (and unknown CUDA-looking ones) that occur in source as words,
+        anywhere (the scan then skips those in comments, strings and #if 0)."""
+        words = set(source.encode("utf-8", "surrogateescape").translate(_NOT_WORD).split())
+        found = words & self.names
+        match, hip, prefixes = self.cuda_like.match, self.m.hip_names, self.prefixes
+        unknown = [w for w in words - found if (prefixes is None or w[:2] in prefixes) and match(w)
+                   and w.decode() not in hip]
+        return [w.decode("utf-8", "surrogateescape") for w in (*found, *unknown)]
+
+    def includes_change(self, source: str, include_map) -> bool:
+        for path in _INCLUDE_PATH.findall(source):
+            if self.m.header(path)[1] or include_map(path) is not None:
+                return True
+        return False
+
+
+def _scanner(m: Mappings) -> _Scanner:
+    s = _SCANNERS.get(m.digest)
+    if s is None:
+        s = _SCANNERS[m.digest] = _Scanner(m)
+    return s
+
+
+def _occurrences(src: str, names: list[str]) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every whole-word occurrence of the names, in order (str.find: memory speed)."""
+    found, find, n = [], src.find, len(src)
+    for name in names:
+        size = len(name)
+        i = find(name)
+        while i >= 0:
+            j = i + size
+            if (i == 0 or src[i - 1] not in _WORD_CHARS) and (j == n or src[j] not in _WORD_CHARS):
+                found.append((i, j, name))
+            i = find(name, j)
+    found.sort()
+    return found
+
+
 def translate(source: str, mappings: Mappings, include_map: Callable[[str], str | None] = lambda p: None,
               launch_ggl: bool = False, runtime_header: str = "never") -> Result:
     """include_map(path) gives the translated name of a project header (or None).
-    runtime_header: "always" (a .cu), "kernels" (a .cuh: when it uses kernel syntax) or "never"."""
-    pattern = _PATTERNS.get(mappings.unmarked)
-    if pattern is None:
-        pattern = _PATTERNS[mappings.unmarked] = _token_pattern(
-            frozenset(n for n in mappings.unmarked if n in mappings.identifiers or n in mappings.missing))
-    t = _Translator(source, mappings, include_map, launch_ggl, pattern)
-    t.span(0, len(source))
-    text = "".join(t.out)
-    result = t.result
-    if runtime_header != "never" and not _RUNTIME_INCLUDED.search(text) and (
+    runtime_header: "always" (a .cu), "kernels" (a .cuh: when it uses kernel syntax) or "never".
+    A source with none of the data's names, no include to change and no launch to rewrite is not
+    scanned at all (the word filter decides, at memory speed)."""
+    scanner = _scanner(mappings)
+    names = scanner.names_in(source)
+    if names or (launch_ggl and "<<<" in source) or scanner.includes_change(source, include_map):
+        t = _Translator(source, scanner, include_map, launch_ggl, _occurrences(source, names))
+        t.span(0, len(source))
+        text, result = "".join(t.out), t.result
+    else:
+        text, result = source, Result("")
+    if result.helpers:
+        at = _PREAMBLE.match(text).end()
+        blocks = "".join(code for name, code in HELPERS.items() if name in result.helpers)
+        text = text[:at] + RUNTIME_INCLUDE + blocks + text[at:]
+    if runtime_header != "never" and not ("hip/hip_runtime.h" in text and _RUNTIME_INCLUDED.search(text)) and (
             runtime_header == "always" or _KERNEL_SYNTAX.search(text)):
         at = _PREAMBLE.match(text).end()
         text = text[:at] + RUNTIME_INCLUDE + text[at:]
@@ -106,11 +161,11 @@ def translate(source: str, mappings: Mappings, include_map: Callable[[str], str 
 
 
 class _Translator:
-    def __init__(self, source: str, mappings: Mappings, include_map, launch_ggl: bool, pattern: re.Pattern):
-        self.src, self.m, self.include_map, self.launch_ggl, self.pattern = source, mappings, include_map, launch_ggl, pattern
+    def __init__(self, source: str, scanner: _Scanner, include_map, launch_ggl: bool, occurrences: list):
+        self.src, self.s, self.m = source, scanner, scanner.m
+        self.include_map, self.launch_ggl, self.occ = include_map, launch_ggl, occurrences
         self.out: list[str] = []
         self.result = Result("")
-        self.cache = _CACHES.setdefault(mappings.digest, {})
         self.warned: set[str] = set()
         self._line_pos, self._line = 0, 1
 
@@ -127,51 +182,97 @@ class _Translator:
             self.result.warnings.append(Warning_(*self._where(pos), name, reason))
 
     def span(self, start: int, end: int) -> None:
-        """Translates src[start:end] onto out."""
-        src, out, pos = self.src, self.out, start
-        search = self.pattern.search
+        """Translates src[start:end] onto out: the structure (comments, strings, directives, launches)
+        and the occurrences of names, taken in the order they start; what is not replaced is copied."""
+        src, out, occ, pos, at = self.src, self.out, self.occ, start, start
+        search, identifiers = _STRUCTURE_RE.search, self.m.identifiers
+        k = bisect.bisect_left(occ, (start,))
+        struct = search(src, at, end)
         while True:
-            m = search(src, pos, end)
-            if m is None:
+            if struct is not None and struct.start() < at:
+                struct = search(src, at, end)
+            while k < len(occ) and occ[k][0] < at:
+                k += 1
+            name_at = occ[k][0] if k < len(occ) and occ[k][1] <= end else end
+            if struct is None and name_at >= end:
                 break
-            kind = m.lastgroup
-            if kind == "ident":
-                name = m.group()
-                new = self.cache.get(name, _MISS)
-                if new is _MISS:
-                    new = self.cache[name] = self.m.identifier(name)
-                if new is not None:
-                    out.append(src[pos:m.start()])
-                    out.append(new)
-                    self.result.replaced[name] += 1
-                    pos = m.end()
+            if struct is not None and struct.start() < name_at:
+                s, e = struct.span()
+                first = src[s]
+                at = e
+                if first == "#":
+                    line = src.rfind("\n", 0, s) + 1
+                    if src[line:s].strip(" \t"):  # not a directive ('#' in a macro body)
+                        at = s + 1
+                    elif struct.group("include") is None:  # #if 0: copied up to its #else, #elif or #endif
+                        at = self._end_of_if0(e, end)
+                    else:
+                        out.append(src[pos:s])
+                        out.append(self._include(struct))
+                        pos = e
+                elif first == "<" and self.launch_ggl:
+                    done = self._launch(pos, s, end)
+                    if done is not None:
+                        pos = at = done
+                continue  # comments, strings, launches kept: copied with what follows
+            s, e, name = occ[k]
+            k += 1
+            at = e
+            if name in self.s.rules:
+                done = self._call(pos, s, e, end, name)
+                if done is not None:
+                    pos = at = done
                     continue
-                if name in self.m.missing:
-                    self._warn(m.start(), name, self.m.missing[name])
-                elif self.m.looks_like_cuda(name):
-                    self.result.unsupported[name] += 1
-                out.append(src[pos:m.end()])
-                pos = m.end()
-            elif kind == "directive":
-                if m.group().rstrip().endswith("0"):  # #if 0: copied up to its #else, #elif or #endif
-                    stop = self._end_of_if0(m.end(), end)
-                    out.append(src[pos:stop])
-                    pos = stop
-                else:
-                    out.append(src[pos:m.start()])
-                    out.append(self._include(m))
-                    pos = m.end()
-            elif kind == "launch" and self.launch_ggl:
-                done = self._launch(pos, m.start(), end)
-                if done is None:
-                    out.append(src[pos:m.end()])
-                    pos = m.end()
-                else:
-                    pos = done
-            else:  # comment, string, a launch kept as it is
-                out.append(src[pos:m.end()])
-                pos = m.end()
+                if name not in identifiers:  # reported by _call
+                    continue
+            new = identifiers.get(name)
+            if new is not None:
+                out.append(src[pos:s])
+                out.append(new)
+                self.result.replaced[name] += 1
+                pos = e
+            elif name in self.m.missing:
+                self._warn(s, name, self.m.missing[name])
+            else:
+                self.result.unsupported[name] += 1
         out.append(src[pos:end])
+
+    def _call(self, pos: int, s: int, e: int, end: int, name: str) -> int | None:
+        """A call rule (rules.py) on name(args) at s; where the call ends, or None (left, reported)."""
+        rule, template = self.s.rules[name]
+        if rule.min_args is None:  # a name rule
+            self.out.append(self.src[pos:s])
+            self.out.append(template)
+            self.result.replaced[name] += 1
+            if rule.helper:
+                self.result.helpers.add(rule.helper)
+            return e
+        src, paren = self.src, e
+        while paren < end and src[paren] in " \t\r\n":
+            paren += 1
+        last = _matching(src, paren + 1, end, ")") if paren < end and src[paren] == "(" else None
+        args = _split_top(src, paren + 1, last) if last is not None else []
+        if last is None or not rule.min_args <= len(args) <= rule.max_args:
+            if name in self.m.identifiers:  # the plain mapping is what is left
+                return None
+            self._warn(s, name, f"no HIP equivalent (HIP {self.m.target.label}) and is not a call with "
+                                f"{rule.min_args}-{rule.max_args} arguments here: left as it is")
+            return None
+        texts = []
+        for i, (a, b) in enumerate(args):  # the arguments that the replacement keeps, translated
+            if not ("{rest0}" in template or f"{{{i}}}" in template or (i and "{rest}" in template)):
+                texts.append("")
+                continue
+            mark = len(self.out)
+            self.span(a, b)
+            texts.append("".join(self.out[mark:]))
+            del self.out[mark:]
+        self.out.append(src[pos:s])
+        self.out.append(template.format(*texts, rest=", ".join(texts[1:]), rest0=", ".join(texts)))
+        self.result.replaced[name] += 1
+        if rule.helper:
+            self.result.helpers.add(rule.helper)
+        return last + 1
 
     def _end_of_if0(self, start: int, end: int) -> int:
         depth = 0

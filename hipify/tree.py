@@ -21,9 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .mappings import Mappings, Target, data_digest, load
+from .mappings import Mappings, Target, data_digest
 from .paths import hip_path, inside, select
-from .translate import translate
 
 DEFAULT_INCLUDES = ("*.cu", "*.cuh", "*.hip", "*.h", "*.hpp", "*.cpp", "*.cc", "*.c")
 HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".inl")
@@ -184,6 +183,8 @@ def translate_file(job: TranslateJob, rel: str, out_rel: str) -> tuple[str, list
     """Translates project/rel into output/out_rel, writing only a changed text. Returns the
     status (translated, copied, unchanged; +non_utf8 when the bytes are not UTF-8; error:why)
     and [unsupported names with counts, warnings], or ("skipped", None) for an unreadable file."""
+    from .translate import translate  # here: a rerun with nothing to translate never needs it
+
     try:
         data = _read(os.path.join(job.project, rel))
     except OSError:
@@ -373,6 +374,8 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
         else:
             stale.append((rel, entry))
     if stale:
+        from .mappings import load
+
         job = TranslateJob(proj_abs, out_abs, known, extra, options.launch_ggl,
                            mappings or load(options.target), options.keep_names, os.fspath(project))
         _made_dirs.clear()

@@ -1,7 +1,9 @@
 """hipcc compiles what hipify writes: a small fixed set of CUDA sources in the style of real
 projects (written for this test: error-check macros, shared-memory reductions with blockDim.z,
 templates launched through <<<>>>, streams and events, half precision, a .cu that relies on
-nvcc's implicit runtime include, headers of the project renamed), translated as a tree with
+nvcc's implicit runtime include, headers of the project renamed, warp intrinsics with masks on
+half2 and floats, __syncwarp, byte SIMD, bfloat16 pairs, a template kernel's attributes: the
+call rules of rules.py), translated as a tree with
 and without --hip-launch-kernel-ggl, then `hipcc -fsyntax-only --offload-arch=gfx90a` on every
 translation (one hipcc call per mode)."""
 from __future__ import annotations
@@ -122,6 +124,51 @@ __global__ void clamp_kernel(float* x, int n) {
 }
 void clamp(float* x, int n) { clamp_kernel<<<(n + 63) / 64, 64>>>(x, n); }
 """,
+    "kernels/warp.cuh": """#pragma once
+// warp-level code as llama.cpp and CUB-style kernels write it for CUDA >= 9
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#define FULL_MASK 0xffffffff
+template <int width = 32, typename T>
+__device__ __forceinline__ T warp_sum(T x) {
+#pragma unroll
+  for (int offset = width / 2; offset > 0; offset >>= 1) x += __shfl_xor_sync(FULL_MASK, x, offset, width);
+  return x;
+}
+__device__ __forceinline__ half2 warp_sum_h2(half2 x) {
+  for (int offset = 16; offset > 0; offset >>= 1) x = __hadd2(x, __shfl_xor_sync(FULL_MASK, x, offset, 32));
+  return x;
+}
+__device__ __forceinline__ bool warp_all(bool p) { return __all_sync(FULL_MASK, p) && !__any_sync(FULL_MASK, !p); }
+__device__ __forceinline__ int byte_diff(int a, int b) { return __vsub4(a, b) | __vcmpne4(a, b); }
+""",
+    "kernels/warp_reduce.cu": """#include "warp.cuh"
+__global__ void reduce_rows(const float* x, float* y, const half2* h, half2* hy, int n) {
+  __shared__ float part[32];
+  const int lane = threadIdx.x % 32;
+  float v = warp_sum(x[blockIdx.x * n + threadIdx.x]);
+  if (lane == 0) part[threadIdx.x / 32] = v;
+  __syncwarp();
+  v = __shfl_sync(FULL_MASK, v, 0);
+  const unsigned int active = __ballot_sync(FULL_MASK, v > 0.f);
+  if (!warp_all(active != 0u)) __trap();
+  y[blockIdx.x] = v + part[0] + __popc(__activemask()) + byte_diff(threadIdx.x, 7);
+  hy[threadIdx.x] = warp_sum_h2(h[threadIdx.x]);
+  const nv_bfloat16 b = __float2bfloat16(v);
+  nv_bfloat162 pair = {__bfloat162float(b), 1.0f};
+  y[threadIdx.x] += __bfloat162float(__low2bfloat16(pair)) + __bfloat1622float2(pair).y;
+  __syncwarp(FULL_MASK);
+}
+template <int N> __global__ void big_shared(float* x) { extern __shared__ float s[]; s[threadIdx.x] = x[N]; }
+void launch_rows(const float* x, float* y, const half2* h, half2* hy, int n, cudaStream_t st) {
+  const char* name = nullptr;
+  CUresult r = CUDA_SUCCESS;
+  cuGetErrorString(r, &name);
+  cudaFuncSetAttribute(big_shared<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  reduce_rows<<<n, 256, 0, st>>>(x, y, h, hy, n);
+  big_shared<4><<<1, 64, 65536, st>>>(y);
+}
+""",
 }
 
 
@@ -135,7 +182,8 @@ def test_translations_compile_with_hipcc(tmp_path, ggl):
     assert not summary.warnings and not summary.errors, summary.report()
     units = sorted(p for p in out.rglob("*.hip"))
     assert [p.relative_to(out).as_posix() for p in units] == [
-        "kernels/clamp.hip", "kernels/half_ops.hip", "kernels/reduce_hip.hip", "kernels/saxpy.hip", "kernels/timing.hip"]
+        "kernels/clamp.hip", "kernels/half_ops.hip", "kernels/reduce_hip.hip", "kernels/saxpy.hip", "kernels/timing.hip",
+        "kernels/warp_reduce.hip"]
     assert '#include "hip_ops.cuh"' in (out / "kernels/clamp.hip").read_text()
     saxpy = (out / "kernels/saxpy.hip").read_text()
     assert ("hipLaunchKernelGGL(saxpy" in saxpy) == ggl and "<<<here>>>" in saxpy
