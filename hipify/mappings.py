@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,9 +18,6 @@ NEWEST = (99, 0, 0)  # no --hip-version and no hipcc: every mapping of the table
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REPLACEMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_:<>*]*$")  # a HIP side may be a type: void*
-# The translator looks up identifiers that hold one of these or start with "_" (translate.py);
-# the data's other CUDA names are matched by a list of their own.
-CUDA_MARKS = ("cu", "CU", "nv", "NV")
 
 
 class MappingsError(Exception):
@@ -31,30 +28,25 @@ def version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split("."))
 
 
-@dataclass(frozen=True)
-class Target:
-    """What the translation is for (part of every cached translation's key)."""
-    hip_version: tuple[int, int, int] = NEWEST
-    roc: bool = False
-    miopen: bool = False
+# The models are named tuples (immutable, hashable): `python -m hipify` imports this module on every
+# run, and a rerun with nothing to translate should not pay for dataclasses' import and code generation.
+class Target(namedtuple("Target", "hip_version roc miopen", defaults=(NEWEST, False, False))):
+    """What the translation is for (part of every cached translation's key): hip_version (X, Y, Z),
+    roc (rocBLAS/rocSPARSE/... instead of the hip* wrappers), miopen (cuDNN to MIOpen)."""
+    __slots__ = ()
 
     @property
     def label(self) -> str:
         return "newest" if self.hip_version == NEWEST else ".".join(map(str, self.hip_version[:2]))
 
 
-@dataclass(frozen=True)
-class Mappings:
-    """The data resolved for one target."""
-    target: Target
-    identifiers: dict[str, str]  # CUDA name -> HIP name (only names that change)
-    missing: dict[str, str]  # CUDA name -> why it stays: "no HIP equivalent (HIP 5.2)", ...
-    headers: dict[str, str | None]  # CUDA header -> HIP header (None: no counterpart for the target)
-    header_prefixes: tuple[tuple[str, str], ...]
-    hip_names: frozenset[str]  # every HIP name the data produces (never reported as CUDA)
-    unmarked: frozenset[str]  # CUDA names without a CUDA_MARKS substring that do not start with "_"
-    cuda_like: re.Pattern
-    digest: str
+class Mappings(namedtuple("Mappings", "target identifiers missing headers header_prefixes hip_names cuda_like digest")):
+    """The data resolved for one target: identifiers (CUDA name -> HIP name, only names that change),
+    missing (CUDA name -> why it stays: "no HIP equivalent (HIP 5.2)", ...), headers (CUDA header ->
+    HIP header, None: no counterpart for the target), header_prefixes ((prefix, replacement), ...),
+    hip_names (every HIP name the data produces: never reported as CUDA), cuda_like (the pattern of
+    names that are CUDA's), digest (identifies data and target)."""
+    __slots__ = ()
 
     def identifier(self, name: str) -> str | None:
         return self.identifiers.get(name)
@@ -151,10 +143,8 @@ def resolve(data: dict, target: Target, digest: str) -> Mappings:
         headers[name] = choice or None
     prefixes = tuple(sorted(((p, h["hip"]) for p, h in (data.get("header_prefixes") or {}).items()),
                             key=lambda kv: -len(kv[0])))
-    unmarked = frozenset(n for section in data["identifiers"].values() for n in section
-                         if not n.startswith("_") and not any(m in n for m in CUDA_MARKS))
     patterns = data.get("cuda_like") or []
-    return Mappings(target, identifiers, missing, headers, prefixes, frozenset(hip_names), unmarked,
+    return Mappings(target, identifiers, missing, headers, prefixes, frozenset(hip_names),
                     re.compile("|".join(f"(?:{p})" for p in patterns) or "(?!)"),
                     hashlib.sha1(f"{digest}:{target}".encode()).hexdigest())
 
@@ -228,10 +218,9 @@ def data_digest(path: str = str(DATA)) -> str:
 
 def installed_hip_version() -> tuple[int, int, int] | None:
     """The HIP version of the installed hipcc (from hip/hip_version.h beside it), or None."""
-    import shutil
-
     candidates = []
-    hipcc = shutil.which("hipcc")
+    hipcc = next((os.path.join(d, "hipcc") for d in os.environ.get("PATH", "").split(os.pathsep)
+                  if d and os.access(os.path.join(d, "hipcc"), os.X_OK)), None)  # shutil.which, without shutil
     if hipcc:
         prefix = Path(os.path.realpath(hipcc)).parent.parent
         candidates.append(prefix / "include" / "hip" / "hip_version.h")

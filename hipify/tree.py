@@ -17,8 +17,7 @@ import os
 import stat
 import threading
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from collections import Counter, namedtuple
 from pathlib import Path
 
 from .mappings import Mappings, Target, data_digest
@@ -34,31 +33,30 @@ class HipifyError(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Options:
-    includes: tuple[str, ...] = DEFAULT_INCLUDES
-    ignores: tuple[str, ...] = ()
-    extra_include_dirs: tuple[str, ...] = ()  # searched for included headers (anywhere)
-    header_include_dirs: tuple[str, ...] = ()  # in the project: searched, and their headers translated
-    launch_ggl: bool = False
-    keep_names: bool = False
-    target: Target = Target()
+class Options(namedtuple("Options", "includes ignores extra_include_dirs header_include_dirs launch_ggl keep_names "
+                                   "target", defaults=(DEFAULT_INCLUDES, (), (), (), False, False, Target()))):
+    """How a tree is translated (immutable; a named tuple, as mappings.Target says why).
+    extra_include_dirs: searched for included headers (anywhere); header_include_dirs: in the project,
+    searched, and their headers translated."""
+    __slots__ = ()
 
 
-@dataclass
 class Summary:
-    translated: list[str] = field(default_factory=list)  # written, with CUDA names or its path replaced
-    copied: list[str] = field(default_factory=list)  # written, no CUDA in it
-    unchanged: list[str] = field(default_factory=list)  # output already up to date
-    skipped: list[str] = field(default_factory=list)  # unreadable, or not a regular file
-    removed: list[str] = field(default_factory=list)  # outputs whose source is gone
-    kept: list[str] = field(default_factory=list)  # outputs of gone sources, changed by someone: not deleted
-    non_utf8: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # files that could not be written, with why
-    warnings: list[str] = field(default_factory=list)  # file:line:col: warning: ... (translated this run)
-    old_warnings: int = 0  # warnings of files unchanged since the last run (not repeated)
-    unsupported: Counter = field(default_factory=Counter)
-    seconds: float = 0.0
+    """What a run did (filled in as it goes)."""
+
+    def __init__(self, skipped: list[str] | None = None):
+        self.translated: list[str] = []  # written, with CUDA names or its path replaced
+        self.copied: list[str] = []  # written, no CUDA in it
+        self.unchanged: list[str] = []  # output already up to date
+        self.skipped: list[str] = skipped or []  # unreadable, or not a regular file
+        self.removed: list[str] = []  # outputs whose source is gone
+        self.kept: list[str] = []  # outputs of gone sources, changed by someone: not deleted
+        self.non_utf8: list[str] = []
+        self.errors: list[str] = []  # files that could not be written, with why
+        self.warnings: list[str] = []  # file:line:col: warning: ... (translated this run)
+        self.old_warnings = 0  # warnings of files unchanged since the last run (not repeated)
+        self.unsupported: Counter = Counter()
+        self.seconds = 0.0
 
     def report(self) -> str:
         lines = [*self.warnings]
@@ -156,17 +154,12 @@ def _write_if_changed(target: str | os.PathLike, data: bytes, made: set[str] | N
     return True
 
 
-@dataclass(frozen=True)
-class TranslateJob:
-    """What translating one file of a tree needs (inherited by forked workers)."""
-    project: str  # absolute
-    output: str
-    known: frozenset[str]
-    extra: tuple[str, ...]  # absolute include folders
-    launch_ggl: bool
-    mappings: Mappings
-    keep_names: bool = False
-    shown_project: str = ""  # the project folder as the user named it (for warnings)
+class TranslateJob(namedtuple("TranslateJob", "project output known extra launch_ggl mappings keep_names shown_project",
+                              defaults=(False, ""))):
+    """What translating one file of a tree needs (inherited by forked workers): project (absolute),
+    output, known (the project's files), extra (absolute include folders), launch_ggl, mappings,
+    keep_names, shown_project (the project folder as the user named it, for warnings)."""
+    __slots__ = ()
 
 
 _made_dirs: set[str] = set()  # output folders this process created (reset per tree)
@@ -234,13 +227,14 @@ def _workers(jobs: int | None, stale: int) -> int:
 
 def _safe_rel(rel: object) -> bool:
     """A manifest path: relative, normalized, inside the folder (no '..', no absolute, no NUL)."""
-    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel or rel.startswith("/"):
+    if type(rel) is not str or not rel or "\0" in rel or "\\" in rel:
         return False
-    return all(p not in ("", ".", "..") for p in rel.split("/"))
+    wrapped = f"/{rel}/"  # every part between slashes: none empty, '.' or '..'
+    return "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
 
 
 def _int_pair(x: object) -> bool:
-    return isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in x)
+    return type(x) is list and len(x) == 2 and type(x[0]) is int and type(x[1]) is int
 
 
 def read_manifest(path: Path) -> tuple[dict[str, dict], str]:
@@ -296,11 +290,12 @@ def _plan(files: list[str], options: Options) -> dict[str, str]:
                               f"--ignores one, or use --keep-names")
         seen[out_rel] = rel
         out_of[rel] = out_rel
-    folders = {}
+    folders: dict[str, str] = {}
     for out_rel, rel in seen.items():
-        parts = out_rel.split("/")
-        for i in range(1, len(parts)):
-            folders.setdefault("/".join(parts[:i]), rel)
+        folder = out_rel.rpartition("/")[0]
+        while folder and folder not in folders:  # each folder once, with the first file below it
+            folders[folder] = rel
+            folder = folder.rpartition("/")[0]
     for out_rel, rel in seen.items():
         if out_rel in folders:
             raise HipifyError(f"{rel} would be written to {out_rel}, which {folders[out_rel]} needs as a folder")
@@ -319,7 +314,7 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
         options = Options(tuple(includes or DEFAULT_INCLUDES), tuple(ignores or ()),
                           tuple(str(d) for d in extra_include_dirs or ()), (), launch_ggl)
     if mappings is not None:
-        options = Options(**{**options.__dict__, "target": mappings.target})
+        options = options._replace(target=mappings.target)
     project, output = Path(project), Path(output)
     proj_abs, _ = _check_folders(project, output, options)
     try:
@@ -359,7 +354,7 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
     for rel in files:  # the manifest's sizes and mtimes say what is unchanged: no read
         out_rel = out_of[rel]
         try:
-            st = os.stat(os.path.join(proj_abs, rel))
+            st = os.stat(f"{proj_abs}/{rel}")
             if not stat.S_ISREG(st.st_mode):
                 results.append(("skipped", rel, None))
                 continue
@@ -369,7 +364,7 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
         entry = {"src": [st.st_size, st.st_mtime_ns], "out": out_rel}
         prev = old.get(rel)
         if prev is not None and prev["src"] == entry["src"] and prev["out"] == out_rel and prev.get("stamp") \
-                and _stamp(os.path.join(out_abs, out_rel)) == prev["stamp"]:
+                and _stamp(f"{out_abs}/{out_rel}") == prev["stamp"]:
             results.append(("unchanged", rel, prev))
         else:
             stale.append((rel, entry))
@@ -414,7 +409,8 @@ def hipify_tree(project: Path, output: Path, includes: list[str] | None = None, 
         if report:
             summary.unsupported.update(dict(report[0]))
     try:
-        _write_if_changed(manifest_path, json.dumps({"key": key, "files": fresh}, sort_keys=True).encode())
+        if key != old_key or fresh != written:  # a rerun with nothing changed writes nothing
+            _write_if_changed(manifest_path, json.dumps({"key": key, "files": fresh}, sort_keys=True).encode())
     except OSError as e:
         summary.errors.append(f"cannot write {manifest_path}: {e.strerror or e}")
     summary.seconds = time.perf_counter() - start
@@ -436,8 +432,10 @@ def _remove_gone(old: dict, outputs: set[str], out_abs: str, summary: Summary) -
     real_out = os.path.realpath(out_abs)
     for rel, entry in old.items():
         out_rel = entry["out"]
+        if out_rel in outputs:
+            continue
         path = os.path.join(out_abs, out_rel)
-        if out_rel in outputs or not inside(os.path.realpath(os.path.dirname(path)), real_out):
+        if not inside(os.path.realpath(os.path.dirname(path)), real_out):
             continue
         try:
             st = os.lstat(path)

@@ -259,7 +259,7 @@ def plan_compiles(corpus: Path, projects: list[str], args, have_torch: bool) -> 
             plan.append((name, rel, why))
             if why:
                 continue
-            if nvcc:
+            if nvcc and args.only != "ours":
                 jobs[f"nvcc|{name}|{rel}|{orig.digest(rel)}|{flags}"] = [
                     *NVCC, *[a for d in cuda for a in ("-isystem", d)], *[f"-I{src / d}" for d in dirs], str(src / rel)]
             if args.only == "nvcc":
@@ -268,7 +268,7 @@ def plan_compiles(corpus: Path, projects: list[str], args, have_torch: bool) -> 
             jobs[f"ours|{name}|{rel}|{ours.digest(out)}|{flags}"] = [
                 *HIPCC, *[a for d in rocm for a in ("-isystem", d)], *[f"-I{ours_root / d}" for d in ours.dirs],
                 str(ours_root / out)]
-            if have_torch:
+            if have_torch and args.only != "ours":
                 out = torch_name(rel)
                 jobs[f"torch|{name}|{rel}|{theirs.digest(out)}|{flags}"] = [
                     *HIPCC, *[a for d in rocm for a in ("-isystem", d)], *[f"-I{torch_root / d}" for d in theirs.dirs],
@@ -278,7 +278,7 @@ def plan_compiles(corpus: Path, projects: list[str], args, have_torch: bool) -> 
 
 def compile_all(corpus: Path, projects: list[str], res: dict, args, have_torch: bool) -> None:
     if args.only != "nvcc":
-        ensure_translations(corpus, projects, have_torch)
+        ensure_translations(corpus, projects, have_torch and args.only != "ours")
     plan, jobs = plan_compiles(corpus, projects, args, have_torch)
     cache = _load_cache()
     todo = [k for k in jobs if k not in cache]
@@ -315,6 +315,8 @@ def summarize(plan: list, result: dict, res: dict, have_torch: bool, nvcc_only: 
                 continue
             proj["nvcc_ok"] += 1
             for tool in ("ours", "torch") if have_torch and not nvcc_only else ("ours",) if not nvcc_only else ():
+                if (tool, name, rel) not in result and tool == "torch":
+                    continue
                 ok, msg = result.get((tool, name, rel), [False, "not compiled"])
                 if ok:
                     proj[f"{tool}_ok"] += 1
@@ -378,8 +380,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="compiles at a time (default 2: a shared machine)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per compile")
-    p.add_argument("--only", choices=("time", "compile", "nvcc"), default=None,
-                   help="one stage: the translation timings, the compiles, or the originals' nvcc compiles")
+    p.add_argument("--only", choices=("time", "compile", "nvcc", "ours"), default=None,
+                   help="one stage: the translation timings, the compiles, the originals' nvcc compiles, or "
+                        "the hipcc compiles of tcore's translations alone")
     p.add_argument("--no-nvcc", action="store_true", help="count every original as compiling")
     p.add_argument("--sample", type=int, default=1, help="compile every K-th .cu/.cuh of each project")
     p.add_argument("--rocm-include", action="append", default=None)
@@ -414,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     res.update(repeats=args.repeats, cpus=len(os.sched_getaffinity(0)), load=os.getloadavg()[0])
     if args.only in (None, "time"):
         time_translations(corpus, projects, res, args.repeats, have_torch)
-    if args.only in (None, "compile", "nvcc"):
+    if args.only in (None, "compile", "nvcc", "ours"):
         compile_all(corpus, projects, res, args, have_torch)
     report(res)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ of CUDA-bearing Python packages, taken from the package registry's simple index 
 form (PEP 691) with urllib, checked against the index's sha256, and unpacked (C/C++/CUDA
 sources only) into build/hipify-corpus/<project>/. Never committed (build/ is ignored).
 
-    python scripts/fetch_hipify_corpus.py [--dest DIR] [--index URL] [--only NAME ...]
+    python scripts/fetch_hipify_corpus.py [--dest DIR] [--index URL] [--only NAME ...] [--toolchain-headers]
 
 Each project is pinned to one version, so two fetches give the same corpus. An archive
 already downloaded (same sha256) is not fetched again. Archive members with absolute
@@ -44,8 +44,66 @@ MAX_MEMBER = 8 << 20  # larger "sources" are generated tables or binaries: skipp
 VENDORED = ("/_cccl/", "/cccl/", "/cutlass/", "/cub/cub/", "/thrust/thrust/", "/libcudacxx/")
 
 
+# --toolchain-headers: library headers that the compilers here lack, for scripts/bench_hipify.py.
+# nvcc (CUDA 13.0 from the registry's nvidia-cuda-* wheels) has no cuBLAS/cuRAND/cuFFT headers: taken from
+# the wheels of those libraries (pip download; only include/ is kept). hipcc 5.2 (Debian 12) has rocPRIM,
+# rocRAND, hipRAND, rocSPARSE and hipSPARSE; hipBLAS, hipCUB, rocThrust, hipFFT, hipSOLVER and rocBLAS come
+# from Debian 13's packages (apt-get download with a source list and package lists of its own, so nothing
+# of the system's apt state changes), unpacked with dpkg -x. Nothing is installed system-wide.
+CUDA_WHEELS = ["nvidia-cublas==13.0.*", "nvidia-curand==10.4.0.*", "nvidia-cufft==12.0.*"]
+ROCM_DEBS = ["libhipblas-dev", "libhipcub-dev", "librocthrust-dev", "librocprim-dev", "libhipfft-dev",
+             "librocblas-dev", "libhipsolver-dev"]
+DEBIAN_SOURCE = "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main\n"
+
+
 class FetchError(Exception):
     pass
+
+
+def _run(cmd: list[str], cwd: Path | None = None) -> None:
+    import subprocess
+
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise FetchError(f"{' '.join(cmd[:3])} ... failed: {(r.stderr or r.stdout).strip()[-500:]}")
+
+
+def cuda_headers(work: Path, dest: Path) -> int:
+    """The include/ files of CUDA_WHEELS into dest; returns how many."""
+    import zipfile
+
+    wheels = work / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    wheels.mkdir(parents=True)
+    _run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels), *CUDA_WHEELS])
+    n = 0
+    for wheel in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as z:
+            for name in z.namelist():
+                rel = name.split("/include/", 1)[1] if "/include/" in name else ""
+                if rel and rel.endswith((".h", ".hpp")) and safe_name("x/" + rel) is not None:
+                    (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (dest / rel).write_bytes(z.read(name))
+                    n += 1
+    shutil.rmtree(wheels, ignore_errors=True)  # hundreds of MB of libraries: only the headers are kept
+    return n
+
+
+def rocm_headers(work: Path, dest: Path) -> int:
+    """ROCM_DEBS from Debian 13, unpacked into dest (dest/usr/include/...); returns how many packages."""
+    apt = work / "apt"
+    (apt / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+    (apt / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+    (apt / "debs").mkdir(exist_ok=True)
+    (apt / "sources.list").write_text(DEBIAN_SOURCE)
+    opts = ["-o", f"Dir::State::Lists={apt / 'lists'}", "-o", f"Dir::Etc::SourceList={apt / 'sources.list'}",
+            "-o", "Dir::Etc::SourceParts=/dev/null", "-o", f"Dir::Cache={apt / 'cache'}"]
+    _run(["apt-get", *opts, "update"])
+    _run(["apt-get", *opts, "download", *ROCM_DEBS], cwd=apt / "debs")
+    debs = sorted((apt / "debs").glob("*.deb"))
+    for deb in debs:
+        _run(["dpkg", "-x", str(deb), str(dest)])
+    return len(debs)
 
 
 def sdist_url(index: str, project: str, version: str) -> tuple[str, str, str]:
@@ -120,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dest", default=str(ROOT / "build" / "hipify-corpus"))
     p.add_argument("--index", default=INDEX)
     p.add_argument("--only", nargs="*", default=None, help="projects to fetch (default: all pinned ones)")
+    p.add_argument("--toolchain-headers", action="store_true",
+                   help="also fetch the CUDA and ROCm library headers the bench compiles against "
+                        "(build/cuda-extra, build/rocm-extra)")
     args = p.parse_args(argv)
     dest = Path(args.dest)
     if dest.exists() and not dest.is_dir():
@@ -144,6 +205,15 @@ def main(argv: list[str] | None = None) -> int:
         total += n
         print(f"{project:20s} {PROJECTS[project]:14s} {n:5d} .cu/.cuh files")
     print(f"{total} .cu/.cuh files under {dest}")
+    if args.toolchain_headers:
+        work = ROOT / "build" / "toolchain-downloads"
+        try:
+            print(f"{cuda_headers(work, ROOT / 'build' / 'cuda-extra' / 'include')} CUDA library headers "
+                  f"under build/cuda-extra/include")
+            print(f"{rocm_headers(work, ROOT / 'build' / 'rocm-extra')} ROCm packages unpacked under build/rocm-extra")
+        except (FetchError, OSError) as e:
+            print(f"fetch_hipify_corpus: {e}", file=sys.stderr)
+            failed.append("toolchain headers")
     return 1 if failed else 0
 
 

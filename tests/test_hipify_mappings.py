@@ -122,3 +122,84 @@ def test_hip_version_argument(text, expected):
 def test_bad_hip_version_argument(text):
     with pytest.raises(ValueError, match="expected MAJOR.MINOR"):
         parse_hip_version(text)
+
+
+SMALL = b"format: 2\nidentifiers:\n  runtime:\n    cudaMalloc: [hipMalloc, '1.6.0']\n"
+
+
+def test_the_checked_data_is_kept_as_json_and_used_until_the_yaml_changes(tmp_path, monkeypatch):
+    from hipify import mappings
+
+    path = tmp_path / "m.yaml"
+    path.write_bytes(SMALL)
+    assert load(Target(), str(path)).identifiers == {"cudaMalloc": "hipMalloc"}
+    cache = tmp_path / "__pycache__" / "m.yaml.json"
+    assert cache.is_file()
+    mappings._parsed.cache_clear()
+    load.cache_clear()
+    monkeypatch.setattr(mappings, "parse", lambda *a: pytest.fail("parsed the YAML although the cache is current"))
+    assert load(Target(), str(path)).identifiers == {"cudaMalloc": "hipMalloc"}
+    monkeypatch.undo()
+    path.write_bytes(SMALL.replace(b"hipMalloc", b"hipMallocX"))  # same size class, other bytes: parsed again
+    mappings._parsed.cache_clear()
+    load.cache_clear()
+    assert load(Target(), str(path)).identifiers == {"cudaMalloc": "hipMallocX"}
+
+
+@pytest.mark.parametrize("damage", [b"", b"{not json", b'{"format": 1, "sha1": 3, "data": []}',
+                                    b'[1, 2]', b"\xff\xfe"])
+def test_a_damaged_cache_is_ignored_and_rewritten(tmp_path, damage):
+    from hipify import mappings
+
+    path = tmp_path / "m.yaml"
+    path.write_bytes(SMALL)
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "m.yaml.json").write_bytes(damage)
+    mappings._parsed.cache_clear()
+    load.cache_clear()
+    assert load(Target(), str(path)).identifiers == {"cudaMalloc": "hipMalloc"}
+    assert b'"sha1"' in (tmp_path / "__pycache__" / "m.yaml.json").read_bytes()
+
+
+def test_a_cache_that_passes_for_current_but_is_not_falls_back_to_the_yaml(tmp_path):
+    import hashlib
+    import json
+
+    from hipify import mappings
+
+    path = tmp_path / "m.yaml"
+    path.write_bytes(SMALL)
+    (tmp_path / "__pycache__").mkdir()
+    bad = {"format": mappings.CACHE_FORMAT, "sha1": hashlib.sha1(SMALL).hexdigest(), "data": {"identifiers": 7}}
+    (tmp_path / "__pycache__" / "m.yaml.json").write_text(json.dumps(bad))
+    mappings._parsed.cache_clear()
+    load.cache_clear()
+    assert load(Target(), str(path)).identifiers == {"cudaMalloc": "hipMalloc"}
+
+
+def test_a_read_only_folder_means_no_cache(tmp_path):
+    import os
+
+    from hipify import mappings
+
+    path = tmp_path / "m.yaml"
+    path.write_bytes(SMALL)
+    os.chmod(tmp_path, 0o555)
+    try:
+        mappings._parsed.cache_clear()
+        load.cache_clear()
+        assert load(Target(), str(path)).identifiers == {"cudaMalloc": "hipMalloc"}
+    finally:
+        os.chmod(tmp_path, 0o755)
+    assert os.geteuid() == 0 or not (tmp_path / "__pycache__").exists()
+
+
+def test_the_data_digest_covers_the_translator_code(tmp_path, monkeypatch):
+    from hipify import mappings
+
+    for name in ("mappings.yaml", *mappings.TRANSLATOR):
+        (tmp_path / name).write_text("x")
+    monkeypatch.setattr(mappings, "DATA", tmp_path / "mappings.yaml")
+    before = mappings.data_digest(str(tmp_path / "mappings.yaml"))
+    (tmp_path / "rules.py").write_text("xy")  # a new rule: every translation is stale
+    assert mappings.data_digest(str(tmp_path / "mappings.yaml")) != before
