@@ -120,14 +120,12 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False):
 
 
 def hessian(func, inputs, create_graph: bool = False, strict: bool = False):
-    """The Hessian of a scalar func: the jacobian of its gradient."""
-    xs = _tuple(inputs)
+    """The Hessian of a scalar func: the jacobian of its gradient (one tensor for one input,
+    else a tuple of tuples, as torch)."""
 
     def gradient(*args):
-        args = tuple(a.requires_grad_(True) if not a.requires_grad else a for a in args)
         out = func(*args)
         gs = _grad([out], list(args), None, create_graph=True, allow_unused=True)
-        return tuple(g if g is not None else _C.zeros_like(a) for a, g in zip(args, gs))
+        return _like(inputs, [g if g is not None else _C.zeros_like(a) for a, g in zip(args, gs)])
 
-    jac = jacobian(gradient, xs, create_graph=create_graph, strict=strict)
-    return _like(inputs, [_like(inputs, row) for row in jac]) if isinstance(inputs, (tuple, list)) else jac[0]
+    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
