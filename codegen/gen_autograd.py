@@ -65,30 +65,36 @@ def _is_list(arg: Argument) -> bool:
 
 
 def _field(arg: Argument) -> tuple[str, str, str]:
-    """(field type, expression storing the argument, expression giving it back in apply)."""
+    """(field type, expression storing the argument, expression giving it back in apply).
+    Everything is owned: views of the caller's memory (ArrayRef, string_view) are copied."""
     t = arg.type
     name = cpp.cpp_ident(arg.name)
     if is_tensor_like(t):
         if isinstance(t, BaseType):
             return "SavedVariable", f"SavedVariable({name}, false)", f'{name}_.unpack("{arg.name}", this)'
+        if isinstance(t, OptionalType) and isinstance(t.elem, BaseType):  # Tensor?: undefined when None
+            return ("SavedVariable", f"SavedVariable({name}.value_or(Tensor()), false)",
+                    f'{name}_.unpack("{arg.name}", this)')
         if _is_index_list(arg):  # kept as they are: index tensors have no history
             return ("std::vector<std::optional<Tensor>>", f"std::vector<std::optional<Tensor>>({name}.begin(), {name}.end())",
                     f"ArrayRef<std::optional<Tensor>>({name}_)")
-        if _is_list(arg):
-            return "std::vector<SavedVariable>", f"save_list({name})", f'unpack_list({name}_, "{arg.name}")'
-        raise NotImplementedError(f"saving {t} for backward")
-    if isinstance(t, ListType):
-        return "std::vector<int64_t>", f"{name}.vec()", f"IntArrayRef({name}_)"
-    if isinstance(t, OptionalType) and isinstance(t.elem, ListType):
-        return ("std::optional<std::vector<int64_t>>", f"{name} ? std::optional<std::vector<int64_t>>({name}->vec()) : std::nullopt",
-                f"{name}_ ? OptionalIntArrayRef(IntArrayRef(*{name}_)) : OptionalIntArrayRef()")
+        return "std::vector<SavedVariable>", f"save_list({name})", f'unpack_list({name}_, "{arg.name}")'
     if isinstance(t, BaseType) and t.name == "str":
         return "std::string", f"std::string({name})", f"{name}_"
     if isinstance(t, OptionalType) and isinstance(t.elem, BaseType) and t.elem.name == "str":
-        # the string_view points into the caller's memory: keep a copy
         return ("std::optional<std::string>", f"{name} ? std::optional<std::string>(std::string(*{name})) : std::nullopt",
                 f"{name}_")
-    return cpp.value_type(t), name, f"{name}_"
+    value = cpp.value_type(t)
+    if isinstance(t, ListType) and value.startswith("ArrayRef<"):
+        elem = value[len("ArrayRef<"):-1]
+        return f"std::vector<{elem}>", f"std::vector<{elem}>({name}.begin(), {name}.end())", f"ArrayRef<{elem}>({name}_)"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and cpp.value_type(t.elem).startswith("ArrayRef<"):
+        elem = cpp.value_type(t.elem)[len("ArrayRef<"):-1]
+        return (f"std::optional<std::vector<{elem}>>",
+                f"{name} ? std::optional<std::vector<{elem}>>(std::vector<{elem}>({name}->begin(), {name}->end())) "
+                f": std::nullopt",
+                f"{name}_ ? std::optional<ArrayRef<{elem}>>(ArrayRef<{elem}>(*{name}_)) : std::nullopt")
+    return value, name, f"{name}_"
 
 
 def _names_used(formulas: list[str]) -> set[str]:
@@ -177,20 +183,29 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
     used = _names_used(formulas)
     grads = []
     for x, text in zip(d.backward, formulas):
-        if len(x.inputs) != 1:
-            raise NotImplementedError("grouped formulas")
-        arg = inputs[index[x.inputs[0]]]
-        grads.append(dict(index=index[x.inputs[0]], formula=text, input=x.inputs[0], list=_is_list(arg),
+        if text.strip() == "non_differentiable":
+            continue  # that input gets no gradient
+        # a group `self, other: f(...)` computes a tuple, one gradient per input it names
+        members = [(k, inputs[index[n]]) for k, n in enumerate(x.inputs) if n in index]
+        if not members:
+            continue
+        if len(x.inputs) > 1:
+            grads.append(dict(group=True, formula=text, input=", ".join(x.inputs),
+                              members=[dict(position=k, index=index[a.name]) for k, a in members]))
+            continue
+        arg = members[0][1]
+        grads.append(dict(group=False, index=index[arg.name], formula=text, input=x.inputs[0], list=_is_list(arg),
                           range=f"{cpp.cpp_ident(arg.name)}_edges_"))
     # Several outputs: each differentiable one gets this node as grad_fn; the ones the
     # formulas name (`indices`, `result1`) are saved after the call.
     returns = f.func.returns
     multi = len(returns) > 1
+    # False marks an output without gradient; True or a C++ condition (PyTorch's) one with
     differentiable = d.output_differentiability or tuple(True for _ in returns)
     outputs, saved_outputs = [], []
     for i, r in enumerate(returns):
         names = {f"result{i}"} | ({r.name} if r.name else set())
-        if multi and differentiable[i] is True:
+        if multi and differentiable[i] is not False and is_tensor_like(r.type) and not isinstance(r.type, ListType):
             outputs.append(dict(index=i))
         if multi and names & used:
             for n in sorted(names & used):
@@ -202,6 +217,9 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         outputs=outputs,
         saved_outputs=saved_outputs,
         uses_result="result" in used and not multi,
+        output_grads=[dict(name=r.name, index=i) for i, r in enumerate(returns)
+                      if multi and r.name and f"grad_{r.name}" in used],
+        uses_retain_variables="retain_variables" in used,
         list_return=len(returns) == 1 and isinstance(returns[0].type, ListType),
         inplace_view=inplace and "inplace_view" in f.tags,
         grads=grads,
