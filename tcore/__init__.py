@@ -52,6 +52,7 @@ _arguments.install()  # one-line errors for arguments of the wrong type
 _install(globals())
 _functions.install(globals())
 
+from . import cpu  # noqa: E402 - the CPU allocator's cache
 from . import cuda  # noqa: E402 - the CUDA backend's runtime
 from . import jit  # noqa: E402 - the IR interpreter
 from .ops import ops  # noqa: E402 - the boxed path (generated unboxing)

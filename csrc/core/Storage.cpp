@@ -1,21 +1,15 @@
 #include "tcore/core/Storage.h"
 
-#include <cstdlib>
-#include <cstdint>
-
-#include "tcore/core/Macros.h"
+#include "tcore/core/CPUAllocator.h"
 
 namespace tcore {
 
 Storage Storage::allocate_cpu(size_t nbytes) {
-  constexpr size_t kAlign = 64;
-  TCORE_CHECK(nbytes <= SIZE_MAX - kAlign, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ",
-              nbytes, " bytes.");
-  const size_t rounded = (nbytes + kAlign - 1) / kAlign * kAlign;
-  void* data = rounded ? std::aligned_alloc(kAlign, rounded) : nullptr;
-  TCORE_CHECK(!rounded || data != nullptr, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ",
-              nbytes, " bytes. Error code 12 (Cannot allocate memory)");
-  return Storage(std::make_shared<StorageImpl>(data, nbytes, Device(DeviceType::CPU), [](void* p) { std::free(p); }));
+  if (nbytes == 0) return Storage(std::make_shared<StorageImpl>(nullptr, 0, Device(DeviceType::CPU), nullptr));
+  size_t block = 0;
+  void* data = cpu::allocate(nbytes, &block);
+  return Storage(std::make_shared<StorageImpl>(data, nbytes, Device(DeviceType::CPU),
+                                               [block](void* p) { cpu::release(p, block); }));
 }
 
 }  // namespace tcore

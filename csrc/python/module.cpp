@@ -8,6 +8,7 @@
 #include <tcore/ops/add_ops.h>
 
 #include "python/bind.h"
+#include "tcore/core/CPUAllocator.h"
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
 #include "tcore/core/Parallel.h"
@@ -295,6 +296,17 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
     return from_numpy(a, arr);
   }, nb::arg("ndarray"));
   m.def("_read_idx", &data::read_idx, nb::arg("path"));
+  m.def("_cpu_empty_cache", &cpu::empty_cache);
+  m.def("_cpu_allocator_stats", [] {
+    const cpu::AllocatorStats s = cpu::stats();
+    nb::dict d;
+    d["allocated_bytes"] = s.allocated_bytes;
+    d["cached_bytes"] = s.cached_bytes;
+    d["cache_hits"] = s.cache_hits;
+    d["cache_misses"] = s.cache_misses;
+    d["cache_limit_bytes"] = s.cache_limit_bytes;
+    return d;
+  });
   m.def("_boxed_operators", [] {
     nb::list out;
     for (const jit::BoxedOperator* op : jit::boxed_operators()) {
