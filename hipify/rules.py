@@ -17,7 +17,7 @@ What the warp rules mean on AMD GPUs (documented in docs/hipify.md):
   CUDA defines for lanes named in the mask. What cannot be kept: CUDA's independent thread
   scheduling, where a `_sync` call waits for named lanes that diverged; lockstep has no such wait.
 - the shuffles become hipify_shfl*(), small templates that the translation defines once at the top
-  of each file that uses them: they move any value of 2, 4 or 8 bytes (half, half2, bfloat16x2,
+  of each file that uses them: they move any value of up to 8 bytes (char, half, half2, bfloat16x2,
   float, double, ...) through HIP's int or long long shuffle, as CUDA's `_sync` shuffles accept
   those types and HIP's maskless ones (before HIP 5.7's fp16 overloads) take only int, float and
   wider built-in types;
@@ -40,7 +40,7 @@ SYNCWARP = ('(__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_a
 
 _SHUFFLE = """template <typename T>
 __device__ inline T hipify_{name}(T var, {lane}, int width = warpSize) {{
-  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "a warp shuffle moves 2, 4 or 8 bytes");
+  static_assert(sizeof(T) <= 8, "a warp shuffle moves at most 8 bytes");
   if (sizeof(T) == 8) {{
     long long bits;
     __builtin_memcpy(&bits, &var, sizeof(T));
@@ -90,7 +90,7 @@ def _block(guard: str, comment: str, code: str) -> str:
 # what a translation whose call rules need them gets once, after its leading comments and #pragma once
 # (in this order, after the runtime header they need)
 HELPERS = {
-    "shuffles": _block("HIPIFY_WARP_SHUFFLES", "CUDA's __shfl*_sync(mask, ...) for any 2, 4 or 8-byte type, "
+    "shuffles": _block("HIPIFY_WARP_SHUFFLES", "CUDA's __shfl*_sync(mask, ...) for any type of up to 8 bytes, "
                        "on HIP's maskless shuffles",
                        "".join(_SHUFFLE.format(name=n, lane=lane, arg=lane.split()[-1]) for n, lane in SHUFFLES.items())),
     "simd": _block("HIPIFY_SIMD_BYTES", "CUDA's per-byte SIMD intrinsics that HIP lacks", _SIMD),
@@ -132,6 +132,8 @@ RULES = {r.name: r for r in [
              always=True),
     CallRule("cudaFuncGetAttributes", 2, 2, "cudaFuncGetAttributes({0}, reinterpret_cast<const void*>({1}))",
              always=True),
+    # CUDA's C++ API defaults the flags; HIP's hipStreamWaitEvent takes them
+    CallRule("cudaStreamWaitEvent", 2, 2, "cudaStreamWaitEvent({0}, {1}, 0)", always=True),
     *(CallRule(f"__{f}", 2, 2, f"hipify_{f}({{0}}, {{1}})", helper="simd") for f in ("vsub4", "vcmpne4", "vcmpeq4")),
     # bfloat16 as HIP's hip_bfloat16 (the type the tables give __nv_bfloat16): a float converts to it
     # with round-to-nearest-even and back exactly, as CUDA's intrinsics do

@@ -1,8 +1,15 @@
-"""Translating one CUDA source to HIP: one pass over the tokens, one dictionary lookup per
-identifier, no file I/O. The rules:
+"""Translating one CUDA source to HIP, no file I/O. How: a word filter (the source's distinct words,
+split at memory speed, intersected with the data's CUDA names) says which names occur at all; a
+source with none of them, no include to change and no launch to rewrite is returned as it is.
+Otherwise one pass takes, in order, the structure (comments, strings, directives, launches: one
+regular expression whose alternatives all begin with a literal character) and the occurrences of
+the names present (str.find), one dictionary lookup each. The rules:
 
 - identifiers: the CUDA names of the data (mappings.py) become their HIP names; a name with
   no equivalent for the target stays and is reported with its line and column;
+- calls that the target HIP lacks but can be written with what it has (rules.py: the warp
+  `_sync` intrinsics, __syncwarp, bfloat16, ...) are rewritten with their arguments; helpers
+  some of them need are defined once at the top of the file;
 - comments and string literals are copied as they are, and so is code under `#if 0`;
 - #include lines: CUDA headers become the headers the ROCm packages install, project
   headers their translated names (include_map);
@@ -42,6 +49,12 @@ _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == ord("_")) else 32 for c in range(256))
 _INCLUDE_PATH = re.compile(r'\#[ \t]*include[ \t]*[<"]([^>"\n]*)[>"]')
 _TEMPLATE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a call rule's name that is being defined or declared, not called: `#define NAME(`, `#undef NAME`,
+# `defined(NAME)`, `int NAME(unsigned m, ...)`, `ns::NAME` (the project's own polyfill stays as it is)
+_DEFINING = re.compile(r"(?:^[ \t]*\#[ \t]*(?:define|undef|ifdef|ifndef)[ \t]+|\bdefined[ \t]*\(?[ \t]*"
+                       r"|(?<![A-Za-z0-9_])(?P<word>[A-Za-z_][A-Za-z0-9_]*)\s*|::\s*)\Z", re.MULTILINE)
+_CALLING_WORDS = frozenset(("return", "case", "else", "do", "throw", "co_return", "co_yield", "co_await", "sizeof",
+                            "decltype", "typeid", "noexcept", "alignof", "new", "delete", "and", "or", "not"))
 _SCANNERS: dict[str, "_Scanner"] = {}  # per mappings digest
 _INCLUDE = re.compile(r'(?P<head>\#[ \t]*include[ \t]*)(?P<open>[<"])(?P<path>[^>"]*)(?P<close>[>"])')
 _CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
@@ -73,6 +86,9 @@ class Result:
     unsupported: Counter = field(default_factory=Counter)  # CUDA-looking names the data does not know
     warnings: list[Warning_] = field(default_factory=list)  # first use of each name with no equivalent
     helpers: set[str] = field(default_factory=set)  # the rules.HELPERS blocks that the replacements call
+    # a CUDA name was replaced: a header that names CUDA's API (cudaStream_t, ...), as any .cu that includes
+    # it may after nvcc's implicit runtime include, needs the HIP runtime as much as a kernel does
+    api: bool = False
 
     @property
     def changed(self) -> bool:
@@ -136,7 +152,7 @@ def _occurrences(src: str, names: list[str]) -> list[tuple[int, int, str]]:
 def translate(source: str, mappings: Mappings, include_map: Callable[[str], str | None] = lambda p: None,
               launch_ggl: bool = False, runtime_header: str = "never") -> Result:
     """include_map(path) gives the translated name of a project header (or None).
-    runtime_header: "always" (a .cu), "kernels" (a .cuh: when it uses kernel syntax) or "never".
+    runtime_header: "always" (a .cu), "kernels" (a .cuh: when it uses kernel syntax or CUDA's API) or "never".
     A source with none of the data's names, no include to change and no launch to rewrite is not
     scanned at all (the word filter decides, at memory speed)."""
     scanner = _scanner(mappings)
@@ -152,7 +168,7 @@ def translate(source: str, mappings: Mappings, include_map: Callable[[str], str 
         blocks = "".join(code for name, code in HELPERS.items() if name in result.helpers)
         text = text[:at] + RUNTIME_INCLUDE + blocks + text[at:]
     if runtime_header != "never" and not ("hip/hip_runtime.h" in text and _RUNTIME_INCLUDED.search(text)) and (
-            runtime_header == "always" or _KERNEL_SYNTAX.search(text)):
+            runtime_header == "always" or result.api or _KERNEL_SYNTAX.search(text)):
         at = _PREAMBLE.match(text).end()
         text = text[:at] + RUNTIME_INCLUDE + text[at:]
         result.replaced["<implicit cuda_runtime.h>"] += 1
@@ -223,13 +239,14 @@ class _Translator:
                 if done is not None:
                     pos = at = done
                     continue
-                if name not in identifiers:  # reported by _call
+                if name not in identifiers:  # reported by _call, or the project's own definition
                     continue
             new = identifiers.get(name)
             if new is not None:
                 out.append(src[pos:s])
                 out.append(new)
                 self.result.replaced[name] += 1
+                self.result.api = True
                 pos = e
             elif name in self.m.missing:
                 self._warn(s, name, self.m.missing[name])
@@ -240,10 +257,13 @@ class _Translator:
     def _call(self, pos: int, s: int, e: int, end: int, name: str) -> int | None:
         """A call rule (rules.py) on name(args) at s; where the call ends, or None (left, reported)."""
         rule, template = self.s.rules[name]
+        if self._defining(s, rule.min_args is not None):
+            return None  # the project defines or declares it: left as it is
         if rule.min_args is None:  # a name rule
             self.out.append(self.src[pos:s])
             self.out.append(template)
             self.result.replaced[name] += 1
+            self.result.api = True
             if rule.helper:
                 self.result.helpers.add(rule.helper)
             return e
@@ -270,9 +290,24 @@ class _Translator:
         self.out.append(src[pos:s])
         self.out.append(template.format(*texts, rest=", ".join(texts[1:]), rest0=", ".join(texts)))
         self.result.replaced[name] += 1
+        self.result.api = True
         if rule.helper:
             self.result.helpers.add(rule.helper)
         return last + 1
+
+    def _defining(self, s: int, call: bool) -> bool:
+        """Whether the name at s is being defined or declared rather than used: the macro name of
+        #define/#undef/#ifdef, defined(NAME), and for a call, a name after a type (`int NAME(`) or `::`."""
+        found = _DEFINING.search(self.src, max(0, s - 256), s)
+        if found is None:
+            return False
+        word = found.group("word")
+        if word is None:
+            return call or "::" not in found.group()
+        if not call or word in _CALLING_WORDS:
+            return False
+        line = self.src.rfind("\n", 0, found.start()) + 1  # `#define M NAME(...)`: a macro body calls it
+        return re.fullmatch(r"[ \t]*#[ \t]*define[ \t]+", self.src[line:found.start()]) is None
 
     def _end_of_if0(self, start: int, end: int) -> int:
         depth = 0

@@ -48,14 +48,19 @@ INCLUDE_DIRS = {
                          "vendor/llama.cpp/ggml/src/ggml-cuda"],
     "cupy": ["cupy/_core/include", "cupy/_core/include/cupy/_dlpack", "cupy/cuda"],
     "deepspeed": ["csrc/includes", "csrc/fp_quantizer/includes", "csrc/deepspeed4science/evoformer_attn",
-                  "csrc/inference/includes"],
-    "gsplat": ["gsplat/cuda/include", "gsplat/cuda/csrc"],
+                  "csrc/spatial/includes", "csrc/transformer/inference/includes",
+                  "deepspeed/inference/v2/kernels/includes", "deepspeed/inference/v2/kernels/ragged_ops/includes",
+                  "deepspeed/inference/v2/kernels/ragged_ops/ragged_helpers",
+                  "deepspeed/inference/v2/kernels/ragged_ops/top_k_gating", "deepspeed/inference/v2/ragged/includes",
+                  "deepspeed/inference/v2/kernels/core_ops/cuda_linear/include"],
+    "gsplat": ["gsplat/cuda/include", "gsplat/cuda/csrc", "gsplat/cuda/csrc/third_party/glm"],
     "mamba-ssm": ["csrc/selective_scan"],
     "causal-conv1d": ["csrc"],
 }
 # options a user of this project passes (ggml-cuda/vendors/ holds cuda.h and its hand-written hip.h: renaming
-# would map both to one file, which hipify refuses)
-OURS_OPTIONS = {"llama-cpp-python": ["--keep-names"], "cupy": ["--keep-names"]}  # cupy_backends: cuda/ and hip/
+# would map both to one file, which hipify refuses; cupy_backends/ holds cuda/ and hip/); both tools are
+# given the project's include folders, so that includes of renamed headers are rewritten
+OURS_OPTIONS = {"llama-cpp-python": ["--keep-names"], "cupy": ["--keep-names"]}
 NEEDS = [  # (reason, include prefixes): the first one a file's include closure reaches
     ("PyTorch headers (torch/ATen/c10: only a ROCm build of PyTorch has their HIP side)",
      ("torch/", "ATen/", "c10/", "THC/", "Python.h", "pybind11/")),
@@ -65,9 +70,11 @@ NEEDS = [  # (reason, include prefixes): the first one a file's include closure 
 TORCH_RUN = r"""
 import sys
 from torch.utils.hipify import hipify_python
-hipify_python.hipify(project_directory=sys.argv[1], output_directory=sys.argv[2],
+hipify_python.hipify(project_directory=sys.argv[1], output_directory=sys.argv[2], header_include_dirs=sys.argv[3:],
                      show_detailed=False, show_progress=False, is_pytorch_extension=True)
 """
+# defines a project's own ROCm build passes (DeepSpeed's op_builder: the wavefront size its HIP branch reads)
+HIP_DEFINES = {"deepspeed": ["-DROCM_WAVEFRONT_SIZE=64"]}
 NVCC = ["nvcc", "-x", "cu", "-std=c++17", "-arch=compute_80", "-code=compute_80", "--cuda", "-w", "-o", os.devnull]
 HIPCC = ["hipcc", "-std=c++17", "-fsyntax-only", "--offload-arch=gfx90a", "-x", "hip", "-w"]
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
@@ -137,28 +144,32 @@ def torch_name(rel: str) -> str:
     return get_hip_file_path(rel, is_pytorch_extension=True)
 
 
-def run_ours(src: Path, out: Path, extra: list[str] = ()) -> float:
+def ours_options(src: Path, name: str) -> list[str]:
+    dirs = [a for d in INCLUDE_DIRS.get(name, []) for a in ("--extra-include-dir", str(src / d))]
+    return [*OURS_OPTIONS.get(name, []), *dirs]
+
+
+def run_ours(src: Path, out: Path, name: str) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "hipify", "--project-directory", str(src), "--output-directory", str(out),
-                    "--quiet", *extra], cwd=ROOT, check=True, stderr=subprocess.DEVNULL)
+                    "--quiet", *ours_options(src, name)], cwd=ROOT, check=True, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
-def run_torch(src: Path, out: Path) -> float:
+def run_torch(src: Path, out: Path, name: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", TORCH_RUN, str(src), str(out)], check=True, capture_output=True, cwd="/")
+    subprocess.run([sys.executable, "-c", TORCH_RUN, str(src), str(out), *INCLUDE_DIRS.get(name, [])], check=True,
+                   capture_output=True, cwd="/")
     return time.perf_counter() - start
 
 
 def first_error(stderr: str) -> str:
-    """The first error of a compiler's output, with quoted names made generic ('X') so that counts group."""
+    """The first error of a compiler's output, without its place (the same error in a shared header
+    groups across files) and without clang's guess (`; did you mean ...?`)."""
     for line in stderr.splitlines():
         if re.search(r"\b(?:fatal )?error\b", line) and "warning:" not in line.split("error")[0]:
             msg = re.sub(r"^.*?(?:fatal )?error:\s*", "", line).strip()
-            if "file not found" not in msg and "No such file" not in msg:
-                msg = re.sub(r"'[^']*'", "'X'", msg)
-                msg = re.sub(r'"[^"]*"', '"X"', msg)
-            return msg[:160]
+            return re.sub(r"; did you mean .*$", "", msg)[:160]
     return (stderr.strip().splitlines() or ["(no message)"])[-1][:160]
 
 
@@ -201,20 +212,21 @@ def time_translations(corpus: Path, projects: list[str], res: dict, repeats: int
 
     target = Target(installed_hip_version() or NEWEST)
     for name in projects:
-        src, extra = corpus / name, OURS_OPTIONS.get(name, [])
+        src = corpus / name
         ours_t, torch_t = [], []
         for i in range(repeats):
             shutil.rmtree(WORK / f"ours-{i}" / name, ignore_errors=True)
-            ours_t.append(run_ours(src, WORK / f"ours-{i}" / name, extra))
+            ours_t.append(run_ours(src, WORK / f"ours-{i}" / name, name))
             if have_torch:
                 shutil.rmtree(WORK / f"torch-{i}" / name, ignore_errors=True)
-                torch_t.append(run_torch(src, WORK / f"torch-{i}" / name))
-        rerun_cli = [run_ours(src, WORK / "ours-0" / name, extra) for _ in range(repeats)]
+                torch_t.append(run_torch(src, WORK / f"torch-{i}" / name, name))
+        rerun_cli = [run_ours(src, WORK / "ours-0" / name, name) for _ in range(repeats)]
         rerun_in = []
+        options = Options(keep_names="--keep-names" in OURS_OPTIONS.get(name, []), target=target,
+                          extra_include_dirs=tuple(str(src / d) for d in INCLUDE_DIRS.get(name, [])))
         for _ in range(repeats):
             t = time.perf_counter()
-            summary = hipify_tree(src, WORK / "ours-0" / name,
-                                  options=Options(keep_names="--keep-names" in extra, target=target))
+            summary = hipify_tree(src, WORK / "ours-0" / name, options=options)
             rerun_in.append(time.perf_counter() - t)
             assert not (summary.translated or summary.copied), f"{name}: a rerun translated again"
         size = sum(p.stat().st_size for p in src.rglob("*") if p.is_file())
@@ -231,17 +243,21 @@ def ensure_translations(corpus: Path, projects: list[str], have_torch: bool) -> 
     """The compile stage reads ours-0/ and torch-0/: made here when the timing stage did not run (a
     rerun into an existing folder translates only what changed)."""
     for name in projects:
-        run_ours(corpus / name, WORK / "ours-0" / name, OURS_OPTIONS.get(name, []))
+        run_ours(corpus / name, WORK / "ours-0" / name, name)
         if have_torch and not (WORK / "torch-0" / name).is_dir():
-            run_torch(corpus / name, WORK / "torch-0" / name)
+            run_torch(corpus / name, WORK / "torch-0" / name, name)
 
 
 def plan_compiles(corpus: Path, projects: list[str], args, have_torch: bool) -> tuple[list, dict]:
     """(plan rows (project, rel, exclusion reason or None), {cache key: command})"""
     rocm = [os.path.abspath(d) for d in args.rocm_include]
     cuda = [os.path.abspath(d) for d in args.cuda_include]
-    flags = hashlib.sha1(json.dumps([NVCC, HIPCC, rocm, cuda, _tool_version("hipcc"),
-                                     _tool_version("nvcc")]).encode()).hexdigest()[:12]
+    tools = _tool_version("hipcc") + _tool_version("nvcc")
+
+    def key(tool: str, name: str, rel: str, digest: str, cmd: list[str]) -> str:
+        """what decides a compile's result: the file's include closure, the command, the compilers"""
+        return f"{tool}|{name}|{rel}|{digest}|{hashlib.sha1((tools + repr(cmd)).encode()).hexdigest()[:16]}"
+
     nvcc = shutil.which("nvcc") is not None and not args.no_nvcc
     plan, jobs = [], {}
     for name in projects:
@@ -260,19 +276,18 @@ def plan_compiles(corpus: Path, projects: list[str], args, have_torch: bool) -> 
             if why:
                 continue
             if nvcc and args.only != "ours":
-                jobs[f"nvcc|{name}|{rel}|{orig.digest(rel)}|{flags}"] = [
-                    *NVCC, *[a for d in cuda for a in ("-isystem", d)], *[f"-I{src / d}" for d in dirs], str(src / rel)]
+                cmd = [*NVCC, *[a for d in cuda for a in ("-isystem", d)], *[f"-I{src / d}" for d in dirs], str(src / rel)]
+                jobs[key("nvcc", name, rel, orig.digest(rel), cmd)] = cmd
             if args.only == "nvcc":
                 continue
+            hip = [*HIPCC, *HIP_DEFINES.get(name, []), *[a for d in rocm for a in ("-isystem", d)]]
             out = hip_path(rel, keep)
-            jobs[f"ours|{name}|{rel}|{ours.digest(out)}|{flags}"] = [
-                *HIPCC, *[a for d in rocm for a in ("-isystem", d)], *[f"-I{ours_root / d}" for d in ours.dirs],
-                str(ours_root / out)]
+            cmd = [*hip, *[f"-I{ours_root / d}" for d in ours.dirs], str(ours_root / out)]
+            jobs[key("ours", name, rel, ours.digest(out), cmd)] = cmd
             if have_torch and args.only != "ours":
                 out = torch_name(rel)
-                jobs[f"torch|{name}|{rel}|{theirs.digest(out)}|{flags}"] = [
-                    *HIPCC, *[a for d in rocm for a in ("-isystem", d)], *[f"-I{torch_root / d}" for d in theirs.dirs],
-                    str(torch_root / out)]
+                cmd = [*hip, *[f"-I{torch_root / d}" for d in theirs.dirs], str(torch_root / out)]
+                jobs[key("torch", name, rel, theirs.digest(out), cmd)] = cmd
     return plan, jobs
 
 

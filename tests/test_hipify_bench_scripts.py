@@ -72,7 +72,9 @@ def test_the_closure_follows_project_includes_and_finds_what_a_file_needs(tmp_pa
 def test_first_errors_group_by_message():
     hip = ("In file included from x.hip:1:\n/t/common.cuh:130:5: error: use of undeclared identifier '__syncwarp'\n"
            "/t/common.cuh:131:5: error: other\n2 errors generated.")
-    assert bench.first_error(hip) == "use of undeclared identifier 'X'"
+    assert bench.first_error(hip) == "use of undeclared identifier '__syncwarp'"
     assert bench.first_error("x.hip:1:10: fatal error: 'cub/cub.cuh' file not found") == "'cub/cub.cuh' file not found"
-    assert bench.first_error('a.cu(3): error: identifier "foo" is undefined') == 'identifier "X" is undefined'
+    assert bench.first_error('a.cu(3): error: identifier "foo" is undefined') == 'identifier "foo" is undefined'
+    assert bench.first_error("k.hip:3:1: error: unknown type name 'nv_bfloat16'; did you mean 'hip_bfloat16'?") == \
+        "unknown type name 'nv_bfloat16'"
     assert bench.first_error("") == "(no message)"

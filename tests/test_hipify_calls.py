@@ -167,3 +167,44 @@ def test_simd_helpers_compute_what_cuda_defines(tmp_path):
     for (a, b), line in zip(pairs, lines):
         assert [int(x) for x in line.split()] == [_simd_reference(f, a, b) for f in ("vsub4", "vcmpne4", "vcmpeq4")], \
             (hex(a), hex(b))
+
+
+@pytest.mark.parametrize("src", [
+    "#define __syncwarp() { __threadfence_block(); }",  # CuPy's hip_workaround.cuh
+    "#undef __syncwarp\n#if defined(__syncwarp) || defined __trap\n#endif",
+    "static __device__ __forceinline__ void __syncwarp() {}",
+    "__device__ unsigned\n__ballot_sync(unsigned mask, int predicate);",
+    "y = ns::__shfl_sync(m, v, 0);",
+])
+def test_a_projects_own_definition_of_a_rule_name_stays(src):
+    r = translate(src, HIP52)
+    assert (r.text, r.warnings) == (src, [])
+
+
+def test_calls_after_keywords_operators_and_in_macro_bodies_are_rewritten():
+    assert tr("if (c) __trap(); else __trap(); return __ballot_sync(m, p) * __all_sync(m, q);\n"
+              "#define CHECK_ALL(p) __all_sync(~0u, p)\n#define DIE __trap()") == (
+        "if (c) __builtin_trap(); else __builtin_trap(); return __ballot(p) * __all(q);\n"
+        "#define CHECK_ALL(p) __all(p)\n#define DIE __builtin_trap()")
+
+
+def test_type_rules_apply_after_type_words():
+    assert tr("typedef __nv_bfloat162 nv_bfloat162;\nconst nv_bfloat162 * p;\n#define nv_bfloat162 X") == (
+        with_helpers("bfloat162") + "typedef hipify_bfloat162 hipify_bfloat162;\nconst hipify_bfloat162 * p;\n"
+        "#define nv_bfloat162 X")
+
+
+def test_stream_wait_event_gets_the_flags_hip_requires():
+    assert tr("cudaStreamWaitEvent(s, e); cudaStreamWaitEvent(s, e, flags);", NEW) == \
+        "hipStreamWaitEvent(s, e, 0); hipStreamWaitEvent(s, e, flags);"
+
+
+def test_a_header_naming_cudas_api_gets_the_runtime_as_nvcc_gives_it():
+    # llama.cpp's mmid.cuh: declarations with cudaStream_t, no kernel syntax, no include of its own
+    assert translate("#pragma once\nvoid f(cudaStream_t s);\n", HIP52, runtime_header="kernels").text == \
+        "#pragma once\n" + RUNTIME_INCLUDE + "void f(hipStream_t s);\n"
+    assert translate("#pragma once\nint f();\n", HIP52, runtime_header="kernels").text == "#pragma once\nint f();\n"
+
+
+def test_shuffles_of_small_types_are_accepted():
+    assert "static_assert(sizeof(T) <= 8" in HELPERS["shuffles"]

@@ -141,6 +141,7 @@ __device__ __forceinline__ half2 warp_sum_h2(half2 x) {
 }
 __device__ __forceinline__ bool warp_all(bool p) { return __all_sync(FULL_MASK, p) && !__any_sync(FULL_MASK, !p); }
 __device__ __forceinline__ int byte_diff(int a, int b) { return __vsub4(a, b) | __vcmpne4(a, b); }
+__device__ __forceinline__ unsigned char lane0_byte(unsigned char c) { return __shfl_sync(FULL_MASK, c, 0); }
 """,
     "kernels/warp_reduce.cu": """#include "warp.cuh"
 __global__ void reduce_rows(const float* x, float* y, const half2* h, half2* hy, int n) {
@@ -152,7 +153,7 @@ __global__ void reduce_rows(const float* x, float* y, const half2* h, half2* hy,
   v = __shfl_sync(FULL_MASK, v, 0);
   const unsigned int active = __ballot_sync(FULL_MASK, v > 0.f);
   if (!warp_all(active != 0u)) __trap();
-  y[blockIdx.x] = v + part[0] + __popc(__activemask()) + byte_diff(threadIdx.x, 7);
+  y[blockIdx.x] = v + part[0] + __popc(__activemask()) + byte_diff(threadIdx.x, 7) + lane0_byte(lane);
   hy[threadIdx.x] = warp_sum_h2(h[threadIdx.x]);
   const nv_bfloat16 b = __float2bfloat16(v);
   nv_bfloat162 pair = {__bfloat162float(b), 1.0f};
