@@ -73,8 +73,10 @@ from torch.utils.hipify import hipify_python
 hipify_python.hipify(project_directory=sys.argv[1], output_directory=sys.argv[2], header_include_dirs=sys.argv[3:],
                      show_detailed=False, show_progress=False, is_pytorch_extension=True)
 """
-# defines a project's own ROCm build passes (DeepSpeed's op_builder: the wavefront size its HIP branch reads)
+# flags a project's own build passes: DeepSpeed's op_builder defines the wavefront size its HIP branch reads;
+# ggml's CMake gives nvcc --extended-lambda (its flash-attention kernels use __device__ lambdas)
 HIP_DEFINES = {"deepspeed": ["-DROCM_WAVEFRONT_SIZE=64"]}
+NVCC_FLAGS = {"llama-cpp-python": ["--extended-lambda"]}
 NVCC = ["nvcc", "-x", "cu", "-std=c++17", "-arch=compute_80", "-code=compute_80", "--cuda", "-w", "-o", os.devnull]
 HIPCC = ["hipcc", "-std=c++17", "-fsyntax-only", "--offload-arch=gfx90a", "-x", "hip", "-w"]
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
@@ -276,7 +278,8 @@ def plan_compiles(corpus: Path, projects: list[str], args, have_torch: bool) -> 
             if why:
                 continue
             if nvcc and args.only != "ours":
-                cmd = [*NVCC, *[a for d in cuda for a in ("-isystem", d)], *[f"-I{src / d}" for d in dirs], str(src / rel)]
+                cmd = [*NVCC, *NVCC_FLAGS.get(name, []), *[a for d in cuda for a in ("-isystem", d)],
+                       *[f"-I{src / d}" for d in dirs], str(src / rel)]
                 jobs[key("nvcc", name, rel, orig.digest(rel), cmd)] = cmd
             if args.only == "nvcc":
                 continue
@@ -324,7 +327,8 @@ def summarize(plan: list, result: dict, res: dict, have_torch: bool, nvcc_only: 
             proj["files"] += 1
             nv = result.get(("nvcc", name, rel), [True, ""])
             if why is None and not nv[0]:
-                why = f"nvcc does not compile the original: {nv[1][:100]}"
+                why = (f"nvcc did not finish ({nv[1]}): not counted" if nv[1].startswith("timeout") else
+                       f"nvcc does not compile the original: {nv[1][:100]}")
             if why:
                 proj["excluded"].setdefault(why, []).append(rel)
                 continue
