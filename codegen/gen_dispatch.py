@@ -6,7 +6,7 @@ import json
 
 from .api import cpp
 from .gen_headers import Layout
-from .model import NativeFunction
+from .model import CPU_KERNEL_KEY, NativeFunction
 from .schema import BaseType, OptionalType, is_tensor_like
 from .templates import render
 
@@ -62,4 +62,4 @@ def render_registration(key: str, shard: int, num_shards: int, groups: dict[str,
                                       kernel=kernel.split("::")[-1]))
     headers = sorted({h for r in roots for h in (layout.ops_header(r), layout.native_header(r))})
     return render("Register.cpp.j2", key=key, shard=shard, num_shards=num_shards, headers=headers,
-                  registrations=registrations)
+                  registrations=registrations, cpu_key=CPU_KERNEL_KEY)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .api import cpp
-from .model import NativeFunction
+from .model import CPU_KERNEL_KEY, NativeFunction
 from .templates import render
 
 
@@ -67,20 +67,18 @@ def ops_functions(functions: tuple[NativeFunction, ...]) -> list[dict]:
 
 
 def native_kernels(functions: tuple[NativeFunction, ...], keys: frozenset[str] | None = None) -> list[dict]:
-    """One declaration per distinct (kernel name, signature)."""
-    seen: set[tuple[str, str]] = set()
-    out = []
+    """One declaration per distinct (kernel name, signature). `cpu`: a CPU kernel, declared in
+    the CPU capability's namespace (tcore/core/CPUCapability.h), also when other keys share it."""
+    found: dict[tuple[str, str], dict] = {}
     for f in functions:
         params = _params(cpp.dispatcher_args(f.func), with_default=False)
         for key, kernel in f.dispatch:
             if keys is not None and key not in keys:
                 continue
             name = kernel.split("::")[-1]
-            if (name, params) in seen:
-                continue
-            seen.add((name, params))
-            out.append(dict(ret=cpp.return_type(f.func), name=name, params=params))
-    return out
+            k = found.setdefault((name, params), dict(ret=cpp.return_type(f.func), name=name, params=params, cpu=False))
+            k["cpu"] = k["cpu"] or key == CPU_KERNEL_KEY
+    return list(found.values())
 
 
 def render_operator(root: str, functions: tuple[NativeFunction, ...], layout: Layout) -> dict[str, str]:

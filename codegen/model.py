@@ -18,6 +18,9 @@ _BACKENDS = ("CPU", "CUDA", "HIP", "XLA", "MPS", "IPU", "XPU", "HPU", "VE", "Laz
 _FUNCTIONALITY = ("", "Sparse", "SparseCsr", "Quantized", "NestedTensor", "Autograd")
 COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor",
                   "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
+# The key whose kernels are compiled once per CPU capability (cmake/cpu_capabilities.txt) and
+# declared in the capability's namespace (tcore/core/CPUCapability.h).
+CPU_KERNEL_KEY = "CPU"
 DISPATCH_KEYS = frozenset(
     [f + b for f in _FUNCTIONALITY for b in _BACKENDS]
     + list(COMPOSITE_KEYS) + ["MkldnnCPU", "ZeroTensor", "FPGA", "Vulkan", "Metal"]

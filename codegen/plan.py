@@ -234,11 +234,13 @@ def _render_aggregate(roots: list[str], options: Options, with_autograd: bool, u
     if "libtorch" not in options.subsets or not options.per_operator_headers:
         files.pop("tcore/Functions.h", None)
     n = options.shards_for(len(roots))
-    core = [p for k in range(n) for p in dispatch_outputs(k) if "RegisterCUDA" not in p and "RegisterHIP" not in p]
+    # backends' registrations get a list each (CPU's is compiled per capability; CUDA's or HIP's by that backend)
+    backend_keys = tuple(k for k in gen_dispatch.REGISTERED_KEYS if not k.startswith("Composite"))
+    core = [p for k in range(n) for p in dispatch_outputs(k) if not any(f"Register{b}_" in p for b in backend_keys)]
     core += [f"jit/{kind}_{k}.cpp" for kind in ("Unboxing", "Trace") for k in range(n)]
     core.append("dispatch/Selection.cpp")
     files["dispatch/Selection.cpp"] = render("Selection.cpp.j2", unselected=unselected)
-    backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in ("CUDA", "HIP")]
+    backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in backend_keys]
     python = [f"python/python_functions_{k}.cpp" for k in range(n)]
     autograd = [f"autograd/Functions_{k}.cpp" for k in range(n)] if with_autograd else []
     files["cmake/sources.cmake"] = render("sources.cmake.j2", core=core, backends=backends, python=python,

@@ -17,7 +17,7 @@ from doit.tools import config_changed
 from . import progress
 from .codegen import generated_files
 from .hipify import translated_files
-from .config import LIVE_OUTPUT, Paths, max_jobs, tristate
+from .config import LIVE_OUTPUT, Paths, cpu_capabilities, max_jobs, tristate
 
 SOURCE_SUFFIXES = (".cpp", ".h", ".cu", ".cuh", ".hip")
 
@@ -42,7 +42,11 @@ def cmake_args(p: Paths) -> list[str]:
     args.append(f"-DTCORE_SELECTIVE={'ON' if p.selected_ops else 'OFF'}")
     if os.environ.get("TCORE_DISTCC_HOSTS", "").strip():
         args.append("-DTCORE_DISTCC=ON")
-    for name in ("USE_CUDA", "USE_ROCM", "TCORE_NATIVE_ARCH"):  # unset: CMake's default (native: on here)
+    # the CPU capabilities the kernels are compiled for (cmake/cpu_capabilities.txt; empty: all)
+    args.append(f"-DTCORE_CPU_CAPABILITIES={cpu_capabilities()}")
+    # -march=native only when asked for (a build tree configured before it was opt-in forgets it)
+    args.append(f"-DTCORE_NATIVE_ARCH={'ON' if tristate('TCORE_NATIVE_ARCH') else 'OFF'}")
+    for name in ("USE_CUDA", "USE_ROCM"):  # unset: CMake's default (when the compiler is found)
         value = tristate(name)
         if value is not None:
             args.append(f"-D{name}={'ON' if value else 'OFF'}")

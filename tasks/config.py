@@ -115,9 +115,21 @@ def max_jobs() -> int | None:
     return parse_max_jobs(os.environ.get("MAX_JOBS"))
 
 
+def cpu_capabilities() -> str:
+    """TCORE_CPU_CAPABILITIES: the capabilities of cmake/cpu_capabilities.txt to compile the
+    kernels for, comma-separated (empty or unset: all of them)."""
+    value = os.environ.get("TCORE_CPU_CAPABILITIES", "")
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    for n in names:
+        if not (n.isascii() and n.replace("_", "").isalnum()):
+            raise SettingError(f"TCORE_CPU_CAPABILITIES={value!r}: {n!r} is not a capability name")
+    return ",".join(names)
+
+
 def check_settings() -> None:
     """Every setting read from the environment, checked once when dodo.py loads, so a bad value
     is one message before anything runs (SettingError)."""
     for name in ("USE_CUDA", "USE_ROCM", "TCORE_DISABLE_AUTOGRAD", "TCORE_NATIVE_ARCH"):
         tristate(name)
     max_jobs()
+    cpu_capabilities()

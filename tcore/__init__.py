@@ -18,6 +18,7 @@ from ._tensor import install as _install
 from ._tensor import tensor
 
 __version__ = _C.__version__
+_C._get_cpu_capability()  # a bad TCORE_CPU_CAPABILITY is a RuntimeError here, not later
 Tensor = _C.Tensor
 dtype = _C.dtype
 device = _C.device
@@ -52,6 +53,7 @@ _arguments.install()  # one-line errors for arguments of the wrong type
 _install(globals())
 _functions.install(globals())
 
+from . import backends  # noqa: E402 - torch.backends' counterpart (the CPU capability)
 from . import cpu  # noqa: E402 - the CPU allocator's cache
 from . import cuda  # noqa: E402 - the CUDA backend's runtime
 from . import jit  # noqa: E402 - the IR interpreter

@@ -35,3 +35,26 @@ def pytorch_dir():
     if d is None:
         pytest.skip("PyTorch's YAML is not available (no torch wheel)")
     return d
+
+
+@pytest.fixture(scope="session")
+def emulated_cpu():
+    """run(cpu, code, env=None): `python -c code` on an emulated x86-64 CPU (qemu-user's
+    `-cpu` models: Nehalem has no AVX, Haswell has AVX2, neither has AVX-512), so tests can
+    check that code compiled for one capability never runs on a CPU without it."""
+    import os
+    import shutil
+    import subprocess
+
+    qemu = shutil.which("qemu-x86_64")
+    if qemu is None:
+        pytest.skip("qemu-x86_64 is not installed (apt-get install qemu-user)")
+    python = os.path.realpath(sys.executable)  # qemu needs the ELF file, not a shim script
+
+    def run(cpu: str, code: str, env: dict | None = None, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
+        full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "TCORE_CPU_CAPABILITY"))}
+        full.update(env or {})  # (OPENBLAS_CORETYPE would make numpy's OpenBLAS use AVX2 kernels)
+        return subprocess.run([qemu, "-cpu", cpu, python, "-c", code], capture_output=True, text=True,
+                              env=full, cwd=cwd, timeout=timeout)
+
+    return run

@@ -9,6 +9,7 @@
 
 #include "python/bind.h"
 #include "tcore/core/CPUAllocator.h"
+#include "tcore/core/CPUCapability.h"
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
 #include "tcore/core/Parallel.h"
@@ -297,6 +298,15 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   }, nb::arg("ndarray"));
   m.def("_read_idx", &data::read_idx, nb::arg("path"));
   m.def("_cpu_empty_cache", &cpu::empty_cache);
+  // tcore.backends.cpu: the CPU capability whose kernels run (tcore/core/CPUCapability.h)
+  m.def("_get_cpu_capability", [] { return std::string(get_cpu_capability()); });
+  m.def("_cpu_capabilities", [] {
+    int n = 0;
+    const CPUCapabilityInfo* table = cpu_capabilities(&n);
+    nb::list out;
+    for (int i = 0; i < n; ++i) out.append(nb::make_tuple(table[i].name, table[i].compiled, table[i].supported));
+    return out;
+  });
   m.def("_cpu_allocator_stats", [] {
     const cpu::AllocatorStats s = cpu::stats();
     nb::dict d;

@@ -12,6 +12,8 @@
 #include <tcore/ops/div_native.h>
 #include <tcore/ops/eq.h>
 #include <tcore/ops/eq_native.h>
+#include <tcore/ops/fmod.h>
+#include <tcore/ops/fmod_native.h>
 #include <tcore/ops/ge.h>
 #include <tcore/ops/ge_native.h>
 #include <tcore/ops/gt.h>
@@ -26,6 +28,8 @@
 #include <tcore/ops/ne_native.h>
 #include <tcore/ops/pow.h>
 #include <tcore/ops/pow_native.h>
+#include <tcore/ops/remainder.h>
+#include <tcore/ops/remainder_native.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sub_native.h>
 
@@ -74,5 +78,18 @@ Tensor pow_(const Tensor& self, const Scalar& exponent) {
   check_int_pow(self, exponent);
   return tcore::pow_(self, wrapped_scalar_tensor(exponent));
 }
+
+// division with a rounding mode, remainder and fmod by a number
+Tensor div_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return tcore::div(self, wrapped_scalar_tensor(other), rounding_mode);
+}
+Tensor div_mode_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return tcore::div_(self, wrapped_scalar_tensor(other), rounding_mode);
+}
+Tensor remainder(const Tensor& self, const Scalar& other) { return tcore::remainder(self, wrapped_scalar_tensor(other)); }
+Tensor remainder_(const Tensor& self, const Scalar& other) { return tcore::remainder_(self, wrapped_scalar_tensor(other)); }
+Tensor remainder(const Scalar& self, const Tensor& other) { return tcore::remainder(wrapped_scalar_tensor(self), other); }
+Tensor fmod(const Tensor& self, const Scalar& other) { return tcore::fmod(self, wrapped_scalar_tensor(other)); }
+Tensor fmod_(const Tensor& self, const Scalar& other) { return tcore::fmod_(self, wrapped_scalar_tensor(other)); }
 
 }  // namespace tcore::native

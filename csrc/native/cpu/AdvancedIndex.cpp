@@ -17,6 +17,7 @@
 #include "native/cpu/Loops.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 struct IndexPlan {
@@ -309,4 +310,5 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
   return masked_fill_(out, mask, value);
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

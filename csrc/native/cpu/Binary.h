@@ -1,13 +1,16 @@
 #pragma once
 // The binary kernels' shared machinery (BinaryOps.cpp, CompareOps.cpp, BitwiseOps.cpp, BinaryMath.cpp):
 // inputs cast to the compute dtype, the result of a given dtype, out= and in-place handling.
+#include "tcore/core/CPUCapability.h"
 #include <cmath>
 #include <type_traits>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Loops.h"
 
-namespace tcore::native::binary {
+namespace tcore::native {
+inline namespace TCORE_CPU_NS {
+namespace binary {
 
 
 enum class Kinds { All, Numeric, Integral, Floating };  // which compute dtypes an operator accepts
@@ -90,4 +93,6 @@ inline ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : defaul
     };                                             \
   }
 
-}  // namespace tcore::native::binary
+}  // namespace binary
+}  // namespace TCORE_CPU_NS
+}  // namespace tcore::native

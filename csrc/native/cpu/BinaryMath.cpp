@@ -13,6 +13,7 @@
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 using namespace binary;
 namespace {
 
@@ -158,4 +159,5 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   return where_out(condition, self, other, empty_cpu(shape, promoted(self, other)));
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

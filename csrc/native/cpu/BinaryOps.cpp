@@ -8,6 +8,7 @@
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 // out = f(a, b) computed (and returned) in `compute`: Binary.h's loop with result == compute.
@@ -138,4 +139,5 @@ Tensor div_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   return binary_into(out, self, other, div_type(self, other), "div", div_fn());
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -10,6 +10,7 @@
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 using namespace binary;
 namespace {
 
@@ -76,4 +77,5 @@ Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
 }
 Tensor bitwise_not(const Tensor& self) { return bitwise_not_out(self, empty_cpu(self.sizes(), self.dtype())); }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -7,6 +7,7 @@
 #include "native/cpu/Copy.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 bool skipped(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
@@ -86,4 +87,5 @@ Tensor cat_out(ArrayRef<Tensor> tensors, int64_t dim, const Tensor& out) {
   return out;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -15,6 +15,7 @@
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 using namespace binary;
 namespace {
 
@@ -105,4 +106,5 @@ Tensor logical_not(const Tensor& self) {
   return logical_not_out(self, empty_cpu(self.sizes(), ScalarType::Bool));
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -9,6 +9,7 @@
 #include "tcore/cuda/CUDA.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   if (!dst.device().is_cpu() || !src.device().is_cpu()) {  // a device is involved: its backend copies
@@ -49,4 +50,5 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -18,6 +18,7 @@
 #include "native/cpu/Binary.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 using namespace binary;
 namespace {
 
@@ -152,12 +153,6 @@ Tensor div_mode_(const Tensor& self, const Tensor& other, std::optional<std::str
   return mode == Mode::Trunc ? run_inplace(self, other, "div_", div_fn<Mode::Trunc>)
                              : run_inplace(self, other, "div_", div_fn<Mode::Floor>);
 }
-Tensor div_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
-  return tcore::div(self, wrapped_scalar_tensor(other), rounding_mode);
-}
-Tensor div_mode_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
-  return tcore::div_(self, wrapped_scalar_tensor(other), rounding_mode);
-}
 
 // ------------------------------------------------------------------ remainder, fmod
 Tensor remainder(const Tensor& self, const Tensor& other) { return run(nullptr, self, other, "remainder", remainder_fn); }
@@ -165,14 +160,10 @@ Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out)
   return run(&out, self, other, "remainder", remainder_fn);
 }
 Tensor remainder_(const Tensor& self, const Tensor& other) { return run_inplace(self, other, "remainder_", remainder_fn); }
-Tensor remainder(const Tensor& self, const Scalar& other) { return tcore::remainder(self, wrapped_scalar_tensor(other)); }
-Tensor remainder_(const Tensor& self, const Scalar& other) { return tcore::remainder_(self, wrapped_scalar_tensor(other)); }
-Tensor remainder(const Scalar& self, const Tensor& other) { return tcore::remainder(wrapped_scalar_tensor(self), other); }
 
 Tensor fmod(const Tensor& self, const Tensor& other) { return run(nullptr, self, other, "fmod", fmod_fn); }
 Tensor fmod_out(const Tensor& self, const Tensor& other, const Tensor& out) { return run(&out, self, other, "fmod", fmod_fn); }
 Tensor fmod_(const Tensor& self, const Tensor& other) { return run_inplace(self, other, "fmod_", fmod_fn); }
-Tensor fmod(const Tensor& self, const Scalar& other) { return tcore::fmod(self, wrapped_scalar_tensor(other)); }
-Tensor fmod_(const Tensor& self, const Scalar& other) { return tcore::fmod_(self, wrapped_scalar_tensor(other)); }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -7,6 +7,7 @@
 #include "native/cpu/Loops.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 Tensor empty_memory_format(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                            std::optional<Device> device, std::optional<bool> pin_memory,
@@ -46,4 +47,5 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   return self;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -9,6 +9,7 @@
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 Tensor _fused_adam_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq, double lr,
                     double beta1, double beta2, double eps, double weight_decay, double step, bool decoupled,
@@ -55,4 +56,5 @@ Tensor _fused_adam_(const Tensor& self, const Tensor& grad, const Tensor& exp_av
   return self;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -15,6 +15,7 @@
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 struct Geometry {
@@ -133,4 +134,5 @@ Tensor _col2im(const Tensor& self, IntArrayRef input_size, IntArrayRef kernel_si
   return out;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -15,6 +15,7 @@
 #include "native/cpu/Loops.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 void check_index_dtype(const Tensor& index, const char* op) {
@@ -220,4 +221,5 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   return index_add_(out, dim, index, source, alpha);
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -9,6 +9,7 @@
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 // C[n x m] = A[n x k] @ B[k x m], all contiguous.
@@ -96,4 +97,5 @@ Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   return out;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

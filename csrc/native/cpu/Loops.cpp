@@ -1,6 +1,7 @@
 #include "native/cpu/Loops.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 std::vector<int64_t> broadcast_strides(const Tensor& t, IntArrayRef shape) {
   const size_t n = shape.size(), m = t.sizes().size();
@@ -40,4 +41,5 @@ LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& 
   return g;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -6,6 +6,7 @@
 // stride 0. Adjacent dims that are contiguous for every operand are merged, so a
 // contiguous tensor becomes one 1-D run; the innermost run is handed to the kernel
 // body, whose contiguous branch the compiler vectorizes.
+#include "tcore/core/CPUCapability.h"
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "tcore/core/Tensor.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 struct LoopGeometry {
   std::vector<int64_t> shape;                 // coalesced shape, innermost last
@@ -177,4 +179,5 @@ void select_loop(const Tensor& out, const Tensor& cond, const Tensor& a, const T
              });
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

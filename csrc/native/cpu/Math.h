@@ -1,6 +1,7 @@
 #pragma once
 // Elementary functions the compiler can vectorize (no libm call, no branch): the float32
 // loops of exp and softmax use them. Accuracy: within 2 ulp of e^x over the normal range.
+#include "tcore/core/CPUCapability.h"
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <limits>
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 // e^x as 2^n * e^r with n = round(x / ln 2) and |r| <= ln(2) / 2 (Cody-Waite split of ln 2),
 // e^r by a degree-6 polynomial; overflow gives inf, underflow denormals then 0, NaN stays NaN.
@@ -95,4 +97,5 @@ T max_row(const T* row, int64_t n) {
   return nan ? std::numeric_limits<T>::quiet_NaN() : m;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -2,6 +2,7 @@
 // parallel_for: [begin, end) cut into one contiguous chunk per thread, when the range is
 // larger than `grain` elements (PyTorch's GRAIN_SIZE: smaller work is not worth a
 // thread). Nested calls run serially. The body must not throw.
+#include "tcore/core/CPUCapability.h"
 #include <algorithm>
 #include <cstdint>
 
@@ -12,6 +13,7 @@
 #endif
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 constexpr int64_t kGrainSize = 32768;
 
@@ -35,4 +37,5 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   f(begin, end);
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

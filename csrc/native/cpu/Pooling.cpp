@@ -13,6 +13,7 @@
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 int64_t at(IntArrayRef v, size_t i, const char* name) {
@@ -107,4 +108,5 @@ Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& ind
   return cast(out, grad_output.dtype());
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -1,5 +1,5 @@
 // Ranges (arange, linspace), eye, and the random operators over one default generator
-// (a 64-bit Mersenne Twister, seeded by tcore.manual_seed; each fill holds its lock).
+// (csrc/core/Generator.cpp; each fill holds its lock).
 #include <cmath>
 #include <mutex>
 #include <random>
@@ -17,47 +17,8 @@
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
 
-namespace tcore {
-
-struct Generator::State {
-  std::mt19937_64 engine;
-  uint64_t initial_seed;
-  std::mutex mutex;
-  explicit State(uint64_t seed) : engine(seed), initial_seed(seed) {}
-};
-
-Generator::Generator() : Generator(67280421310721ULL) {}  // PyTorch's default seed, for the same habit
-Generator::Generator(uint64_t seed) : state_(std::make_shared<State>(seed)) {}
-
-Generator& Generator::manual_seed(uint64_t seed) {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->engine.seed(seed);
-  state_->initial_seed = seed;
-  return *this;
-}
-
-uint64_t Generator::initial_seed() const { return state_->initial_seed; }
-
-uint64_t Generator::seed() {
-  std::random_device device;
-  const uint64_t s = (static_cast<uint64_t>(device()) << 32) ^ device();
-  manual_seed(s);
-  return s;
-}
-
-std::mt19937_64& Generator::engine() const { return state_->engine; }
-std::mutex& Generator::mutex() const { return state_->mutex; }
-
-Generator default_generator() {
-  static const Generator g;
-  return g;
-}
-
-void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
-
-}  // namespace tcore
-
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 // Fills `self` element by element with draw(engine) (in place; contiguous or not).
@@ -160,4 +121,5 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, cons
   return fill_random(self, generator, "random_", [&](std::mt19937_64& e, auto) { return dist(e); });
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -1,6 +1,7 @@
 #pragma once
 // The row layout of the reductions (ReduceOps.cpp, ReduceMore.cpp, cuda/ReduceKernels.cu): the input viewed with
 // the kept dims first and the reduced dims last, contiguous, in the compute dtype.
+#include "tcore/core/CPUCapability.h"
 #include <algorithm>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 struct Rows {
   Tensor data;  // contiguous (outer x inner) of the compute dtype
@@ -59,4 +61,5 @@ void for_each_row(int64_t outer, int64_t inner, const F& f) {
   });
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -29,6 +29,7 @@
 #include "native/cpu/Reduce.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 // Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`,
@@ -367,4 +368,5 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dt
   return softmax_impl<true>(self, dim, dtype, "log_softmax");
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -14,6 +14,7 @@
 #include "native/cpu/Reduce.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 enum class Reduction { Sum, Mean };
@@ -83,4 +84,5 @@ Tensor mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
   return out;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

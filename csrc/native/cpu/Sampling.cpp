@@ -1,6 +1,5 @@
-// randperm and multinomial: sampling with a tcore Generator (None: the default one).
-//
-// randperm is a Fisher-Yates shuffle. multinomial draws with replacement by inverting the
+// multinomial: sampling with a tcore Generator (None: the default one; randperm is in
+// native/composite/Random.cpp). multinomial draws with replacement by inverting the
 // cumulative distribution, and without replacement by PyTorch's exponential race: each
 // category gets E/p with E ~ Exp(1), and the k smallest keys win (a zero-probability
 // category only after every other one).
@@ -11,54 +10,18 @@
 #include <random>
 
 #include <tcore/ops/multinomial_native.h>
-#include <tcore/ops/randperm_native.h>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "tcore/core/Random.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 Generator chosen(const std::optional<Generator>& generator) { return generator ? *generator : default_generator(); }
 
 }  // namespace
-
-// ------------------------------------------------------------------ randperm
-Tensor randperm(int64_t n, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
-                std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  (void)layout;
-  (void)pin_memory;
-  TCORE_CHECK(n >= 0, "n must be non-negative, got", n);
-  const ScalarType t = dtype.value_or(ScalarType::Long);
-  TCORE_CHECK(t != ScalarType::Bool, "randperm is not implemented for bool");
-  if (is_floating(t)) {
-    const int64_t limit = t == ScalarType::Half ? 2048 : t == ScalarType::BFloat16 ? 256
-                          : t == ScalarType::Float ? (int64_t{1} << 24) : (int64_t{1} << 53);
-    TCORE_CHECK(n <= limit + 1, "n cannot be greater than ", limit + 1, " for randperm with dtype ", to_string(t));
-  } else if (t != ScalarType::Long) {
-    const int64_t limit = t == ScalarType::Int ? INT32_MAX : t == ScalarType::Short ? INT16_MAX
-                          : t == ScalarType::Char ? INT8_MAX : UINT8_MAX;
-    TCORE_CHECK(n <= limit + 1, "n cannot be greater than ", limit + 1, " for randperm with dtype ", to_string(t));
-  }
-  Tensor perm = empty_cpu({n}, ScalarType::Long);
-  int64_t* p = perm.data_ptr<int64_t>();
-  std::iota(p, p + n, int64_t{0});
-  {
-    const Generator gen = chosen(generator);
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    for (int64_t i = n - 1; i > 0; --i) {
-      std::uniform_int_distribution<int64_t> pick(0, i);
-      std::swap(p[i], p[pick(gen.engine())]);
-    }
-  }
-  return on_device(cast(perm, t), device.value_or(Device()));
-}
-
-Tensor randperm(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
-                std::optional<bool> pin_memory) {
-  return randperm(n, std::nullopt, dtype, layout, device, pin_memory);
-}
 
 // ------------------------------------------------------------------ multinomial
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator) {
@@ -114,4 +77,5 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, co
   return out;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

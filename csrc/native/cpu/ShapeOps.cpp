@@ -14,6 +14,7 @@
 #include "native/cpu/Loops.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 // ------------------------------------------------------------------ flip
 Tensor flip(const Tensor& self, IntArrayRef dims) {
@@ -123,4 +124,5 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
   return out;
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -25,6 +25,7 @@
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 // Rows of `self` along `dim`: a contiguous copy with dim moved last (a 0-dim tensor is one
@@ -400,4 +401,5 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, b
   return {values, inverse, count_t};
 }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -42,6 +42,7 @@
 #include "native/cpu/Math.h"
 
 namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
 template <typename Make>
@@ -67,8 +68,10 @@ Tensor unary_into(const Tensor& out, const Tensor& self, ScalarType compute, con
 // Floating functions (exp, log): integer inputs compute in the default float dtype.
 ScalarType float_type(const Tensor& t) { return is_floating(t.dtype()) ? t.dtype() : default_float_dtype(); }
 
+// constexpr: nothing in a kernel source may run at load time (its code may use instructions the
+// CPU lacks; tests/test_cpu_capability.py checks the objects)
 template <typename F>
-auto floating(const char* op, F f) {
+constexpr auto floating(const char* op, F f) {
   return [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
     dispatch_floating(compute, op, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -77,11 +80,11 @@ auto floating(const char* op, F f) {
   };
 }
 
-auto exp_fn = floating("exp", [](auto v) {
+constexpr auto exp_fn = floating("exp", [](auto v) {
   if constexpr (std::is_same_v<decltype(v), float>) return exp_vectorizable(v);
   else return std::exp(v);
 });
-auto log_fn = floating("log", [](auto v) { return std::log(v); });
+constexpr auto log_fn = floating("log", [](auto v) { return std::log(v); });
 
 void neg_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
   TCORE_CHECK_TYPE(compute != ScalarType::Bool,
@@ -299,4 +302,5 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
 Tensor isnan(const Tensor& self) { return float_test<false>(self); }
 Tensor isinf(const Tensor& self) { return float_test<true>(self); }
 
+}  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -1,0 +1,23 @@
+"""tcore.backends.cpu: the CPU capability whose kernels run.
+
+The kernels under csrc/native/cpu/ are compiled once per capability of
+cmake/cpu_capabilities.txt (baseline x86-64-v2, AVX2+FMA, AVX-512); at load time tcore
+registers those of the best one this CPU has. TCORE_CPU_CAPABILITY=default|avx2|avx512
+(set before tcore is imported) picks a lower one, as ATEN_CPU_CAPABILITY does for torch.
+"""
+from __future__ import annotations
+
+from .. import _C
+
+__all__ = ["get_cpu_capability", "capabilities"]
+
+
+def get_cpu_capability() -> str:
+    """The capability in use: "DEFAULT", "AVX2" or "AVX512" (torch.backends.cpu's names)."""
+    return _C._get_cpu_capability()
+
+
+def capabilities() -> list[dict]:
+    """Every capability of the build's table, lowest first: name, compiled (by this build),
+    supported (by this CPU)."""
+    return [dict(name=n, compiled=c, supported=s) for n, c, s in _C._cpu_capabilities()]

@@ -1,0 +1,205 @@
+"""Kernels compiled once per CPU capability (cmake/cpu_capabilities.txt) and chosen at load
+time: the choice and its override (TCORE_CPU_CAPABILITY), the same results from every
+capability, symbols kept apart, nothing capability-specific running at load time, the build
+graph (one kernel source -> one object per capability), and the build running on CPUs
+without AVX / AVX-512 (emulated by qemu-user)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build"
+NAMES = ("default", "avx2", "avx512")
+
+# every capability computes these; float results may differ in the last bits (FMA contraction,
+# vector widths), integer and comparison results may not
+PROGRAM = r"""
+import json, tcore
+g = tcore.Generator().manual_seed(7)
+x = tcore.randn(4097, generator=g) * 3
+m = tcore.randn(33, 65, generator=g)
+i = tcore.randint(-1000, 1000, (5000,), generator=g)
+out = {
+    "capability": tcore.backends.cpu.get_cpu_capability(),
+    "exp": x.exp().tolist(), "tanh": x.tanh().tolist(), "sigmoid": x.sigmoid().tolist(),
+    "add": (x + 1.5).tolist(), "softmax": m.softmax(1).tolist(), "logsumexp": m.logsumexp(0).tolist(),
+    "mm": (m @ m.t()).tolist(), "sum": float(x.sum()), "cumsum": x.cumsum(0).tolist(),
+    "int_mul": (i * 7 + i // 3).tolist(), "int_sum": int(i.sum()), "sort": i.sort().values.tolist(),
+    "lt": (x < 0.5).tolist(), "argmax": m.argmax(1).tolist(), "relu": x.relu().tolist(),
+}
+print(json.dumps(out))
+"""
+
+
+def run(code: str, capability: str | None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "TCORE_CPU_CAPABILITY"}
+    if capability is not None:
+        env["TCORE_CPU_CAPABILITY"] = capability
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+
+
+def table(tcore):
+    return {c["name"]: c for c in tcore.backends.cpu.capabilities()}
+
+
+def best_below(tcore, name: str) -> str:
+    chosen = "default"
+    for c in tcore.backends.cpu.capabilities():
+        if c["compiled"] and c["supported"]:
+            chosen = c["name"]
+        if c["name"] == name:
+            break
+    return chosen.upper()
+
+
+def test_the_table_is_the_data_file(tcore):
+    rows = [line.split()[0] for line in (ROOT / "cmake/cpu_capabilities.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert tuple(rows) == NAMES
+    assert [c["name"] for c in tcore.backends.cpu.capabilities()] == list(NAMES)
+    assert table(tcore)["default"]["compiled"] and table(tcore)["default"]["supported"]
+
+
+def test_the_best_supported_capability_is_chosen(tcore):
+    assert tcore.backends.cpu.get_cpu_capability() == best_below(tcore, NAMES[-1])
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    if " avx512f " in flags and " avx512bw " in flags and table(tcore)["avx512"]["compiled"]:
+        assert tcore.backends.cpu.get_cpu_capability() == "AVX512"
+
+
+@pytest.mark.parametrize("name", ["default", "avx2", "avx512", "AVX2", " avx2"[1:]])
+def test_the_override_picks_a_capability(tcore, name):
+    r = run("import tcore; print(tcore.backends.cpu.get_cpu_capability())", name)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == best_below(tcore, name.lower())
+
+
+@pytest.mark.parametrize("value", ["avx1024", "sse", "default,avx2", "native"])
+def test_an_unknown_override_is_a_clear_error(value):
+    r = run("import tcore", value)
+    assert r.returncode == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert last == (f"RuntimeError: TCORE_CPU_CAPABILITY={value} is not a CPU capability: use one of "
+                    "default, avx2, avx512 (or leave it unset for the best this CPU has)"), r.stderr
+
+
+def test_every_capability_computes_the_same(tcore):
+    import json
+
+    import numpy as np
+
+    results = {}
+    for name in NAMES:
+        r = run(PROGRAM, name)
+        assert r.returncode == 0, r.stderr
+        results[name] = json.loads(r.stdout)
+        assert results[name]["capability"] == best_below(tcore, name)
+    base = results["default"]
+    for name in NAMES[1:]:
+        other = results[name]
+        for key in ("int_mul", "int_sum", "sort", "lt", "argmax", "relu", "add"):
+            assert other[key] == base[key], (name, key)
+        for key in ("exp", "tanh", "sigmoid", "softmax", "logsumexp", "mm", "sum", "cumsum"):
+            np.testing.assert_allclose(np.array(other[key]), np.array(base[key]), rtol=2e-6, atol=1e-6,
+                                       err_msg=f"{name} {key}")
+
+
+def _objects() -> dict[str, list[Path]]:
+    root = BUILD / "CMakeFiles/tcore.dir"
+    if not root.is_dir():
+        pytest.skip("no build tree (run doit)")
+    out = {"default": sorted((root / "csrc/native/cpu").glob("*.o")) + sorted((root / "generated/dispatch").glob("RegisterCPU_*.o"))}
+    for name in NAMES[1:]:
+        out[name] = sorted((root / f"cpu_{name}").rglob("*.o"))
+    return out
+
+
+def test_symbols_are_kept_apart(tcore):
+    if shutil.which("nm") is None:
+        pytest.skip("nm is needed (binutils)")
+    lib = ROOT / "tcore/lib/libtcore.so"
+    names = subprocess.run(["nm", "-C", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
+    for name in NAMES:
+        if table(tcore)[name]["compiled"]:
+            for kernel in ("add", "exp", "softmax", "mm"):
+                assert re.search(rf"tcore::native::cpu_{name}::{kernel}\(", names), (name, kernel)
+    # the CPU kernels live in a capability's namespace only (add(Tensor, Scalar) is a composite)
+    for kernel in (r"exp\(tcore::Tensor const&\)", r"mm\(tcore::Tensor const&, tcore::Tensor const&\)",
+                   r"add\(tcore::Tensor const&, tcore::Tensor const&, tcore::Scalar const&\)"):
+        assert not re.search(rf" tcore::native::{kernel}", names), kernel
+
+
+def test_one_kernel_source_builds_one_object_per_capability(tcore):
+    """The build graph: an edit of a kernel source recompiles its object for each compiled
+    capability and nothing else (ninja's recorded dependencies)."""
+    ninja = shutil.which("ninja")
+    if ninja is None or not (BUILD / "build.ninja").exists():
+        pytest.skip("no ninja build tree")
+    deps = subprocess.run([ninja, "-C", str(BUILD), "-t", "deps"], capture_output=True, text=True, check=True).stdout
+    users: dict[str, set[str]] = {}
+    target = None
+    for line in deps.splitlines():
+        if line and not line.startswith(" "):
+            target = line.split(":")[0]
+        elif line.strip() and target:
+            users.setdefault(os.path.normpath(os.path.join(BUILD, line.strip())), set()).add(target)
+    compiled = [n for n in NAMES if table(tcore)[n]["compiled"]]
+    for source in ("csrc/native/cpu/Pooling.cpp", "csrc/native/cpu/UnaryOps.cpp"):
+        objects = users.get(str(ROOT / source), set())
+        assert len(objects) == len(compiled), (source, sorted(objects))
+        for name in compiled[1:]:
+            assert any(f"cpu_{name}/" in o for o in objects), (name, sorted(objects))
+
+
+def test_nothing_capability_specific_runs_at_load_time():
+    """A kernel object's static initializers run on every CPU when libtcore loads, so those of
+    the AVX2/AVX-512 objects may hold no vector (VEX/EVEX-encoded) instruction at all."""
+    if shutil.which("objdump") is None:
+        pytest.skip("objdump is needed (binutils)")
+    checked = 0
+    for name, objects in _objects().items():
+        if name == "default":
+            continue
+        for o in objects:
+            asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-j", ".text.startup", str(o)],
+                                 capture_output=True, text=True).stdout
+            bad = re.findall(r"^\s+[0-9a-f]+:\s+(v\w+|.*%[xyz]mm\d+.*)$", asm, re.M)
+            assert not bad, (o, bad[:5])
+            checked += 1
+    assert checked or not any(_objects()[n] for n in NAMES[1:])
+
+
+CPU_PROGRAM = r"""
+import json, tcore
+x = tcore.arange(0, 40000, dtype=tcore.float32) / 1000 - 20
+m = x[:4096].reshape(64, 64)
+print(json.dumps([tcore.backends.cpu.get_cpu_capability(), float(x.exp().sum()), float(x.tanh().sum()),
+                  float(m.softmax(1).sum()), float((m @ m).sum()), int((x * 3).long().sum()),
+                  x.sort(descending=True).values[:3].tolist()]))
+"""
+
+
+@pytest.mark.parametrize("cpu, expected", [("Nehalem", "DEFAULT"), ("IvyBridge", "DEFAULT"), ("Haswell", "AVX2")])
+def test_runs_on_a_cpu_without_the_better_capabilities(tcore, emulated_cpu, cpu, expected):
+    """Nehalem (SSE4.2, no AVX), Ivy Bridge (AVX but no AVX2/FMA), Haswell (AVX2, no AVX-512),
+    emulated: the import, the choice and a few kernels; any AVX or AVX-512 instruction outside
+    the chosen capability's code would stop the process with SIGILL."""
+    import json
+
+    r = emulated_cpu(cpu, CPU_PROGRAM)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    native = run(CPU_PROGRAM, expected.lower())
+    want = json.loads(native.stdout.strip().splitlines()[-1])
+    if table(tcore)[expected.lower()]["compiled"]:
+        assert got[0] == expected
+    assert got[4:] == want[4:]
+    for a, b in zip(got[1:4], want[1:4]):
+        assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), (got, want)
