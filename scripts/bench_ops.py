@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Operator benchmark: tcore side by side with numpy and PyTorch (CPU wheel), one thread
-each (tcore's kernels are single-threaded; OMP/BLAS threads are pinned to 1 for the
-others), in one run: add and mul on 16M float32, sum over 16M, exp on 16M, softmax over
-(4096, 1024), matmul 1024x1024 float32. Each library runs in its own process; the
-figure is the best of several repetitions after a warm-up. Prints a table with the
-ratios to torch and writes build/bench/ops.json. A benchmark, never part of the tests."""
+"""Operator benchmark: tcore side by side with PyTorch (CPU wheel) and numpy, in one run, at
+each thread count asked for (default 1 and 2), and tcore once per CPU capability
+(TCORE_CPU_CAPABILITY=default/avx2/avx512, each in its own process).
+
+The operators: elementwise (add, mul, strided and broadcast add, int64 add, exp, log, tanh,
+sigmoid, gelu), reductions and scans (sum, sum over a non-last dim, argmax, cumsum), softmax and
+layer_norm, matmul (256, 1024, 4096 square, (4096x64)@(64x4096), batched (64, 128, 128)). A
+STREAM-style copy measured in the same process gives the machine's bandwidth; each
+memory-bound operator's bytes moved / time is printed as a fraction of it. Figures are the best
+of several repetitions after a warm-up. Prints one table per thread count and writes
+build/bench/ops.json. A benchmark, never part of the tests."""
 from __future__ import annotations
 
 import argparse
@@ -16,6 +21,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT))
+
+# name: (label, bytes moved by a memory-bound operator, or None)
+OPS = {
+    "add": ("add 16M f32", 3 * 64 << 20), "mul": ("mul 16M f32", 3 * 64 << 20),
+    "add_strided": ("add (4096,4096)+(4096,4096).t()", 3 * 64 << 20),
+    "add_broadcast": ("add (4096,4096)+(4096,1)", 2 * 64 << 20), "add_i64": ("add 8M int64", 3 * 64 << 20),
+    "exp": ("exp 16M f32", 2 * 64 << 20), "log": ("log 16M f32", 2 * 64 << 20), "tanh": ("tanh 16M f32", 2 * 64 << 20),
+    "sigmoid": ("sigmoid 16M f32", 2 * 64 << 20), "gelu": ("gelu 16M f32", 2 * 64 << 20),
+    "sum": ("sum 16M f32", 64 << 20), "sum_dim0": ("sum (4096,4096) dim 0", 64 << 20),
+    "argmax": ("argmax (4096,4096) dim 1", 64 << 20), "cumsum": ("cumsum (4096,4096) dim 1", 2 * 64 << 20),
+    "softmax": ("softmax (4096,1024) dim 1", 2 * 16 << 20), "layer_norm": ("layer_norm (4096,1024)", 2 * 16 << 20),
+    "mm256": ("matmul 256 f32", None), "mm1024": ("matmul 1024 f32", None), "mm4096": ("matmul 4096 f32", None),
+    "mm_skinny": ("(4096x64)@(64x4096) f32", None), "mm_f64": ("matmul 1024 f64", None),
+    "bmm": ("bmm (64,128,128) f32", None),
+}
+FLOPS = {"mm256": 2 * 256**3, "mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_skinny": 2 * 4096 * 64 * 4096,
+         "mm_f64": 2 * 1024**3, "bmm": 2 * 64 * 128**3}
 
 WORKLOAD = r'''
 import json, sys, time
@@ -23,79 +46,139 @@ lib, root, reps, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.a
 sys.path.insert(0, root)
 import numpy as np
 rng = np.random.default_rng(0)
-N = 16 * 1024 * 1024
-a_np, b_np = rng.standard_normal(N, dtype=np.float32), rng.standard_normal(N, dtype=np.float32)
-s_np = rng.standard_normal((4096, 1024), dtype=np.float32)
-m1_np, m2_np = rng.standard_normal((1024, 1024), dtype=np.float32), rng.standard_normal((1024, 1024), dtype=np.float32)
-if lib == "tcore":
-    import tcore as T
+N = 16 << 20
+d = dict(a=rng.standard_normal(N, dtype=np.float32), b=rng.standard_normal(N, dtype=np.float32),
+         pos=rng.random(N, dtype=np.float32) + 0.5, i=rng.integers(-1000, 1000, N // 2),
+         sq=rng.standard_normal((4096, 4096), dtype=np.float32), sq2=rng.standard_normal((4096, 4096), dtype=np.float32),
+         col=rng.standard_normal((4096, 1), dtype=np.float32), s=rng.standard_normal((4096, 1024), dtype=np.float32),
+         w=rng.standard_normal(1024, dtype=np.float32), m256=rng.standard_normal((256, 256), dtype=np.float32),
+         m1024=rng.standard_normal((1024, 1024), dtype=np.float32), tall=rng.standard_normal((4096, 64), dtype=np.float32),
+         wide=rng.standard_normal((64, 4096), dtype=np.float32), b3=rng.standard_normal((64, 128, 128), dtype=np.float32))
+d["m1024d"] = d["m1024"].astype(np.float64)
+# STREAM copy: 2 x 64 MB moved per run, into a preallocated target
+dst = np.empty_like(d["a"])
+copy = []
+for _ in range(max(reps, 5)):
+    t = time.perf_counter(); np.copyto(dst, d["a"]); copy.append(time.perf_counter() - t)
+copy_gbs = 2 * d["a"].nbytes / min(copy) / 1e9
+if lib in ("tcore", "torch"):
+    if lib == "tcore":
+        import tcore as T
+        cap = T.backends.cpu.get_cpu_capability()
+    else:
+        import torch as T
+        cap = T.backends.cpu.get_cpu_capability()
     T.set_num_threads(threads)
-    a, b, s, m1, m2 = (T.from_numpy(x) for x in (a_np, b_np, s_np, m1_np, m2_np))
-    ops = {"add": lambda: T.add(a, b), "mul": lambda: T.mul(a, b), "sum": lambda: a.sum(), "exp": lambda: T.exp(a),
-           "softmax": lambda: T.softmax(s, 1), "matmul": lambda: T.mm(m1, m2)}
-elif lib == "torch":
-    import torch as T
-    T.set_num_threads(threads)
-    a, b, s, m1, m2 = (T.from_numpy(x) for x in (a_np, b_np, s_np, m1_np, m2_np))
-    ops = {"add": lambda: T.add(a, b), "mul": lambda: T.mul(a, b), "sum": lambda: a.sum(), "exp": lambda: T.exp(a),
-           "softmax": lambda: T.softmax(s, 1), "matmul": lambda: T.mm(m1, m2)}
+    F = T.nn.functional
+    t = {k: T.from_numpy(v) for k, v in d.items()}
+    ops = {"add": lambda: T.add(t["a"], t["b"]), "mul": lambda: T.mul(t["a"], t["b"]),
+           "add_strided": lambda: T.add(t["sq"], t["sq2"].t()), "add_broadcast": lambda: T.add(t["sq"], t["col"]),
+           "add_i64": lambda: T.add(t["i"], t["i"]), "exp": lambda: T.exp(t["a"]), "log": lambda: T.log(t["pos"]),
+           "tanh": lambda: T.tanh(t["a"]), "sigmoid": lambda: T.sigmoid(t["a"]), "gelu": lambda: F.gelu(t["a"]),
+           "sum": lambda: t["a"].sum(), "sum_dim0": lambda: t["sq"].sum(0), "argmax": lambda: t["sq"].argmax(1),
+           "cumsum": lambda: t["sq"].cumsum(1), "softmax": lambda: T.softmax(t["s"], 1),
+           "layer_norm": lambda: F.layer_norm(t["s"], [1024], t["w"], t["w"]),
+           "mm256": lambda: T.mm(t["m256"], t["m256"]), "mm1024": lambda: T.mm(t["m1024"], t["m1024"]),
+           "mm4096": lambda: T.mm(t["sq"], t["sq2"]), "mm_skinny": lambda: T.mm(t["tall"], t["wide"]),
+           "mm_f64": lambda: T.mm(t["m1024d"], t["m1024d"]), "bmm": lambda: T.bmm(t["b3"], t["b3"])}
 else:
+    cap = "-"
     def softmax(x):
         e = np.exp(x - x.max(1, keepdims=True))
         return e / e.sum(1, keepdims=True)
-    a, b, s, m1, m2 = a_np, b_np, s_np, m1_np, m2_np
-    ops = {"add": lambda: np.add(a, b), "mul": lambda: np.multiply(a, b), "sum": lambda: a.sum(),
-           "exp": lambda: np.exp(a), "softmax": lambda: softmax(s), "matmul": lambda: m1 @ m2}
-out = {}
+    def layer_norm(x, w):
+        m = x.mean(1, keepdims=True)
+        return (x - m) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * w + w
+    ops = {"add": lambda: np.add(d["a"], d["b"]), "mul": lambda: np.multiply(d["a"], d["b"]),
+           "add_strided": lambda: d["sq"] + d["sq2"].T, "add_broadcast": lambda: d["sq"] + d["col"],
+           "add_i64": lambda: d["i"] + d["i"], "exp": lambda: np.exp(d["a"]), "log": lambda: np.log(d["pos"]),
+           "tanh": lambda: np.tanh(d["a"]), "sigmoid": lambda: 1 / (1 + np.exp(-d["a"])),
+           "sum": lambda: d["a"].sum(), "sum_dim0": lambda: d["sq"].sum(0), "argmax": lambda: d["sq"].argmax(1),
+           "cumsum": lambda: d["sq"].cumsum(1), "softmax": lambda: softmax(d["s"]), "layer_norm": lambda: layer_norm(d["s"], d["w"]),
+           "mm256": lambda: d["m256"] @ d["m256"], "mm1024": lambda: d["m1024"] @ d["m1024"],
+           "mm4096": lambda: d["sq"] @ d["sq2"], "mm_skinny": lambda: d["tall"] @ d["wide"],
+           "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"]}
+out = {"capability": cap, "copy_gbs": copy_gbs, "ms": {}}
+only = [o for o in sys.argv[5].split(",") if o]
 for name, fn in ops.items():
+    if only and name not in only:
+        continue
     fn()
     times = []
-    for _ in range(reps):
-        t = time.perf_counter(); fn(); times.append(time.perf_counter() - t)
-    out[name] = 1000 * min(times)
+    for _ in range(2 if name == "mm4096" else reps):
+        t0 = time.perf_counter(); fn(); times.append(time.perf_counter() - t0)
+    out["ms"][name] = 1000 * min(times)
 print(json.dumps(out))
 '''
 
-OPS = ("add", "mul", "sum", "exp", "softmax", "matmul")
-LABELS = {"add": "add 16M f32", "mul": "mul 16M f32", "sum": "sum 16M f32", "exp": "exp 16M f32",
-          "softmax": "softmax (4096, 1024)", "matmul": "matmul 1024x1024 f32"}
 
-
-def run(python: str, lib: str, reps: int, threads: int) -> dict | None:
+def run(python: str, lib: str, reps: int, threads: int, only: str, capability: str | None = None) -> dict | None:
     n = str(threads)
     env = {**os.environ, "OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n}
-    r = subprocess.run([python, "-c", WORKLOAD, lib, str(ROOT), str(reps), n], capture_output=True, text=True, env=env)
+    env.pop("TCORE_CPU_CAPABILITY", None)
+    if capability:
+        env["TCORE_CPU_CAPABILITY"] = capability
+    r = subprocess.run([python, "-c", WORKLOAD, lib, str(ROOT), str(reps), n, only], capture_output=True, text=True, env=env)
     if r.returncode != 0:
-        print(f"{lib} failed:\n{r.stderr[-2000:]}", file=sys.stderr)
+        print(f"{lib} ({capability or 'default choice'}) failed:\n{r.stderr[-2000:]}", file=sys.stderr)
         return None
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--reps", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=1, help="threads for every library (tcore.set_num_threads, "
-                        "torch.set_num_threads, OMP_NUM_THREADS for numpy's BLAS)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated (every library gets the same)")
+    parser.add_argument("--capabilities", default="default,avx2,avx512",
+                        help="tcore's CPU capabilities to run (TCORE_CPU_CAPABILITY), comma-separated")
+    parser.add_argument("--only", default="", help="operators to run, comma-separated (default: all)")
     parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "ops.json"))
     args = parser.parse_args()
     from bench_autograd import torch_python
     from rich.console import Console
     from rich.table import Table
 
-    results = {"tcore": run(sys.executable, "tcore", args.reps, args.threads),
-               "numpy": run(sys.executable, "numpy", args.reps, args.threads)}
+    import tcore
+
+    compiled = {c["name"] for c in tcore.backends.cpu.capabilities() if c["compiled"] and c["supported"]}
+    caps = [c for c in args.capabilities.split(",") if c in compiled] or ["default"]
     torch_py = torch_python()
-    results["torch"] = run(torch_py, "torch", args.reps, args.threads) if torch_py else None
-    results["threads"] = args.threads
-    table = Table(title="operators, %d thread(s), best of %d (ms)" % (args.threads, args.reps))
-    for col in ("operation", "tcore", "numpy", "torch", "tcore / torch", "target"):
-        table.add_column(col, justify="left" if col == "operation" else "right")
-    for op in OPS:
-        t, n, p = (results[k][op] if results[k] else None for k in ("tcore", "numpy", "torch"))
-        ratio = f"{t / p:.2f}" if t and p else "-"
-        table.add_row(LABELS[op], f"{t:.2f}" if t else "-", f"{n:.2f}" if n else "-", f"{p:.2f}" if p else "-", ratio,
-                      "<= 3" if op == "matmul" else "<= 1.5")
-    Console().print(table)
+    console = Console(width=max(160, Console().width))
+    results: dict = {"capabilities": caps, "runs": {}}
+    for threads in [int(t) for t in args.threads.split(",")]:
+        row: dict = {f"tcore/{c}": run(sys.executable, "tcore", args.reps, threads, args.only, c) for c in caps}
+        row["torch"] = run(torch_py, "torch", args.reps, threads, args.only) if torch_py else None
+        row["numpy"] = run(sys.executable, "numpy", args.reps, threads, args.only)
+        results["runs"][threads] = row
+        copy = max(r["copy_gbs"] for r in row.values() if r)
+        table = Table(title=f"operators, {threads} thread(s), best of {args.reps} (ms); copy bandwidth {copy:.1f} GB/s;"
+                            f" torch: {row['torch']['capability'] if row['torch'] else 'not installed'}")
+        table.add_column("operation")
+        for c in caps:
+            table.add_column(f"tcore {c}", justify="right")
+            table.add_column("/ torch", justify="right")
+        table.add_column("torch", justify="right")
+        table.add_column("numpy", justify="right")
+        table.add_column(f"tcore {caps[-1]}: of copy bw / GFLOP/s", justify="right")
+        only = [o for o in args.only.split(",") if o] or list(OPS)
+        for op in only:
+            label, moved = OPS[op]
+            torch_ms = row["torch"]["ms"].get(op) if row["torch"] else None
+            cells = [label]
+            for c in caps:
+                t = row[f"tcore/{c}"]["ms"].get(op) if row[f"tcore/{c}"] else None
+                cells += [f"{t:.2f}" if t else "-", f"{t / torch_ms:.2f}" if t and torch_ms else "-"]
+            numpy_ms = row["numpy"]["ms"].get(op) if row["numpy"] else None
+            cells += [f"{torch_ms:.2f}" if torch_ms else "-", f"{numpy_ms:.2f}" if numpy_ms else "-"]
+            best = row[f"tcore/{caps[-1]}"]["ms"].get(op) if row[f"tcore/{caps[-1]}"] else None
+            if best and moved:
+                cells.append(f"{moved / (best / 1000) / 1e9 / copy:.0%}")
+            elif best and op in FLOPS:
+                cells.append(f"{FLOPS[op] / (best / 1000) / 1e9:.1f} GFLOP/s")
+            else:
+                cells.append("-")
+            table.add_row(*cells)
+        console.print(table)
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2))

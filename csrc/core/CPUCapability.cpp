@@ -67,6 +67,14 @@ const CPUCapabilityInfo* cpu_capabilities(int* count) {
   return c.table.data();
 }
 
+const char* cpu_vector_math() {
+#if defined(TCORE_HAVE_SLEEF)
+  return "sleef";
+#else
+  return "libm";
+#endif
+}
+
 bool register_cpu_kernels(const char* ns, void (*install)()) {
   const Choice& c = choice();
   if (std::strncmp(ns, "cpu_", 4) == 0 && std::strcmp(ns + 4, c.table[c.chosen].name) == 0) install();

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import _C
 
-__all__ = ["get_cpu_capability", "capabilities"]
+__all__ = ["get_cpu_capability", "capabilities", "vector_math"]
 
 
 def get_cpu_capability() -> str:
@@ -21,3 +21,9 @@ def capabilities() -> list[dict]:
     """Every capability of the build's table, lowest first: name, compiled (by this build),
     supported (by this CPU)."""
     return [dict(name=n, compiled=c, supported=s) for n, c, s in _C._cpu_capabilities()]
+
+
+def vector_math() -> str:
+    """Where exp, log, tanh, erf, sin... get their vector code: "sleef" (SLEEF, at the chosen
+    capability's width), or "libm" (a build without SLEEF: scalar calls)."""
+    return _C._cpu_vector_math()

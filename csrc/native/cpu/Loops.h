@@ -112,22 +112,28 @@ void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& b
   parallel_for(0, numel, kGrainSize, [&](int64_t b, int64_t e) { loop_nd_range<N>(g, base, b, e, body); });
 }
 
-// out[i] = f(a[i]) with Out/In element types.
-template <typename Out, typename In, typename F>
-void unary_loop(const Tensor& out, const Tensor& a, F f) {
+// out[i] = f(a[i]) with Out/In element types; run(o, x, n) computes a contiguous run.
+template <typename Out, typename In, typename F, typename Run>
+void unary_loop_runs(const Tensor& out, const Tensor& a, F f, Run run) {
   assert_no_internal_overlap(out);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a});
   parallel_loop_nd<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
-               Out* o = reinterpret_cast<Out*>(p[0]);
-               const In* x = reinterpret_cast<const In*>(p[1]);
                if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
-                 for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+                 run(reinterpret_cast<Out*>(p[0]), reinterpret_cast<const In*>(p[1]), n);
                } else {
                  for (int64_t i = 0; i < n; ++i)
                    *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
                }
              });
+}
+
+// out[i] = f(a[i]) with Out/In element types (the contiguous loop is the one that vectorizes).
+template <typename Out, typename In, typename F>
+void unary_loop(const Tensor& out, const Tensor& a, F f) {
+  unary_loop_runs<Out, In>(out, a, f, [&f](Out* o, const In* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+  });
 }
 
 // out[i] = f(a[i], b[i]): inputs of type In, output of type Out.

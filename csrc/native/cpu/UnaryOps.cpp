@@ -40,6 +40,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Loops.h"
 #include "native/cpu/Math.h"
+#include "native/cpu/VecMath.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -80,11 +81,28 @@ constexpr auto floating(const char* op, F f) {
   };
 }
 
-constexpr auto exp_fn = floating("exp", [](auto v) {
+// floating() whose contiguous float32/float64 runs go through SLEEF's vector function VecOp
+// (native/cpu/VecMath.h), at this capability's vector width; strided runs use f.
+template <typename VecOp, typename F>
+constexpr auto floating_vec(const char* op, F f) {
+  return [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
+    dispatch_floating(compute, op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto scalar = [f](T v) { return static_cast<T>(f(v)); };
+      if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+        unary_loop_runs<T, T>(out, x, scalar, [](T* o, const T* i, int64_t n) { vec::map<VecOp>(o, i, n); });
+      } else {
+        unary_loop<T, T>(out, x, scalar);
+      }
+    });
+  };
+}
+
+constexpr auto exp_fn = floating_vec<vec::Exp>("exp", [](auto v) {
   if constexpr (std::is_same_v<decltype(v), float>) return exp_vectorizable(v);
   else return std::exp(v);
 });
-constexpr auto log_fn = floating("log", [](auto v) { return std::log(v); });
+constexpr auto log_fn = floating_vec<vec::Log>("log", [](auto v) { return std::log(v); });
 
 void neg_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
   TCORE_CHECK_TYPE(compute != ScalarType::Bool,
@@ -148,8 +166,13 @@ T int_sign(T v) {
 }  // namespace
 
 #define TCORE_FLOATING_UNARY(name, name_, name_out, ...)                                                              \
+  TCORE_FLOATING_UNARY_WITH(floating, name, name_, name_out, __VA_ARGS__)
+// VecOp: SLEEF's vector function for contiguous float32/float64 runs (native/cpu/VecMath.h)
+#define TCORE_FLOATING_UNARY_VEC(VecOp, name, name_, name_out, ...)                                                   \
+  TCORE_FLOATING_UNARY_WITH(floating_vec<vec::VecOp>, name, name_, name_out, __VA_ARGS__)
+#define TCORE_FLOATING_UNARY_WITH(make, name, name_, name_out, ...)                                                   \
   namespace {                                                                                                         \
-  auto name##_fn = floating(#name, [](auto v) { using T [[maybe_unused]] = decltype(v); return __VA_ARGS__; });       \
+  constexpr auto name##_fn = make(#name, [](auto v) { using T [[maybe_unused]] = decltype(v); return __VA_ARGS__; });  \
   }                                                                                                                   \
   Tensor name(const Tensor& self) {                                                                                   \
     return unary_into(empty_cpu(self.sizes(), float_type(self)), self, float_type(self), #name, name##_fn);           \
@@ -180,21 +203,21 @@ T int_sign(T v) {
 
 TCORE_FLOATING_UNARY(sqrt, sqrt_, sqrt_out, std::sqrt(v))
 TCORE_FLOATING_UNARY(rsqrt, rsqrt_, rsqrt_out, T(1) / std::sqrt(v))
-TCORE_FLOATING_UNARY(sin, sin_, sin_out, std::sin(v))
-TCORE_FLOATING_UNARY(cos, cos_, cos_out, std::cos(v))
-TCORE_FLOATING_UNARY(tan, tan_, tan_out, std::tan(v))
-TCORE_FLOATING_UNARY(tanh, tanh_, tanh_out, std::tanh(v))
-TCORE_FLOATING_UNARY(asin, asin_, asin_out, std::asin(v))
-TCORE_FLOATING_UNARY(acos, acos_, acos_out, std::acos(v))
-TCORE_FLOATING_UNARY(atan, atan_, atan_out, std::atan(v))
-TCORE_FLOATING_UNARY(sinh, sinh_, sinh_out, std::sinh(v))
-TCORE_FLOATING_UNARY(cosh, cosh_, cosh_out, std::cosh(v))
-TCORE_FLOATING_UNARY(sigmoid, sigmoid_, sigmoid_out, T(1) / (T(1) + std::exp(-v)))
-TCORE_FLOATING_UNARY(exp2, exp2_, exp2_out, std::exp2(v))
-TCORE_FLOATING_UNARY(log2, log2_, log2_out, std::log2(v))
-TCORE_FLOATING_UNARY(log1p, log1p_, log1p_out, std::log1p(v))
-TCORE_FLOATING_UNARY(expm1, expm1_, expm1_out, std::expm1(v))
-TCORE_FLOATING_UNARY(erf, erf_, erf_out, std::erf(v))
+TCORE_FLOATING_UNARY_VEC(Sin, sin, sin_, sin_out, std::sin(v))
+TCORE_FLOATING_UNARY_VEC(Cos, cos, cos_, cos_out, std::cos(v))
+TCORE_FLOATING_UNARY_VEC(Tan, tan, tan_, tan_out, std::tan(v))
+TCORE_FLOATING_UNARY_VEC(Tanh, tanh, tanh_, tanh_out, std::tanh(v))
+TCORE_FLOATING_UNARY_VEC(Asin, asin, asin_, asin_out, std::asin(v))
+TCORE_FLOATING_UNARY_VEC(Acos, acos, acos_, acos_out, std::acos(v))
+TCORE_FLOATING_UNARY_VEC(Atan, atan, atan_, atan_out, std::atan(v))
+TCORE_FLOATING_UNARY_VEC(Sinh, sinh, sinh_, sinh_out, std::sinh(v))
+TCORE_FLOATING_UNARY_VEC(Cosh, cosh, cosh_, cosh_out, std::cosh(v))
+TCORE_FLOATING_UNARY_VEC(Sigmoid, sigmoid, sigmoid_, sigmoid_out, T(1) / (T(1) + std::exp(-v)))
+TCORE_FLOATING_UNARY_VEC(Exp2, exp2, exp2_, exp2_out, std::exp2(v))
+TCORE_FLOATING_UNARY_VEC(Log2, log2, log2_, log2_out, std::log2(v))
+TCORE_FLOATING_UNARY_VEC(Log1p, log1p, log1p_, log1p_out, std::log1p(v))
+TCORE_FLOATING_UNARY_VEC(Expm1, expm1, expm1_, expm1_out, std::expm1(v))
+TCORE_FLOATING_UNARY_VEC(Erf, erf, erf_, erf_out, std::erf(v))
 TCORE_FLOATING_UNARY(reciprocal, reciprocal_, reciprocal_out, T(1) / v)
 TCORE_KEEPING_UNARY(abs, abs_, abs_out, int_abs(v), std::abs(v))
 TCORE_KEEPING_UNARY(sign, sign_, sign_out, int_sign(v), T((T(0) < v) - (v < T(0))))
@@ -204,6 +227,8 @@ TCORE_KEEPING_UNARY(round, round_, round_out, v, std::nearbyint(v))
 TCORE_KEEPING_UNARY(trunc, trunc_, trunc_out, v, std::trunc(v))
 
 #undef TCORE_FLOATING_UNARY
+#undef TCORE_FLOATING_UNARY_VEC
+#undef TCORE_FLOATING_UNARY_WITH
 #undef TCORE_KEEPING_UNARY
 
 // grad where self > threshold, else 0 (the backward of relu and threshold).
@@ -288,13 +313,20 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
   Tensor out = empty_cpu(self.sizes(), self.dtype());
   dispatch_floating(self.dtype(), "gelu", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    unary_loop<T, T>(out, self, [tanh_form](T v) {
+    const auto scalar = [tanh_form](T v) {
       if (tanh_form) {
         const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
         return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
       }
       return static_cast<T>(0.5) * v * (T(1) + std::erf(v * static_cast<T>(0.7071067811865476)));
-    });
+    };
+    if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      unary_loop_runs<T, T>(out, self, scalar, [tanh_form](T* o, const T* i, int64_t n) {
+        tanh_form ? vec::map<vec::GeluTanh>(o, i, n) : vec::map<vec::Gelu>(o, i, n);
+      });
+    } else {
+      unary_loop<T, T>(out, self, scalar);
+    }
   });
   return out;
 }

@@ -29,6 +29,10 @@ struct CPUCapabilityInfo {
 };
 TCORE_API const CPUCapabilityInfo* cpu_capabilities(int* count);
 
+// Where the vectorized elementary functions come from: "sleef" (native/cpu/VecMath.h), or
+// "libm" (a build without SLEEF: scalar calls).
+TCORE_API const char* cpu_vector_math();
+
 // Called once by each generated CPU registration shard of each compiled capability (at load
 // time): runs `install` (the shard's register_kernel calls) when `ns` ("cpu_avx2") is the
 // chosen capability. The code of `install` may use instructions only that capability has.

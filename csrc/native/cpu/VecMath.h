@@ -1,0 +1,186 @@
+#pragma once
+// Vectorized elementary functions from SLEEF (https://sleef.org; Debian's libsleef-dev), at the
+// vector width of the CPU capability this copy of the kernels is compiled for: 16 floats /
+// 8 doubles with AVX-512, 8 / 4 with AVX2+FMA, 4 / 2 with SSE4.1 (the baseline, x86-64-v2). The
+// u10 functions: within 1.0 ulp (SLEEF's bound), NaN/inf as C's. Without SLEEF (a build that did
+// not find it, or not x86-64) vec::kAvailable is false and the kernels keep their scalar loops.
+#include "tcore/core/CPUCapability.h"
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(TCORE_HAVE_SLEEF) && defined(__SSE4_1__)
+#include <immintrin.h>
+#include <sleef.h>
+#define TCORE_VEC_MATH 1
+#endif
+
+namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
+namespace vec {
+
+#if defined(TCORE_VEC_MATH)
+constexpr bool kAvailable = true;
+#if defined(__AVX512F__)
+using VF = __m512;
+using VD = __m512d;
+#define TCORE_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
+#define TCORE_SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
+inline VF load(const float* p) { return _mm512_loadu_ps(p); }
+inline VD load(const double* p) { return _mm512_loadu_pd(p); }
+inline void store(float* p, VF v) { _mm512_storeu_ps(p, v); }
+inline void store(double* p, VD v) { _mm512_storeu_pd(p, v); }
+#elif defined(__AVX2__) && defined(__FMA__)
+using VF = __m256;
+using VD = __m256d;
+#define TCORE_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
+#define TCORE_SLEEF_D(fn) Sleef_##fn##d4_u10avx2
+inline VF load(const float* p) { return _mm256_loadu_ps(p); }
+inline VD load(const double* p) { return _mm256_loadu_pd(p); }
+inline void store(float* p, VF v) { _mm256_storeu_ps(p, v); }
+inline void store(double* p, VD v) { _mm256_storeu_pd(p, v); }
+#else
+using VF = __m128;
+using VD = __m128d;
+#define TCORE_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
+#define TCORE_SLEEF_D(fn) Sleef_##fn##d2_u10sse4
+inline VF load(const float* p) { return _mm_loadu_ps(p); }
+inline VD load(const double* p) { return _mm_loadu_pd(p); }
+inline void store(float* p, VF v) { _mm_storeu_ps(p, v); }
+inline void store(double* p, VD v) { _mm_storeu_pd(p, v); }
+#endif
+
+template <typename T>
+constexpr int width = static_cast<int>(sizeof(VF) / sizeof(T));
+
+// One operation each: apply(VF), apply(VD).
+#define TCORE_VEC_OP(Name, fn)                                     \
+  struct Name {                                                    \
+    static VF apply(VF v) { return TCORE_SLEEF_F(fn)(v); }         \
+    static VD apply(VD v) { return TCORE_SLEEF_D(fn)(v); }         \
+  };
+TCORE_VEC_OP(Exp, exp)
+TCORE_VEC_OP(Exp2, exp2)
+TCORE_VEC_OP(Expm1, expm1)
+TCORE_VEC_OP(Log, log)
+TCORE_VEC_OP(Log2, log2)
+TCORE_VEC_OP(Log1p_, log1p)
+TCORE_VEC_OP(Sin, sin)
+TCORE_VEC_OP(Cos, cos)
+TCORE_VEC_OP(Tan, tan)
+TCORE_VEC_OP(Asin, asin)
+TCORE_VEC_OP(Acos, acos)
+TCORE_VEC_OP(Atan, atan)
+TCORE_VEC_OP(Sinh_, sinh)
+TCORE_VEC_OP(Cosh_, cosh)
+TCORE_VEC_OP(Tanh, tanh)
+TCORE_VEC_OP(Erf, erf)
+#undef TCORE_VEC_OP
+#undef TCORE_SLEEF_F
+#undef TCORE_SLEEF_D
+
+// Where SLEEF's documented range ends before the result does (tests/test_vector_math.py):
+// log1p beyond 1e38 (float) / 1e307 (double) is log(x) to the last bit, and a tiny x is its own
+// log1p (SLEEF flushes denormals to 0); sinh and cosh of |x| past 88.5 / 709 are e^|x| / 2
+// (SLEEF overflows early there; the true result is finite up to 89.4 / 710.4), computed as
+// e^(|x|/2) * (e^(|x|/2) / 2).
+template <typename V, typename S>
+V abs_of(V v) { return v < S(0) ? -v : v; }
+// whether any lane of a comparison's mask is set (the fix-ups cost a second function only then)
+template <typename M>
+bool any(M mask) {
+  constexpr int n = sizeof(M) / sizeof(mask[0]);
+  decltype(mask[0] + 0) bits = 0;
+  for (int i = 0; i < n; ++i) bits |= mask[i];
+  return bits != 0;
+}
+struct Log1p {
+  template <typename V, typename S>
+  static V fix(V v, S big, S tiny) {
+    const V r = Log1p_::apply(v);
+    const auto large = v > big;
+    const V out = any(large) ? (large ? Log::apply(v) : r) : r;
+    return abs_of<V, S>(v) < tiny ? v : out;
+  }
+  static VF apply(VF v) { return fix<VF, float>(v, 1e38f, 1e-30f); }
+  static VD apply(VD v) { return fix<VD, double>(v, 1e307, 1e-300); }
+};
+template <typename Body>
+struct Hyperbolic {  // Sinh_/Cosh_ with the range fix-up; odd: sinh keeps the sign
+  template <typename V, typename S>
+  static V fix(V v, S limit, bool odd) {
+    const V a = abs_of<V, S>(v);
+    const auto large = a > limit;
+    if (!any(large)) return Body::apply(v);
+    const V h = Exp::apply(a * S(0.5));  // e^|x| / 2 as e^(|x|/2) * (e^(|x|/2) / 2): |x|/2 is exact
+    const V e = h * (h * S(0.5));
+    return large ? (odd ? (v < S(0) ? -e : e) : e) : Body::apply(v);
+  }
+};
+struct Cosh {
+  static VF apply(VF v) { return Hyperbolic<Cosh_>::fix<VF, float>(v, 88.5f, false); }
+  static VD apply(VD v) { return Hyperbolic<Cosh_>::fix<VD, double>(v, 709.0, false); }
+};
+struct Sinh {
+  static VF apply(VF v) { return Hyperbolic<Sinh_>::fix<VF, float>(v, 88.5f, true); }
+  static VD apply(VD v) { return Hyperbolic<Sinh_>::fix<VD, double>(v, 709.0, true); }
+};
+
+// 1 / (1 + e^-x): e^-x within 1 ulp, then one addition and one division (correctly rounded).
+struct Sigmoid {
+  static VF apply(VF v) { return 1.0f / (1.0f + Exp::apply(-v)); }
+  static VD apply(VD v) { return 1.0 / (1.0 + Exp::apply(-v)); }
+};
+
+// x * Phi(x) with erf, and PyTorch's tanh approximation of it.
+struct Gelu {
+  static VF apply(VF v) { return 0.5f * v * (1.0f + Erf::apply(v * 0.7071067811865476f)); }
+  static VD apply(VD v) { return 0.5 * v * (1.0 + Erf::apply(v * 0.7071067811865476)); }
+};
+struct GeluTanh {
+  static VF apply(VF v) { return 0.5f * v * (1.0f + Tanh::apply(0.7978845608028654f * (v + 0.044715f * v * v * v))); }
+  static VD apply(VD v) { return 0.5 * v * (1.0 + Tanh::apply(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
+};
+
+// out[i] = Op(in[i]) over a contiguous run (out may be in): whole vectors, then the tail
+// through a zero-padded vector, so every element gets the same function.
+template <typename Op, typename T>
+void map(T* out, const T* in, int64_t n) {
+  constexpr int W = width<T>;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) store(out + i, Op::apply(load(in + i)));
+  if (i < n) {
+    alignas(64) T buf[W] = {};
+    std::memcpy(buf, in + i, static_cast<size_t>(n - i) * sizeof(T));
+    store(buf, Op::apply(load(buf)));
+    std::memcpy(out + i, buf, static_cast<size_t>(n - i) * sizeof(T));
+  }
+}
+#else
+constexpr bool kAvailable = false;
+struct Exp {};
+struct Exp2 {};
+struct Expm1 {};
+struct Log {};
+struct Log2 {};
+struct Log1p {};
+struct Sin {};
+struct Cos {};
+struct Tan {};
+struct Asin {};
+struct Acos {};
+struct Atan {};
+struct Sinh {};
+struct Cosh {};
+struct Tanh {};
+struct Erf {};
+struct Sigmoid {};
+struct Gelu {};
+struct GeluTanh {};
+template <typename Op, typename T>
+void map(T*, const T*, int64_t) {}
+#endif
+
+}  // namespace vec
+}  // namespace TCORE_CPU_NS
+}  // namespace tcore::native

@@ -1,0 +1,138 @@
+"""The vectorized elementary functions (SLEEF through native/cpu/VecMath.h, at each CPU
+capability's vector width; libm's scalar functions in a build without SLEEF): ulp bounds against
+float64 numpy over each function's range, IEEE special values as numpy gives them, the tail of a
+run and strided inputs computed like the body, and the same bounds for every capability."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# name, float32 range, ulp bound for float32 (against the float64 result rounded) and float64
+# (against numpy's float64: both within about 1 ulp of the truth)
+FUNCTIONS = [
+    ("exp", (-87, 88), 2, 2), ("exp2", (-125, 127), 2, 2), ("expm1", (-40, 80), 2, 2),
+    ("log", "positive", 2, 2), ("log2", "positive", 2, 2), ("log1p", (-0.999, 1e6), 2, 2),
+    ("sin", (-1e4, 1e4), 2, 2), ("cos", (-1e4, 1e4), 2, 2), ("tan", (-10, 10), 2, 2),
+    ("asin", (-1, 1), 2, 2), ("acos", (-1, 1), 2, 2), ("atan", (-1e4, 1e4), 2, 2),
+    ("sinh", (-80, 80), 2, 2), ("cosh", (-80, 80), 2, 2), ("tanh", (-20, 20), 2, 2),
+    ("erf", (-6, 6), 2, 2), ("sigmoid", (-80, 80), 4, 5),
+]
+REFERENCE = {
+    "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2, "log1p": np.log1p,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+}
+
+
+def inputs(rng, spec, n, dtype):
+    if spec == "positive":  # log-uniform over the normal floats
+        return np.exp(rng.uniform(np.log(1e-37), np.log(1e38), n)).astype(dtype)
+    return rng.uniform(*spec, n).astype(dtype)
+
+
+def max_ulp(got: np.ndarray, x: np.ndarray, name: str) -> float:
+    dtype = got.dtype
+    with np.errstate(all="ignore"):
+        ref = REFERENCE[name](x.astype(np.float64))
+    rounded = ref.astype(dtype)
+    spacing = np.maximum(np.spacing(np.abs(rounded)).astype(np.float64), np.finfo(dtype).smallest_subnormal)
+    keep = np.isfinite(rounded)
+    return float((np.abs(got.astype(np.float64) - ref) / spacing)[keep].max())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, spec, bound32, bound64", FUNCTIONS)
+def test_ulp_bounds(tcore, name, spec, bound32, bound64, dtype):
+    x = inputs(np.random.default_rng(hash(name) % 1000), spec, 100_003, dtype)  # an odd size: a tail
+    got = getattr(tcore, name)(tcore.from_numpy(x)).numpy()
+    assert got.dtype == dtype
+    assert max_ulp(got, x, name) <= (bound32 if dtype == np.float32 else bound64)
+
+
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40, 3e38, -3e38, 89.0, -104.0, 1.0, -1.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", [f[0] for f in FUNCTIONS])
+def test_special_values_as_numpy(tcore, name, dtype):
+    x = np.array(SPECIAL, dtype=dtype)
+    got = getattr(tcore, name)(tcore.from_numpy(x)).numpy()
+    with np.errstate(all="ignore"):
+        want = REFERENCE[name](x.astype(np.float64)).astype(dtype)
+    # NaN where numpy gives NaN, the same infinities and signed zeros; finite values within the bound
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=name)
+    inf = np.isinf(want)
+    np.testing.assert_array_equal(got[inf], want[inf], err_msg=name)
+    zero = want == 0
+    np.testing.assert_array_equal(np.signbit(got[zero]), np.signbit(want[zero]), err_msg=name)
+    finite = np.isfinite(want) & ~zero
+    np.testing.assert_allclose(got[finite], want[finite], rtol=8 * np.finfo(dtype).eps, atol=0, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "erf", "sin", "log1p", "sigmoid"])
+def test_tails_and_strides_compute_like_the_body(tcore, name):
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-3, 3, 4096).astype(np.float32) if name != "log1p" else rng.uniform(0, 3, 4096).astype(np.float32)
+    fn = getattr(tcore, name)
+    body = fn(tcore.from_numpy(x)).numpy()
+    for n in range(1, 40):  # every tail length of every vector width
+        np.testing.assert_array_equal(fn(tcore.from_numpy(x[:n].copy())).numpy(), body[:n])
+    # a strided input goes through the scalar loop: within the same bounds, same special values
+    strided = fn(tcore.from_numpy(x.reshape(64, 64)).t()).numpy()
+    np.testing.assert_allclose(strided, body.reshape(64, 64).T, rtol=3e-7, atol=1e-7)
+    # in place, on itself
+    t = tcore.from_numpy(x.copy())
+    getattr(t, name + "_")()
+    np.testing.assert_array_equal(t.numpy(), body)
+
+
+def test_gelu_both_forms(tcore):
+    x = np.random.default_rng(1).uniform(-8, 8, 10_001).astype(np.float32)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    x64 = x.astype(np.float64)
+    exact = 0.5 * x64 * (1 + erf(x64 / math.sqrt(2)))
+    approx = 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64**3)))
+    got = tcore.nn.functional.gelu(tcore.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, exact, rtol=2e-6, atol=2e-7)
+    got = tcore.nn.functional.gelu(tcore.from_numpy(x), approximate="tanh").numpy()
+    np.testing.assert_allclose(got, approx, rtol=2e-6, atol=2e-7)
+
+
+PROGRAM = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np, tcore
+from test_vector_math import FUNCTIONS, inputs, max_ulp
+out = {"capability": tcore.backends.cpu.get_cpu_capability(), "ulp": {}}
+for name, spec, b32, b64 in FUNCTIONS:
+    for dtype in (np.float32, np.float64):
+        x = inputs(np.random.default_rng(3), spec, 20_011, dtype)
+        out["ulp"][f"{name}/{np.dtype(dtype).name}"] = [max_ulp(getattr(tcore, name)(tcore.from_numpy(x)).numpy(), x, name),
+                                                        b32 if dtype == np.float32 else b64]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_every_capability_within_the_bounds(tcore, capability):
+    env = {**os.environ, "TCORE_CPU_CAPABILITY": capability}
+    r = subprocess.run([sys.executable, "-c", PROGRAM, str(ROOT / "tests")], capture_output=True, text=True,
+                       cwd=ROOT, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    over = {k: v for k, v in out["ulp"].items() if v[0] > v[1]}
+    assert not over, (out["capability"], over)
+
+
+def test_the_build_says_where_its_vector_math_comes_from(tcore):
+    assert tcore.backends.cpu.vector_math() in ("sleef", "libm")
