@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tcore_build_config.h"  // TCORE_HAVE_SLEEF, TCORE_HAVE_BLAS (CMakeLists.txt)
+
 namespace tcore {
 namespace {
 
@@ -68,10 +70,18 @@ const CPUCapabilityInfo* cpu_capabilities(int* count) {
 }
 
 const char* cpu_vector_math() {
-#if defined(TCORE_HAVE_SLEEF)
+#if TCORE_HAVE_SLEEF
   return "sleef";
 #else
   return "libm";
+#endif
+}
+
+const char* cpu_blas() {
+#if TCORE_HAVE_BLAS
+  return "openblas";
+#else
+  return "tcore";
 #endif
 }
 

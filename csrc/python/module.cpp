@@ -301,6 +301,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   // tcore.backends.cpu: the CPU capability whose kernels run (tcore/core/CPUCapability.h)
   m.def("_get_cpu_capability", [] { return std::string(get_cpu_capability()); });
   m.def("_cpu_vector_math", [] { return std::string(cpu_vector_math()); });
+  m.def("_cpu_blas", [] { return std::string(cpu_blas()); });
   m.def("_cpu_capabilities", [] {
     int n = 0;
     const CPUCapabilityInfo* table = cpu_capabilities(&n);

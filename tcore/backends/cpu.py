@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import _C
 
-__all__ = ["get_cpu_capability", "capabilities", "vector_math"]
+__all__ = ["get_cpu_capability", "capabilities", "vector_math", "blas"]
 
 
 def get_cpu_capability() -> str:
@@ -27,3 +27,10 @@ def vector_math() -> str:
     """Where exp, log, tanh, erf, sin... get their vector code: "sleef" (SLEEF, at the chosen
     capability's width), or "libm" (a build without SLEEF: scalar calls)."""
     return _C._cpu_vector_math()
+
+
+def blas() -> str:
+    """What computes float32/float64 matmul (mm, bmm, addmm, linear): "openblas" (a build that
+    found OpenBLAS: its sgemm/dgemm, kernels chosen by OpenBLAS for the CPU), or "tcore" (tcore's
+    own packed kernel, per CPU capability)."""
+    return _C._cpu_blas()

@@ -1,12 +1,30 @@
-// mm: a packed, register-blocked loop over contiguous operands, column panels across threads.
+// mm: float32/float64 through OpenBLAS's sgemm/dgemm when the build found it (operands given as
+// they are laid out: row-major, or transposed views without a copy); otherwise, and for the
+// other dtypes, a packed, register-blocked loop over contiguous operands, panels across threads.
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <memory>
+#include <optional>
+#include <type_traits>
 
 #include <tcore/ops/mm_native.h>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Parallel.h"
+#include "tcore_build_config.h"  // TCORE_HAVE_BLAS (CMakeLists.txt)
+
+#if TCORE_HAVE_BLAS
+extern "C" {  // the Fortran BLAS interface (column-major), as every BLAS exports it
+void sgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c, const int* ldc);
+void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc);
+void openblas_set_num_threads(int n) __attribute__((weak));  // OpenBLAS's own: its threads follow tcore's
+}
+#endif
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -73,12 +91,60 @@ void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
   }
 }
 
+#if TCORE_HAVE_BLAS
+// How BLAS sees a matrix (r x c) with strides (sr, sc): row-major is its transpose in column-major
+// ('N' for X^T, leading dimension sr); column-major is itself ('T' for X^T, leading dimension sc).
+struct BlasOperand {
+  char trans;
+  int ld;
+};
+std::optional<BlasOperand> blas_layout(const Tensor& x) {
+  const int64_t r = x.sizes()[0], c = x.sizes()[1], sr = x.strides()[0], sc = x.strides()[1];
+  if ((sc == 1 || c == 1) && sr >= std::max<int64_t>(1, c) && sr <= INT_MAX) return BlasOperand{'N', static_cast<int>(sr)};
+  if ((sr == 1 || r == 1) && sc >= std::max<int64_t>(1, r) && sc <= INT_MAX) return BlasOperand{'T', static_cast<int>(sc)};
+  return std::nullopt;
+}
+
+// C (n x m, row-major) = A (n x k) @ B (k x m) by the column-major product C^T = B^T A^T.
+// False when the sizes do not fit BLAS's int.
+template <typename T>
+bool blas_mm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
+  if (n > INT_MAX || k > INT_MAX || m > INT_MAX || n == 0 || m == 0 || k == 0) return false;
+  const Tensor a = blas_layout(self) ? self : contiguous_copy(self);
+  const Tensor b = blas_layout(mat2) ? mat2 : contiguous_copy(mat2);
+  const std::optional<BlasOperand> oa = blas_layout(a), ob = blas_layout(b);
+  if (!oa || !ob) return false;  // (a copy is always row-major; kept for safety)
+  const BlasOperand la = *oa, lb = *ob;
+  static std::atomic<int> blas_threads{0};
+  if (openblas_set_num_threads != nullptr && blas_threads.load() != get_num_threads()) {
+    blas_threads.store(get_num_threads());
+    openblas_set_num_threads(get_num_threads());
+  }
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  const int ldc = mi, lda = std::max(la.ld, 1), ldb = std::max(lb.ld, 1);
+  const T one = 1, zero = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    sgemm_(&lb.trans, &la.trans, &mi, &ni, &ki, &one, b.data_ptr<float>(), &ldb, a.data_ptr<float>(), &lda, &zero,
+           out.data_ptr<float>(), &ldc);
+  } else {
+    dgemm_(&lb.trans, &la.trans, &mi, &ni, &ki, &one, b.data_ptr<double>(), &ldb, a.data_ptr<double>(), &lda, &zero,
+           out.data_ptr<double>(), &ldc);
+  }
+  return true;
+}
+#endif
+
 Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
   check_mm(self, mat2);
   if (is_reduced_float(self.dtype()))  // float16/bfloat16: float32 products and sums, rounded on store
     return cast(mm_compute(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float)), self.dtype());
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
   Tensor out = empty_cpu({n, m}, self.dtype());
+#if TCORE_HAVE_BLAS
+  if (self.dtype() == ScalarType::Float && blas_mm<float>(self, mat2, out)) return out;
+  if (self.dtype() == ScalarType::Double && blas_mm<double>(self, mat2, out)) return out;
+#endif
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
   dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(TCORE_HAVE_SLEEF) && defined(__SSE4_1__)
+#include "tcore_build_config.h"  // TCORE_HAVE_SLEEF (CMakeLists.txt)
+
+#if TCORE_HAVE_SLEEF && defined(__SSE4_1__)
 #include <immintrin.h>
 #include <sleef.h>
 #define TCORE_VEC_MATH 1

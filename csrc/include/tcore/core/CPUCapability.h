@@ -32,6 +32,8 @@ TCORE_API const CPUCapabilityInfo* cpu_capabilities(int* count);
 // Where the vectorized elementary functions come from: "sleef" (native/cpu/VecMath.h), or
 // "libm" (a build without SLEEF: scalar calls).
 TCORE_API const char* cpu_vector_math();
+// What computes float32/float64 matmul: "openblas" (sgemm/dgemm), or "tcore" (its own kernel).
+TCORE_API const char* cpu_blas();
 
 // Called once by each generated CPU registration shard of each compiled capability (at load
 // time): runs `install` (the shard's register_kernel calls) when `ns` ("cpu_avx2") is the
