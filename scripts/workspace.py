@@ -29,8 +29,13 @@ def copy_repository(dest: Path) -> Path:
 
 
 def env_for(workspace: Path, **extra: str) -> dict:
+    """The environment of a build in a private copy: no TCORE_ setting of this one, and the CPU
+    kernels compiled for the baseline capability only (what these builds test is the pipeline;
+    tests/test_cpu_capability.py checks every capability on the main build). An extra
+    TCORE_CPU_CAPABILITIES="" compiles them all."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCORE_")}
-    env.update(PYTHONDONTWRITEBYTECODE="1", **extra)
+    env.update(PYTHONDONTWRITEBYTECODE="1", TCORE_CPU_CAPABILITIES="default")
+    env.update(extra)
     return env
 
 

@@ -114,12 +114,15 @@ def _deepcopy(self, memo):
 
 
 def install(namespace: dict) -> None:
+    """The Python-side functions and methods. In a selective build an operator may be absent
+    (TCORE_SELECTED_OP_LIST_PATH): what wraps one is installed only where it exists."""
     T = _C.Tensor
     T.data = property(_data, _set_data)
-    T.new_zeros = _new(_C.zeros)
-    T.new_ones = _new(_C.ones)
-    T.new_empty = _new(_C.empty)
-    T.new_full = _new_full
+    for name, factory in (("new_zeros", "zeros"), ("new_ones", "ones"), ("new_empty", "empty")):
+        if hasattr(_C, factory):
+            setattr(T, name, _new(getattr(_C, factory)))
+    if hasattr(_C, "full"):
+        T.new_full = _new_full
     T.new_tensor = _new_tensor
     T.view_as = lambda self, other: self.view(list(other.shape))
     T.reshape_as = lambda self, other: self.reshape(list(other.shape))
@@ -128,11 +131,12 @@ def install(namespace: dict) -> None:
     T.nelement = lambda self: self.numel()
     T.ndimension = lambda self: self.ndim
     T.__deepcopy__ = _deepcopy
-    namespace["nonzero"] = _nonzero(namespace["nonzero"])
-    T.nonzero = _nonzero(T.nonzero)
-    namespace["where"] = _where(namespace["where"])
+    wrappers = {"nonzero": _nonzero, "where": _where, "einsum": _einsum, "unbind": _as_tuple}  # unbind: a tuple, as torch
+    for name, wrap in wrappers.items():
+        if name in namespace:
+            namespace[name] = wrap(namespace[name])
+    for name, wrap in (("nonzero", _nonzero), ("unbind", _as_tuple)):
+        if hasattr(T, name):
+            setattr(T, name, wrap(getattr(T, name)))
     namespace["unique"] = unique
     T.unique = unique
-    namespace["einsum"] = _einsum(namespace["einsum"])
-    namespace["unbind"] = _as_tuple(namespace["unbind"])  # PyTorch returns a tuple
-    T.unbind = _as_tuple(T.unbind)

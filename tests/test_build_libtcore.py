@@ -23,6 +23,7 @@ def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     # the script's options are what these tests check: a CPU build keeps each configure
     # short (no CUDA compiler identification) and the full build served by the cache
     full_env["USE_CUDA"] = full_env["USE_ROCM"] = "0"
+    full_env["TCORE_CPU_CAPABILITIES"] = "default"  # the kernels once (tests/test_cpu_capability.py checks all)
     full_env.update(env)
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, env=full_env, capture_output=True, text=True)
 

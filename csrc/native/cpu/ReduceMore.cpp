@@ -26,6 +26,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Math.h"
+#include "native/cpu/VecMath.h"
 #include "native/cpu/Reduce.h"
 
 namespace tcore::native {
@@ -299,7 +300,19 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
       for (int64_t i = 1; i < n; ++i) m = std::max(m, row[i]);
       if (std::isinf(m)) return m;
       double s = 0;
-      for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(row[i] - m));
+      if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+        // e^(x - m) in blocks through SLEEF's vector exp, summed in double
+        constexpr int64_t kBlock = 256;
+        T buf[kBlock];
+        for (int64_t b = 0; b < n; b += kBlock) {
+          const int64_t len = std::min(kBlock, n - b);
+          for (int64_t i = 0; i < len; ++i) buf[i] = row[b + i] - m;
+          vec::map<vec::Exp>(buf, buf, len);
+          s += sum_row(buf, len);
+        }
+      } else {
+        for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(row[i] - m));
+      }
       return static_cast<T>(m + std::log(s));
     });
   });
@@ -341,10 +354,16 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
       const T* x = in + r * n;
       T* y = out + r * n;
       const T m = max_row(x, n);
-      // e^(x - m) into y (vectorized for float32), then their sum
-      for (int64_t i = 0; i < n; ++i) {
-        if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
-        else y[i] = std::exp(x[i] - m);
+      // e^(x - m) into y (SLEEF's vector exp, native/cpu/VecMath.h; without it, a polynomial the
+      // compiler vectorizes for float32), then their sum
+      if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m;
+        vec::map<vec::Exp>(y, y, n);
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
+          else y[i] = std::exp(x[i] - m);
+        }
       }
       const double s = sum_row(y, n);
       if (Log) {
