@@ -19,11 +19,60 @@ namespace {
 
 enum class Reduction { Sum, Mean };
 
+// A contiguous input whose reduced dims are one block followed by kept dims (sum(0) of a matrix,
+// the middle dim of (B, R, K)): result[o, j] = sum over r of x[o, r, j], adding whole rows of K
+// elements into an accumulator row (double for floats, int64 for integers), which vectorizes;
+// the rows layout would first copy the input transposed. Undefined when the case does not apply.
+Tensor reduce_columns(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType out_dtype, bool mean) {
+  const int64_t nd = self.dim();
+  int64_t a = 0;
+  while (a < nd && !mask[a]) ++a;
+  int64_t b = a;
+  while (b < nd && mask[b]) ++b;
+  for (int64_t d = b; d < nd; ++d)
+    if (mask[d]) return Tensor();  // reduced dims not in one block
+  if (a == nd || b == nd || self.dtype() != out_dtype || !self.is_contiguous()) return Tensor();
+  int64_t O = 1, R = 1, K = 1;
+  for (int64_t d = 0; d < nd; ++d) (d < a ? O : d < b ? R : K) *= self.sizes()[d];
+  Tensor result = empty_cpu(reduced_shape(self.sizes(), mask, keepdim), out_dtype);
+  if (K == 1) return Tensor();  // rows: the existing path is the right one
+  bool handled = false;
+  dispatch_dtype(out_dtype, "sum", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_arithmetic_v<T>) {
+      using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+      const T* in = self.template data_ptr<T>();
+      T* out = result.template data_ptr<T>();
+      constexpr int64_t kChunk = 1024;  // accumulator columns per task: 8 KB, in L1
+      const int64_t chunks = (K + kChunk - 1) / kChunk;
+      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R * kChunk, 1));
+      parallel_for(0, O * chunks, grain, [&](int64_t first, int64_t last) {
+        Acc acc[kChunk];
+        for (int64_t task = first; task < last; ++task) {
+          const int64_t o = task / chunks, j0 = (task % chunks) * kChunk, len = std::min(kChunk, K - j0);
+          for (int64_t j = 0; j < len; ++j) acc[j] = 0;
+          const T* block = in + o * R * K + j0;
+          for (int64_t r = 0; r < R; ++r) {
+            const T* row = block + r * K;
+            for (int64_t j = 0; j < len; ++j) acc[j] += static_cast<Acc>(row[j]);
+          }
+          T* dst = out + o * K + j0;
+          for (int64_t j = 0; j < len; ++j)
+            dst[j] = mean ? static_cast<T>(static_cast<double>(acc[j]) / static_cast<double>(R)) : static_cast<T>(acc[j]);
+        }
+      });
+      handled = true;
+    }
+  });
+  return handled ? result : Tensor();
+}
+
 Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarType out_dtype, Reduction kind,
               const char* op) {
   if (is_reduced_float(out_dtype))  // float16/bfloat16: accumulated in double via float32, rounded on store
     return cast(reduce(self, dim, keepdim, ScalarType::Float, kind, op), out_dtype);
   const std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
+  if (Tensor r = reduce_columns(self, mask, keepdim, out_dtype, kind == Reduction::Mean); r.defined()) return r;
   const Rows rows = rows_for(self, mask, keepdim, out_dtype);
   const int64_t outer = rows.outer, inner = rows.inner;
   Tensor result = empty_cpu(rows.shape, out_dtype);
