@@ -30,7 +30,7 @@ def test_column_and_row_paths_agree(tcore):
     x = np.random.default_rng(0).standard_normal((300, 40)).astype(np.float32)
     by_columns = tcore.from_numpy(x).sum(0).numpy()
     by_rows = tcore.from_numpy(np.ascontiguousarray(x.T)).sum(1).numpy()
-    np.testing.assert_allclose(by_columns, by_rows, rtol=1e-6)
+    np.testing.assert_allclose(by_columns, by_rows, rtol=1e-5, atol=1e-5)  # the row path sums in float lanes
 
 
 def test_nan_and_inf_propagate(tcore):
