@@ -305,3 +305,13 @@ def test_from_numpy_still_shares_memory():
     t = tcore.from_numpy(a)
     a[0, 0] = 42.0
     assert t.tolist() == [[42.0, 2.0], [3.0, 5.0]]
+
+
+def test_flip_of_a_zero_dim_tensor(tcore):
+    """Found by scripts/fuzz.py --seed 23: flip of a 0-dim tensor wrote past its one-slot dim mask."""
+    assert tcore.flip(tcore.tensor(-1), [-1]).item() == -1
+    assert tcore.flip(tcore.tensor(-1), [0]).item() == -1
+    with pytest.raises(IndexError, match=r"expected to be in range of \[-1, 0\]"):
+        tcore.flip(tcore.tensor(-1), [-1, -(2**63), -(2**63), -(2**62)])
+    with pytest.raises(RuntimeError, match="dims has duplicates"):
+        tcore.flip(tcore.tensor(-1), [-1, 0])

@@ -2,6 +2,7 @@
 //
 // flip copies rows of the last dim from their mirrored places; tril/triu keep the elements on one side of a diagonal
 // of the last two dims.
+#include <algorithm>
 #include <cstring>
 
 #include <tcore/ops/flip_native.h>
@@ -18,7 +19,8 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 
 // ------------------------------------------------------------------ flip
 Tensor flip(const Tensor& self, IntArrayRef dims) {
-  std::vector<bool> flipped(static_cast<size_t>(self.dim()), false);
+  // a 0-dim tensor has one dim to name (-1 or 0), as in PyTorch
+  std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, self.dim());
     TCORE_CHECK(!flipped[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
