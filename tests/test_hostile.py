@@ -315,3 +315,13 @@ def test_flip_of_a_zero_dim_tensor(tcore):
         tcore.flip(tcore.tensor(-1), [-1, -(2**63), -(2**63), -(2**62)])
     with pytest.raises(RuntimeError, match="dims has duplicates"):
         tcore.flip(tcore.tensor(-1), [-1, 0])
+
+
+def test_repeat_interleave_past_int64(tcore):
+    """Found by scripts/fuzz.py --seed 23: the sum of the repeats wrapped around int64."""
+    x = tcore.ones(1, 3).expand(4, 3)
+    with pytest.raises(RuntimeError, match="overflow"):
+        x.repeat_interleave(2**62)
+    with pytest.raises(RuntimeError, match="overflow"):
+        tcore.repeat_interleave(tcore.tensor([2**62, 2**62, 2**62]))
+    assert tcore.repeat_interleave(tcore.tensor([1, 2])).tolist() == [0, 1, 1]

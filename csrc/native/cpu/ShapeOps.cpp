@@ -11,6 +11,7 @@
 #include <tcore/ops/triu_native.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/SizeMath.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
 
@@ -115,7 +116,7 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     TCORE_CHECK(p[i] >= 0, "repeats can not be negative");
-    total += p[i];
+    total = checked_add(total, p[i], "repeat_interleave");  // a sum past int64 is an error, not a wrap
   }
   if (output_size) TCORE_CHECK(*output_size == total, "repeat_interleave: output_size (", *output_size,
                                ") does not match the sum of repeats (", total, ")");
