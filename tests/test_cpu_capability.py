@@ -200,6 +200,7 @@ def test_runs_on_a_cpu_without_the_better_capabilities(tcore, emulated_cpu, cpu,
     want = json.loads(native.stdout.strip().splitlines()[-1])
     if table(tcore)[expected.lower()]["compiled"]:
         assert got[0] == expected
-    assert got[4:] == want[4:]
-    for a, b in zip(got[1:4], want[1:4]):
+    assert got[5:] == want[5:]  # integers and a sort: exact
+    # floating sums: the emulated CPU gets other SLEEF and OpenBLAS code (its own choice of kernels)
+    for a, b in zip(got[1:5], want[1:5]):
         assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), (got, want)

@@ -43,8 +43,14 @@ def test_results_do_not_depend_on_the_thread_count(tcore, threads):
     for n in (1, 2, 3):
         tcore.set_num_threads(n)
         results[n] = _workload(tcore, arrays)
+    # float matmul goes to OpenBLAS, whose threads split the work in ways that change the last bits
+    # (as torch's MKL does); everything else is the same to the last bit for any thread count
+    blas = {12, 13} if tcore.backends.cpu.blas() == "openblas" else set()
     for n in (2, 3):
         for i, (x, y) in enumerate(zip(results[1], results[n])):
-            np.testing.assert_array_equal(x, y, err_msg=f"result {i} with {n} threads")
+            if i in blas:
+                np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-4, err_msg=f"result {i} with {n} threads")
+            else:
+                np.testing.assert_array_equal(x, y, err_msg=f"result {i} with {n} threads")
     np.testing.assert_allclose(results[1][0], arrays[0] + arrays[1])
     np.testing.assert_allclose(results[1][12], arrays[3] @ arrays[3], rtol=1e-4, atol=1e-4)
