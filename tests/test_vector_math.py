@@ -53,7 +53,7 @@ def max_ulp(got: np.ndarray, x: np.ndarray, name: str) -> float:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name, spec, bound32, bound64", FUNCTIONS)
 def test_ulp_bounds(tcore, name, spec, bound32, bound64, dtype):
-    x = inputs(np.random.default_rng(hash(name) % 1000), spec, 100_003, dtype)  # an odd size: a tail
+    x = inputs(np.random.default_rng(sum(map(ord, name))), spec, 100_003, dtype)  # an odd size: a tail; a fixed seed
     got = getattr(tcore, name)(tcore.from_numpy(x)).numpy()
     assert got.dtype == dtype
     assert max_ulp(got, x, name) <= (bound32 if dtype == np.float32 else bound64)

@@ -111,11 +111,12 @@ template <typename T>
 bool blas_mm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
   if (n > INT_MAX || k > INT_MAX || m > INT_MAX || n == 0 || m == 0 || k == 0) return false;
-  const Tensor a = blas_layout(self) ? self : contiguous_copy(self);
-  const Tensor b = blas_layout(mat2) ? mat2 : contiguous_copy(mat2);
-  const std::optional<BlasOperand> oa = blas_layout(a), ob = blas_layout(b);
-  if (!oa || !ob) return false;  // (a copy is always row-major; kept for safety)
-  const BlasOperand la = *oa, lb = *ob;
+  // an operand BLAS cannot take as it is becomes a row-major copy
+  const std::optional<BlasOperand> oa = blas_layout(self), ob = blas_layout(mat2);
+  const Tensor a = oa ? self : contiguous_copy(self);
+  const Tensor b = ob ? mat2 : contiguous_copy(mat2);
+  const BlasOperand la = oa ? *oa : BlasOperand{'N', static_cast<int>(k)};
+  const BlasOperand lb = ob ? *ob : BlasOperand{'N', static_cast<int>(m)};
   static std::atomic<int> blas_threads{0};
   if (openblas_set_num_threads != nullptr && blas_threads.load() != get_num_threads()) {
     blas_threads.store(get_num_threads());

@@ -300,7 +300,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
       for (int64_t i = 1; i < n; ++i) m = std::max(m, row[i]);
       if (std::isinf(m)) return m;
       double s = 0;
-      if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      if constexpr (vec::supports<T>) {
         // e^(x - m) in blocks through SLEEF's vector exp, summed in double
         constexpr int64_t kBlock = 256;
         T buf[kBlock];
@@ -356,7 +356,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
       const T m = max_row(x, n);
       // e^(x - m) into y (SLEEF's vector exp, native/cpu/VecMath.h; without it, a polynomial the
       // compiler vectorizes for float32), then their sum
-      if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      if constexpr (vec::supports<T>) {
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m;
         vec::map<vec::Exp>(y, y, n);
       } else {

@@ -34,37 +34,33 @@ Tensor reduce_columns(const Tensor& self, const std::vector<bool>& mask, bool ke
   if (a == nd || b == nd || self.dtype() != out_dtype || !self.is_contiguous()) return Tensor();
   int64_t O = 1, R = 1, K = 1;
   for (int64_t d = 0; d < nd; ++d) (d < a ? O : d < b ? R : K) *= self.sizes()[d];
-  Tensor result = empty_cpu(reduced_shape(self.sizes(), mask, keepdim), out_dtype);
   if (K == 1) return Tensor();  // rows: the existing path is the right one
-  bool handled = false;
+  Tensor result = empty_cpu(reduced_shape(self.sizes(), mask, keepdim), out_dtype);
   dispatch_dtype(out_dtype, "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_arithmetic_v<T>) {
-      using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-      const T* in = self.template data_ptr<T>();
-      T* out = result.template data_ptr<T>();
-      constexpr int64_t kChunk = 1024;  // accumulator columns per task: 8 KB, in L1
-      const int64_t chunks = (K + kChunk - 1) / kChunk;
-      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R * kChunk, 1));
-      parallel_for(0, O * chunks, grain, [&](int64_t first, int64_t last) {
-        Acc acc[kChunk];
-        for (int64_t task = first; task < last; ++task) {
-          const int64_t o = task / chunks, j0 = (task % chunks) * kChunk, len = std::min(kChunk, K - j0);
-          for (int64_t j = 0; j < len; ++j) acc[j] = 0;
-          const T* block = in + o * R * K + j0;
-          for (int64_t r = 0; r < R; ++r) {
-            const T* row = block + r * K;
-            for (int64_t j = 0; j < len; ++j) acc[j] += static_cast<Acc>(row[j]);
-          }
-          T* dst = out + o * K + j0;
-          for (int64_t j = 0; j < len; ++j)
-            dst[j] = mean ? static_cast<T>(static_cast<double>(acc[j]) / static_cast<double>(R)) : static_cast<T>(acc[j]);
+    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+    const T* in = self.template data_ptr<T>();
+    T* out = result.template data_ptr<T>();
+    constexpr int64_t kChunk = 1024;  // accumulator columns per task: 8 KB, in L1
+    const int64_t chunks = (K + kChunk - 1) / kChunk;
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R * kChunk, 1));
+    parallel_for(0, O * chunks, grain, [&](int64_t first, int64_t last) {
+      Acc acc[kChunk];
+      for (int64_t task = first; task < last; ++task) {
+        const int64_t o = task / chunks, j0 = (task % chunks) * kChunk, len = std::min(kChunk, K - j0);
+        for (int64_t j = 0; j < len; ++j) acc[j] = 0;
+        const T* block = in + o * R * K + j0;
+        for (int64_t r = 0; r < R; ++r) {
+          const T* row = block + r * K;
+          for (int64_t j = 0; j < len; ++j) acc[j] += static_cast<Acc>(row[j]);
         }
-      });
-      handled = true;
-    }
+        T* dst = out + o * K + j0;
+        for (int64_t j = 0; j < len; ++j)
+          dst[j] = mean ? static_cast<T>(static_cast<double>(acc[j]) / static_cast<double>(R)) : static_cast<T>(acc[j]);
+      }
+    });
   });
-  return handled ? result : Tensor();
+  return result;
 }
 
 Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarType out_dtype, Reduction kind,

@@ -89,7 +89,7 @@ constexpr auto floating_vec(const char* op, F f) {
     dispatch_floating(compute, op, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const auto scalar = [f](T v) { return static_cast<T>(f(v)); };
-      if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      if constexpr (vec::supports<T>) {
         unary_loop_runs<T, T>(out, x, scalar, [](T* o, const T* i, int64_t n) { vec::map<VecOp>(o, i, n); });
       } else {
         unary_loop<T, T>(out, x, scalar);
@@ -320,7 +320,7 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
       }
       return static_cast<T>(0.5) * v * (T(1) + std::erf(v * static_cast<T>(0.7071067811865476)));
     };
-    if constexpr (vec::kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    if constexpr (vec::supports<T>) {
       unary_loop_runs<T, T>(out, self, scalar, [tanh_form](T* o, const T* i, int64_t n) {
         tanh_form ? vec::map<vec::GeluTanh>(o, i, n) : vec::map<vec::Gelu>(o, i, n);
       });

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "tcore_build_config.h"  // TCORE_HAVE_SLEEF (CMakeLists.txt)
 
@@ -28,32 +29,30 @@ using VF = __m512;
 using VD = __m512d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
-inline VF load(const float* p) { return _mm512_loadu_ps(p); }
-inline VD load(const double* p) { return _mm512_loadu_pd(p); }
-inline void store(float* p, VF v) { _mm512_storeu_ps(p, v); }
-inline void store(double* p, VD v) { _mm512_storeu_pd(p, v); }
 #elif defined(__AVX2__) && defined(__FMA__)
 using VF = __m256;
 using VD = __m256d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d4_u10avx2
-inline VF load(const float* p) { return _mm256_loadu_ps(p); }
-inline VD load(const double* p) { return _mm256_loadu_pd(p); }
-inline void store(float* p, VF v) { _mm256_storeu_ps(p, v); }
-inline void store(double* p, VD v) { _mm256_storeu_pd(p, v); }
 #else
 using VF = __m128;
 using VD = __m128d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d2_u10sse4
-inline VF load(const float* p) { return _mm_loadu_ps(p); }
-inline VD load(const double* p) { return _mm_loadu_pd(p); }
-inline void store(float* p, VF v) { _mm_storeu_ps(p, v); }
-inline void store(double* p, VD v) { _mm_storeu_pd(p, v); }
 #endif
 
 template <typename T>
 constexpr int width = static_cast<int>(sizeof(VF) / sizeof(T));
+
+// Unaligned loads and stores of either vector (the compiler emits one vmovups/movups for each).
+template <typename V, typename T>
+V load(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename V, typename T>
+void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
 
 // One operation each: apply(VF), apply(VD).
 #define TCORE_VEC_OP(Name, fn)                                     \
@@ -148,13 +147,14 @@ struct GeluTanh {
 // through a zero-padded vector, so every element gets the same function.
 template <typename Op, typename T>
 void map(T* out, const T* in, int64_t n) {
+  using V = std::conditional_t<std::is_same_v<T, float>, VF, VD>;
   constexpr int W = width<T>;
   int64_t i = 0;
-  for (; i + W <= n; i += W) store(out + i, Op::apply(load(in + i)));
+  for (; i + W <= n; i += W) store(out + i, Op::apply(load<V>(in + i)));
   if (i < n) {
     alignas(64) T buf[W] = {};
     std::memcpy(buf, in + i, static_cast<size_t>(n - i) * sizeof(T));
-    store(buf, Op::apply(load(buf)));
+    store(buf, Op::apply(load<V>(buf)));
     std::memcpy(out + i, buf, static_cast<size_t>(n - i) * sizeof(T));
   }
 }
@@ -182,6 +182,10 @@ struct GeluTanh {};
 template <typename Op, typename T>
 void map(T*, const T*, int64_t) {}
 #endif
+
+// Whether contiguous runs of T go through the vector functions (float32 and float64, with SLEEF).
+template <typename T>
+constexpr bool supports = kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>);
 
 }  // namespace vec
 }  // namespace TCORE_CPU_NS
