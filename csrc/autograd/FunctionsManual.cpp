@@ -44,6 +44,8 @@
 #include <tcore/ops/permute.h>
 #include <tcore/ops/pow.h>
 #include <tcore/ops/reshape.h>
+#include <tcore/ops/rsqrt.h>
+#include <tcore/ops/var.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/tanh.h>
@@ -411,6 +413,61 @@ Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, int64_t dim, const 
   const Tensor t_at_first = sum_over(tcore::mul(self_t, first_zero), IntArrayRef({d}), true);
   const Tensor with_zero = tcore::mul(t_at_first, tcore::cumprod(x_without_first, d, std::nullopt));
   return tcore::where(tcore::eq(zeros_seen, Scalar(0)), no_zero, with_zero);
+}
+
+namespace {
+// The normalized dims (the last k) and the leading ones.
+std::vector<int64_t> dims_from(int64_t begin, int64_t end) {
+  std::vector<int64_t> dims;
+  for (int64_t d = begin; d < end; ++d) dims.push_back(d);
+  return dims;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       IntArrayRef normalized_shape, const Tensor& mean,
+                                                       const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                       double eps, std::array<bool, 3> mask) {
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  const std::vector<int64_t> norm_dims = dims_from(axis, input.dim()), lead_dims = dims_from(0, axis);
+  Tensor m = mean, r = rstd;
+  if (GradMode::is_enabled() || fw_grad(input).defined()) {
+    m = tcore::mean(input, IntArrayRef(norm_dims), true, std::nullopt);
+    r = tcore::rsqrt(tcore::add(tcore::var(input, IntArrayRef(norm_dims), Scalar(0), true), Scalar(eps), 1));
+  }
+  const Tensor xhat = tcore::mul(tcore::sub(input, m, 1), r);
+  const bool has_weight = weight && weight->defined();  // a saved None is an undefined Tensor
+  Tensor dx, dw, db;
+  if (mask[0]) {
+    const Tensor g = has_weight ? tcore::mul(grad, *weight) : grad;
+    const Tensor g_mean = tcore::mean(g, IntArrayRef(norm_dims), true, std::nullopt);
+    const Tensor gx_mean = tcore::mean(tcore::mul(g, xhat), IntArrayRef(norm_dims), true, std::nullopt);
+    dx = tcore::mul(tcore::sub(tcore::sub(g, g_mean, 1), tcore::mul(xhat, gx_mean), 1), r);
+  }
+  const auto over_leading = [&](const Tensor& t) {
+    return lead_dims.empty() ? t : tcore::sum(t, IntArrayRef(lead_dims), false, std::nullopt);
+  };
+  if (mask[1] && has_weight) dw = over_leading(tcore::mul(grad, xhat));
+  if (mask[2]) db = over_leading(grad);
+  return {dx, dw, db};
+}
+
+Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const std::optional<Tensor>& weight,
+                      const Tensor& weight_t, const Tensor& bias_t, const Tensor& mean, const Tensor& rstd,
+                      IntArrayRef normalized_shape) {
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  const std::vector<int64_t> norm_dims = dims_from(axis, input.dim());
+  const Tensor xhat = tcore::mul(tcore::sub(input, mean, 1), rstd);
+  Tensor out;
+  if (input_t.defined()) {
+    const Tensor t = tcore::sub(input_t, tcore::mean(input_t, IntArrayRef(norm_dims), true, std::nullopt), 1);
+    const Tensor tx_mean = tcore::mean(tcore::mul(t, xhat), IntArrayRef(norm_dims), true, std::nullopt);
+    out = tcore::mul(tcore::sub(t, tcore::mul(xhat, tx_mean), 1), rstd);
+    if (weight && weight->defined()) out = tcore::mul(out, *weight);
+  }
+  if (weight_t.defined()) out = out.defined() ? tcore::add(out, tcore::mul(xhat, weight_t), 1) : tcore::mul(xhat, weight_t);
+  if (bias_t.defined()) out = out.defined() ? tcore::add(out, bias_t, 1) : tcore::add(tcore::zeros_like(xhat), bias_t, 1);
+  return out.defined() ? out : tcore::zeros_like(xhat);
 }
 
 }  // namespace tcore::autograd::manual

@@ -2,7 +2,9 @@
 // Helpers the formulas of csrc/autograd/derivatives.yaml are written with. They are
 // built from public operators only, so they are differentiable themselves
 // (create_graph=True works through them) and run on every backend.
+#include <array>
 #include <limits>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,5 +93,17 @@ Tensor prod_dim_backward(const Tensor& grad, const Tensor& self, const Tensor& r
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 // cumprod: reversed cumsum of grad * result / self, or per position where self has zeros.
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+
+// native_layer_norm: the gradients of input, weight and bias that `mask` asks for, from the
+// saved mean and rstd (recomputed from input when the backward itself is differentiated:
+// create_graph or a tangent on input, so that double backward and hvp see their dependence).
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       IntArrayRef normalized_shape, const Tensor& mean,
+                                                       const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                       double eps, std::array<bool, 3> mask);
+// native_layer_norm's tangent: d((x - mean) * rstd) * weight + xhat * weight_t + bias_t.
+Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const std::optional<Tensor>& weight,
+                      const Tensor& weight_t, const Tensor& bias_t, const Tensor& mean, const Tensor& rstd,
+                      IntArrayRef normalized_shape);
 
 }  // namespace tcore::autograd::manual

@@ -19,6 +19,7 @@
 #include <tcore/ops/ge.h>
 #include <tcore/ops/index_select.h>
 #include <tcore/ops/layer_norm_native.h>
+#include <tcore/ops/native_layer_norm.h>
 #include <tcore/ops/log_softmax.h>
 #include <tcore/ops/lt.h>
 #include <tcore/ops/logical_or.h>
@@ -248,6 +249,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
                         "normalized shape ", shape_str(normalized_shape), ", got ", shape_str((*t)->sizes()));
     }
   }
+  // On the CPU, one kernel (native/cpu/Normalization.cpp) whose backward and forward-mode formulas are
+  // in derivatives.yaml; elsewhere, the operators it is made of.
+  if (input.device().is_cpu()) return std::get<0>(tcore::native_layer_norm(input, normalized_shape, weight, bias, eps));
   std::vector<int64_t> dims;
   for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
   const Tensor mean = tcore::mean(input, IntArrayRef(dims), true);

@@ -101,7 +101,7 @@ Tensor extreme(const Tensor& self, IntArrayRef dim, bool keepdim, const char* op
   check_nonempty(rows, self, op);
   return dispatch_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return per_row<T, T>(rows, self.dtype(), [](const T* row, int64_t n) { return row[arg_extreme<Greater>(row, n)]; });
+    return per_row<T, T>(rows, self.dtype(), [](const T* row, int64_t n) { return extreme_row<Greater>(row, n); });
   });
 }
 
@@ -296,20 +296,11 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
     using T = typename decltype(tag)::type;
     return per_row<T, T>(rows, t, [](const T* row, int64_t n) {
       if (n == 0) return -std::numeric_limits<T>::infinity();
-      T m = row[0];
-      for (int64_t i = 1; i < n; ++i) m = std::max(m, row[i]);
+      const T m = max_row(row, n);
       if (std::isinf(m)) return m;
       double s = 0;
       if constexpr (vec::supports<T>) {
-        // e^(x - m) in blocks through SLEEF's vector exp, summed in double
-        constexpr int64_t kBlock = 256;
-        T buf[kBlock];
-        for (int64_t b = 0; b < n; b += kBlock) {
-          const int64_t len = std::min(kBlock, n - b);
-          for (int64_t i = 0; i < len; ++i) buf[i] = row[b + i] - m;
-          vec::map<vec::Exp>(buf, buf, len);
-          s += sum_row(buf, len);
-        }
+        s = vec::exp_shifted_sum<false>(static_cast<T*>(nullptr), row, m, n);  // SLEEF's vector exp, summed
       } else {
         for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(row[i] - m));
       }
@@ -354,18 +345,18 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
       const T* x = in + r * n;
       T* y = out + r * n;
       const T m = max_row(x, n);
-      // e^(x - m) into y (SLEEF's vector exp, native/cpu/VecMath.h; without it, a polynomial the
-      // compiler vectorizes for float32), then their sum
+      // e^(x - m) into y and their sum in one pass (SLEEF's vector exp, native/cpu/VecMath.h;
+      // log_softmax only sums); without SLEEF, a polynomial the compiler vectorizes for float32
+      double s;
       if constexpr (vec::supports<T>) {
-        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m;
-        vec::map<vec::Exp>(y, y, n);
+        s = vec::exp_shifted_sum<!Log>(y, x, m, n);
       } else {
         for (int64_t i = 0; i < n; ++i) {
           if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
           else y[i] = std::exp(x[i] - m);
         }
+        s = sum_row(y, n);
       }
-      const double s = sum_row(y, n);
       if (Log) {
         const T shift = static_cast<T>(m + std::log(s));
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;

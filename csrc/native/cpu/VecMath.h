@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "tcore_build_config.h"  // TCORE_HAVE_SLEEF (CMakeLists.txt)
@@ -158,6 +159,39 @@ void map(T* out, const T* in, int64_t n) {
     std::memcpy(out + i, buf, static_cast<size_t>(n - i) * sizeof(T));
   }
 }
+
+// e^(x[i] - shift) for a contiguous row, stored into y when Store, and their sum: added in T's
+// lanes within blocks of 4096 elements, the blocks in double (softmax's one pass after the max).
+template <bool Store, typename T>
+double exp_shifted_sum(T* y, const T* x, T shift, int64_t n) {
+  using V = std::conditional_t<std::is_same_v<T, float>, VF, VD>;
+  constexpr int W = width<T>;
+  constexpr int64_t kBlock = 4096;
+  double total = 0;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t end = b + kBlock < n ? b + kBlock : n;
+    V acc = {};
+    int64_t i = b;
+    for (; i + W <= end; i += W) {
+      const V e = Exp::apply(load<V>(x + i) - shift);
+      if constexpr (Store) store(y + i, e);
+      acc += e;
+    }
+    if (i < end) {  // the tail, padded with lanes whose e^(x - shift) is 0
+      alignas(64) T buf[W];
+      for (int j = 0; j < W; ++j) buf[j] = -std::numeric_limits<T>::infinity();
+      std::memcpy(buf, x + i, static_cast<size_t>(end - i) * sizeof(T));
+      const V e = Exp::apply(load<V>(buf) - shift);
+      store(buf, e);
+      if constexpr (Store) std::memcpy(y + i, buf, static_cast<size_t>(end - i) * sizeof(T));
+      for (int64_t j = 0; j < end - i; ++j) total += buf[j];
+    }
+    alignas(64) T lanes[W];
+    store(lanes, acc);
+    for (int j = 0; j < W; ++j) total += lanes[j];
+  }
+  return total;
+}
 #else
 constexpr bool kAvailable = false;
 struct Exp {};
@@ -181,6 +215,8 @@ struct Gelu {};
 struct GeluTanh {};
 template <typename Op, typename T>
 void map(T*, const T*, int64_t) {}
+template <bool Store, typename T>
+double exp_shifted_sum(T*, const T*, T, int64_t) { return 0; }
 #endif
 
 // Whether contiguous runs of T go through the vector functions (float32 and float64, with SLEEF).

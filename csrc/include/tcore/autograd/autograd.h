@@ -175,6 +175,12 @@ TCORE_API void update_view_fn(const Tensor& self, ViewFn then);
 TCORE_API std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
 TCORE_API EdgeRange append_next_edges(std::vector<Edge>& edges, const Tensor& input);
 TCORE_API EdgeRange append_next_edges(std::vector<Edge>& edges, ArrayRef<Tensor> inputs);
+// A differentiable input of collect_next_edges: a Tensor? that is None has an empty edge.
+inline const Tensor* edge_input(const Tensor& t) { return &t; }
+inline const Tensor* edge_input(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
+inline EdgeRange append_next_edges(std::vector<Edge>& edges, const std::optional<Tensor>& input) {
+  return append_next_edges(edges, input ? *input : Tensor());
+}
 // out[r.begin + i] = grads[i]: a Tensor[] input's gradients (grads has one per element).
 TCORE_API void assign_range(std::vector<Tensor>& out, EdgeRange r, std::vector<Tensor>&& grads);
 TCORE_API std::vector<SavedVariable> save_list(ArrayRef<Tensor> inputs);
