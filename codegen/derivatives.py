@@ -148,7 +148,15 @@ def parse_derivative(entry: Entry) -> Derivative:
             raise SourceError(f"output_differentiability has {len(od)} entries for {len(schema.returns)} outputs",
                               entry_location(entry, rel, col))
     dispatch = []
-    for key, section in (data.get("dispatch") or {}).items():
+    sections = data.get("dispatch")
+    if sections is not None and not isinstance(sections, dict):
+        # `dispatch:` is the key of the per-dispatch-key sections (as in PyTorch's language), so an
+        # input named `dispatch` can get its formula only inside such a section
+        rel, col = data.value_pos["dispatch"]
+        raise SourceError("'dispatch' holds per-dispatch-key sections (a mapping such as `Default: {input: "
+                          "formula}`), not a formula; an input named 'dispatch' gets its formula inside a section",
+                          entry_location(entry, rel, col))
+    for key, section in (sections or {}).items():
         if not isinstance(section, dict):
             rel, col = data["dispatch"].key_pos[key]
             raise SourceError("a dispatch section maps inputs to formulas", entry_location(entry, rel, col))

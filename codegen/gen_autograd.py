@@ -64,11 +64,15 @@ def _is_list(arg: Argument) -> bool:
     return isinstance(arg.type, ListType) and is_tensor_like(arg.type)
 
 
-def _field(arg: Argument) -> tuple[str, str, str]:
+def _field(arg: Argument, member: bool = False) -> tuple[str, str, str]:
     """(field type, expression storing the argument, expression giving it back in apply).
-    Everything is owned: views of the caller's memory (ArrayRef, string_view) are copied."""
+    Everything is owned: views of the caller's memory (ArrayRef, string_view) are copied.
+    `member`: the field is a node's, read as this->x_ (a local of apply may be named x_)."""
     t = arg.type
     name = cpp.cpp_ident(arg.name)
+    if member:
+        ftype, store, load = _field(arg)
+        return ftype, store, re.sub(rf"(?<![\w>.]){re.escape(name)}_(?!\w)", f"this->{name}_", load)
     if is_tensor_like(t):
         if isinstance(t, BaseType):
             return "SavedVariable", f"SavedVariable({name}, false)", f'{name}_.unpack("{arg.name}", this)'
@@ -153,7 +157,9 @@ def _use_attributes(name: str, formulas: list[str]) -> list[str]:
 
 
 def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> dict:
-    formulas = [x.text for x in d.backward]
+    # formulas spell the arguments as the generated C++ does (cpp_ident: `key` -> `key_arg`)
+    arg_names = [a.name for a in f.func.arguments]
+    formulas = [cpp.rename_in_formula(x.text, arg_names) for x in d.backward]
     used = _names_used(formulas)
     inputs = _differentiable(f)
     index = {a.name: i for i, a in enumerate(inputs)}
@@ -161,23 +167,22 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
     ranged = any(_is_list(a) for a in inputs)
     saved = []
     for a in f.func.arguments:
-        attrs = (_attribute_only(a.name, formulas) if a.name in used and isinstance(a.type, BaseType)
+        name = cpp.cpp_ident(a.name)
+        attrs = (_attribute_only(name, formulas) if name in used and isinstance(a.type, BaseType)
                  and a.type.name == "Tensor" else None)
         if attrs:
-            name = cpp.cpp_ident(a.name)
-            formulas = _use_attributes(a.name, formulas)
+            formulas = _use_attributes(name, formulas)
             for attr in sorted(attrs):
                 ftype, store, load = _ATTRIBUTES[attr]
                 field = f"{name}_{attr}"
                 saved.append(dict(name=field, type=ftype, store=store.format(x=name), load=load.format(f=field)))
             continue
-        if a.name in used:
-            ftype, store, load = _field(a)
+        if name in used:
+            ftype, store, load = _field(a, member=True)
             if inplace and a.name == "self":
                 store = "SavedVariable(original_self, false)"
-            saved.append(dict(name=cpp.cpp_ident(a.name), type=ftype, store=store, load=load))
-        if _is_list(a) and f"{a.name}_sizes" in used:
-            name = cpp.cpp_ident(a.name)
+            saved.append(dict(name=name, type=ftype, store=store, load=load))
+        if _is_list(a) and f"{name}_sizes" in used:
             saved.append(dict(name=f"{name}_sizes", type="std::vector<std::vector<int64_t>>",
                               store=f"sizes_of({name})", load=f"{name}_sizes_"))
     used = _names_used(formulas)

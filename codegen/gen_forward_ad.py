@@ -83,6 +83,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
     outputs = _outputs(f)
     list_return = len(f.func.returns) == 1 and isinstance(f.func.returns[0].type, ListType)
     inputs = _inputs(f)
+    arg_names = [a.name for a in f.func.arguments]
     pre: list[str] = []
     body: list[str] = []
     uses_original = False
@@ -105,7 +106,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
                 if arg is None or len(x.inputs) != 1:
                     continue
                 name = cpp.cpp_ident(arg.name)
-                expr = _GRAD.sub(f"{name}_t", x.text)
+                expr = _GRAD.sub(f"{name}_t", cpp.rename_in_formula(x.text, arg_names))
                 if inplace and _word("self").search(expr):
                     expr = _word("self").sub("original_self_p", expr)
                     uses_original = True
@@ -117,14 +118,14 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
             call = ", ".join(_linear_arg(a) for a in d.schema.arguments)
             body.append(setter(target, f"ops::{cpp.struct_name(d.schema)}::call({call})"))
         else:
-            expr = text
+            expr = cpp.rename_in_formula(text, arg_names)
             decls = []
             for a in inputs:
                 name = cpp.cpp_ident(a.name)
-                if _word(f"{a.name}_t").search(expr):
+                if _word(f"{name}_t").search(expr):
                     decls.append("  " + _tangent_decl(a, materialize=True))
-                if _word(f"{a.name}_p").search(expr):
-                    expr = _word(f"{a.name}_p").sub(name, expr)
+                if _word(f"{name}_p").search(expr):
+                    expr = _word(f"{name}_p").sub(name, expr)
             if inplace and _word("self").search(expr):
                 expr = _word("self").sub("original_self_p", expr)
                 uses_original = True

@@ -331,3 +331,30 @@ def test_full_disk_on_a_real_tmpfs(baseline, tmp_path, capsys):
         _check_whole(out, old, new)
     finally:
         subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_dispatch_holding_a_formula_is_an_error(tmp_path, capsys):
+    """`dispatch:` is derivatives.yaml's key of per-dispatch-key sections: a formula there (an input
+    named `dispatch`) is a file:line:col error, not a Python traceback."""
+    from codegen import generate_code
+
+    root = Path(__file__).resolve().parent.parent
+    nf = tmp_path / "native_functions.yaml"
+    nf.write_text((root / "csrc/native/native_functions.yaml").read_text() + """
+- func: uses_dispatch(Tensor self, Tensor dispatch) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: uses_dispatch
+""")
+    dy = tmp_path / "derivatives.yaml"
+    dy.write_text((root / "csrc/autograd/derivatives.yaml").read_text() + """
+- name: uses_dispatch(Tensor self, Tensor dispatch) -> Tensor
+  self: grad
+  dispatch: mul(grad, self)
+""")
+    rc = generate_code.main(["--native-functions-path", str(nf), "--tags-path", str(root / "csrc/native/tags.yaml"),
+                             "--derivatives-path", str(dy), "--install-dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert rc == 1
+    line = len(dy.read_text().splitlines())
+    assert f"derivatives.yaml:{line}:13: error: 'dispatch' holds per-dispatch-key sections" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()

@@ -8,7 +8,9 @@ declarations of any operator set compile against the core headers.
 from __future__ import annotations
 
 import ast
+import re
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..model import NativeFunction
@@ -128,11 +130,53 @@ class CppArg:
         return f"{text}={self.default}" if with_default and self.default is not None else text
 
 
-_CPP_KEYWORDS = frozenset({"default", "from", "template", "new", "delete", "class", "operator", "union", "this"})
+_CPP_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
+    compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype
+    default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
+    int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+    reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template
+    this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t
+    while xor xor_eq from""".split())  # from: kept from the earlier list (random_.from's from_)
+
+# The names the generated C++ declares, or calls without qualification, where the schema's
+# arguments are in scope (the templates under codegen/templates/ and the code the emitters write),
+# and the names of derivatives.yaml's language (grad, result, ...). A schema argument with one of
+# these names is renamed in C++ (tests/test_generated_names.py compiles every template with them).
+GENERATED_NAMES = frozenset("""
+    key entry schema name overload_name call
+    requires_grad grad_fn result below no_fw no_grad original_self original_self_p tangent base_ i
+    check_inplace check_no_grad_for_out collect_next_edges append_next_edges edge_input set_history rebase_history
+    set_inplace_view_history as_view update_view_fn fw_grad fw_grad_or_zeros fw_grads_or_zeros fw_tangent_arg
+    fw_tangent_args set_fw_grad set_fw_grad_inplace set_fw_grads fw_accumulate fw_not_implemented save_list
+    sizes_of needs_grad
+    grad grads grad_inputs grad_result grad_input_mask retain_variables should_compute_output should_compute_any
+    assign_range unpack_list next_edges saved_ivalue field
+    args operand record
+    """.split())
+# The names above that formulas mean as the language defines them (an argument so named cannot
+# be referred to by a formula; the rest are renamed in formulas too).
+LANGUAGE_NAMES = frozenset({"grad", "grads", "result", "grad_input_mask", "retain_variables", "original_self"})
+_RENAMED = "_arg"
 
 
 def cpp_ident(name: str) -> str:
-    return f"{name}_" if name in _CPP_KEYWORDS else name
+    """The C++ name of a schema argument: itself, or with `_arg` appended when it is a C++ keyword,
+    a name of the generated code, or already ends in `_arg` (so the mapping stays one-to-one)."""
+    if name in _CPP_KEYWORDS or name in GENERATED_NAMES or name.endswith(_RENAMED):
+        return f"{name}{_RENAMED}"
+    return name
+
+
+def rename_in_formula(text: str, names: Iterable[str]) -> str:
+    """A derivatives.yaml formula with the arguments whose C++ name differs (cpp_ident) spelled
+    as in C++: `x`, and the forward-mode `x_t` / `x_p`."""
+    for name in names:
+        c = cpp_ident(name)
+        if c == name or name in LANGUAGE_NAMES:
+            continue
+        text = re.sub(rf"(?<![\w.:>]){re.escape(name)}(_t|_p)?(?!\w)", lambda m: c + (m.group(1) or ""), text)
+    return text
 
 
 def dispatcher_args(func: FunctionSchema) -> list[CppArg]:

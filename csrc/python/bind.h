@@ -8,6 +8,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +31,28 @@ inline IntArrayRef array_ref(const IntList& l) { return l.values; }
 template <typename T>
 ArrayRef<T> array_ref(const std::vector<T>& v) {
   return v;
+}
+// Elements the C++ API reads as ArrayRef<T> but the binding holds in another form (bool[] arrives
+// as std::vector<bool>, a bitset; str[] as std::string): copied into an array that lives until the
+// end of the call's full expression.
+template <typename T>
+struct OwnedArray {
+  template <typename Source>
+  explicit OwnedArray(const Source& v) : values(new T[v.size()]), size(v.size()) {
+    std::copy(v.begin(), v.end(), values.get());
+  }
+  std::unique_ptr<T[]> values;  // not std::vector: std::vector<bool> has no bool* to give
+  size_t size;
+  operator ArrayRef<T>() const { return ArrayRef<T>(values.get(), size); }
+};
+inline OwnedArray<bool> array_ref(const std::vector<bool>& v) { return OwnedArray<bool>(v); }
+inline OwnedArray<std::string_view> array_ref(const std::vector<std::string>& v) {
+  return OwnedArray<std::string_view>(v);
+}
+// T[]? (float[]?, Tensor[]?, ScalarType[]?...): an optional view of the list.
+template <typename T>
+std::optional<ArrayRef<T>> optional_ref(const std::optional<std::vector<T>>& v) {
+  return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
 }
 inline OptionalIntArrayRef optional_ref(const std::optional<IntList>& l) {
   return l ? OptionalIntArrayRef(IntArrayRef(l->values)) : std::nullopt;
