@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import gen_forward_ad
 from .api import cpp
 from .derivatives import Derivative
+from .gen_headers import Layout
 from .model import NativeFunction
 from .schema import Argument, BaseType, ListType, OptionalType, is_tensor_like
 from .templates import render
@@ -334,15 +335,15 @@ def formula_ops(plans: list[Plan], roots: set[str]) -> set[str]:
 
 
 def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
-                    derivatives: dict[str, Derivative], all_roots: set[str]) -> str:
+                    derivatives: dict[str, Derivative], all_roots: set[str], layout: Layout) -> str:
     plans = [p for fs in groups.values() for p in plan_for(fs, derivatives)]
     names = node_names(derivatives)
     kernels = [kernel(p, names) for p in plans]
     views = [v for fs in groups.values() for f in fs if (v := view_kernel(f, fs)) is not None]
     roots = sorted({p.function.root_name for p in plans} |
                    {f.root_name for fs in groups.values() for f in fs if view_kernel(f, fs) is not None})
-    headers = sorted({f"tcore/ops/{r}_ops.h" for r in roots} |
-                     {f"tcore/ops/{r}.h" for r in formula_ops(plans, all_roots)} |
-                     ({"tcore/ops/clone.h"} if any(k.get("clone_self") for k in kernels) else set()))
+    headers = sorted({layout.ops_header(r) for r in roots} |
+                     {layout.api_header(r) for r in formula_ops(plans, all_roots)} |
+                     ({layout.api_header("clone")} if any(k.get("clone_self") for k in kernels) else set()))
     return render("autograd_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels,
                   views=views)

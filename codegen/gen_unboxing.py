@@ -159,8 +159,8 @@ def traced(f: NativeFunction) -> dict | None:
                 call_args=", ".join(a.name for a in args), outputs=outputs, void=not rets)
 
 
-def render_trace(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]]) -> str:
+def render_trace(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]], layout: Layout) -> str:
     ops = [t for fs in groups.values() for f in fs if (t := traced(f)) is not None]
     roots = sorted({r for r, fs in groups.items() if any(traced(f) for f in fs)})
-    headers = [f"tcore/ops/{r}_ops.h" for r in roots]
+    headers = sorted({layout.ops_header(r) for r in roots})
     return render("trace.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, ops=ops)

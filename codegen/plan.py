@@ -140,7 +140,7 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
             related = sorted(d.source for d in derivatives if shard_of(_root_of(d), n) == k)
             units.append(Unit(f"autograd:{k}", (f"autograd/Functions_{k}.cpp",),
                               _digest(options, _flat(shards[k]), "\n".join(related)), ("autograd_functions.cpp.j2",),
-                              partial(_render_autograd, k, n, chosen[k], by_name, all_roots)))
+                              partial(_render_autograd, k, n, chosen[k], by_name, all_roots, layout)))
     if "pybindings" in options.subsets:
         for k in range(n):
             old = tuple(d for d in deprecated if d.schema.name.base in shards[k])
@@ -206,11 +206,12 @@ def _render_stub_index(n: int) -> dict[str, str]:
 def _render_unboxing(k: int, n: int, groups, layout) -> dict[str, str]:
     models = _models_by_root(groups)
     return {f"jit/Unboxing_{k}.cpp": gen_unboxing.render_unboxing(k, n, models, layout),
-            f"jit/Trace_{k}.cpp": gen_unboxing.render_trace(k, n, models)}
+            f"jit/Trace_{k}.cpp": gen_unboxing.render_trace(k, n, models, layout)}
 
 
-def _render_autograd(k: int, n: int, groups, by_name, all_roots) -> dict[str, str]:
-    return {f"autograd/Functions_{k}.cpp": gen_autograd.render_autograd(k, n, _models_by_root(groups), by_name, all_roots)}
+def _render_autograd(k: int, n: int, groups, by_name, all_roots, layout) -> dict[str, str]:
+    return {f"autograd/Functions_{k}.cpp": gen_autograd.render_autograd(k, n, _models_by_root(groups), by_name, all_roots,
+                                                                        layout)}
 
 
 def _render_python(k: int, n: int, groups, layout, deprecated=()) -> dict[str, str]:
