@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Operator benchmark: tcore side by side with PyTorch (CPU wheel) and numpy, in one run, at
 each thread count asked for (default 1 and 2), and tcore once per CPU capability
-(TCORE_CPU_CAPABILITY=default/avx2/avx512, each in its own process).
+(TCORE_CPU_CAPABILITY=default/avx2/avx512, each in its own process), each compared with torch
+at the same capability (ATEN_CPU_CAPABILITY).
 
 The operators: elementwise (add, mul, strided and broadcast add, int64 add, exp, log, tanh,
 sigmoid, gelu), reductions and scans (sum, sum over a non-last dim, argmax, cumsum), softmax and
@@ -116,8 +117,9 @@ def run(python: str, lib: str, reps: int, threads: int, only: str, capability: s
     n = str(threads)
     env = {**os.environ, "OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n}
     env.pop("TCORE_CPU_CAPABILITY", None)
-    if capability:
-        env["TCORE_CPU_CAPABILITY"] = capability
+    env.pop("ATEN_CPU_CAPABILITY", None)
+    if capability:  # tcore's and torch's names for the three capabilities are the same
+        env["TCORE_CPU_CAPABILITY" if lib == "tcore" else "ATEN_CPU_CAPABILITY"] = capability
     r = subprocess.run([python, "-c", WORKLOAD, lib, str(ROOT), str(reps), n, only], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         print(f"{lib} ({capability or 'default choice'}) failed:\n{r.stderr[-2000:]}", file=sys.stderr)
@@ -147,7 +149,9 @@ def main() -> int:
     results: dict = {"capabilities": caps, "runs": {}}
     for threads in [int(t) for t in args.threads.split(",")]:
         row: dict = {f"tcore/{c}": run(sys.executable, "tcore", args.reps, threads, args.only, c) for c in caps}
-        row["torch"] = run(torch_py, "torch", args.reps, threads, args.only) if torch_py else None
+        for c in caps:  # torch at the same capability (ATEN_CPU_CAPABILITY): each ratio compares like with like
+            row[f"torch/{c}"] = run(torch_py, "torch", args.reps, threads, args.only, c) if torch_py else None
+        row["torch"] = row[f"torch/{caps[-1]}"]
         row["numpy"] = run(sys.executable, "numpy", args.reps, threads, args.only)
         results["runs"][threads] = row
         copy = max(r["copy_gbs"] for r in row.values() if r)
@@ -156,8 +160,8 @@ def main() -> int:
         table.add_column("operation")
         for c in caps:
             table.add_column(f"tcore {c}", justify="right")
-            table.add_column("/ torch", justify="right")
-        table.add_column("torch", justify="right")
+            table.add_column(f"/ torch {c}", justify="right")
+        table.add_column(f"torch {caps[-1]}", justify="right")
         table.add_column("numpy", justify="right")
         table.add_column(f"tcore {caps[-1]}: of copy bw / GFLOP/s", justify="right")
         only = [o for o in args.only.split(",") if o] or list(OPS)
@@ -167,7 +171,8 @@ def main() -> int:
             cells = [label]
             for c in caps:
                 t = row[f"tcore/{c}"]["ms"].get(op) if row[f"tcore/{c}"] else None
-                cells += [f"{t:.2f}" if t else "-", f"{t / torch_ms:.2f}" if t and torch_ms else "-"]
+                base = row[f"torch/{c}"]["ms"].get(op) if row[f"torch/{c}"] else None
+                cells += [f"{t:.2f}" if t else "-", f"{t / base:.2f}" if t and base else "-"]
             numpy_ms = row["numpy"]["ms"].get(op) if row["numpy"] else None
             cells += [f"{torch_ms:.2f}" if torch_ms else "-", f"{numpy_ms:.2f}" if numpy_ms else "-"]
             best = row[f"tcore/{caps[-1]}"]["ms"].get(op) if row[f"tcore/{caps[-1]}"] else None
