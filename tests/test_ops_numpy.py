@@ -970,3 +970,22 @@ def test_small_integer_dtypes_like_numpy(tcore, op, dtypes):
     np.testing.assert_array_equal(got.numpy(), expected)
     assert tcore.promote_types(tcore.uint8, tcore.int8) == tcore.int16
     assert (tcore.tensor(np.array([250], np.uint8)) + 10).tolist() == [4]  # wraps in uint8, as PyTorch
+
+
+@pytest.mark.parametrize("shape", [(130, 129), (1000, 777), (64, 4096)])
+def test_transposed_operands_tiled(tcore, shape):
+    """Elementwise loops with a transposed operand run in tiles (native/cpu/Loops.h
+    tiled_loop_2d): every element, the partial tiles at both edges, and negative strides."""
+    rng = np.random.default_rng(shape[0])
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = rng.standard_normal(shape[::-1]).astype(np.float32)
+    tx, ty = tcore.tensor(x), tcore.tensor(y)
+    np.testing.assert_array_equal(tcore.add(tx, ty.t()).numpy(), x + y.T)
+    np.testing.assert_array_equal(ty.t().contiguous().numpy(), np.ascontiguousarray(y.T))
+    np.testing.assert_array_equal(tcore.mul(ty.t(), tx).numpy(), y.T * x)
+    np.testing.assert_array_equal(tcore.neg(ty.t()).numpy(), -y.T)
+    flipped = tcore.flip(ty, [1]).t()  # a negative stride in the outer dim... and a transpose
+    np.testing.assert_array_equal(tcore.add(tx, flipped).numpy(), x + y[:, ::-1].T)
+    out = tcore.empty(shape[::-1]).t()  # a transposed output
+    tcore.add(tx, tx, out=out)
+    np.testing.assert_array_equal(out.numpy(), x + x)

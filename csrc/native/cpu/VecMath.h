@@ -44,6 +44,18 @@ using VD = __m128d;
 
 template <typename T>
 constexpr int width = static_cast<int>(sizeof(VF) / sizeof(T));
+// The register type of T (a trait, not std::conditional_t: GCC warns that the vector types'
+// attributes are ignored as template arguments).
+template <typename T>
+struct VecOf;
+template <>
+struct VecOf<float> {
+  using type = VF;
+};
+template <>
+struct VecOf<double> {
+  using type = VD;
+};
 
 // Unaligned loads and stores of either vector (the compiler emits one vmovups/movups for each).
 template <typename V, typename T>
@@ -148,7 +160,7 @@ struct GeluTanh {
 // through a zero-padded vector, so every element gets the same function.
 template <typename Op, typename T>
 void map(T* out, const T* in, int64_t n) {
-  using V = std::conditional_t<std::is_same_v<T, float>, VF, VD>;
+  using V = typename VecOf<T>::type;
   constexpr int W = width<T>;
   int64_t i = 0;
   for (; i + W <= n; i += W) store(out + i, Op::apply(load<V>(in + i)));
@@ -164,7 +176,7 @@ void map(T* out, const T* in, int64_t n) {
 // lanes within blocks of 4096 elements, the blocks in double (softmax's one pass after the max).
 template <bool Store, typename T>
 double exp_shifted_sum(T* y, const T* x, T shift, int64_t n) {
-  using V = std::conditional_t<std::is_same_v<T, float>, VF, VD>;
+  using V = typename VecOf<T>::type;
   constexpr int W = width<T>;
   constexpr int64_t kBlock = 4096;
   double total = 0;
