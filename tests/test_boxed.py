@@ -43,6 +43,7 @@ OVERRIDES = {
     "index_select": dict(index=lambda tc: tc.tensor([2, 0])),
     "index_add": dict(index=lambda tc: tc.tensor([2, 0, 0])),
     "layer_norm": dict(normalized_shape=[3], weight=(3,), bias=(3,)),
+    "native_layer_norm": dict(normalized_shape=[3], weight=(3,), bias=(3,)),
     "constant_pad_nd": dict(pad=[1, 0, 0, 2]),
     "dropout": dict(p=0.5),
     "to": dict(device="cpu"),
