@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import gen_forward_ad
+from . import formula, gen_forward_ad
 from .api import cpp
 from .derivatives import Derivative
 from .gen_headers import Layout
@@ -15,7 +15,7 @@ from .schema import Argument, BaseType, ListType, OptionalType, is_tensor_like
 from .templates import render
 
 _IDENT = re.compile(r"(?<![.:>\w])([A-Za-z_][A-Za-z0-9_]*)")
-_CALL = re.compile(r"(?<![.:\w])([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_CALL = re.compile(r"(?:(?<![.:\w])|(?<![\w:])tcore::)([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # f(, tcore::f(
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def _use_attributes(name: str, formulas: list[str]) -> list[str]:
 def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> dict:
     # formulas spell the arguments as the generated C++ does (cpp_ident: `key` -> `key_arg`)
     arg_names = [a.name for a in f.func.arguments]
-    formulas = [cpp.rename_in_formula(x.text, arg_names) for x in d.backward]
+    formulas = [formula.spelled(x.text, arg_names) for x in d.backward]
     used = _names_used(formulas)
     inputs = _differentiable(f)
     index = {a.name: i for i, a in enumerate(inputs)}
@@ -328,7 +328,9 @@ def formula_ops(plans: list[Plan], roots: set[str]) -> set[str]:
     for p in plans:
         if p.derivative is not None:
             for text in [x.text for x in p.derivative.backward] + gen_forward_ad.formula_calls(p.derivative):
+                text = formula.to_cpp(text)
                 called.update(m.group(1) for m in _CALL.finditer(text))
+                called.update(formula.operator_calls(text))
             if any(x.text.strip() == "auto_linear" for x in p.derivative.forward):
                 called.add(p.derivative.schema.name.base)
     return called & roots

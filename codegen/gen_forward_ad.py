@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from .formula import spelled
 from .api import cpp
 from .derivatives import Derivative
 from .model import NativeFunction
@@ -106,7 +107,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
                 if arg is None or len(x.inputs) != 1:
                     continue
                 name = cpp.cpp_ident(arg.name)
-                expr = _GRAD.sub(f"{name}_t", cpp.rename_in_formula(x.text, arg_names))
+                expr = _GRAD.sub(f"{name}_t", spelled(x.text, arg_names))
                 if inplace and _word("self").search(expr):
                     expr = _word("self").sub("original_self_p", expr)
                     uses_original = True
@@ -118,7 +119,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
             call = ", ".join(_linear_arg(a) for a in d.schema.arguments)
             body.append(setter(target, f"ops::{cpp.struct_name(d.schema)}::call({call})"))
         else:
-            expr = cpp.rename_in_formula(text, arg_names)
+            expr = spelled(text, arg_names)
             decls = []
             for a in inputs:
                 name = cpp.cpp_ident(a.name)

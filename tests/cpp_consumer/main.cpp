@@ -1,5 +1,6 @@
 // Uses the installed tcore: operators through the generated per-operator headers,
 // and autograd through the C++ API. Prints values the test checks.
+#include <cmath>
 #include <cstdio>
 
 #include <tcore/Functions.h>
@@ -20,6 +21,14 @@ int main() {
   autograd::backward({y}, {});
   const float* g = autograd::grad(x).data_ptr<float>();
   std::printf("grad %g %g %g\n", g[0], g[1], g[2]);
+  // the C++ operators (tcore/core/TensorOperators.h)
+  Tensor v = full({3}, 3.0);
+  Tensor w = (v * 2 + 1) / v - (1 - v) + (-v) * 0.5;  // 7/3 + 2 - 1.5
+  Tensor z = 2 - full({1}, 2.0);                       // +0, as 2 - x rounds
+  Tensor m = (v > 2) & ~(v != 3) | (2 < v);
+  std::printf("operators %.4f %.4f %d %d\n", static_cast<double>(*w.data_ptr<float>()),
+              static_cast<double>(*(2 / v).data_ptr<float>()), std::signbit(*z.data_ptr<float>()) ? 1 : 0,
+              *m.data_ptr<bool>() ? 1 : 0);
   try {
     mm(ones({2, 3}), ones({2, 3}));
   } catch (const ValueError& e) {

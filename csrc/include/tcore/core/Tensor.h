@@ -5,7 +5,8 @@
 //   storage.data() + (storage_offset + sum_k i_k * strides[k]) * element_size(dtype)
 // Strides are in elements; a view shares the storage with another offset/strides.
 // Operators are free functions (tcore::add, in generated per-operator headers), so
-// this header never changes when an operator does.
+// this header never changes when an operator does; a + b and the other C++ operators are
+// templates over them (TensorOperators.h).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -132,3 +133,5 @@ TCORE_API Tensor wrapped_scalar_tensor(const Scalar& s);
 TCORE_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 }  // namespace tcore
+
+#include "tcore/core/TensorOperators.h"
