@@ -41,6 +41,11 @@ SYM_METHODS = {"sym_sizes": "sizes", "sym_size": "size", "sym_strides": "strides
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 _METHOD = re.compile(r"\.\s*([A-Za-z_]\w*)\s*\(")
 _ATEN = re.compile(r"(?<![\w:])at::")
+# c10's SymInt types are tcore's int64 ones; `opt->method()` on a Tensor? (a Tensor here) is `.`
+_TYPES = {"c10::SymInt": "int64_t", "c10::SymIntArrayRef": "IntArrayRef", "at::SymInt": "int64_t",
+          "at::SymIntArrayRef": "IntArrayRef"}
+_TYPE = re.compile(r"(?<![\w:])(?:c10|at)::SymInt(?:ArrayRef)?\b")
+_ARROW = re.compile(r"->\s*(?=(?:" + "|".join(sorted(TENSOR_METHODS | set(SYM_METHODS))) + r")\s*\()")
 _SYMINT_CALL = re.compile(r"(?<![.\w])([A-Za-z_]\w*?)_symint(?=\s*[(<])")
 _CLOSE = {")": "(", "]": "[", ">": "<"}
 
@@ -159,6 +164,8 @@ def operator_calls(text: str) -> set[str]:
 
 def to_cpp(text: str) -> str:
     """A formula in tcore's C++ API (the arguments' names as the schema spells them)."""
+    text = _ARROW.sub(".", text)
+    text = _TYPE.sub(lambda m: _TYPES[m.group()], text)
     text = _ATEN.sub("tcore::", methods_to_calls(text))
     return _SYMINT_CALL.sub(lambda m: m.group(1), text)
 

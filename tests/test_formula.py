@@ -29,6 +29,8 @@ REWRITES = [
     ("alpha.toDouble() * self.sizes().vec().size()", "alpha.to_double() * self.sizes().vec().size()"),
     ("at::where(self > other, grad, other.new_zeros_symint({}))", "tcore::where(self > other, grad, new_zeros(other, {}))"),
     ("c10::at::x(1) + std::get<1>(cat::at::y)", "c10::at::x(1) + std::get<1>(cat::at::y)"),
+    ("f(bias->sym_sizes(), std::vector<c10::SymInt>(n, 0), p->other())",
+     "f(bias.sizes(), std::vector<int64_t>(n, 0), p->other())"),
     ("mul(grad, self)", "mul(grad, self)"),  # tcore's own style is left as it is
     ("self.scalar_type() == other.dtype() && self.dim() == 0", "self.scalar_type() == other.dtype() && self.dim() == 0"),
 ]
@@ -80,7 +82,7 @@ def test_pytorch_dialect_formulas_compile(tmp_path):
     derivatives = f"""
 - name: {schema}
   self: grad.mul(other.sign()).sum_to_size_symint(self.sym_sizes()) * alpha + 2 * grad.neg()
-  other: (grad / other).exp().mul(self.sym_size(0)) - grad.clone()
+  other: (grad / other).exp().mul(self.sym_size(0)) - grad.clone() * (-2.0 / sqrt(M_PI) * exp(-alpha))
   result: self_t.mul(other_p) + (self_p * other_t).neg() / 2
 """
     nf, dy = tmp_path / "native_functions.yaml", tmp_path / "derivatives.yaml"
