@@ -307,6 +307,8 @@ class _Translator:
         if not call or word in _CALLING_WORDS:
             return False
         line = self.src.rfind("\n", 0, found.start()) + 1  # `#define M NAME(...)`: a macro body calls it
+        if "\n" in self.src[found.end("word"):s] and re.match(r"[ \t]*#", self.src[line:found.start()]):
+            return False  # the word ends a directive (`#ifndef X` / `NAME(`): no type of NAME
         return re.fullmatch(r"[ \t]*#[ \t]*define[ \t]+", self.src[line:found.start()]) is None
 
     def _end_of_if0(self, start: int, end: int) -> int:

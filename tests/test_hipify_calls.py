@@ -208,3 +208,11 @@ def test_a_header_naming_cudas_api_gets_the_runtime_as_nvcc_gives_it():
 
 def test_shuffles_of_small_types_are_accepted():
     assert "static_assert(sizeof(T) <= 8" in HELPERS["shuffles"]
+
+
+def test_calls_on_the_line_after_a_directive_are_rewritten():
+    """llama.cpp's `#ifndef GGML_USE_HIP\n    __syncwarp();`: the directive's last word is no
+    return type of the call (the rule was skipped as a declaration, failing 89 of its files)."""
+    src = "void f() {\n#ifndef GGML_USE_HIP\n    __syncwarp();\n#endif\n#if X\n  __trap();\n#endif\n}\n"
+    assert tr(src) == ("void f() {\n#ifndef GGML_USE_HIP\n    " + SYNCWARP + ";\n#endif\n#if X\n"
+                      "  __builtin_trap();\n#endif\n}\n")
