@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen import formula, generate_code
+from codegen import formula
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADERS = ROOT / "csrc/include/tcore/core"
@@ -70,7 +70,7 @@ def test_operator_table_matches_the_header():
 def test_pytorch_dialect_formulas_compile(tmp_path):
     """An operator whose backward and forward formulas use Tensor methods, operators, SymInt
     spellings and a method chain compiles through the generated autograd shard."""
-    from test_generated_names import _syntax_check
+    from test_generated_names import _syntax_check, generate_with
 
     schema = "pt_dialect(Tensor self, Tensor other, float alpha=1) -> Tensor"
     functions = f"""
@@ -85,14 +85,7 @@ def test_pytorch_dialect_formulas_compile(tmp_path):
   other: (grad / other).exp().mul(self.sym_size(0)) - grad.clone() * (-2.0 / sqrt(M_PI) * exp(-alpha))
   result: self_t.mul(other_p) + (self_p * other_t).neg() / 2
 """
-    nf, dy = tmp_path / "native_functions.yaml", tmp_path / "derivatives.yaml"
-    nf.write_text((ROOT / "csrc/native/native_functions.yaml").read_text() + functions)
-    dy.write_text((ROOT / "csrc/autograd/derivatives.yaml").read_text() + derivatives)
-    out = tmp_path / "gen"
-    rc = generate_code.main(["--native-functions-path", str(nf), "--tags-path", str(ROOT / "csrc/native/tags.yaml"),
-                             "--derivatives-path", str(dy), "--install-dir", str(out), "--per-operator-headers",
-                             "--num-shards", "2"])
-    assert rc == 0
+    out = generate_with(tmp_path, functions, derivatives)
     shard = next(p for p in (out / "autograd").glob("*.cpp") if "pt_dialect" in p.read_text())
     text = shard.read_text()
     assert "mul(grad, sign(other))" in text and "neg(grad)" in text

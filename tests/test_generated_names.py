@@ -103,10 +103,8 @@ def test_renaming_is_one_to_one_and_minimal():
         "mul(grad, key_arg) + key_arg_t * x.key + key_arg_p"
 
 
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("names")
-    functions, derivatives = _yaml(adversarial_names())
+def generate_with(tmp: Path, functions: str, derivatives: str) -> Path:
+    """tcore's YAML plus these entries through the generator (per-operator headers, 2 shards)."""
     nf, dy = tmp / "native_functions.yaml", tmp / "derivatives.yaml"
     nf.write_text((ROOT / "csrc/native/native_functions.yaml").read_text() + functions)
     dy.write_text((ROOT / "csrc/autograd/derivatives.yaml").read_text() + derivatives)
@@ -116,6 +114,11 @@ def generated(tmp_path_factory):
                              "--num-shards", "2"])
     assert rc == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    return generate_with(tmp_path_factory.mktemp("names"), *_yaml(adversarial_names()))
 
 
 def _syntax_check(generated: Path, files: list[Path]) -> list[str]:
