@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 
 from .errors import Location, SourceError
+from .formula import blank_literals
 from .schema import FunctionSchema, ListType, SchemaError, is_tensor_like, parse_schema
 from .yaml_source import Entry, YMap, entry_location, parse_entry, read_source, split_entries
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)\'|/\*.*?\*/')
 
 # Names a formula may use besides its own inputs and outputs: C++ words and the
 # context PyTorch's generated backward functions provide.
@@ -90,7 +90,7 @@ def _names_in_scope(schema: FunctionSchema) -> set[str]:
 
 def check_formula(text: str, scope: set[str], where: Location, n_outputs: int) -> None:
     """Bare names (not a call, member or qualified name) must be in scope."""
-    stripped = _STRING.sub(lambda m: " " * len(m.group()), text)
+    stripped = blank_literals(text)
     for m in _IDENT.finditer(stripped):
         name = m.group()
         before = stripped[: m.start()].rstrip()

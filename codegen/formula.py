@@ -38,7 +38,8 @@ SCALAR_METHODS = {"toDouble": "to_double", "toFloat": "to_double", "toLong": "to
 SYM_METHODS = {"sym_sizes": "sizes", "sym_size": "size", "sym_strides": "strides", "sym_stride": "stride",
                "sym_numel": "numel", "sym_storage_offset": "storage_offset"}
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+# string and character literals and /* */ comments of a formula
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)\'|/\*.*?\*/')
 _METHOD = re.compile(r"\.\s*([A-Za-z_]\w*)\s*\(")
 _ATEN = re.compile(r"(?<![\w:])at::")
 # c10's SymInt types are tcore's int64 ones; `opt->method()` on a Tensor? (a Tensor here) is `.`
@@ -50,9 +51,10 @@ _SYMINT_CALL = re.compile(r"(?<![.\w])([A-Za-z_]\w*?)_symint(?=\s*[(<])")
 _CLOSE = {")": "(", "]": "[", ">": "<"}
 
 
-def _masked(text: str) -> str:
-    """The text with string literals blanked (same length), so brackets in them do not count."""
-    return _STRING.sub(lambda m: m.group()[0] + " " * (len(m.group()) - 2) + m.group()[-1], text)
+def blank_literals(text: str) -> str:
+    """The text with its literals and comments blanked (same length): what is left is code, so
+    names, brackets and operators in them do not count."""
+    return _LITERAL.sub(lambda m: " " * len(m.group()), text)
 
 
 def _opening(s: str, close: int) -> int:
@@ -119,7 +121,7 @@ def methods_to_calls(text: str) -> str:
     left to right (so chains nest); the symbolic metadata methods get their plain names."""
     pos = 0
     while True:
-        s = _masked(text)
+        s = blank_literals(text)
         m = _METHOD.search(s, pos)
         if m is None:
             return text
@@ -157,7 +159,7 @@ def operator_calls(text: str) -> set[str]:
     """The operators a formula's C++ operators may call (a superset: `<` of template arguments
     counts too); logical &&, ||, member access and scope resolution are not tensor operators."""
     names: set[str] = set()
-    for m in _OPERATOR.finditer(_masked(text)):
+    for m in _OPERATOR.finditer(blank_literals(text)):
         names.update(OPERATORS.get(m.group(), ()))
     return names
 

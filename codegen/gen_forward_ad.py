@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-from .formula import spelled
 from .api import cpp
 from .derivatives import Derivative
+from .formula import spelled
 from .model import NativeFunction
 from .schema import Argument, ListType, OptionalType, is_tensor_like
 

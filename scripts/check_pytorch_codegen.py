@@ -108,7 +108,7 @@ def helpers_header(names: set[str], operators: set[str]) -> str:
     by_ns: dict[str, list[str]] = collections.defaultdict(list)
     for name in sorted(names):
         ns, _, base = name.rpartition("::")
-        if base[:1].isupper() or base in _KEYWORDS or name in ALIASED:  # a type or a keyword: not a function to declare
+        if base[:1].isupper() or base in _KEYWORDS or name in ALIASED:  # a type, keyword or namespace
             continue
         if ns in ALIASED and base in operators:  # tcore::base exists: the using-directive finds it
             continue
@@ -119,8 +119,9 @@ def helpers_header(names: set[str], operators: set[str]) -> str:
              "#include <cstddef>",
              "namespace check_only {",
              "struct Any { template <class T> operator T() const; };  // converts to anything",
-             *(f"template <class T> Any operator{o}(const Any&, const T&); template <class T> Any operator{o}(const T&, "
-               f"const Any&); Any operator{o}(const Any&, const Any&);" for o in "+-*/"),
+             *(f"template <class T> Any operator{o}(const Any&, const T&); "
+               f"template <class T> Any operator{o}(const T&, const Any&); Any operator{o}(const Any&, const Any&);"
+               for o in "+-*/"),
              "Any operator-(const Any&);", "}  // namespace check_only",
              "namespace std { template <std::size_t I> ::check_only::Any get(const ::check_only::Any&); }"
              "  // grouped formulas' helpers return tuples",
@@ -141,24 +142,23 @@ def _summary(rs: list[dict]) -> dict:
                 top=counts.most_common(12))
 
 
-def _with_helpers(cxx: str, args: list[str], out: Path, yaml_dir: Path, jobs: int, rs: list[dict]) -> dict:
+def _with_helpers(cxx: str, args: list[str], out: Path, operators: set[str], jobs: int, rs: list[dict]) -> dict:
     """Recompile the autograd shards with undeclared_helpers.h until no new undeclared name shows
     (`at::` names show only once `at` exists: at most three passes)."""
-    from codegen.load import load_operator_set
-
-    operators = set(load_operator_set(str(yaml_dir / "native_functions.yaml"), str(yaml_dir / "tags.yaml")).by_root())
     header = out / "autograd" / "undeclared_helpers.h"
     names: set[str] = set()
+    text = ""
     for _ in range(3):
         new = {n for r in rs for n in r["undeclared"]} - names
         if not new and names:
             break
         names |= new
-        header.write_text(helpers_header(names, operators))
+        text = helpers_header(names, operators)
+        header.write_text(text)
         with_header = [*args, "-include", str(header)]
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
             rs = list(pool.map(lambda r: compile_one(cxx, with_header, Path(r["file"])), rs))
-    declared = sum(1 for line in header.read_text().splitlines() if line.startswith("template"))
+    declared = sum(1 for line in text.splitlines() if line.startswith("template <class... A>"))
     return dict(_summary(rs), helpers_declared=declared, helpers=sorted(names))
 
 
@@ -169,6 +169,12 @@ def check(yaml_dir: Path, work: Path, modes: list[str], kinds: list[str], sample
     if not (ROOT / "build" / "tcore_build_config.h").exists():
         raise SystemExit("build/tcore_build_config.h is missing: run doit first")
     report: dict = {"modes": {}}
+    operators: set[str] = set()
+    if "autograd" in kinds:  # PyTorch's operator roots: at::/c10:: find these through tcore
+        from codegen.load import load_operator_set
+
+        operators = set(load_operator_set(str(yaml_dir / "native_functions.yaml"),
+                                          str(yaml_dir / "tags.yaml")).by_root())
     for mode in modes:
         out = work / mode
         shutil.rmtree(out, ignore_errors=True)
@@ -186,8 +192,8 @@ def check(yaml_dir: Path, work: Path, modes: list[str], kinds: list[str], sample
             rs = [r for r in results if Path(r["file"]).parent.name == kind]
             per_kind[kind] = _summary(rs)
         if "autograd" in kinds:
-            per_kind["autograd+helpers"] = _with_helpers(cxx, args, out, yaml_dir, jobs,
-                                                         [r for r in results if Path(r["file"]).parent.name == "autograd"])
+            shards = [r for r in results if Path(r["file"]).parent.name == "autograd"]
+            per_kind["autograd+helpers"] = _with_helpers(cxx, args, out, operators, jobs, shards)
         report["modes"][mode] = dict(generate_s=round(seconds, 2), compile_s=round(time.perf_counter() - start, 1),
                                      generated_files=sum(1 for p in out.rglob("*") if p.is_file()), kinds=per_kind)
     return report
