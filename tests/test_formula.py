@@ -32,6 +32,13 @@ REWRITES = [
     ("f(bias->sym_sizes(), std::vector<c10::SymInt>(n, 0), p->other())",
      "f(bias.sizes(), std::vector<int64_t>(n, 0), p->other())"),
     ("mul(grad, self)", "mul(grad, self)"),  # tcore's own style is left as it is
+    # malformed or odd text is left as it is (the compile reports it) or rewritten whole
+    ("grad.mul(other", "grad.mul(other"),
+    ("x).sum()", "x).sum()"),
+    (".sum()", ".sum()"),
+    ('f("x.y(").g()', 'g(f("x.y("))'),
+    ("a /* x.y() */ .z()", "z(a /* x.y() */)"),
+    ("(((x))).neg().neg()", "neg(neg((((x)))))"),
     ("self.scalar_type() == other.dtype() && self.dim() == 0", "self.scalar_type() == other.dtype() && self.dim() == 0"),
 ]
 
