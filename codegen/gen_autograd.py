@@ -288,7 +288,7 @@ def is_view_op(f: NativeFunction) -> bool:
             and _aliases_self(f))
 
 
-def _captures(f: NativeFunction) -> tuple[list[str], list[str]]:
+def replay_captures(f: NativeFunction) -> tuple[list[str], list[str]]:
     """(lambda captures, call arguments after the base) replaying f on another tensor."""
     captures, call = [], []
     for a in f.func.arguments[1:]:
@@ -305,7 +305,7 @@ def view_kernel(f: NativeFunction, functions: tuple[NativeFunction, ...]) -> dic
                   params=", ".join(a.decl(False) for a in args), args=", ".join(a.name for a in args),
                   self=args[0].name if args else "self", op=str(f.func.name))
     if is_view_op(f):
-        captures, call = _captures(f)
+        captures, call = replay_captures(f)
         multi = isinstance(f.func.returns[0].type, ListType)
         return dict(common, kind="view", multi=multi, captures=", ".join(captures),
                     replay_args=", ".join(["base_"] + call))
@@ -316,7 +316,7 @@ def view_kernel(f: NativeFunction, functions: tuple[NativeFunction, ...]) -> dic
                     None)
         if twin is None:
             return None
-        captures, call = _captures(f)
+        captures, call = replay_captures(f)
         return dict(common, kind="inplace_view", captures=", ".join(captures), twin=cpp.struct_name(twin.func),
                     replay_args=", ".join(["base_"] + call))
     return None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
 
-from . import gen_autograd, gen_dispatch, gen_headers, gen_pyi, gen_python, gen_unboxing
+from . import gen_autograd, gen_dispatch, gen_functionalization, gen_headers, gen_pyi, gen_python, gen_unboxing
 from .model import NativeFunction
 
 SUBSETS = ("libtorch", "pybindings", "python")
@@ -133,6 +133,12 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
             units.append(Unit(f"jit:{k}", (f"jit/Unboxing_{k}.cpp", f"jit/Trace_{k}.cpp"),
                               _digest(options, _flat(shards[k])), ("unboxing.cpp.j2", "trace.cpp.j2"),
                               partial(_render_unboxing, k, n, chosen[k], layout)))
+    have = {r for r in gen_functionalization.REVERSE_ROOTS if r in groups}
+    if libtorch:
+        for k in range(n):
+            units.append(Unit(f"functionalize:{k}", (f"functionalization/Functionalize_{k}.cpp",),
+                              _digest(options, _flat(shards[k]), ",".join(sorted(have))), ("functionalize.cpp.j2",),
+                              partial(_render_functionalization, k, n, chosen[k], have, layout)))
     if libtorch and derivatives and not options.disable_autograd:
         by_name = {str(d.schema.name): d for d in derivatives}
         all_roots = set(groups)
@@ -209,6 +215,11 @@ def _render_unboxing(k: int, n: int, groups, layout) -> dict[str, str]:
             f"jit/Trace_{k}.cpp": gen_unboxing.render_trace(k, n, models, layout)}
 
 
+def _render_functionalization(k: int, n: int, groups, all_roots, layout) -> dict[str, str]:
+    return {f"functionalization/Functionalize_{k}.cpp":
+            gen_functionalization.render_functionalization(k, n, _models_by_root(groups), all_roots, layout)}
+
+
 def _render_autograd(k: int, n: int, groups, by_name, all_roots, layout) -> dict[str, str]:
     return {f"autograd/Functions_{k}.cpp": gen_autograd.render_autograd(k, n, _models_by_root(groups), by_name, all_roots,
                                                                         layout)}
@@ -239,6 +250,7 @@ def _render_aggregate(roots: list[str], options: Options, with_autograd: bool, u
     backend_keys = tuple(k for k in gen_dispatch.REGISTERED_KEYS if not k.startswith("Composite"))
     core = [p for k in range(n) for p in dispatch_outputs(k) if not any(f"Register{b}_" in p for b in backend_keys)]
     core += [f"jit/{kind}_{k}.cpp" for kind in ("Unboxing", "Trace") for k in range(n)]
+    core += [f"functionalization/Functionalize_{k}.cpp" for k in range(n)]
     core.append("dispatch/Selection.cpp")
     files["dispatch/Selection.cpp"] = render("Selection.cpp.j2", unselected=unselected)
     backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in backend_keys]

@@ -63,7 +63,7 @@ if _C._has_autograd:
     from . import autograd
     from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
-from . import nn, optim, utils  # noqa: E402 - the torch-shaped Python API (docs/torch_api.md)
+from . import func, nn, optim, utils  # noqa: E402 - the torch-shaped Python API (docs/torch_api.md)
 from .serialization import load, save  # noqa: E402 - safetensors files
 
 __all__ = sorted(name for name in globals() if not name.startswith("_"))

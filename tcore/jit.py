@@ -53,14 +53,27 @@ def _not_ascii(text: str, filename: str) -> ValueError:
 
 
 class TracedGraph:
-    """A traced function: `.code` is its IR, calling it runs the interpreter."""
+    """A traced function: `.code` is its IR, calling it runs the interpreter. A traced
+    tcore.func.functionalize(fn) returns the new values of the inputs fn mutates as extra
+    graph outputs (`mutated_inputs` are their positions); calling it copies them back."""
 
-    def __init__(self, code: str):
+    def __init__(self, code: str, num_outputs: int | None = None, mutated_inputs: tuple[int, ...] = (),
+                 single: bool = False):
         self.code = code
         self.graph = loads(code, "<traced>")
+        self.num_outputs = num_outputs
+        self.mutated_inputs = tuple(mutated_inputs)
+        self._single = single
 
     def __call__(self, *inputs):
-        return self.graph(*inputs)
+        if not self.mutated_inputs:
+            return self.graph(*inputs)
+        results = self.graph(*inputs)
+        results = list(results) if isinstance(results, (list, tuple)) else [results]
+        outputs, new_values = results[:self.num_outputs], results[self.num_outputs:]
+        for index, value in zip(self.mutated_inputs, new_values):
+            inputs[index].copy_(value)
+        return outputs[0] if self._single else tuple(outputs)
 
     def operators(self) -> list[str]:
         return self.graph.operators()
@@ -69,19 +82,37 @@ class TracedGraph:
         Path(path).write_text(self.code)
 
 
+def _outputs_of(out) -> list:
+    outputs = list(out) if isinstance(out, (list, tuple)) else [out]
+    bad = next((o for o in outputs if not isinstance(o, _C.Tensor)), None)
+    if bad is not None:
+        raise TypeError(f"tcore.jit.trace: the traced function must return Tensors (or a tuple or list of "
+                        f"them), not {type(bad).__name__}")
+    return outputs
+
+
 def trace(fn, example_inputs) -> TracedGraph:
     """Runs fn(*example_inputs) once, recording every operator it calls into the IR.
     Tensors fn uses must be inputs (or computed from them): constants are not captured."""
+    from .func import Functionalized
+
     inputs = list(example_inputs) if isinstance(example_inputs, (list, tuple)) else [example_inputs]
     _C._trace_start(inputs)
     try:
-        out = fn(*inputs)
-        outputs = list(out) if isinstance(out, (list, tuple)) else [out]
-        bad = next((o for o in outputs if not isinstance(o, _C.Tensor)), None)
-        if bad is not None:
-            raise TypeError(f"tcore.jit.trace: the traced function must return Tensors (or a tuple or list of "
-                            f"them), not {type(bad).__name__}")
-        code = _C._trace_stop(outputs)
+        if isinstance(fn, Functionalized):
+            out, mutated = fn.run(tuple(inputs), {})
+            outputs = _outputs_of(out)
+            positions = []
+            for original, _ in mutated:
+                positions.append(next(i for i, t in enumerate(inputs) if t is original))
+            code = _C._trace_stop(outputs + [value for _, value in mutated])
+        else:
+            outputs = _outputs_of(fn(*inputs))
+            code = _C._trace_stop(outputs)
     finally:
         _C._trace_abandon()  # tracing is off whatever happened (a no-op after _trace_stop)
+    if isinstance(fn, Functionalized):
+        for original, value in mutated:
+            original.copy_(value)  # fn ran once, as eager: its input mutations happen
+        return TracedGraph(code, len(outputs), tuple(positions), single=not isinstance(out, (list, tuple)))
     return TracedGraph(code)

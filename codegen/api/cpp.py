@@ -153,6 +153,7 @@ GENERATED_NAMES = frozenset("""
     grad grads grad_inputs grad_result grad_input_mask retain_variables should_compute_output should_compute_any
     assign_range unpack_list next_edges saved_ivalue field
     args operand record
+    functionalization wrapped meta replay mutated_view
     """.split())
 # The names above that formulas mean as the language defines them (an argument so named cannot
 # be referred to by a formula; the rest are renamed in formulas too).

@@ -14,7 +14,23 @@ thread_local bool below_inplace_or_view = false;
 thread_local bool tracing = false;
 thread_local bool below_tracer = false;
 std::atomic<int> tracing_threads{0};
+thread_local bool functionalizing = false;
+thread_local bool below_functionalize = false;
+std::atomic<int> functionalizing_threads{0};
 }  // namespace
+
+bool Functionalizing::active() {
+  return functionalizing_threads.load(std::memory_order_relaxed) != 0 && functionalizing && !below_functionalize;
+}
+void Functionalizing::set_active(bool on) {
+  if (on == functionalizing) return;
+  functionalizing = on;
+  functionalizing_threads.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+}
+AutoDispatchBelowFunctionalize::AutoDispatchBelowFunctionalize() : prev_(below_functionalize) {
+  below_functionalize = true;
+}
+AutoDispatchBelowFunctionalize::~AutoDispatchBelowFunctionalize() { below_functionalize = prev_; }
 
 bool Tracing::active() {
   return tracing_threads.load(std::memory_order_relaxed) != 0 && tracing && !below_tracer;
@@ -43,6 +59,7 @@ bool OperatorEntry::below_inplace_or_view() { return AutoDispatchBelowInplaceOrV
 
 const char* to_string(DispatchKey k) {
   switch (k) {
+    case DispatchKey::Functionalize: return "Functionalize";
     case DispatchKey::Tracer: return "Tracer";
     case DispatchKey::Autograd: return "Autograd";
     case DispatchKey::InplaceOrView: return "InplaceOrView";
@@ -116,6 +133,15 @@ OperatorEntry::AnyFn OperatorEntry::fallback(DispatchKey key) const {
     if (fn != nullptr) return fn;
     throw Error(detail::str_cat("the derivative for '", qualified_name(),
                                 "' is not implemented (no formula in derivatives.yaml)"));
+  }
+  if (key == DispatchKey::Functionalize) {
+    // A CompositeImplicitAutograd kernel decomposes into operators that functionalize
+    // themselves; anything else here mutates without a functional counterpart.
+    AnyFn fn = kernels_[static_cast<int>(DispatchKey::CompositeImplicitAutograd)].load(std::memory_order_acquire);
+    if (fn != nullptr) return fn;
+    throw Error(detail::str_cat("tcore.func.functionalize: operator ", qualified_name(),
+                                " has no functionalization (it writes its arguments and has no functional "
+                                "counterpart, or its types are not supported); schema: ", schema_));
   }
   const DispatchKey order[2] = {DispatchKey::CompositeExplicitAutograd, DispatchKey::CompositeImplicitAutograd};
   for (DispatchKey k : order) {

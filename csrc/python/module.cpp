@@ -12,6 +12,7 @@
 #include "tcore/core/CPUCapability.h"
 #include "python/python_bindings.h"
 #include "tcore/core/Dispatch.h"
+#include "tcore/core/FunctionalTensor.h"
 #include "tcore/core/Parallel.h"
 #include "tcore/core/Random.h"
 #include "tcore/cuda/CUDA.h"
@@ -372,6 +373,16 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   m.def("_trace_start", [](std::vector<Tensor> inputs) { jit::tracer::start(inputs); });
   m.def("_trace_stop", [](std::vector<Tensor> outputs) { return jit::tracer::stop(outputs); });
   m.def("_trace_abandon", &jit::tracer::abandon);
+  // tcore.func.functionalize (tcore/func.py): the mode, and the wrappers it runs a function on
+  m.def("_functionalize_set", [](bool on) { Functionalizing::set_active(on); });
+  m.def("_functionalize_active", [] { return Functionalizing::active(); });
+  m.def("_to_functional", [](const Tensor& t) { return functionalization::wrap(t); });
+  m.def("_from_functional", [](const Tensor& t) {
+    nb::gil_scoped_release nogil;
+    return functionalization::unwrap(t);
+  });
+  m.def("_is_functional", [](const Tensor& t) { return functionalization::is_functional(t); });
+  m.def("_functional_mutated", [](const Tensor& t) { return functionalization::was_mutated(t); });
   m.def("_call_boxed", [](const std::string& name, nb::list args) {
     jit::Stack stack;
     for (nb::handle a : args) stack.push_back(to_ivalue(a));

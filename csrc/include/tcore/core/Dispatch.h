@@ -12,6 +12,9 @@
 namespace tcore {
 
 enum class DispatchKey : uint8_t {
+  // Every operator while tcore.func.functionalize runs (tcore/core/FunctionalTensor.h);
+  // its generated kernels call the functional operators below it.
+  Functionalize,
   Tracer,  // records operators into the IR while tcore::jit tracing is on
   Autograd,
   // View operators' outputs learn their base and how to replay the view (generated in the
@@ -112,6 +115,21 @@ struct TCORE_API Tracing {
   static bool active();
   static void set_active(bool on);
 };
+// Functionalization is on for this thread (tcore.func.functionalize); a process-wide count
+// keeps the check free when no thread functionalizes.
+struct TCORE_API Functionalizing {
+  static bool active();
+  static void set_active(bool on);
+};
+struct TCORE_API AutoDispatchBelowFunctionalize {
+  AutoDispatchBelowFunctionalize();
+  ~AutoDispatchBelowFunctionalize();
+  AutoDispatchBelowFunctionalize(const AutoDispatchBelowFunctionalize&) = delete;
+  AutoDispatchBelowFunctionalize& operator=(const AutoDispatchBelowFunctionalize&) = delete;
+
+ private:
+  bool prev_;
+};
 struct TCORE_API AutoDispatchBelowTracer {
   AutoDispatchBelowTracer();
   ~AutoDispatchBelowTracer();
@@ -152,6 +170,7 @@ TCORE_API bool is_unselected_operator(const std::string& name);
 
 TCORE_API DispatchKey dispatch_key_for_device(Device device);
 inline DispatchKey dispatch_key_for(Device device) {
+  if (Functionalizing::active()) return DispatchKey::Functionalize;
   return Tracing::active() ? DispatchKey::Tracer : dispatch_key_for_device(device);
 }
 inline DispatchKey dispatch_key_for(const std::optional<Device>& device) {
@@ -205,6 +224,7 @@ inline const Tensor* first_defined(ArrayRef<std::optional<Tensor>> ts) {
 // backend of the first defined tensor argument (CPU when there is none).
 template <typename... Ts>
 DispatchKey dispatch_key_of(const Ts&... args) {
+  if (Functionalizing::active()) return DispatchKey::Functionalize;
   if (Tracing::active()) return DispatchKey::Tracer;
   if (!AutoDispatchBelowAutograd::active() &&
       ((GradMode::is_enabled() && (detail::needs_grad(args) || ...)) || (detail::has_fw_grad(args) || ...))) {

@@ -24,6 +24,9 @@ namespace tcore {
 namespace autograd {
 struct AutogradMeta;  // csrc/autograd: requires_grad, grad, grad_fn, hooks
 }
+namespace functionalization {
+struct FunctionalState;  // tcore/core/FunctionalTensor.h
+}
 
 class TCORE_API TensorImpl {
  public:
@@ -54,6 +57,8 @@ class TCORE_API TensorImpl {
   std::shared_ptr<TensorImpl> view_base;
   // A forward-mode tangent is attached (csrc/autograd/ForwardAD.cpp); checked by dispatch.
   bool has_fw_grad = false;
+  // Set on the wrappers tcore.func.functionalize runs a function on (its value, its views).
+  std::shared_ptr<functionalization::FunctionalState> functional;
 
  private:
   void refresh();

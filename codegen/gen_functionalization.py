@@ -1,0 +1,163 @@
+"""Functionalize kernels (PyTorch's gen_functionalization_type): one per operator, from its
+schema's alias annotations, registered under DispatchKey::Functionalize
+(tcore/core/FunctionalTensor.h is the runtime they call).
+
+  functional  `add(Tensor self, ...) -> Tensor`: runs on the unwrapped values, wraps the outputs
+  view        `select(Tensor(a) self, ...) -> Tensor(a)`: runs on the value, records a ViewMeta
+              (replay the view from its base; write a changed view back: REVERSE)
+  inplace     `add_(Tensor(a!) self, ...)`: runs the functional twin (`add`), commits its result
+  out         `add.out(..., Tensor(a!) out)`: likewise, into each out= argument
+  inplace_view `transpose_(Tensor(a!) self, ...)`: the wrapper's view of its storage changes
+
+Anything else (writes without a functional twin, lists of mutated tensors) has no kernel:
+calling it while functionalized is a clear error (OperatorEntry::fallback); a
+CompositeImplicitAutograd operator has none either and decomposes into ones that do."""
+from __future__ import annotations
+
+from .api import cpp
+from .gen_autograd import is_view_op, replay_captures
+from .gen_headers import Layout
+from .model import NativeFunction
+from .schema import BaseType, ListType, OptionalType, is_tensor_like
+from .templates import render
+
+# How a changed view `mutated_view` is written back into its base `base_` (the view's other
+# arguments as `{name}`): PyTorch's *_scatter operators where the view selects elements, the
+# inverse view where it only rearranges them. A view operator not listed (or whose scatter
+# operator the operator set lacks) is written back through its geometry: as_strided_scatter
+# on a contiguous copy of the base (functionalization::strided_back).
+REVERSE = {
+    "view": ("functionalization::reshape_back(base_, mutated_view)", ()),
+    "squeeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
+    "squeeze.dim": ("functionalization::reshape_back(base_, mutated_view)", ()),
+    "unsqueeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
+    "transpose.int": ("ops::transpose_int::call(mutated_view, {dim0}, {dim1})", ("transpose",)),
+    "permute": ("ops::permute::call(mutated_view, functionalization::inverse_permutation({dims}))", ("permute",)),
+    "select.int": ("ops::select_scatter::call(base_, mutated_view, {dim}, {index})", ("select_scatter",)),
+    "slice.Tensor": ("ops::slice_scatter::call(base_, mutated_view, {dim}, {start}, {end}, {step})", ("slice_scatter",)),
+    "diagonal": ("ops::diagonal_scatter::call(base_, mutated_view, {offset}, {dim1}, {dim2})", ("diagonal_scatter",)),
+    "as_strided": ("ops::as_strided_scatter::call(base_, mutated_view, {size}, {stride}, {storage_offset})",
+                   ("as_strided_scatter",)),
+    "unfold": ('functionalization::strided_back(base_, mutated_view, "unfold", replay)', ()),
+    "expand": ('(functionalization::overlapping_write("expand"), Tensor())', ()),
+    "split.Tensor": ("functionalization::slice_back(base_, mutated_view, {dim}, static_cast<int64_t>(i) * {split_size})",
+                     ()),
+    "split.sizes": ("functionalization::slice_back(base_, mutated_view, {dim}, functionalization::prefix_sum({split_size}, i))",
+                    ()),
+}
+# Mutating operators whose functional counterpart has another name or arguments:
+# (its ops:: struct, the C++ arguments, the roots it needs).
+TWINS = {"zero_": ("fill_Scalar", "{self}, Scalar(0)", ("fill",))}
+
+# The operators the write-backs call (their presence in an operator set decides REVERSE's use).
+REVERSE_ROOTS = frozenset([r for _, needs in REVERSE.values() for r in needs] +
+                          [r for _, _, needs in TWINS.values() for r in needs])
+_GEOMETRY = 'functionalization::strided_back(base_, mutated_view, "{op}", replay)'
+
+
+def _unwrapped(f: NativeFunction) -> dict[str, str]:
+    """Schema name -> the C++ expression passing the argument's up-to-date value below."""
+    out = {}
+    for a in f.func.arguments:
+        name = cpp.cpp_ident(a.name)
+        out[a.name] = f"functionalization::unwrap({name})" if is_tensor_like(a.type) else name
+    return out
+
+
+def _plain_tensor(t) -> bool:
+    return isinstance(t, BaseType) and t.name == "Tensor"
+
+
+def _types(args) -> list[str]:
+    return [str(a.type) for a in args]
+
+
+def _twin(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[str]) -> tuple[str, str, tuple] | None:
+    """(the ops:: struct of a mutating f's functional counterpart, the C++ arguments it is called
+    with, the roots it needs), or None."""
+    values = _unwrapped(f)
+    if str(f.func.name) in TWINS:
+        struct, args, needs = TWINS[str(f.func.name)]
+        return (struct, args.format(**values), needs) if set(needs) <= have else None
+    inputs = [a for a in f.func.arguments if not (f.func.is_out_fn and a.is_write)]
+    candidates = [g for g in functions if not g.func.name.inplace and not g.func.is_out_fn
+                  and g.func.name.base == f.func.name.base and _types(g.func.arguments) == _types(inputs)
+                  and not any(a.annotation for a in g.func.arguments)]
+    # the same overload name first (add_.Tensor -> add.Tensor), else the one with these types
+    candidates.sort(key=lambda g: g.func.name.overload != f.func.name.overload)
+    if not candidates:
+        return None
+    return cpp.struct_name(candidates[0].func), ", ".join(values[a.name] for a in inputs), ()
+
+
+def _reverse(f: NativeFunction, loads: dict[str, str], have: set[str]) -> tuple[str, tuple[str, ...]]:
+    """(the write-back expression, the roots it calls)."""
+    text, needs = REVERSE.get(str(f.func.name), (None, ()))
+    if text is None or not set(needs) <= have:
+        return _GEOMETRY.format(op=str(f.func.name)), ()
+    return text.format(**loads), needs
+
+
+def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[str]) -> dict | None:
+    """The template's view of f's Functionalize kernel, or None when it has none (`have`: the
+    REVERSE_ROOTS the operator set has)."""
+    if f.is_composite_implicit:
+        return None
+    args = cpp.dispatcher_args(f.func)
+    common = dict(struct=cpp.struct_name(f.func), ret=cpp.return_type(f.func), op=str(f.func.name),
+                  params=", ".join(a.decl(False) for a in args), void=not f.func.returns,
+                  call=", ".join(_unwrapped(f).values()))
+    writes = [a for a in f.func.arguments if a.is_write]
+    annotated = writes or any(r.annotation is not None for r in f.func.returns)
+    if not annotated:
+        return dict(common, kind="functional")
+    if is_view_op(f):
+        captures, call = replay_captures(f)
+        loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
+        multi = isinstance(f.func.returns[0].type, ListType)
+        replay = f"ops::{common['struct']}::call({', '.join(['base_'] + call)}){'[i]' if multi else ''}"
+        reverse, needs = _reverse(f, loads, have)
+        return dict(common, kind="view", multi=multi, captures=", ".join(captures + (["i"] if multi else [])),
+                    replay=replay, reverse=reverse, needs=needs, uses_replay="replay" in reverse, self=args[0].name)
+    if not all(_plain_tensor(a.type) for a in writes):
+        return None  # Tensor(a!)[] and optional outputs: no kernel
+    if "inplace_view" in f.tags and f.func.name.inplace:
+        twin = next((g for g in functions if is_view_op(g) and g.func.name.base == f.func.name.base
+                     and _types(g.func.arguments[1:]) == _types(f.func.arguments[1:])), None)
+        if twin is None:
+            return None
+        captures, call = replay_captures(f)
+        loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
+        reverse, needs = _reverse(twin, loads, have)
+        return dict(common, kind="inplace_view", twin=cpp.struct_name(twin.func), captures=", ".join(captures),
+                    replay=f"ops::{cpp.struct_name(twin.func)}::call({', '.join(['base_'] + call)})",
+                    reverse=reverse, needs=needs, uses_replay="replay" in reverse, self=args[0].name, multi=False,
+                    twin_call=", ".join(_unwrapped(f).values()))
+    found = _twin(f, functions, have)
+    if found is None:
+        return None
+    twin, twin_call, needs = found
+    twin_f = next((g for g in functions if cpp.struct_name(g.func) == twin), None)
+    twin_returns = twin_f.func.returns if twin_f is not None else f.func.returns
+    if not all(_plain_tensor(r.type) for r in twin_returns):
+        return None
+    if f.func.name.inplace and [a.name for a in writes] == [f.func.arguments[0].name] and len(twin_returns) == 1:
+        return dict(common, kind="inplace", twin=twin, twin_ret="Tensor", twin_call=twin_call, needs=needs,
+                    commits=[(cpp.cpp_ident(writes[0].name), "result")], returned=cpp.cpp_ident(writes[0].name))
+    if f.func.is_out_fn and len(twin_returns) == len(writes) == len(f.func.returns):
+        outs = [cpp.cpp_ident(a.name) for a in writes]
+        one = len(writes) == 1 and not (twin_f is not None and twin_f.func.returns_tuple)
+        commits = [(o, "result" if one else f"std::get<{i}>(result)") for i, o in enumerate(outs)]
+        returned = outs[0] if len(outs) == 1 and not f.func.returns_tuple else f"{common['ret']}({', '.join(outs)})"
+        return dict(common, kind="out", twin=twin, twin_ret=cpp.return_type(twin_f.func), twin_call=twin_call,
+                    commits=commits, returned=returned, needs=needs)
+    return None
+
+
+def render_functionalization(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
+                             have: set[str], layout: Layout) -> str:
+    kernels = [k for fs in groups.values() for f in fs if (k := kernel(f, fs, have)) is not None]
+    roots = {r for r, fs in groups.items() if any(kernel(f, fs, have) for f in fs)}
+    roots |= {r for k in kernels for r in k.get("needs", ())}
+    headers = sorted(layout.ops_header(r) for r in roots)
+    return render("functionalize.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels)

@@ -1,0 +1,82 @@
+"""tcore.func: function transforms.
+
+`functionalize(fn)` runs fn the way PyTorch's torch.func.functionalize does: on functional
+wrappers of its tensor arguments (tcore/core/FunctionalTensor.h), so that every in-place or
+out= operator fn calls runs as its functional counterpart and every view is replayed from its
+base; mutations of the inputs are copied back into them when fn returns. Traced
+(`tcore.jit.trace(functionalize(fn), inputs)`), it gives a graph with no in-place or out=
+operator: the new values of mutated inputs are extra outputs, copied back by the caller."""
+from __future__ import annotations
+
+import functools
+
+from . import _C
+
+__all__ = ["functionalize", "Functionalized"]
+
+
+def _map(fn, tree):
+    """fn applied to every Tensor of tree (tuples, lists and dicts are walked)."""
+    if isinstance(tree, _C.Tensor):
+        return fn(tree)
+    if isinstance(tree, (list, tuple)):
+        mapped = [_map(fn, x) for x in tree]
+        return type(tree)(mapped) if type(tree) in (list, tuple) else type(tree)(*mapped)
+    if isinstance(tree, dict):
+        return {k: _map(fn, v) for k, v in tree.items()}
+    return tree
+
+
+def _leaves(tree) -> list:
+    out: list = []
+    _map(lambda t: out.append(t) or t, tree)
+    return out
+
+
+def _unwrap(t):
+    return _C._from_functional(t) if _C._is_functional(t) else t
+
+
+class Functionalized:
+    """fn, functionalized: call it like fn."""
+
+    def __init__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"tcore.func.functionalize expects a callable, not {type(fn).__name__}")
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        out, mutated = self.run(args, kwargs)
+        for original, value in mutated:
+            original.copy_(value)
+        return out
+
+    def run(self, args: tuple, kwargs: dict):
+        """(fn's outputs, [(input, its new value)] for the inputs fn wrote to); nothing is copied back."""
+        if _C._functionalize_active():  # nested: the outer functionalization already covers fn
+            return self.fn(*args, **kwargs), []
+        originals: list = []
+        wrappers: list = []
+
+        def wrap(t):
+            w = _C._to_functional(t)
+            originals.append(t)
+            wrappers.append(w)
+            return w
+
+        wargs, wkwargs = _map(wrap, args), _map(wrap, kwargs)
+        _C._functionalize_set(True)
+        try:
+            out = self.fn(*wargs, **wkwargs)
+        finally:
+            _C._functionalize_set(False)
+        out = _map(_unwrap, out)
+        mutated = [(t, _C._from_functional(w)) for t, w in zip(originals, wrappers) if _C._functional_mutated(w)]
+        return out, mutated
+
+
+def functionalize(fn) -> Functionalized:
+    """fn without mutation or aliasing: in-place and out= operators become functional ones,
+    views are replayed from their bases, the inputs fn mutates are written back at the end."""
+    return fn if isinstance(fn, Functionalized) else Functionalized(fn)
