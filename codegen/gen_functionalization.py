@@ -55,6 +55,18 @@ REVERSE_ROOTS = frozenset([r for _, needs in REVERSE.values() for r in needs] +
 _GEOMETRY = 'functionalization::strided_back(base_, mutated_view, "{op}", replay)'
 
 
+def _captures(f: NativeFunction) -> tuple[list[str], list[str]]:
+    """(lambda captures, call arguments after the base) replaying view f on another base:
+    autograd's (owned copies of shapes and strings), with tensor arguments captured as their
+    values (slice_inverse's src, _make_dual's tangent)."""
+    captures, call = replay_captures(f)
+    for i, a in enumerate(f.func.arguments[1:]):
+        if is_tensor_like(a.type):
+            name = cpp.cpp_ident(a.name)
+            captures[i], call[i] = f"{name}_ = functionalization::unwrap({name})", f"{name}_"
+    return captures, call
+
+
 def _unwrapped(f: NativeFunction) -> dict[str, str]:
     """Schema name -> the C++ expression passing the argument's up-to-date value below."""
     out = {}
@@ -112,7 +124,7 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
     if not annotated:
         return dict(common, kind="functional")
     if is_view_op(f):
-        captures, call = replay_captures(f)
+        captures, call = _captures(f)
         loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
         multi = isinstance(f.func.returns[0].type, ListType)
         replay = f"ops::{common['struct']}::call({', '.join(['base_'] + call)}){'[i]' if multi else ''}"
@@ -126,7 +138,7 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
                      and _types(g.func.arguments[1:]) == _types(f.func.arguments[1:])), None)
         if twin is None:
             return None
-        captures, call = replay_captures(f)
+        captures, call = _captures(f)
         loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
         reverse, needs = _reverse(twin, loads, have)
         return dict(common, kind="inplace_view", twin=cpp.struct_name(twin.func), captures=", ".join(captures),
