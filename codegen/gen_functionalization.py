@@ -31,8 +31,12 @@ REVERSE = {
     "squeeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "squeeze.dim": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "unsqueeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
-    "transpose.int": ("ops::transpose_int::call(mutated_view, {dim0}, {dim1})", ("transpose",)),
-    "permute": ("ops::permute::call(mutated_view, functionalization::inverse_permutation({dims}))", ("permute",)),
+    "transpose.int": ("functionalization::views_as_copies() ? ops::transpose_copy_int::call(mutated_view, {dim0}, {dim1}) "
+                      ": ops::transpose_int::call(mutated_view, {dim0}, {dim1})", ("transpose", "transpose_copy")),
+    "permute": ("functionalization::views_as_copies() "
+                "? ops::permute_copy::call(mutated_view, functionalization::inverse_permutation({dims})) "
+                ": ops::permute::call(mutated_view, functionalization::inverse_permutation({dims}))",
+                ("permute", "permute_copy")),
     "select.int": ("ops::select_scatter::call(base_, mutated_view, {dim}, {index})", ("select_scatter",)),
     "slice.Tensor": ("ops::slice_scatter::call(base_, mutated_view, {dim}, {start}, {end}, {step})", ("slice_scatter",)),
     "diagonal": ("ops::diagonal_scatter::call(base_, mutated_view, {offset}, {dim1}, {dim2})", ("diagonal_scatter",)),
@@ -110,6 +114,28 @@ def _reverse(f: NativeFunction, loads: dict[str, str], have: set[str]) -> tuple[
     return text.format(**loads), needs
 
 
+def copy_variant(f: NativeFunction) -> tuple[str, str]:
+    """(root, ops:: struct) of view f's view_copy operator: select.int -> select_copy.int."""
+    root = f"{f.func.name.base}_copy"
+    return root, f"{root}_{f.func.name.overload}" if f.func.name.overload else root
+
+
+def _view_call(g: NativeFunction, have: set[str], first: str, rest: list[str]) -> tuple[str, tuple[str, ...]]:
+    """(C++ calling view g on `first` and `rest`, the roots it needs): the view, or while views
+    run as copies (remove="mutations_and_views") its view_copy operator; the outputs of a
+    multi-output view as the copies of their geometry (functionalization::copies_of)."""
+    struct = cpp.struct_name(g.func)
+    view_call = f"ops::{struct}::call({', '.join([first] + rest)})"
+    copy_root, copy_struct = copy_variant(g)
+    if isinstance(g.func.returns[0].type, ListType):
+        views = f"[&](const Tensor& base_) {{ return ops::{struct}::call({', '.join(['base_'] + rest)}); }}"
+        return f"(functionalization::views_as_copies() ? functionalization::copies_of({first}, {views}) : {view_call})", ()
+    if copy_root in have:
+        copy_call = f"ops::{copy_struct}::call({', '.join([first] + rest)})"
+        return f"(functionalization::views_as_copies() ? {copy_call} : {view_call})", (copy_root,)
+    return view_call, ()
+
+
 def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[str]) -> dict | None:
     """The template's view of f's Functionalize kernel, or None when it has none (`have`: the
     REVERSE_ROOTS the operator set has)."""
@@ -127,8 +153,12 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
         captures, call = _captures(f)
         loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
         multi = isinstance(f.func.returns[0].type, ListType)
-        replay = f"ops::{common['struct']}::call({', '.join(['base_'] + call)}){'[i]' if multi else ''}"
+        replay, copy_needs = _view_call(f, have, "base_", call)
+        replay += "[i]" if multi else ""
         reverse, needs = _reverse(f, loads, have)
+        needs = needs + copy_needs
+        common["first_call"] = _view_call(f, have, f"functionalization::unwrap({args[0].name})",
+                                          [_unwrapped(f)[a.name] for a in f.func.arguments[1:]])[0]
         return dict(common, kind="view", multi=multi, captures=", ".join(captures + (["i"] if multi else [])),
                     replay=replay, reverse=reverse, needs=needs, uses_replay="replay" in reverse, self=args[0].name)
     if not all(_plain_tensor(a.type) for a in writes):
@@ -141,10 +171,12 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
         captures, call = _captures(f)
         loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
         reverse, needs = _reverse(twin, loads, have)
-        return dict(common, kind="inplace_view", twin=cpp.struct_name(twin.func), captures=", ".join(captures),
-                    replay=f"ops::{cpp.struct_name(twin.func)}::call({', '.join(['base_'] + call)})",
-                    reverse=reverse, needs=needs, uses_replay="replay" in reverse, self=args[0].name, multi=False,
-                    twin_call=", ".join(_unwrapped(f).values()))
+        replay, copy_needs = _view_call(twin, have, "base_", call)
+        first = _view_call(twin, have, f"functionalization::unwrap({args[0].name})",
+                           [_unwrapped(f)[a.name] for a in f.func.arguments[1:]])[0]
+        return dict(common, kind="inplace_view", captures=", ".join(captures), replay=replay, first_call=first,
+                    reverse=reverse, needs=needs + copy_needs, uses_replay="replay" in reverse, self=args[0].name,
+                    multi=False)
     found = _twin(f, functions, have)
     if found is None:
         return None
@@ -166,9 +198,15 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
     return None
 
 
+def have_roots(roots) -> set[str]:
+    """The roots whose presence changes what the kernels call: REVERSE's and the view_copy ones."""
+    return {r for r in roots if r in REVERSE_ROOTS or r.endswith("_copy")}
+
+
 def render_functionalization(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
                              have: set[str], layout: Layout) -> str:
     kernels = [k for fs in groups.values() for f in fs if (k := kernel(f, fs, have)) is not None]
+    # `have`: the REVERSE_ROOTS and view_copy roots the operator set has (have_roots)
     roots = {r for r, fs in groups.items() if any(kernel(f, fs, have) for f in fs)}
     roots |= {r for k in kernels for r in k.get("needs", ())}
     headers = sorted(layout.ops_header(r) for r in roots)

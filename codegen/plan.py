@@ -133,7 +133,7 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
             units.append(Unit(f"jit:{k}", (f"jit/Unboxing_{k}.cpp", f"jit/Trace_{k}.cpp"),
                               _digest(options, _flat(shards[k])), ("unboxing.cpp.j2", "trace.cpp.j2"),
                               partial(_render_unboxing, k, n, chosen[k], layout)))
-    have = {r for r in gen_functionalization.REVERSE_ROOTS if r in groups}
+    have = gen_functionalization.have_roots(groups)
     if libtorch:
         for k in range(n):
             units.append(Unit(f"functionalize:{k}", (f"functionalization/Functionalize_{k}.cpp",),

@@ -40,10 +40,14 @@ def _unwrap(t):
 class Functionalized:
     """fn, functionalized: call it like fn."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, remove: str = "mutations"):
         if not callable(fn):
             raise TypeError(f"tcore.func.functionalize expects a callable, not {type(fn).__name__}")
+        if remove not in ("mutations", "mutations_and_views"):
+            raise ValueError(f"tcore.func.functionalize: remove must be 'mutations' or 'mutations_and_views', "
+                             f"not {remove!r}")
         self.fn = fn
+        self.remove = remove
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
@@ -66,17 +70,23 @@ class Functionalized:
             return w
 
         wargs, wkwargs = _map(wrap, args), _map(wrap, kwargs)
-        _C._functionalize_set(True)
+        _C._functionalize_views_as_copies(self.remove == "mutations_and_views")
         try:
-            out = self.fn(*wargs, **wkwargs)
+            _C._functionalize_set(True)
+            try:
+                out = self.fn(*wargs, **wkwargs)
+            finally:
+                _C._functionalize_set(False)
+            out = _map(_unwrap, out)
+            mutated = [(t, _C._from_functional(w)) for t, w in zip(originals, wrappers) if _C._functional_mutated(w)]
         finally:
-            _C._functionalize_set(False)
-        out = _map(_unwrap, out)
-        mutated = [(t, _C._from_functional(w)) for t, w in zip(originals, wrappers) if _C._functional_mutated(w)]
+            _C._functionalize_views_as_copies(False)
         return out, mutated
 
 
-def functionalize(fn) -> Functionalized:
-    """fn without mutation or aliasing: in-place and out= operators become functional ones,
-    views are replayed from their bases, the inputs fn mutates are written back at the end."""
-    return fn if isinstance(fn, Functionalized) else Functionalized(fn)
+def functionalize(fn, *, remove: str = "mutations") -> Functionalized:
+    """fn without mutation: in-place and out= operators become functional ones, views are
+    replayed from their bases, the inputs fn mutates are written back at the end. As in torch,
+    remove="mutations_and_views" also runs views as their view_copy operators (select_copy...),
+    so no value aliases another."""
+    return Functionalized(fn, remove)

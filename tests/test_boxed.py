@@ -48,6 +48,14 @@ OVERRIDES = {
     "dropout": dict(p=0.5),
     "to": dict(device="cpu"),
 }
+# the view_copy operators take their views' arguments; the scatters a src of the view's shape
+OVERRIDES.update({f"{v}_copy": OVERRIDES[v] for v in ("as_strided", "permute", "diagonal", "unfold")})
+OVERRIDES.update({
+    "select_scatter": dict(src=(3,), dim=1, index=1),
+    "slice_scatter": dict(src=(3, 1), dim=1, start=1, end=2, step=1),
+    "diagonal_scatter": dict(src=(3,), offset=0, dim1=0, dim2=1),
+    "as_strided_scatter": dict(src=(2, 2), size=[2, 2], stride=[3, 1]),
+})
 OVERRIDES["index_add_"] = OVERRIDES["index_add"]
 OVERRIDES["scatter_add_"] = OVERRIDES["scatter_add"]
 # operators of tcore.nn / torch idioms (issue 21); a key with an overload name wins over the base name

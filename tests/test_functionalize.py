@@ -283,3 +283,46 @@ def test_every_view_operator_has_a_functionalize_kernel():
     assert missing == []
     listed = [str(f.func.name) for fs in ops.by_root().values() for f in fs if gen_autograd.is_view_op(f)]
     assert set(listed) <= set(gen_functionalization.REVERSE), set(listed) - set(gen_functionalization.REVERSE)
+
+
+# operators whose output may alias an input (views; reshape and contiguous when they view)
+_ALIASING = {"view", "transpose.int", "expand", "permute", "unsqueeze", "squeeze", "squeeze.dim", "select.int",
+             "slice.Tensor", "diagonal", "as_strided", "unfold", "split.Tensor", "split.sizes", "narrow", "t",
+             "reshape", "flatten.using_ints", "unbind.int", "chunk", "contiguous", "to.dtype", "to.device"}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_removing_views_too_leaves_no_aliasing_operator(name):
+    fn, shapes = PROGRAMS[name]
+    eager_in = _inputs(shapes)
+    eager_out = _np(fn(*eager_in))
+    fun_in = _inputs(shapes)
+    _same(eager_out, _np(func.functionalize(fn, remove="mutations_and_views")(*fun_in)))
+    _same([t.numpy() for t in eager_in], [t.numpy() for t in fun_in])
+    graph = tcore.jit.trace(func.functionalize(fn, remove="mutations_and_views"), _inputs(shapes))
+    ops = graph.operators()
+    assert not [op for op in ops if _mutating(op) or op in _ALIASING], graph.code
+    run_in = _inputs(shapes)
+    _same(eager_out, _np(graph(*run_in)))
+    _same([t.numpy() for t in eager_in], [t.numpy() for t in run_in])
+
+
+def test_remove_is_checked():
+    with pytest.raises(ValueError, match="mutations_and_views"):
+        func.functionalize(lambda x: x, remove="views")
+
+
+@pytest.mark.parametrize("op, view, args", [
+    ("select_copy", "select", (0, 1)), ("slice_copy", "slice", (1, 0, 2)), ("diagonal_copy", "diagonal", ()),
+    ("transpose_copy", "transpose", (0, 1)), ("permute_copy", "permute", ([1, 0],)), ("view_copy", "view", ([9],)),
+    ("unsqueeze_copy", "unsqueeze", (1,)), ("as_strided_copy", "as_strided", ([2], [4])),
+    ("expand_copy", "expand", ([2, 3, 3],)), ("unfold_copy", "unfold", (0, 2, 1)),
+])
+def test_view_copy_operators_copy_the_view(op, view, args):
+    x = ar(3, 3)
+    got = getattr(tcore, op)(x, *args)
+    want = getattr(x, view)(*args)
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+    assert got.is_contiguous() and got._base is None
+    got.add_(1)
+    np.testing.assert_allclose(x.numpy(), ar(3, 3).numpy())  # no aliasing

@@ -5,9 +5,11 @@
 #include <tcore/ops/clone.h>
 #include <tcore/ops/contiguous.h>
 #include <tcore/ops/reshape.h>
+#include <tcore/ops/as_strided_copy.h>
 #include <tcore/ops/as_strided_scatter.h>
 #include <tcore/ops/slice_scatter.h>
 #include <tcore/ops/to.h>
+#include <tcore/ops/view_copy.h>
 
 #include "tcore/core/Dispatch.h"
 #include "tcore/core/Macros.h"
@@ -15,6 +17,8 @@
 
 namespace tcore::functionalization {
 namespace {
+
+thread_local bool copies_for_views = false;
 
 FunctionalState& state(const Tensor& t) { return *t.impl()->functional; }
 
@@ -77,6 +81,9 @@ void Alias::apply_updates() {
   updates.clear();
 }
 
+bool views_as_copies() { return copies_for_views; }
+void set_views_as_copies(bool on) { copies_for_views = on; }
+
 bool is_functional(const Tensor& t) { return t.defined() && t.impl()->functional != nullptr; }
 
 Tensor wrap(const Tensor& value) {
@@ -110,7 +117,9 @@ std::vector<std::optional<Tensor>> unwrap(ArrayRef<std::optional<Tensor>> ts) {
 Tensor wrap_view(const Tensor& self, const Tensor& value, ViewMeta meta) {
   if (!is_functional(self)) return value;  // a view of a tensor from outside the function
   const FunctionalState& st = state(self);
-  if (value.storage().data() != st.value.storage().data() || value.storage().nbytes() != st.value.storage().nbytes()) {
+  const bool same = value.storage().data() == st.value.storage().data() &&
+                    value.storage().nbytes() == st.value.storage().nbytes();
+  if (!same && !views_as_copies()) {
     return wrap(value);  // the operator copied (reshape of a non-viewable tensor)
   }
   std::vector<ViewMeta> metas = st.metas;
@@ -169,7 +178,10 @@ std::vector<int64_t> inverse_permutation(IntArrayRef dims) {
   return inverse;
 }
 
-Tensor reshape_back(const Tensor& base, const Tensor& view) { return tcore::reshape(view, base.sizes()); }
+Tensor reshape_back(const Tensor& base, const Tensor& view) {
+  if (views_as_copies()) return tcore::view_copy(view.is_contiguous() ? view : tcore::clone(view), base.sizes());
+  return tcore::reshape(view, base.sizes());
+}
 
 Tensor slice_back(const Tensor& base, const Tensor& view, int64_t dim, int64_t start) {
   const int64_t d = wrap_dim(dim, base.dim());
@@ -180,9 +192,34 @@ Tensor strided_back(const Tensor& base, const Tensor& view, const char* op,
                     const std::function<Tensor(const Tensor&)>& forward) {
   // replayed on a contiguous copy of the base, as_strided_scatter's frame of reference
   Tensor frame = tcore::clone(base);
-  Tensor g = forward(frame);
+  Tensor g;
+  {
+    // only the view's geometry is wanted: the view itself, not its copy, and not traced
+    AutoDispatchBelowTracer untraced;
+    const bool copies = copies_for_views;
+    copies_for_views = false;
+    try {
+      g = forward(frame);
+    } catch (...) {
+      copies_for_views = copies;
+      throw;
+    }
+    copies_for_views = copies;
+  }
   if (overlaps(g)) overlapping_write(op);
   return tcore::as_strided_scatter(frame, view, g.sizes(), g.strides(), g.storage_offset());
+}
+
+std::vector<Tensor> copies_of(const Tensor& base, const std::function<std::vector<Tensor>(const Tensor&)>& views) {
+  std::vector<Tensor> pieces;
+  {
+    AutoDispatchBelowTracer untraced;
+    pieces = views(base);
+  }
+  std::vector<Tensor> out;
+  out.reserve(pieces.size());
+  for (const auto& p : pieces) out.push_back(tcore::as_strided_copy(base, p.sizes(), p.strides(), p.storage_offset()));
+  return out;
 }
 
 void overlapping_write(const char* op) {

@@ -376,6 +376,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   // tcore.func.functionalize (tcore/func.py): the mode, and the wrappers it runs a function on
   m.def("_functionalize_set", [](bool on) { Functionalizing::set_active(on); });
   m.def("_functionalize_active", [] { return Functionalizing::active(); });
+  m.def("_functionalize_views_as_copies", [](bool on) { functionalization::set_views_as_copies(on); });
   m.def("_to_functional", [](const Tensor& t) { return functionalization::wrap(t); });
   m.def("_from_functional", [](const Tensor& t) {
     nb::gil_scoped_release nogil;

@@ -49,6 +49,10 @@ struct FunctionalState {
 };
 
 TCORE_API bool is_functional(const Tensor& t);
+// remove="mutations_and_views" (thread-local): views run as their view_copy operators
+// (select_copy, ...), so no value aliases another, traced graphs included.
+TCORE_API bool views_as_copies();
+TCORE_API void set_views_as_copies(bool on);
 // A wrapper of `value` with a storage of its own (inputs, outputs of functional operators).
 TCORE_API Tensor wrap(const Tensor& value);
 // The value of t, brought up to date with the writes made through its base or other views;
@@ -90,7 +94,7 @@ std::tuple<Ts...> wrap_outputs(const std::tuple<Ts...>& t) {
 
 // Helpers the generated reverse functions use.
 TCORE_API std::vector<int64_t> inverse_permutation(IntArrayRef dims);
-TCORE_API Tensor reshape_back(const Tensor& base, const Tensor& view);  // view, squeeze, unsqueeze
+TCORE_API Tensor reshape_back(const Tensor& base, const Tensor& view);  // view, squeeze, unsqueeze (a copy under views_as_copies)
 inline int64_t prefix_sum(IntArrayRef sizes, size_t n) {
   int64_t s = 0;
   for (size_t k = 0; k < n && k < sizes.size(); ++k) s += sizes[k];
@@ -100,5 +104,9 @@ TCORE_API Tensor slice_back(const Tensor& base, const Tensor& view, int64_t dim,
 TCORE_API Tensor strided_back(const Tensor& base, const Tensor& view, const char* op,
                               const std::function<Tensor(const Tensor&)>& forward);  // unfold
 [[noreturn]] TCORE_API void overlapping_write(const char* op);
+// A multi-output view's outputs as copies (remove="mutations_and_views"): each the
+// as_strided_copy of base with that output's geometry (the views are computed untraced).
+TCORE_API std::vector<Tensor> copies_of(const Tensor& base,
+                                        const std::function<std::vector<Tensor>(const Tensor&)>& views);
 
 }  // namespace tcore::functionalization

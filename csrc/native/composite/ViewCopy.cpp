@@ -1,0 +1,77 @@
+// The view_copy operators: a contiguous copy of a view, aliasing nothing (PyTorch's
+// select_copy, view_copy, ...). tcore.func.functionalize(fn, remove="mutations_and_views")
+// runs them in place of the views; they decompose into the view and clone, so autograd and
+// forward-mode AD go through the view's formulas.
+#include <tcore/ops/as_strided.h>
+#include <tcore/ops/as_strided_copy_native.h>
+#include <tcore/ops/clone.h>
+#include <tcore/ops/diagonal.h>
+#include <tcore/ops/diagonal_copy_native.h>
+#include <tcore/ops/expand.h>
+#include <tcore/ops/expand_copy_native.h>
+#include <tcore/ops/permute.h>
+#include <tcore/ops/permute_copy_native.h>
+#include <tcore/ops/select.h>
+#include <tcore/ops/select_copy_native.h>
+#include <tcore/ops/slice.h>
+#include <tcore/ops/slice_copy_native.h>
+#include <tcore/ops/split.h>
+#include <tcore/ops/split_copy_native.h>
+#include <tcore/ops/squeeze.h>
+#include <tcore/ops/squeeze_copy_native.h>
+#include <tcore/ops/transpose.h>
+#include <tcore/ops/transpose_copy_native.h>
+#include <tcore/ops/unfold.h>
+#include <tcore/ops/unfold_copy_native.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/unsqueeze_copy_native.h>
+#include <tcore/ops/view.h>
+#include <tcore/ops/view_copy_native.h>
+
+namespace tcore::native {
+namespace {
+
+std::vector<Tensor> clones(const std::vector<Tensor>& pieces) {
+  std::vector<Tensor> out;
+  out.reserve(pieces.size());
+  for (const auto& p : pieces) out.push_back(tcore::clone(p));
+  return out;
+}
+
+}  // namespace
+
+Tensor view_copy(const Tensor& self, IntArrayRef size) { return tcore::clone(ops::view::call(self, size)); }
+Tensor transpose_copy(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return tcore::clone(tcore::transpose(self, dim0, dim1));
+}
+Tensor expand_copy(const Tensor& self, IntArrayRef size, bool implicit) {
+  return tcore::clone(ops::expand::call(self, size, implicit));
+}
+Tensor permute_copy(const Tensor& self, IntArrayRef dims) { return tcore::clone(tcore::permute(self, dims)); }
+Tensor unsqueeze_copy(const Tensor& self, int64_t dim) { return tcore::clone(tcore::unsqueeze(self, dim)); }
+Tensor squeeze_copy(const Tensor& self) { return tcore::clone(tcore::squeeze(self)); }
+Tensor squeeze_copy(const Tensor& self, int64_t dim) { return tcore::clone(tcore::squeeze(self, dim)); }
+Tensor select_copy(const Tensor& self, int64_t dim, int64_t index) {
+  return tcore::clone(tcore::select(self, dim, index));
+}
+Tensor slice_copy(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                  int64_t step) {
+  return tcore::clone(tcore::slice(self, dim, start, end, step));
+}
+Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  return tcore::clone(tcore::diagonal(self, offset, dim1, dim2));
+}
+Tensor as_strided_copy(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  return tcore::clone(tcore::as_strided(self, size, stride, storage_offset));
+}
+Tensor unfold_copy(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  return tcore::clone(ops::unfold::call(self, dimension, size, step));
+}
+std::vector<Tensor> split_copy(const Tensor& self, int64_t split_size, int64_t dim) {
+  return clones(tcore::split(self, split_size, dim));
+}
+std::vector<Tensor> split_copy(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return clones(tcore::split(self, split_size, dim));
+}
+
+}  // namespace tcore::native
