@@ -326,3 +326,20 @@ def test_view_copy_operators_copy_the_view(op, view, args):
     assert got.is_contiguous() and got._base is None
     got.add_(1)
     np.testing.assert_allclose(x.numpy(), ar(3, 3).numpy())  # no aliasing
+
+
+@pytest.mark.parametrize("name", ["split_add", "split_sizes", "chunk_loop", "slice_mul", "two_views"])
+@pytest.mark.parametrize("remove", ["mutations", "mutations_and_views"])
+def test_traced_graph_runs_on_inputs_of_another_layout(name, remove):
+    """A graph traced on contiguous inputs, run on transposed ones: its operators are logical
+    (slices, selections, scatters), not the storage geometry of the trace's inputs."""
+    fn, shapes = PROGRAMS[name]
+    graph = tcore.jit.trace(func.functionalize(fn, remove=remove), _inputs(shapes))
+
+    def transposed():
+        return [ar(*reversed(s)).t() if len(s) == 2 else ar(*s) for s in shapes]
+
+    eager_in, run_in = transposed(), transposed()
+    assert not run_in[0].is_contiguous()
+    _same(_np(fn(*eager_in)), _np(graph(*run_in)))
+    _same([t.numpy() for t in eager_in], [t.numpy() for t in run_in])

@@ -7,6 +7,7 @@
 #include <tcore/ops/reshape.h>
 #include <tcore/ops/as_strided_copy.h>
 #include <tcore/ops/as_strided_scatter.h>
+#include <tcore/ops/slice_copy.h>
 #include <tcore/ops/slice_scatter.h>
 #include <tcore/ops/to.h>
 #include <tcore/ops/view_copy.h>
@@ -65,6 +66,26 @@ bool overlaps(const Tensor& t) {
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.sizes()[d] > 1 && t.strides()[d] == 0) return true;
   return false;
+}
+
+// A copy of `piece`, a view of `base`, spelled by its position when it is a slice along one
+// dimension (split's pieces): slice_copy holds in a graph whatever the layout of the tensor it
+// runs on; else as_strided_copy of its geometry.
+Tensor piece_copy(const Tensor& base, const Tensor& piece) {
+  const int64_t n = base.dim();
+  const int64_t shift = piece.storage_offset() - base.storage_offset();
+  if (piece.dim() == n) {
+    int64_t d = -1;
+    for (int64_t k = 0; k < n; ++k)
+      if (piece.sizes()[k] != base.sizes()[k]) d = d < 0 ? k : -2;
+    if (d == -1) return tcore::clone(piece);
+    if (d >= 0 && piece.strides().vec() == base.strides().vec() && base.strides()[d] != 0 &&
+        shift % base.strides()[d] == 0) {
+      const int64_t start = shift / base.strides()[d];
+      return tcore::slice_copy(base, d, start, start + piece.sizes()[d], 1);
+    }
+  }
+  return tcore::as_strided_copy(base, piece.sizes(), piece.strides(), piece.storage_offset());
 }
 
 }  // namespace
@@ -218,7 +239,7 @@ std::vector<Tensor> copies_of(const Tensor& base, const std::function<std::vecto
   }
   std::vector<Tensor> out;
   out.reserve(pieces.size());
-  for (const auto& p : pieces) out.push_back(tcore::as_strided_copy(base, p.sizes(), p.strides(), p.storage_offset()));
+  for (const auto& p : pieces) out.push_back(piece_copy(base, p));
   return out;
 }
 

@@ -104,8 +104,8 @@ TCORE_API Tensor slice_back(const Tensor& base, const Tensor& view, int64_t dim,
 TCORE_API Tensor strided_back(const Tensor& base, const Tensor& view, const char* op,
                               const std::function<Tensor(const Tensor&)>& forward);  // unfold
 [[noreturn]] TCORE_API void overlapping_write(const char* op);
-// A multi-output view's outputs as copies (remove="mutations_and_views"): each the
-// as_strided_copy of base with that output's geometry (the views are computed untraced).
+// A multi-output view's outputs as copies (remove="mutations_and_views"): the slice_copy of
+// base a piece of split is, else the as_strided_copy of its geometry (views computed untraced).
 TCORE_API std::vector<Tensor> copies_of(const Tensor& base,
                                         const std::function<std::vector<Tensor>(const Tensor&)>& views);
 
