@@ -51,7 +51,15 @@ REVERSE = {
 }
 # Mutating operators whose functional counterpart has another name or arguments:
 # (its ops:: struct, the C++ arguments, the roots it needs).
-TWINS = {"zero_": ("fill_Scalar", "{self}, Scalar(0)", ("fill",))}
+TWINS = {"zero_": ("fill_Scalar", "{self}, Scalar(0)", ("fill",)),
+         "normal_": ("normal_functional", "{self}, {mean}, {std}, {generator}", ("normal_functional",)),
+         # factories' out=: the factory with out's dtype and device
+         "zeros.out": ("zeros", "{size}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt", ("zeros",)),
+         "ones.out": ("ones", "{size}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt", ("ones",)),
+         "full.out": ("full", "{size}, {fill_value}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt",
+                      ("full",)),
+         "empty.out": ("empty_memory_format", "{size}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt, "
+                       "{memory_format}", ("empty",))}
 
 # The operators the write-backs call (their presence in an operator set decides REVERSE's use).
 REVERSE_ROOTS = frozenset([r for _, needs in REVERSE.values() for r in needs] +
@@ -185,15 +193,20 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
     twin_returns = twin_f.func.returns if twin_f is not None else f.func.returns
     if not all(_plain_tensor(r.type) for r in twin_returns):
         return None
-    if f.func.name.inplace and [a.name for a in writes] == [f.func.arguments[0].name] and len(twin_returns) == 1:
-        return dict(common, kind="inplace", twin=twin, twin_ret="Tensor", twin_call=twin_call, needs=needs,
-                    commits=[(cpp.cpp_ident(writes[0].name), "result")], returned=cpp.cpp_ident(writes[0].name))
+    if f.func.name.inplace and writes and writes[0].name == f.func.arguments[0].name and len(twin_returns) == len(writes):
+        # add_ (self), _fused_adam_ (self and the moments: the twin returns each new value)
+        names = [cpp.cpp_ident(a.name) for a in writes]
+        commits = [(n, "result" if len(names) == 1 else f"std::get<{i}>(result)") for i, n in enumerate(names)]
+        twin_ret = "Tensor" if len(names) == 1 else cpp.return_type(twin_f.func)
+        return dict(common, kind="inplace", twin=twin, twin_ret=twin_ret, twin_call=twin_call, needs=needs,
+                    commits=commits, returned=names[0])
     if f.func.is_out_fn and len(twin_returns) == len(writes) == len(f.func.returns):
         outs = [cpp.cpp_ident(a.name) for a in writes]
         one = len(writes) == 1 and not (twin_f is not None and twin_f.func.returns_tuple)
         commits = [(o, "result" if one else f"std::get<{i}>(result)") for i, o in enumerate(outs)]
         returned = outs[0] if len(outs) == 1 and not f.func.returns_tuple else f"{common['ret']}({', '.join(outs)})"
-        return dict(common, kind="out", twin=twin, twin_ret=cpp.return_type(twin_f.func), twin_call=twin_call,
+        twin_ret = cpp.return_type(twin_f.func) if twin_f is not None else "Tensor"
+        return dict(common, kind="out", twin=twin, twin_ret=twin_ret, twin_call=twin_call,
                     commits=commits, returned=returned, needs=needs)
     return None
 

@@ -57,6 +57,7 @@ OVERRIDES.update({
     "as_strided_scatter": dict(src=(2, 2), size=[2, 2], stride=[3, 1]),
 })
 OVERRIDES["index_add_"] = OVERRIDES["index_add"]
+OVERRIDES["random"] = OVERRIDES["random_"]  # the functional counterparts take the in-place forms' arguments
 OVERRIDES["scatter_add_"] = OVERRIDES["scatter_add"]
 # operators of tcore.nn / torch idioms (issue 21); a key with an overload name wins over the base name
 _MASK = lambda tc: tc.tensor([[True, False, True], [False, False, True], [True, True, False]])  # noqa: E731
@@ -89,6 +90,8 @@ OVERRIDES.update({
                                          input_size=[1, 1, 3, 3]),
     "_fused_adam_": dict(grad=(3, 3), exp_avg=(3, 3), exp_avg_sq=(3, 3), lr=0.1, beta1=0.9, beta2=0.99, eps=1e-8,
                          weight_decay=0.0, step=1.0),
+    "_fused_adam": dict(grad=(3, 3), exp_avg=(3, 3), exp_avg_sq=(3, 3), lr=0.1, beta1=0.9, beta2=0.99, eps=1e-8,
+                        weight_decay=0.0, step=1.0),
     "_col2im": dict(self=(8, 8), input_size=[1, 2, 3, 3], kernel_size=[2, 2], dilation=[1, 1], padding=[1, 0],
                     stride=[1, 1]),
 })

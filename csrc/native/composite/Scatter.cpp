@@ -1,8 +1,10 @@
 // The inverses of views without aliasing (select_scatter, slice_scatter, diagonal_scatter,
 // as_strided_scatter: a copy of self whose view's elements are src), and the functional
-// counterparts of copy_ and fill_. Functionalization (tcore/core/FunctionalTensor.h)
-// writes changed views back into their bases with them. All are a clone plus the view
-// and an in-place write on the clone, which nothing else sees.
+// counterparts of copy_, fill_, the random in-place operators and _fused_adam_.
+// Functionalization (tcore/core/FunctionalTensor.h) runs them instead of the in-place forms.
+// Each writes in place only into fresh tensors, which nothing else sees.
+#include <tcore/ops/_fused_adam.h>
+#include <tcore/ops/_fused_adam_native.h>
 #include <tcore/ops/as_strided.h>
 #include <tcore/ops/as_strided_scatter_native.h>
 #include <tcore/ops/clone.h>
@@ -13,10 +15,16 @@
 #include <tcore/ops/empty.h>
 #include <tcore/ops/fill.h>
 #include <tcore/ops/fill_native.h>
+#include <tcore/ops/normal.h>
+#include <tcore/ops/normal_functional_native.h>
+#include <tcore/ops/random.h>
+#include <tcore/ops/random_native.h>
 #include <tcore/ops/select.h>
 #include <tcore/ops/select_scatter_native.h>
 #include <tcore/ops/slice.h>
 #include <tcore/ops/slice_scatter_native.h>
+#include <tcore/ops/uniform.h>
+#include <tcore/ops/uniform_native.h>
 
 #include "tcore/core/Macros.h"
 
@@ -63,6 +71,30 @@ Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef siz
 Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking) {
   Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
   return tcore::copy_(out, src, non_blocking);
+}
+
+Tensor uniform(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
+  Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
+  return ops::uniform_::call(out, from, to, generator);
+}
+
+Tensor normal_functional(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
+  return ops::normal_::call(out, mean, std, generator);
+}
+
+Tensor random(const Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
+  Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
+  return ops::random__from::call(out, from, to, generator);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _fused_adam(const Tensor& self, const Tensor& grad, const Tensor& exp_avg,
+                                               const Tensor& exp_avg_sq, double lr, double beta1, double beta2,
+                                               double eps, double weight_decay, double step, bool decoupled,
+                                               bool maximize) {
+  Tensor p = tcore::clone(self), m = tcore::clone(exp_avg), v = tcore::clone(exp_avg_sq);
+  ops::_fused_adam_::call(p, grad, m, v, lr, beta1, beta2, eps, weight_decay, step, decoupled, maximize);
+  return {p, m, v};
 }
 
 Tensor fill(const Tensor& self, const Scalar& value) {
