@@ -15,6 +15,7 @@ from .schema import Argument, BaseType, ListType, OptionalType, is_tensor_like
 from .templates import render
 
 _IDENT = re.compile(r"(?<![.:>\w])([A-Za-z_][A-Za-z0-9_]*)")
+_ELEMENT = re.compile(r"\[\s*i\s*\]")  # a foreach formula's subscript: one gradient per element
 _CALL = re.compile(r"(?:(?<![.:\w])|(?<![\w:])tcore::)([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # f(, tcore::f(
 
 
@@ -187,6 +188,18 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             saved.append(dict(name=f"{name}_sizes", type="std::vector<std::vector<int64_t>>",
                               store=f"sizes_of({name})", load=f"{name}_sizes_"))
     used = _names_used(formulas)
+    # foreach operators (`_foreach_div.List`): formulas of element i (`grads[i]`, `self[i]`); an
+    # in-place one (`_foreach_div_.List`, which returns nothing) records one node per element of
+    # self, holding element i of each list as a list of one (so its formulas run with i = 0)
+    elementwise = any(_ELEMENT.search(text) for text in formulas)
+    foreach_inplace = inplace and bool(f.func.arguments) and _is_list(f.func.arguments[0])
+    if foreach_inplace:
+        lists = [cpp.cpp_ident(a.name) for a in f.func.arguments
+                 if isinstance(a.type, ListType) or (isinstance(a.type, OptionalType) and isinstance(a.type.elem, ListType))]
+        for s in saved:
+            s["element_store"] = ("save_list(original_self)" if s["name"] == "self" else
+                                  re.sub(rf"(?<![\w.>])({'|'.join(map(re.escape, lists))})(?!\w)", r"element(\1, i)", s["store"])
+                                  if lists else s["store"])
     grads = []
     for x, text in zip(d.backward, formulas):
         if text.strip() == "non_differentiable":
@@ -201,7 +214,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             continue
         arg = members[0][1]
         grads.append(dict(group=False, index=index[arg.name], formula=text, input=x.inputs[0], list=_is_list(arg),
-                          range=f"{cpp.cpp_ident(arg.name)}_edges_"))
+                          range=f"{cpp.cpp_ident(arg.name)}_edges_", elementwise=elementwise or foreach_inplace))
     # Several outputs: each differentiable one gets this node as grad_fn; the ones the
     # formulas name (`indices`, `result1`) are saved after the call.
     returns = f.func.returns
@@ -216,22 +229,30 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         if multi and names & used:
             for n in sorted(names & used):
                 saved_outputs.append(dict(name=n, index=i))
+    list_return = len(returns) == 1 and isinstance(returns[0].type, ListType)
+    uses_result = "result" in used and not multi
     return dict(
         node=node,
         saved=saved,
+        foreach_inplace=foreach_inplace,
+        element_inputs=[dict(name=cpp.cpp_ident(a.name),
+                             value=f"element({cpp.cpp_ident(a.name)}, i)" if _is_list(a) else cpp.cpp_ident(a.name))
+                        for a in inputs],
+        result_list=uses_result and (list_return or foreach_inplace),
         multi=multi,
         outputs=outputs,
         saved_outputs=saved_outputs,
-        uses_result="result" in used and not multi,
+        uses_result=uses_result,
         output_grads=[dict(name=r.name, index=i) for i, r in enumerate(returns)
                       if multi and r.name and f"grad_{r.name}" in used],
         uses_retain_variables="retain_variables" in used,
-        list_return=len(returns) == 1 and isinstance(returns[0].type, ListType),
+        list_return=list_return,
         inplace_view=inplace and "inplace_view" in f.tags,
         grads=grads,
         inputs=[cpp.cpp_ident(a.name) for a in inputs],
         ranged=ranged,
-        clone_self=inplace and "self" in used,
+        clone_self=inplace and "self" in used and not foreach_inplace,
+        clone_element=foreach_inplace and "self" in used,
         derivative=str(d.schema.name),
     )
 
@@ -346,6 +367,7 @@ def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                    {f.root_name for fs in groups.values() for f in fs if view_kernel(f, fs) is not None})
     headers = sorted({layout.ops_header(r) for r in roots} |
                      {layout.api_header(r) for r in formula_ops(plans, all_roots)} |
-                     ({layout.api_header("clone")} if any(k.get("clone_self") for k in kernels) else set()))
+                     ({layout.api_header("clone")} if any(k.get("clone_self") or k.get("clone_element") for k in kernels)
+                      else set()))
     return render("autograd_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels,
                   views=views)

@@ -88,6 +88,9 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
     pre: list[str] = []
     body: list[str] = []
     uses_original = False
+    # a foreach operator (Tensor[] self): its formula is element i's (`self_p`, `self_t`, `result[i]`)
+    foreach = bool(f.func.arguments) and isinstance(f.func.arguments[0].type, ListType) and (
+        inplace or any(re.search(r"\[\s*i\s*\]", x.text) for x in d.forward))
 
     def setter(target: str, value: str) -> str:
         if list_return:
@@ -118,6 +121,10 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
         elif text == "auto_linear":
             call = ", ".join(_linear_arg(a) for a in d.schema.arguments)
             body.append(setter(target, f"ops::{cpp.struct_name(d.schema)}::call({call})"))
+        elif foreach:
+            body += _foreach_forward(f, spelled(text, arg_names), inputs, inplace)
+            uses_original = uses_original or (inplace and bool(_word("self").search(spelled(text, arg_names))
+                                                               or _word("self_p").search(text)))
         else:
             expr = spelled(text, arg_names)
             decls = []
@@ -134,13 +141,47 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
                 if out_name != "result" and cpp_expr != "result" and _word(out_name).search(expr):
                     decls.append(f"  const Tensor& {out_name} = {cpp_expr};")
             body += ["{", *decls, f"  {setter(target, expr)}", "}"]
-    if uses_original:
+    if uses_original and foreach:
+        pre.append("std::vector<Tensor> original_self_p;")
+        pre.append(f"if ({check_expr(f)}) {{")
+        pre.append("  AutoDispatchBelowAutograd below;")
+        pre.append("  for (const Tensor& s : self) original_self_p.push_back(tcore::clone(s));")
+        pre.append("}")
+    elif uses_original:
         pre.append("Tensor original_self_p;")
         pre.append(f"if ({check_expr(f)}) {{")
         pre.append("  AutoDispatchBelowAutograd below;")
         pre.append("  original_self_p = tcore::clone(self);")
         pre.append("}")
     return dict(pre=pre, body=body)
+
+
+def _foreach_forward(f: NativeFunction, expr: str, inputs: list[Argument], inplace: bool) -> list[str]:
+    """A foreach operator's tangents, element by element: `x_t`/`x_p` are element i of a list
+    input's tangents/values, `result[i]` the i-th output (self, written, for an in-place one,
+    whose `self` is the value before the write)."""
+    decls, loop = [], []
+    for a in inputs:
+        name = cpp.cpp_ident(a.name)
+        listed = isinstance(a.type, ListType)
+        if _word(f"{name}_t").search(expr):
+            if listed:
+                decls.append(f"  const std::vector<Tensor> {name}_t_all = fw_grads_or_zeros({name});")
+                loop.append(f"    const Tensor& {name}_t = {name}_t_all[i];")
+            else:
+                loop.append("    " + _tangent_decl(a, materialize=True))
+        original = inplace and name == "self"
+        value = ("original_self_p[i]" if original else f"{name}[i]") if listed else name
+        expr = _word(f"{name}_p").sub(value, expr)
+        if original:
+            expr = _word("self").sub("original_self_p", expr)
+    if inplace:
+        expr = _word("result").sub("self", expr)
+        setter = f"set_fw_grad_inplace(self[i], {expr});"
+    else:
+        setter = f"set_fw_grad(result[i], {expr});"
+    return ["{", *decls, f"  for (size_t i = 0; i < {'self' if inplace else 'result'}.size(); ++i) {{", *loop,
+            f"    {setter}", "  }", "}"]
 
 
 def formula_calls(d: Derivative) -> list[str]:

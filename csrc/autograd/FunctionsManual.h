@@ -16,6 +16,8 @@ namespace tcore::autograd::manual {
 
 // grad * alpha, skipping the multiplication when alpha is 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
+// A scalar's complex conjugate: tcore's scalars are real (PyTorch's formulas write alpha.conj()).
+inline Scalar conj(const Scalar& s) { return s; }
 // The gradient of a sum over `dim` (every dim when unset): grad broadcast back to `sizes`.
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
@@ -78,8 +80,9 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<s
 // constant_pad_nd: grad cropped by the padding (a pad with the amounts negated).
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 // Vector norms of order p over `dim` (every dim when empty); 0 where the norm is 0.
+// dim empty: the norm of the whole tensor (also PyTorch's foreach formula, which passes no dim)
 Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& result,
-                     IntArrayRef dim, bool keepdim);
+                     IntArrayRef dim = {}, bool keepdim = false);
 // embedding: rows of grad added into a (num_weights, D) zero tensor at the indices,
 // skipping padding_idx and divided by each index's count with scale_grad_by_freq.
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,

@@ -189,10 +189,10 @@ void assign_range(std::vector<Tensor>& out, EdgeRange r, std::vector<Tensor>&& g
   for (size_t i = 0; i < r.size; ++i) out[r.begin + i] = std::move(grads[i]);
 }
 
-std::vector<SavedVariable> save_list(ArrayRef<Tensor> inputs) {
+std::vector<SavedVariable> save_list(ArrayRef<Tensor> inputs, bool is_output) {
   std::vector<SavedVariable> out;
   out.reserve(inputs.size());
-  for (const Tensor& t : inputs) out.emplace_back(t, false);
+  for (const Tensor& t : inputs) out.emplace_back(t, is_output);
   return out;
 }
 

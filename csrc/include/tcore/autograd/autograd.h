@@ -183,7 +183,16 @@ inline EdgeRange append_next_edges(std::vector<Edge>& edges, const std::optional
 }
 // out[r.begin + i] = grads[i]: a Tensor[] input's gradients (grads has one per element).
 TCORE_API void assign_range(std::vector<Tensor>& out, EdgeRange r, std::vector<Tensor>&& grads);
-TCORE_API std::vector<SavedVariable> save_list(ArrayRef<Tensor> inputs);
+TCORE_API std::vector<SavedVariable> save_list(ArrayRef<Tensor> inputs, bool is_output = false);
+// Element i of a list argument, as a list of one (the per-element nodes of in-place foreach operators).
+template <typename T>
+ArrayRef<T> element(ArrayRef<T> xs, size_t i) {
+  return ArrayRef<T>(&xs[i], 1);
+}
+template <typename T>
+ArrayRef<T> element(const std::vector<T>& xs, size_t i) {
+  return ArrayRef<T>(&xs[i], 1);
+}
 TCORE_API std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved, const char* name);
 TCORE_API std::vector<std::vector<int64_t>> sizes_of(ArrayRef<Tensor> inputs);
 TCORE_API void set_history(const Tensor& output, const std::shared_ptr<Node>& fn);
