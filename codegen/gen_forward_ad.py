@@ -90,7 +90,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
     uses_original = False
     # a foreach operator (Tensor[] self): its formula is element i's (`self_p`, `self_t`, `result[i]`)
     foreach = bool(f.func.arguments) and isinstance(f.func.arguments[0].type, ListType) and (
-        inplace or any(re.search(r"\[\s*i\s*\]", x.text) for x in d.forward))
+        inplace or any(re.search(r"\[\s*i\s*\]", x.text) for x in [*d.forward, *d.backward]))
 
     def setter(target: str, value: str) -> str:
         if list_return:

@@ -169,8 +169,18 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
                                           [_unwrapped(f)[a.name] for a in f.func.arguments[1:]])[0]
         return dict(common, kind="view", multi=multi, captures=", ".join(captures + (["i"] if multi else [])),
                     replay=replay, reverse=reverse, needs=needs, uses_replay="replay" in reverse, self=args[0].name)
+    if (f.func.name.inplace and not f.func.returns and len(writes) == 1 and writes[0] is f.func.arguments[0]
+            and isinstance(writes[0].type, ListType) and _plain_tensor(writes[0].type.elem)):
+        # _foreach_add_ (Tensor(a!)[] self): its functional twin's outputs, committed element by element
+        found = _twin(f, functions, have)
+        twin_f = found and next((g for g in functions if cpp.struct_name(g.func) == found[0]), None)
+        if not twin_f or [str(r.type) for r in twin_f.func.returns] != ["Tensor[]"]:
+            return None
+        twin, twin_call, needs = found
+        return dict(common, kind="inplace_list", twin=twin, twin_call=twin_call, needs=needs,
+                    self=cpp.cpp_ident(writes[0].name))
     if not all(_plain_tensor(a.type) for a in writes):
-        return None  # Tensor(a!)[] and optional outputs: no kernel
+        return None  # optional outputs, lists written otherwise: no kernel
     if "inplace_view" in f.tags and f.func.name.inplace:
         twin = next((g for g in functions if is_view_op(g) and g.func.name.base == f.func.name.base
                      and _types(g.func.arguments[1:]) == _types(f.func.arguments[1:])), None)

@@ -34,8 +34,8 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
     if isinstance(data, _C.Tensor):
         data = _host(data).numpy()
     arr = np.array(data)
-    if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
-        arr = arr.astype(np.float32)
+    if arr.dtype == np.float64 and dtype is None and not isinstance(data, (np.ndarray, np.generic)):
+        arr = arr.astype(np.float32)  # the default dtype; an explicit one converts the Python floats once
     if arr.dtype not in _NUMPY_TO_DTYPE:
         raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")
     if dtype is not None and not isinstance(data, (np.ndarray, np.generic)):
@@ -180,7 +180,8 @@ def install(namespace: dict) -> None:
     T = _C.Tensor
     varargs = set(_C._varargs_size_functions)
     for name in dir(_C):
-        if name.startswith("_") or name in namespace:
+        # operators named with an underscore stay in tcore._C, except the foreach family (torch._foreach_add)
+        if (name.startswith("_") and not name.startswith("_foreach_")) or name in namespace:
             continue
         obj = getattr(_C, name)
         namespace[name] = _varargs(obj) if name in varargs else obj

@@ -389,3 +389,14 @@ def test_view_backward_is_differentiable(tc, view):
     v = np.random.default_rng(2).standard_normal((3, 4))
     gg, = tc.autograd.grad((gx * tc.tensor(v)).sum(), g)
     np.testing.assert_allclose(gg.numpy(), fn(tc.tensor(v)).numpy(), rtol=1e-12)
+
+
+def test_grad_of_a_leaf_with_respect_to_itself_is_the_grad_output(tc):
+    """torch.autograd.grad(x, x, g) is g, also for a leaf (its accumulator is the root and the input)."""
+    x = tc.ones(3, requires_grad=True)
+    (g,) = tc.autograd.grad([x], [x], [tc.full([3], 2.0)])
+    np.testing.assert_array_equal(g.numpy(), [2.0, 2.0, 2.0])
+    y = x * 3
+    gx, gy = tc.autograd.grad([y, x], [x, y], [tc.ones(3), tc.ones(3)])
+    np.testing.assert_array_equal(gx.numpy(), [4.0, 4.0, 4.0])  # through y, plus x itself
+    np.testing.assert_array_equal(gy.numpy(), [1.0, 1.0, 1.0])

@@ -277,3 +277,12 @@ def test_im2col_col2im(tcore, k, d, p, s):
     np.testing.assert_allclose((cols.numpy() * y).sum(), (x * back.numpy()).sum(), rtol=1e-10)
     with pytest.raises(RuntimeError, match="does not fit the padded input"):
         tcore._C._im2col(tcore.ones(1, 1, 2, 2), [3, 3], [1, 1], [0, 0], [1, 1])
+
+
+def test_python_floats_into_an_explicit_dtype_are_rounded_once(tcore):
+    """tcore.tensor([0.1], dtype=float64) holds 0.1 as torch does, not 0.1 rounded through float32."""
+    assert tcore.tensor([0.1, 1 / 3], dtype=tcore.float64).tolist() == [0.1, 1 / 3]
+    assert tcore.tensor([[0.1]], dtype=tcore.float64).numpy()[0, 0] == 0.1
+    assert tcore.tensor(0.1, dtype=tcore.float64).item() == 0.1
+    assert tcore.tensor([0.1]).dtype == tcore.float32 and tcore.tensor([0.1]).item() == np.float32(0.1)
+    assert tcore.tensor([65519.0], dtype=tcore.float16).numpy()[0] == np.float16(65519.0)  # one rounding

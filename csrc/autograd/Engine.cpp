@@ -195,10 +195,13 @@ std::vector<Tensor> grad(const std::vector<Tensor>& roots, const std::vector<Ten
                          bool allow_unused) {
   GraphTask task{retain_graph.value_or(create_graph), false, {}, {}};
   task.captured.resize(inputs.size());
+  // held for the whole call: a leaf's gradient accumulator lives only as long as someone holds
+  // it, and a root that is itself an input (grad(x, x)) must reach this same one
+  std::vector<Edge> input_edges;
   for (size_t i = 0; i < inputs.size(); ++i) {
     TCORE_CHECK(inputs[i].requires_grad(), "One of the differentiated Tensors does not require grad");
-    Edge e = gradient_edge(inputs[i]);
-    task.captures[{e.fn.get(), e.input_nr}] = i;
+    input_edges.push_back(gradient_edge(inputs[i]));
+    task.captures[{input_edges.back().fn.get(), input_edges.back().input_nr}] = i;
   }
   const std::vector<Edge> edges = root_edges(roots);
   const std::vector<Tensor> grads = default_root_grads(roots, grad_roots);
