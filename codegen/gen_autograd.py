@@ -313,8 +313,14 @@ def replay_captures(f: NativeFunction) -> tuple[list[str], list[str]]:
     """(lambda captures, call arguments after the base) replaying f on another tensor."""
     captures, call = [], []
     for a in f.func.arguments[1:]:
-        ftype, store, load = _field(a)
         name = cpp.cpp_ident(a.name)
+        if is_tensor_like(a.type):  # a tensor argument (slice_inverse's src) is held as its value
+            listed = isinstance(a.type, ListType)
+            captures.append(f"{name}_ = std::vector<Tensor>({name}.begin(), {name}.end())" if listed
+                            else f"{name}_ = {name}")
+            call.append(f"{name}_")
+            continue
+        ftype, store, load = _field(a)
         captures.append(f"{name}_ = {store}" if store != name else f"{name}_ = {name}")
         call.append(load)
     return captures, call

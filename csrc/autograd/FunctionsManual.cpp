@@ -198,6 +198,27 @@ Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Ten
 }
 
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         const std::vector<ScalarType>& dtypes, int64_t dim) {
+  std::vector<Tensor> out = cat_tensors_backward(grad, sizes, dim);
+  for (size_t i = 0; i < out.size() && i < dtypes.size(); ++i) {
+    if (out[i].defined() && out[i].scalar_type() != dtypes[i]) out[i] = tcore::to(out[i], dtypes[i]);
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> to_args_sizes(ArrayRef<Tensor> tensors) {
+  std::vector<std::vector<int64_t>> out;
+  for (const Tensor& t : tensors) out.push_back(t.sizes().vec());
+  return out;
+}
+
+std::vector<ScalarType> to_args_scalartypes(ArrayRef<Tensor> tensors) {
+  std::vector<ScalarType> out;
+  for (const Tensor& t : tensors) out.push_back(t.scalar_type());
+  return out;
+}
+
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
                                          int64_t dim) {
   std::vector<Tensor> out;
   out.reserve(sizes.size());

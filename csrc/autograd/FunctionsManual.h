@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "tcore/autograd/autograd.h"
+#include "tcore/core/Reduction.h"
 
 namespace tcore::autograd::manual {
 
@@ -21,6 +22,11 @@ inline Scalar conj(const Scalar& s) { return s; }
 // The gradient of a sum over `dim` (every dim when unset): grad broadcast back to `sizes`.
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
+// PyTorch's spelling, which also passes the input's numel (implied by sizes)
+inline Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, int64_t /*numel*/,
+                            bool keepdim) {
+  return mean_backward(grad, sizes, dim, keepdim);
+}
 // The gradient of as_strided(): the output's gradient added into the storage elements its
 // elements address (several times where the view overlaps itself), read back with the
 // input's geometry (an input that overlaps itself is not supported, as a clear error).
@@ -32,6 +38,17 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArray
 Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
                                  IntArrayRef sizes);
 Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes);
+// PyTorch's spellings, which also pass self's options (the pieces' gradients carry them)
+template <typename Options>
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes,
+                      const Options& /*options*/) {
+  return split_backward(grads, split_size, dim, sizes);
+}
+template <typename Options>
+Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
+                                 IntArrayRef sizes, const Options& /*options*/) {
+  return split_with_sizes_backward(grads, split_sizes, dim, sizes);
+}
 // ----- forward-mode (jvp) helpers
 // x summed over `dim` (every dim when unset or empty), keeping them when keepdim.
 Tensor sum_over(const Tensor& x, OptionalIntArrayRef dim, bool keepdim);
@@ -77,6 +94,11 @@ Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Ten
                                const std::optional<std::string>& rounding_mode);
 // cat: each input's slice of grad (legacy 1-D empty inputs get an empty gradient).
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes, int64_t dim);
+// PyTorch's spelling: each input's slice in that input's dtype (cat promotes its inputs' dtypes)
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         const std::vector<ScalarType>& dtypes, int64_t dim);
+std::vector<std::vector<int64_t>> to_args_sizes(ArrayRef<Tensor> tensors);
+std::vector<ScalarType> to_args_scalartypes(ArrayRef<Tensor> tensors);
 // constant_pad_nd: grad cropped by the padding (a pad with the amounts negated).
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 // Vector norms of order p over `dim` (every dim when empty); 0 where the norm is 0.
