@@ -400,3 +400,27 @@ def test_grad_of_a_leaf_with_respect_to_itself_is_the_grad_output(tc):
     gx, gy = tc.autograd.grad([y, x], [x, y], [tc.ones(3), tc.ones(3)])
     np.testing.assert_array_equal(gx.numpy(), [4.0, 4.0, 4.0])  # through y, plus x itself
     np.testing.assert_array_equal(gy.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_backward_operators_match_torchs(tc):
+    """gelu_backward, value_selecting_reduction_backward and cumprod_backward are operators, as in
+    PyTorch (torch.ops.aten.*), with the same values; and double backward goes through them."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x, g = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    x[1, 2] = 0.0  # cumprod's gradient at a zero
+    for approximate in ("none", "tanh"):
+        np.testing.assert_allclose(
+            tc.gelu_backward(tc.tensor(g, dtype=tc.float64), tc.tensor(x, dtype=tc.float64), approximate=approximate).numpy(),
+            torch.ops.aten.gelu_backward(torch.tensor(g), torch.tensor(x), approximate=approximate).numpy(), rtol=1e-12)
+    out = torch.cumprod(torch.tensor(x), 1)
+    np.testing.assert_allclose(
+        tc.cumprod_backward(tc.tensor(g, dtype=tc.float64), tc.tensor(x, dtype=tc.float64), 1,
+                            tc.tensor(out.numpy(), dtype=tc.float64)).numpy(),
+        torch.ops.aten.cumprod_backward(torch.tensor(g), torch.tensor(x), 1, out).numpy(), rtol=1e-10)
+    idx = rng.integers(0, 5, (4,))
+    np.testing.assert_allclose(
+        tc.value_selecting_reduction_backward(tc.tensor(g[:, 0], dtype=tc.float64), 1, tc.tensor(idx), [4, 5], False).numpy(),
+        torch.ops.aten.value_selecting_reduction_backward(torch.tensor(g[:, 0]), 1, torch.tensor(idx), [4, 5], False).numpy())
+    xs = tc.tensor(x, dtype=tc.float64, requires_grad=True)
+    assert tc.autograd.gradgradcheck(lambda t: tc.nn.functional.gelu(t, approximate="tanh"), [xs])

@@ -16,6 +16,9 @@ def registry(tcore):
 # a tuple stands for a tensor of that shape.
 OVERRIDES = {
     "select_backward": dict(grad_output=(3,), input_sizes=[3, 3], dim=1, index=1),
+    "value_selecting_reduction_backward": dict(grad=(3,), dim=1, indices=lambda tc: tc.tensor([2, 0, 1]),
+                                               sizes=[3, 3], keepdim=False),
+    "gelu_backward": dict(approximate="tanh"),
     "slice_backward": dict(grad_output=(3, 1), input_sizes=[3, 3], dim=1, start=1, end=2, step=1),
     "diagonal_backward": dict(grad_output=(2,), input_sizes=[3, 3], offset=1, dim1=0, dim2=1),
     "unfold_backward": dict(grad_in=(3, 2, 2), input_sizes=[3, 3], dim=1, size=2, step=1),

@@ -55,3 +55,30 @@ def test_pytorch_plan_renders_what_it_declares(pytorch_dir, per_operator_headers
     count = _check(_plan(Path(pytorch_dir), Path(pytorch_dir) / "derivatives.yaml",
                          per_operator_headers=per_operator_headers))
     assert count > (3000 if per_operator_headers else 100)
+
+
+def test_an_operator_that_formulas_call_changes_only_the_shards_that_call_it(tmp_path):
+    """Adding an operator that existing formulas call (gelu_backward, once a helper) changes the
+    autograd shard whose formulas call it (it now includes the operator's header) and no other
+    autograd shard: a stale shard would not compile, a needless one would recompile."""
+    import shutil
+
+    without = tmp_path / "without"
+    without.mkdir()
+    shutil.copy(NATIVE / "tags.yaml", without / "tags.yaml")
+    text = (NATIVE / "native_functions.yaml").read_text()
+    entry = text[text.index("- func: gelu_backward("):]
+    entry = entry[:entry.index("\n\n") + 2]
+    (without / "native_functions.yaml").write_text(text.replace(entry, ""))
+    derivatives = ROOT / "csrc/autograd/derivatives.yaml"
+
+    def autograd_digests(yaml_dir):
+        return {u.name: u.digest for u in _plan(yaml_dir, derivatives) if u.name.startswith("autograd:")}
+
+    before, after = autograd_digests(without), autograd_digests(NATIVE)
+    changed = sorted(k for k in after if after[k] != before.get(k))
+    from codegen.plan import shard_of
+
+    callers = {shard_of(r, len(after)) for r in ("gelu", "gelu_backward")}
+    assert changed and {int(k.split(":")[1]) for k in changed} <= callers, changed
+    assert f"autograd:{shard_of('gelu', len(after))}" in changed  # the caller's shard, not only the new operator's

@@ -167,26 +167,6 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
   return mask.defined() ? tcore::mul(grad, mask) : grad;
 }
 
-Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
-  if (approximate == "tanh") {
-    const double k = 0.7978845608028654, c = 0.044715;
-    const Tensor x2 = tcore::mul(self, self);
-    const Tensor inner = tcore::mul(tcore::add(self, tcore::mul(tcore::mul(x2, self), Scalar(c)), 1), Scalar(k));
-    const Tensor t = tcore::tanh(inner);
-    const Tensor dinner = tcore::mul(tcore::add(tcore::mul(x2, Scalar(3 * c)), Scalar(1.0), 1), Scalar(k));
-    const Tensor sech2 = tcore::sub(tcore::ones_like(t, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                                                     std::nullopt), tcore::mul(t, t), 1);
-    const Tensor d = tcore::add(tcore::mul(tcore::add(t, Scalar(1.0), 1), Scalar(0.5)),
-                                tcore::mul(tcore::mul(tcore::mul(self, sech2), dinner), Scalar(0.5)), 1);
-    return tcore::mul(grad, d);
-  }
-  // Phi(x) + x phi(x)
-  const Tensor cdf = tcore::mul(tcore::add(tcore::erf(tcore::mul(self, Scalar(0.7071067811865476))), Scalar(1.0), 1),
-                                Scalar(0.5));
-  const Tensor pdf = tcore::mul(tcore::exp(tcore::mul(tcore::mul(self, self), Scalar(-0.5))), Scalar(0.3989422804014327));
-  return tcore::mul(grad, tcore::add(cdf, tcore::mul(self, pdf), 1));
-}
-
 Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   return rounding_mode ? tcore::zeros_like(grad) : tcore::div(grad, other);
 }
@@ -278,15 +258,6 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
   return tcore::index_add(tcore::zeros({num_weights, width}, grad.dtype()), 0, idx, g);
 }
 
-Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
-                                          bool keepdim) {
-  if (sizes.empty()) return grad;
-  const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
-  const Tensor g = keepdim ? grad : tcore::unsqueeze(grad, d);
-  const Tensor idx = keepdim ? indices : tcore::unsqueeze(indices, d);
-  return tcore::scatter_add(tcore::zeros(sizes, grad.dtype()), d, idx, g);
-}
-
 namespace {
 // The product of the elements before each position along d (1 for the first).
 Tensor exclusive_cumprod(const Tensor& x, int64_t d) {
@@ -314,25 +285,6 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   if (self.dim() == 0) return grad;
   const Tensor flat = tcore::reshape(self, {-1});
   return tcore::reshape(prod_dim_backward(grad, flat, result, 0, false), self.sizes());
-}
-
-Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
-  if (self.dim() == 0 || self.numel() == 0) return grad;
-  const int64_t d = wrap_dim(dim, self.dim());
-  const bool zeros = *static_cast<const bool*>(tcore::any(tcore::eq(self, 0)).data_ptr());
-  if (!zeros) return tcore::div(cumsum_backward(tcore::mul(grad, result), d), self);
-  // d cumprod_i / d x_j = prod_{k <= i, k != j} x_k for i >= j: one cumprod per position j
-  const int64_t n = self.sizes()[d];
-  std::vector<int64_t> shape(self.dim(), 1);
-  shape[d] = n;
-  const Tensor pos = tcore::view(tcore::arange(n, ScalarType::Long), shape);
-  std::vector<Tensor> parts;
-  for (int64_t j = 0; j < n; ++j) {
-    const Tensor without_j = tcore::where(tcore::eq(pos, j), tcore::ones_like(self), self);
-    const Tensor terms = tcore::mul(tcore::mul(grad, tcore::cumprod(without_j, d, std::nullopt)), tcore::ge(pos, j));
-    parts.push_back(tcore::sum(terms, IntArrayRef({d}), true, std::nullopt));
-  }
-  return tcore::cat(parts, d);
 }
 
 namespace {

@@ -81,8 +81,6 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 // clamp: grad where min <= self <= max (a bound that is None does not limit).
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
-// gelu: grad * d/dx of x * Phi(x) (exact) or of its tanh approximation.
-Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 // div with rounding_mode: the true-division gradient, or zero when the quotient is rounded.
@@ -109,15 +107,10 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional
 // skipping padding_idx and divided by each index's count with scale_grad_by_freq.
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx,
                           bool scale_grad_by_freq);
-// max.dim/min.dim: grad scattered to the picked indices.
-Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
-                                          bool keepdim);
 // prod: each element's gradient is the product of the others (exclusive products from
 // both sides, so zeros need no division).
 Tensor prod_dim_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
-// cumprod: reversed cumsum of grad * result / self, or per position where self has zeros.
-Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 
 // native_layer_norm: the gradients of input, weight and bias that `mask` asks for, from the
 // saved mean and rstd (recomputed from input when the backward itself is differentiated:

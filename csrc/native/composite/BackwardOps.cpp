@@ -1,0 +1,92 @@
+// Backward operators that PyTorch has as operators (gelu_backward,
+// value_selecting_reduction_backward, cumprod_backward): compositions of differentiable
+// operators, so that second derivatives follow from what they run, callable by formulas
+// (derivatives.yaml) and by users (tcore.gelu_backward, as torch.ops.aten.gelu_backward).
+#include <string_view>
+#include <vector>
+
+#include <tcore/ops/add.h>
+#include <tcore/ops/any.h>
+#include <tcore/ops/arange.h>
+#include <tcore/ops/cat.h>
+#include <tcore/ops/cumprod.h>
+#include <tcore/ops/cumprod_backward_native.h>
+#include <tcore/ops/cumsum.h>
+#include <tcore/ops/div.h>
+#include <tcore/ops/eq.h>
+#include <tcore/ops/erf.h>
+#include <tcore/ops/exp.h>
+#include <tcore/ops/ge.h>
+#include <tcore/ops/gelu_backward_native.h>
+#include <tcore/ops/mul.h>
+#include <tcore/ops/ones_like.h>
+#include <tcore/ops/scatter_add.h>
+#include <tcore/ops/sub.h>
+#include <tcore/ops/sum.h>
+#include <tcore/ops/tanh.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/value_selecting_reduction_backward_native.h>
+#include <tcore/ops/view.h>
+#include <tcore/ops/where.h>
+#include <tcore/ops/zeros.h>
+
+namespace tcore::native {
+namespace {
+
+// The gradient of cumsum along d: the sums from each position to the end.
+Tensor reversed_cumsum(const Tensor& grad, int64_t d) {
+  return tcore::add(tcore::sub(tcore::sum(grad, IntArrayRef({d}), true, std::nullopt), tcore::cumsum(grad, d, std::nullopt), 1),
+                    grad, 1);
+}
+
+}  // namespace
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+  if (approximate == "tanh") {
+    const double k = 0.7978845608028654, c = 0.044715;
+    const Tensor x2 = tcore::mul(self, self);
+    const Tensor inner = tcore::mul(tcore::add(self, tcore::mul(tcore::mul(x2, self), Scalar(c)), 1), Scalar(k));
+    const Tensor t = tcore::tanh(inner);
+    const Tensor dinner = tcore::mul(tcore::add(tcore::mul(x2, Scalar(3 * c)), Scalar(1.0), 1), Scalar(k));
+    const Tensor sech2 = tcore::sub(tcore::ones_like(t, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                                     std::nullopt), tcore::mul(t, t), 1);
+    const Tensor d = tcore::add(tcore::mul(tcore::add(t, Scalar(1.0), 1), Scalar(0.5)),
+                                tcore::mul(tcore::mul(tcore::mul(self, sech2), dinner), Scalar(0.5)), 1);
+    return tcore::mul(grad, d);
+  }
+  // Phi(x) + x phi(x)
+  const Tensor cdf = tcore::mul(tcore::add(tcore::erf(tcore::mul(self, Scalar(0.7071067811865476))), Scalar(1.0), 1),
+                                Scalar(0.5));
+  const Tensor pdf = tcore::mul(tcore::exp(tcore::mul(tcore::mul(self, self), Scalar(-0.5))), Scalar(0.3989422804014327));
+  return tcore::mul(grad, tcore::add(cdf, tcore::mul(self, pdf), 1));
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  if (sizes.empty()) return grad;
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  const Tensor g = keepdim ? grad : tcore::unsqueeze(grad, d);
+  const Tensor idx = keepdim ? indices : tcore::unsqueeze(indices, d);
+  return tcore::scatter_add(tcore::zeros(sizes, grad.dtype()), d, idx, g);
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const bool zeros = *static_cast<const bool*>(tcore::any(tcore::eq(self, 0)).data_ptr());
+  if (!zeros) return tcore::div(reversed_cumsum(tcore::mul(grad, result), d), self);
+  // d cumprod_i / d x_j = prod_{k <= i, k != j} x_k for i >= j: one cumprod per position j
+  const int64_t n = self.sizes()[d];
+  std::vector<int64_t> shape(self.dim(), 1);
+  shape[d] = n;
+  const Tensor pos = tcore::view(tcore::arange(n, ScalarType::Long), shape);
+  std::vector<Tensor> parts;
+  for (int64_t j = 0; j < n; ++j) {
+    const Tensor without_j = tcore::where(tcore::eq(pos, j), tcore::ones_like(self), self);
+    const Tensor terms = tcore::mul(tcore::mul(grad, tcore::cumprod(without_j, d, std::nullopt)), tcore::ge(pos, j));
+    parts.push_back(tcore::sum(terms, IntArrayRef({d}), true, std::nullopt));
+  }
+  return tcore::cat(parts, d);
+}
+
+}  // namespace tcore::native
