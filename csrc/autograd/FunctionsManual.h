@@ -111,6 +111,10 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
 // both sides, so zeros need no division).
 Tensor prod_dim_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+// PyTorch's spelling of prod.dim_int's gradient
+inline Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  return prod_dim_backward(grad, self, result, dim, keepdim);
+}
 
 // native_layer_norm: the gradients of input, weight and bias that `mask` asks for, from the
 // saved mean and rstd (recomputed from input when the backward itself is differentiated:
