@@ -158,6 +158,17 @@ def _use_attributes(name: str, formulas: list[str]) -> list[str]:
     return [pattern.sub(lambda m: f"{name}_{m.group(1)}", text) for text in formulas]
 
 
+def _output_field(t, name: str, value: str) -> dict:
+    """How a node keeps one output of several that its formulas read: a tensor as an output's
+    SavedVariable, a tensor list as a list of them, an integer (SymInt) by value."""
+    if isinstance(t, ListType) and is_tensor_like(t):
+        return dict(type="std::vector<SavedVariable>", store=f"save_list({value}, true)",
+                    load=f'unpack_list(this->{name}_, "{name}")')
+    if is_tensor_like(t):
+        return dict(type="SavedVariable", store=f"SavedVariable({value}, true)", load=f'this->{name}_.unpack("{name}", this)')
+    return dict(type=cpp.value_type(t), store=value, load=f"this->{name}_")
+
+
 def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> dict:
     # formulas spell the arguments as the generated C++ does (cpp_ident: `key` -> `key_arg`)
     arg_names = [a.name for a in f.func.arguments]
@@ -228,7 +239,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             outputs.append(dict(index=i))
         if multi and names & used:
             for n in sorted(names & used):
-                saved_outputs.append(dict(name=n, index=i))
+                saved_outputs.append(dict(name=n, index=i, **_output_field(r.type, n, f"std::get<{i}>(result)")))
     list_return = len(returns) == 1 and isinstance(returns[0].type, ListType)
     uses_result = "result" in used and not multi
     return dict(
