@@ -179,8 +179,13 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
     # With a Tensor[] input the edges of the inputs are ranges known only at run time.
     ranged = any(_is_list(a) for a in inputs)
     saved = []
+    # an output named like an input (_cudnn_attention_forward's cum_seq_q, max_q) is what its
+    # formulas read: the backward operator takes the forward's results, not its optional inputs
+    returned = {r.name for r in f.func.returns if r.name} if len(f.func.returns) > 1 else set()
     for a in f.func.arguments:
         name = cpp.cpp_ident(a.name)
+        if a.name in returned:
+            continue
         attrs = (_attribute_only(name, formulas) if name in used and isinstance(a.type, BaseType)
                  and a.type.name == "Tensor" else None)
         if attrs:

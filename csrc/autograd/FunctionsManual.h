@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "tcore/autograd/autograd.h"
+#include "tcore/core/Macros.h"
 #include "tcore/core/Reduction.h"
 
 namespace tcore::autograd::manual {
@@ -19,6 +20,19 @@ namespace tcore::autograd::manual {
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
 // A scalar's complex conjugate: tcore's scalars are real (PyTorch's formulas write alpha.conj()).
 inline Scalar conj(const Scalar& s) { return s; }
+// -lambd in PyTorch's formulas (softshrink): as c10::Scalar's, an error on a bool.
+inline Scalar operator-(const Scalar& s) {
+  TCORE_CHECK(!s.is_bool(), "negation of a boolean scalar is not supported");
+  if (s.is_integral()) return Scalar(static_cast<int64_t>(0ULL - static_cast<uint64_t>(s.to<int64_t>())));
+  return Scalar(-s.to_double());
+}
+// A tensor's geometry, as PyTorch's formulas pass it (as_strided_backward(grad, TensorGeometry(self), ...)).
+struct TensorGeometry {
+  explicit TensorGeometry(const Tensor& t)
+      : sizes(t.sizes().vec()), strides(t.strides().vec()), storage_offset(t.storage_offset()) {}
+  std::vector<int64_t> sizes, strides;
+  int64_t storage_offset;
+};
 // The gradient of a sum over `dim` (every dim when unset): grad broadcast back to `sizes`.
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
@@ -33,6 +47,10 @@ inline Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntAr
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
                            int64_t input_offset, IntArrayRef size, IntArrayRef stride,
                            std::optional<int64_t> storage_offset);
+inline Tensor as_strided_backward(const Tensor& grad, const TensorGeometry& input, IntArrayRef size, IntArrayRef stride,
+                                  std::optional<int64_t> storage_offset) {
+  return as_strided_backward(grad, input.sizes, input.strides, input.storage_offset, size, stride, storage_offset);
+}
 // The gradient of split/split_with_sizes: the pieces' gradients joined along dim (zeros
 // for the pieces that got none).
 Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
