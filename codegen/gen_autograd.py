@@ -251,7 +251,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         node=node,
         saved=saved,
         foreach_inplace=foreach_inplace,
-        element_inputs=[dict(name=cpp.cpp_ident(a.name),
+        element_inputs=[dict(name=cpp.cpp_ident(a.name), listed=_is_list(a),
                              value=f"element({cpp.cpp_ident(a.name)}, i)" if _is_list(a) else cpp.cpp_ident(a.name))
                         for a in inputs],
         result_list=uses_result and (list_return or foreach_inplace),
@@ -367,15 +367,20 @@ def view_kernel(f: NativeFunction, functions: tuple[NativeFunction, ...]) -> dic
 
 def formula_ops(plans: list[Plan], roots: set[str]) -> set[str]:
     """Operators called in the formulas (their public headers are included)."""
+    return called_operators([p.derivative for p in plans if p.derivative is not None], roots)
+
+
+def called_operators(derivatives, roots: set[str]) -> set[str]:
+    """The operators of `roots` that these derivatives' formulas call, by name or through a C++
+    operator on tensors (`*` is mul); also what the plan's digest of an autograd shard holds."""
     called: set[str] = set()
-    for p in plans:
-        if p.derivative is not None:
-            for text in [x.text for x in p.derivative.backward] + gen_forward_ad.formula_calls(p.derivative):
-                text = formula.to_cpp(text)
-                called.update(m.group(1) for m in _CALL.finditer(text))
-                called.update(formula.operator_calls(text))
-            if any(x.text.strip() == "auto_linear" for x in p.derivative.forward):
-                called.add(p.derivative.schema.name.base)
+    for d in derivatives:
+        for text in [x.text for x in d.backward] + gen_forward_ad.formula_calls(d):
+            text = formula.to_cpp(text)
+            called.update(m.group(1) for m in _CALL.finditer(text))
+            called.update(formula.operator_calls(text))
+        if any(x.text.strip() == "auto_linear" for x in d.forward):
+            called.add(d.schema.name.base)
     return called & roots
 
 

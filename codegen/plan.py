@@ -7,15 +7,12 @@ render function. The doit tasks and the generate_code CLI share this plan.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
 
 from . import gen_autograd, gen_dispatch, gen_functionalization, gen_headers, gen_pyi, gen_python, gen_unboxing
 from .model import NativeFunction
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 SUBSETS = ("libtorch", "pybindings", "python")
 DEFAULT_SHARDS = 5
@@ -146,10 +143,11 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
         by_name = {str(d.schema.name): d for d in derivatives}
         all_roots = set(groups)
         for k in range(n):
-            related = "\n".join(sorted(d.source for d in derivatives if shard_of(_root_of(d), n) == k))
-            # the operators its formulas may call are part of what it renders (their headers):
+            mine = [d for d in derivatives if shard_of(_root_of(d), n) == k]
+            related = "\n".join(sorted(d.source for d in mine))
+            # the operators its formulas call are part of what it renders (their headers):
             # adding gelu_backward as an operator changes the shard whose formulas call it
-            called = ",".join(sorted(set(_WORD.findall(related)) & all_roots))
+            called = ",".join(sorted(gen_autograd.called_operators(mine, all_roots)))
             units.append(Unit(f"autograd:{k}", (f"autograd/Functions_{k}.cpp",),
                               _digest(options, _flat(shards[k]), related + "|" + called), ("autograd_functions.cpp.j2",),
                               partial(_render_autograd, k, n, chosen[k], by_name, all_roots, layout)))

@@ -195,3 +195,47 @@ def test_matches_torch():
         sum((y * y).sum() for y in lib._foreach_mul(ys, 1.5)).backward()
     for mine, theirs in zip(w + o, tw + to):
         np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)
+
+
+@needs_autograd
+def test_integer_elements_keep_the_float_elements_gradients_in_place():
+    """An integer element of a list result has no gradient, but output i is still element i."""
+    x, y = tc(arrays(2, (3,), seed=18), True)
+    a, b = tcore.tensor([1, 2, 3]), tcore.tensor([4, 5, 6])
+    out = tcore._foreach_add([a, x], [b, y])
+    assert not out[0].requires_grad and out[1].requires_grad
+    (out[1] * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2, 2, 2])
+    np.testing.assert_array_equal(y.grad.numpy(), [2, 2, 2])
+
+
+@needs_autograd
+def test_in_place_records_only_the_elements_that_need_a_gradient():
+    w = tc(arrays(1, (3,), seed=19), True)[0]
+    buf, y = tcore.zeros(3, dtype=tcore.float64), w * 1
+    c, d = tc(arrays(2, (3,), seed=20))
+    tcore._foreach_add_([buf, y], [c, d])
+    assert not buf.requires_grad and buf.grad_fn is None and buf.is_leaf  # as torch: it stays a leaf
+    assert y.grad_fn.name() == "ForeachAddBackward0"
+    # an element that starts to require grad through the other list gets a node
+    z = tcore.zeros(3, dtype=tcore.float64)
+    tcore._foreach_mul_([z], 2.0)
+    tcore._foreach_add_([z], [w])
+    z.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [1, 1, 1])  # z = 2 * 0 + w
+
+
+@needs_autograd
+def test_mismatched_lengths_with_grad_and_a_second_backward():
+    xs = [t * 1 for t in tc(arrays(2), True)]
+    with pytest.raises(RuntimeError, match="same number of tensors"):
+        tcore._foreach_div_(xs, tc(arrays(1)))
+    a, b = tc(arrays(2, (3,), seed=21), True), tc(arrays(2, (3,), seed=22), True)
+    loss = sum(o.sum() for o in tcore._foreach_div(a, b))
+    loss.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
+    loss = sum(o.sum() for o in tcore._foreach_div(a, b))
+    loss.backward(retain_graph=True)
+    loss.backward()  # kept: no error, the gradients add up
+    np.testing.assert_allclose(a[0].grad.numpy(), 3 / b[0].detach().numpy(), rtol=1e-12)

@@ -218,6 +218,16 @@ void set_history(const Tensor& output, const std::shared_ptr<Node>& fn) {
   output.impl()->requires_grad = true;
 }
 
+void set_list_history(const std::vector<Tensor>& outputs, const std::shared_ptr<Node>& fn) {
+  for (const Tensor& t : outputs) {
+    if (is_floating(t.dtype())) {
+      set_history(t, fn);
+    } else {
+      fn->add_input_metadata(t);  // its slot, unused: grads[i] stays output i's
+    }
+  }
+}
+
 void check_no_grad_for_out(bool any_requires_grad, const char* op) {
   TCORE_CHECK(!any_requires_grad, op, "(): functions with out=... arguments don't support automatic "
                                       "differentiation, but one of the arguments requires grad.");

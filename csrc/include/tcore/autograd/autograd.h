@@ -196,6 +196,9 @@ ArrayRef<T> element(const std::vector<T>& xs, size_t i) {
 TCORE_API std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved, const char* name);
 TCORE_API std::vector<std::vector<int64_t>> sizes_of(ArrayRef<Tensor> inputs);
 TCORE_API void set_history(const Tensor& output, const std::shared_ptr<Node>& fn);
+// The outputs of a list result: output i is the node's input slot i, an integer one included
+// (it never gets a gradient), so that formulas of element i read grads[i].
+TCORE_API void set_list_history(const std::vector<Tensor>& outputs, const std::shared_ptr<Node>& fn);
 // After an in-place op on `self`: its history now starts at fn.
 TCORE_API void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
 // After an in-place change of self's metadata only (operators tagged inplace_view).
