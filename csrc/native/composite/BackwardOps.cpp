@@ -67,7 +67,7 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
   const Tensor g = keepdim ? grad : tcore::unsqueeze(grad, d);
   const Tensor idx = keepdim ? indices : tcore::unsqueeze(indices, d);
-  return tcore::scatter_add(tcore::zeros(sizes, grad.dtype()), d, idx, g);
+  return tcore::scatter_add(tcore::zeros(sizes, grad.dtype(), std::nullopt, grad.device()), d, idx, g);
 }
 
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
