@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tcore/ops/_to_copy.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/any.h>
 #include <tcore/ops/arange.h>
@@ -73,7 +74,12 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
   if (self.dim() == 0 || self.numel() == 0) return grad;
   const int64_t d = wrap_dim(dim, self.dim());
-  const bool zeros = *static_cast<const bool*>(tcore::any(tcore::eq(self, 0)).data_ptr());
+  Tensor any_zero = tcore::any(tcore::eq(self, 0));
+  if (!any_zero.device().is_cpu()) {  // read on the host, never through a device pointer
+    any_zero = tcore::_to_copy(any_zero, std::nullopt, std::nullopt, Device(DeviceType::CPU), std::nullopt, false,
+                               std::nullopt);
+  }
+  const bool zeros = *static_cast<const bool*>(any_zero.data_ptr());
   if (!zeros) return tcore::div(reversed_cumsum(tcore::mul(grad, result), d), self);
   // d cumprod_i / d x_j = prod_{k <= i, k != j} x_k for i >= j: one cumprod per position j
   const int64_t n = self.sizes()[d];
