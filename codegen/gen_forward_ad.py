@@ -137,6 +137,13 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
             if inplace and _word("self").search(expr):
                 expr = _word("self").sub("original_self_p", expr)
                 uses_original = True
+            # an in-place formula may name self's value and tangent before the write itself
+            uses_original = uses_original or (inplace and bool(_word("original_self_p").search(expr)))
+            if inplace and _word("original_self_t").search(expr):
+                self_arg = next(a for a in inputs if a.name == "self")
+                if not _word("self_t").search(expr):
+                    decls.append("  " + _tangent_decl(self_arg, materialize=True))
+                decls.append("  const Tensor original_self_t = tcore::clone(self_t);")
             for out_name, cpp_expr in outputs.items():
                 if out_name != "result" and cpp_expr != "result" and _word(out_name).search(expr):
                     decls.append(f"  const Tensor& {out_name} = {cpp_expr};")
