@@ -15,7 +15,6 @@ from .schema import Argument, BaseType, ListType, OptionalType, is_tensor_like
 from .templates import render
 
 _IDENT = re.compile(r"(?<![.:>\w])([A-Za-z_][A-Za-z0-9_]*)")
-_ELEMENT = re.compile(r"\[\s*i\s*\]")  # a foreach formula's subscript: one gradient per element
 _CALL = re.compile(r"(?:(?<![.:\w])|(?<![\w:])tcore::)([A-Za-z_][A-Za-z0-9_]*)\s*\(")  # f(, tcore::f(
 
 
@@ -207,7 +206,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
     # foreach operators (`_foreach_div.List`): formulas of element i (`grads[i]`, `self[i]`); an
     # in-place one (`_foreach_div_.List`, which returns nothing) records one node per element of
     # self, holding element i of each list as a list of one (so its formulas run with i = 0)
-    elementwise = any(_ELEMENT.search(text) for text in formulas)
+    elementwise = gen_forward_ad.is_foreach(f, d, inplace)
     foreach_inplace = inplace and bool(f.func.arguments) and _is_list(f.func.arguments[0])
     if foreach_inplace:
         lists = [cpp.cpp_ident(a.name) for a in f.func.arguments
@@ -230,7 +229,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             continue
         arg = members[0][1]
         grads.append(dict(group=False, index=index[arg.name], formula=text, input=x.inputs[0], list=_is_list(arg),
-                          range=f"{cpp.cpp_ident(arg.name)}_edges_", elementwise=elementwise or foreach_inplace))
+                          range=f"{cpp.cpp_ident(arg.name)}_edges_", elementwise=elementwise))
     # Several outputs: each differentiable one gets this node as grad_fn; the ones the
     # formulas name (`indices`, `result1`) are saved after the call.
     returns = f.func.returns

@@ -34,6 +34,16 @@ def _inputs(f: NativeFunction) -> list[Argument]:
     return [a for a in f.func.arguments if is_tensor_like(a.type) and not (f.func.is_out_fn and a.is_write)]
 
 
+_ELEMENT = re.compile(r"\[\s*i\s*\]")  # a foreach formula's subscript: element i
+
+
+def is_foreach(f: NativeFunction, d: Derivative, inplace: bool) -> bool:
+    """A foreach operator's derivative: formulas of element i (`grads[i]`, `self[i]`, `result[i]`),
+    or an in-place operator on a list (`_foreach_div_.List(Tensor(a!)[] self, ...)`)."""
+    return (any(_ELEMENT.search(x.text) for x in [*d.forward, *d.backward])
+            or (inplace and bool(f.func.arguments) and isinstance(f.func.arguments[0].type, ListType)))
+
+
 def check_expr(f: NativeFunction) -> str:
     """C++: does an input carry a tangent?"""
     parts = [f"detail::has_fw_grad({cpp.cpp_ident(a.name)})" for a in _inputs(f)]
@@ -88,9 +98,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
     pre: list[str] = []
     body: list[str] = []
     uses_original = False
-    # a foreach operator (Tensor[] self): its formula is element i's (`self_p`, `self_t`, `result[i]`)
-    foreach = bool(f.func.arguments) and isinstance(f.func.arguments[0].type, ListType) and (
-        inplace or any(re.search(r"\[\s*i\s*\]", x.text) for x in [*d.forward, *d.backward]))
+    foreach = is_foreach(f, d, inplace)  # its formula is element i's (`self_p`, `self_t`, `result[i]`)
 
     def setter(target: str, value: str) -> str:
         if list_return:
@@ -122,9 +130,9 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
             call = ", ".join(_linear_arg(a) for a in d.schema.arguments)
             body.append(setter(target, f"ops::{cpp.struct_name(d.schema)}::call({call})"))
         elif foreach:
-            body += _foreach_forward(f, spelled(text, arg_names), inputs, inplace)
-            uses_original = uses_original or (inplace and bool(_word("self").search(spelled(text, arg_names))
-                                                               or _word("self_p").search(text)))
+            lines, reads_original = _foreach_forward(spelled(text, arg_names), inputs, inplace)
+            body += lines
+            uses_original = uses_original or reads_original
         else:
             expr = spelled(text, arg_names)
             decls = []
@@ -163,10 +171,10 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
     return dict(pre=pre, body=body)
 
 
-def _foreach_forward(f: NativeFunction, expr: str, inputs: list[Argument], inplace: bool) -> list[str]:
+def _foreach_forward(expr: str, inputs: list[Argument], inplace: bool) -> tuple[list[str], bool]:
     """A foreach operator's tangents, element by element: `x_t`/`x_p` are element i of a list
     input's tangents/values, `result[i]` the i-th output (self, written, for an in-place one,
-    whose `self` is the value before the write)."""
+    whose `self` is the value before the write). Also: does it read self's values before the write?"""
     decls, loop = [], []
     for a in inputs:
         name = cpp.cpp_ident(a.name)
@@ -182,13 +190,14 @@ def _foreach_forward(f: NativeFunction, expr: str, inputs: list[Argument], inpla
         expr = _word(f"{name}_p").sub(value, expr)
         if original:
             expr = _word("self").sub("original_self_p", expr)
+    reads_original = bool(_word("original_self_p").search(expr))
     if inplace:
         expr = _word("result").sub("self", expr)
         setter = f"set_fw_grad_inplace(self[i], {expr});"
     else:
         setter = f"set_fw_grad(result[i], {expr});"
     return ["{", *decls, f"  for (size_t i = 0; i < {'self' if inplace else 'result'}.size(); ++i) {{", *loop,
-            f"    {setter}", "  }", "}"]
+            f"    {setter}", "  }", "}"], reads_original
 
 
 def formula_calls(d: Derivative) -> list[str]:

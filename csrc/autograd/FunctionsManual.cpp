@@ -186,12 +186,6 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<s
   return out;
 }
 
-std::vector<std::vector<int64_t>> to_args_sizes(ArrayRef<Tensor> tensors) {
-  std::vector<std::vector<int64_t>> out;
-  for (const Tensor& t : tensors) out.push_back(t.sizes().vec());
-  return out;
-}
-
 std::vector<ScalarType> to_args_scalartypes(ArrayRef<Tensor> tensors) {
   std::vector<ScalarType> out;
   for (const Tensor& t : tensors) out.push_back(t.scalar_type());

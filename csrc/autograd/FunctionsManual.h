@@ -113,7 +113,7 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<s
 // PyTorch's spelling: each input's slice in that input's dtype (cat promotes its inputs' dtypes)
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
                                          const std::vector<ScalarType>& dtypes, int64_t dim);
-std::vector<std::vector<int64_t>> to_args_sizes(ArrayRef<Tensor> tensors);
+inline std::vector<std::vector<int64_t>> to_args_sizes(ArrayRef<Tensor> tensors) { return sizes_of(tensors); }
 std::vector<ScalarType> to_args_scalartypes(ArrayRef<Tensor> tensors);
 // constant_pad_nd: grad cropped by the padding (a pad with the amounts negated).
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
