@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from . import structured
 from .api import cpp
 from .gen_headers import Layout
 from .model import CPU_KERNEL_KEY, NativeFunction
@@ -11,7 +12,12 @@ from .schema import BaseType, OptionalType, is_tensor_like
 from .templates import render
 
 # The dispatch keys tcore registers kernels for, and the files they go to.
-REGISTERED_KEYS = ("CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+REGISTERED_KEYS = ("CPU", "CUDA", "HIP", structured.META_KEY, "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+# The keys whose registrations are compiled with their backend (CPU's once per capability, CUDA's
+# or HIP's by that backend); the others are compiled into every build.
+BACKEND_KEYS = ("CPU", "CUDA", "HIP")
+# The device type a backend key's kernels run on.
+DEVICE_TYPES = {"CPU": "CPU", "CUDA": "CUDA", "HIP": "HIP", structured.META_KEY: "Meta"}
 
 
 def dispatch_key_expr(f: NativeFunction) -> str:
@@ -49,11 +55,22 @@ def render_operators(shard: int, num_shards: int, groups: dict[str, tuple[Native
 
 
 def render_registration(key: str, shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
-                        layout: Layout) -> str:
+                        layout: Layout, every: dict[str, tuple[NativeFunction, ...]] | None = None) -> str:
+    """groups: the functions to register (a selective build's part of the shard); every: all of
+    the shard's, in which structured delegates find their out= entries (default: groups)."""
+    every = groups if every is None else every
     registrations = []
+    generated = []
     roots = set()
     for root, fs in groups.items():
+        if key in DEVICE_TYPES:
+            kernels = structured.kernels(key, every.get(root, fs), keep=fs)
+            if kernels:
+                roots.add(root)
+                generated += kernels
         for f in fs:
+            if structured.is_structured_kernel(f, key):  # generated (above)
+                continue
             kernel = f.kernel_for(key)
             if kernel is None or f.manual_kernel_registration:
                 continue
@@ -62,4 +79,5 @@ def render_registration(key: str, shard: int, num_shards: int, groups: dict[str,
                                       kernel=kernel.split("::")[-1]))
     headers = sorted({h for r in roots for h in (layout.ops_header(r), layout.native_header(r))})
     return render("Register.cpp.j2", key=key, shard=shard, num_shards=num_shards, headers=headers,
-                  registrations=registrations, cpu_key=CPU_KERNEL_KEY)
+                  registrations=registrations, structured=generated, cpu_key=CPU_KERNEL_KEY,
+                  device_type=DEVICE_TYPES.get(key, ""))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import structured
 from .api import cpp
 from .model import CPU_KERNEL_KEY, NativeFunction
 from .templates import render
@@ -75,6 +76,8 @@ def native_kernels(functions: tuple[NativeFunction, ...], keys: frozenset[str] |
         for key, kernel in f.dispatch:
             if keys is not None and key not in keys:
                 continue
+            if structured.is_structured_kernel(f, key):  # declared as a struct (structured.declarations)
+                continue
             name = kernel.split("::")[-1]
             k = found.setdefault((name, params), dict(ret=cpp.return_type(f.func), name=name, params=params, cpu=False))
             k["cpu"] = k["cpu"] or key == CPU_KERNEL_KEY
@@ -90,7 +93,8 @@ def render_operator(root: str, functions: tuple[NativeFunction, ...], layout: La
         f"tcore/ops/{root}_ops.h": render("op_ops.h.j2", root=root, opaque=opaque,
                                           functions=ops_functions(functions)),
         f"tcore/ops/{root}_native.h": render("op_native.h.j2", root=root, opaque=opaque,
-                                             kernels=native_kernels(functions)),
+                                             kernels=native_kernels(functions),
+                                             structured=structured.declarations(functions)),
     }
 
 
@@ -104,7 +108,8 @@ def render_monolithic(groups: dict[str, tuple[NativeFunction, ...]]) -> dict[str
         "tcore/Functions.h": render("op.h.j2", root="*", ops_header=layout.ops_header(""),
                                     functions=api_functions(every)),
         "tcore/NativeFunctions.h": render("op_native.h.j2", root="*", opaque=opaque,
-                                          kernels=native_kernels(every)),
+                                          kernels=native_kernels(every),
+                                          structured=[d for fs in groups.values() for d in structured.declarations(fs)]),
     }
 
 

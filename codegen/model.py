@@ -13,7 +13,7 @@ from .schema import FunctionSchema, OperatorName, SchemaError, parse_schema
 from .yaml_source import Entry, YMap, entry_location
 
 # Dispatch keys a `dispatch:` section may name (PyTorch's, plus HIP for tcore).
-_BACKENDS = ("CPU", "CUDA", "HIP", "XLA", "MPS", "IPU", "XPU", "HPU", "VE", "Lazy", "MTIA", "Meta",
+BACKENDS = ("CPU", "CUDA", "HIP", "XLA", "MPS", "IPU", "XPU", "HPU", "VE", "Lazy", "MTIA", "Meta",
              "MAIA", "PrivateUse1", "PrivateUse2", "PrivateUse3")
 _FUNCTIONALITY = ("", "Sparse", "SparseCsr", "Quantized", "NestedTensor", "Autograd")
 COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor",
@@ -22,7 +22,7 @@ COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeImplicitAutogradNestedT
 # declared in the capability's namespace (tcore/core/CPUCapability.h).
 CPU_KERNEL_KEY = "CPU"
 DISPATCH_KEYS = frozenset(
-    [f + b for f in _FUNCTIONALITY for b in _BACKENDS]
+    [f + b for f in _FUNCTIONALITY for b in BACKENDS]
     + list(COMPOSITE_KEYS) + ["MkldnnCPU", "ZeroTensor", "FPGA", "Vulkan", "Metal"]
 )
 

@@ -193,10 +193,11 @@ def _render_monolithic(groups) -> dict[str, str]:
 
 
 def _render_dispatch(k: int, n: int, groups, chosen, layout) -> dict[str, str]:
-    files = {f"dispatch/Operators_{k}.cpp": gen_dispatch.render_operators(k, n, _models_by_root(groups), layout)}
+    every = _models_by_root(groups)
+    files = {f"dispatch/Operators_{k}.cpp": gen_dispatch.render_operators(k, n, every, layout)}
     chosen = _models_by_root(chosen)
     for key in gen_dispatch.REGISTERED_KEYS:
-        files[f"dispatch/Register{key}_{k}.cpp"] = gen_dispatch.render_registration(key, k, n, chosen, layout)
+        files[f"dispatch/Register{key}_{k}.cpp"] = gen_dispatch.render_registration(key, k, n, chosen, layout, every)
     return files
 
 
@@ -251,7 +252,7 @@ def _render_aggregate(roots: list[str], options: Options, with_autograd: bool, u
         files.pop("tcore/Functions.h", None)
     n = options.shards_for(len(roots))
     # backends' registrations get a list each (CPU's is compiled per capability; CUDA's or HIP's by that backend)
-    backend_keys = tuple(k for k in gen_dispatch.REGISTERED_KEYS if not k.startswith("Composite"))
+    backend_keys = gen_dispatch.BACKEND_KEYS
     core = [p for k in range(n) for p in dispatch_outputs(k) if not any(f"Register{b}_" in p for b in backend_keys)]
     core += [f"jit/{kind}_{k}.cpp" for kind in ("Unboxing", "Trace") for k in range(n)]
     core += [f"functionalization/Functionalize_{k}.cpp" for k in range(n)]

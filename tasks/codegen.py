@@ -152,13 +152,19 @@ def generated_files(p: Paths) -> list[str]:
     return [root + o for u in plan_index(p).units for o in u.outputs]
 
 
-def write_unit(p: Paths, name: str) -> None:
+def write_unit(p: Paths, name: str):
+    from codegen.errors import SourceError
     from codegen.file_writer import FileWriter
 
     os.environ.setdefault("TCORE_TEMPLATE_CACHE", str(p.state_dir / "template-cache"))
     unit = next(u for u in full_plan(p) if u.name == name)
     writer = FileWriter(p.gen_dir)
-    for rel, text in unit.render().items():
+    try:  # rules checked while rendering (structured groups) are input errors too: no traceback
+        files = unit.render()
+    except SourceError as e:
+        print(e)
+        return False
+    for rel, text in files.items():
         writer.write(rel, text)
     if writer.written:
         progress.note(f"  rewrote {', '.join(writer.written)}")

@@ -104,6 +104,11 @@ def _host(self: _C.Tensor) -> _C.Tensor:
 
 
 def _repr(self: _C.Tensor) -> str:
+    if self.device.type == "meta":  # no values to print, as torch prints them
+        suffix = f", dtype=tcore.{self.dtype.name}" if self.dtype != _C.dtype.float32 else ""
+        if getattr(self, "requires_grad", False):
+            suffix += ", requires_grad=True"
+        return f"tensor(..., device='meta', size={tuple(self.shape)}{suffix})"
     arr = _host(self).numpy()
     prefix = "tensor("
     if arr.size == 0:
@@ -116,7 +121,7 @@ def _repr(self: _C.Tensor) -> str:
     if self.device.type != "cpu":
         suffix += f", device='{self.device}'"
     if self.dtype not in (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool):
-        suffix = f", dtype=tcore.{self.dtype.name}"
+        suffix += f", dtype=tcore.{self.dtype.name}"
     grad_fn = getattr(self, "grad_fn", None)
     if grad_fn is not None:
         suffix += f", grad_fn=<{grad_fn.name()}>"
@@ -217,6 +222,7 @@ def install(namespace: dict) -> None:
     T.cuda = lambda self, device=None: self.to("cuda" if device is None else f"cuda:{int(device)}")
     T.cpu = lambda self: self.to("cpu")
     T.is_cuda = property(lambda self: self.device.type == "cuda")
+    T.is_meta = property(lambda self: self.device.type == "meta")
     # DLPack through numpy's view of the same memory (CPU tensors; no copy)
     T.__dlpack__ = lambda self, *args, **kwargs: self.numpy().__dlpack__(*args, **kwargs)
     T.__dlpack_device__ = lambda self: self.numpy().__dlpack_device__()

@@ -154,6 +154,7 @@ GENERATED_NAMES = frozenset("""
     assign_range unpack_list next_edges saved_ivalue field
     args operand record
     functionalization wrapped meta replay mutated_view
+    structured int64_t
     """.split())
 # The names above that formulas mean as the language defines them (an argument so named cannot
 # be referred to by a formula; the rest are renamed in formulas too).

@@ -13,8 +13,10 @@ Device::Device(const std::string& spec) {
     type = DeviceType::CUDA;
   } else if (kind == "hip") {
     type = DeviceType::HIP;
+  } else if (kind == "meta") {
+    type = DeviceType::Meta;
   } else {
-    throw ValueError("Expected one of cpu, cuda, hip device type at start of device string: " + spec);
+    throw ValueError("Expected one of cpu, cuda, hip, meta device type at start of device string: " + spec);
   }
   if (colon != std::string::npos) {
     const std::string idx = spec.substr(colon + 1);
@@ -26,7 +28,7 @@ Device::Device(const std::string& spec) {
 }
 
 std::string Device::str() const {
-  const char* names[] = {"cpu", "cuda", "hip"};
+  const char* names[] = {"cpu", "cuda", "hip", "meta"};
   std::string s = names[static_cast<int>(type)];
   if (index >= 0) s += ":" + std::to_string(index);
   return s;

@@ -66,6 +66,7 @@ const char* to_string(DispatchKey k) {
     case DispatchKey::CPU: return "CPU";
     case DispatchKey::CUDA: return "CUDA";
     case DispatchKey::HIP: return "HIP";
+    case DispatchKey::Meta: return "Meta";
     case DispatchKey::CompositeExplicitAutograd: return "CompositeExplicitAutograd";
     case DispatchKey::CompositeImplicitAutograd: return "CompositeImplicitAutograd";
     default: return "?";
@@ -159,6 +160,7 @@ DispatchKey dispatch_key_for_device(Device device) {
   switch (device.type) {
     case DeviceType::CUDA: return DispatchKey::CUDA;
     case DeviceType::HIP: return DispatchKey::HIP;
+    case DeviceType::Meta: return DispatchKey::Meta;
     default: return DispatchKey::CPU;
   }
 }

@@ -86,6 +86,7 @@ Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) { return empty_on(sizes, d
 
 Storage allocate_storage(size_t nbytes, Device device) {
   if (device.is_cpu()) return Storage::allocate_cpu(nbytes);
+  if (device.is_meta()) return Storage(std::make_shared<StorageImpl>(nullptr, nbytes, device, nullptr));
   TCORE_CHECK_VALUE(device.type == DeviceType::CUDA, "no allocator for device ", device.str());
   return cuda::allocate(nbytes, device.index);
 }
@@ -100,6 +101,11 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
   auto impl = std::make_shared<TensorImpl>(base.storage(), base.dtype(), std::move(sizes), std::move(strides), offset);
   impl->version = base.impl()->version;  // views share the version counter
   return Tensor(std::move(impl));
+}
+
+void Tensor::throw_no_data() const {
+  throw NotImplementedError(detail::str_cat("a meta tensor (", dtype(), ", size ", shape_str(sizes()),
+                                            ") has no data: its values cannot be read or written"));
 }
 
 Tensor wrapped_scalar_tensor(const Scalar& s) {

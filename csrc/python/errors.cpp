@@ -10,6 +10,8 @@
 //   tcore::ValueError  -> tcore.errors.ArgumentValueError(RuntimeError, ValueError)
 //   tcore::TypeError   -> tcore.errors.ArgumentTypeError(RuntimeError, TypeError)
 //   tcore::IndexError  -> IndexError
+//   tcore::NotImplementedError -> NotImplementedError
+// and tcore::warn -> warnings.warn(UserWarning), raised as an error where the filters say so.
 #include "python/bind.h"
 
 namespace tcore::python {
@@ -43,7 +45,13 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(type_error, e.what());
     } catch (const tcore::ValueError& e) {
       PyErr_SetString(value_error, e.what());
+    } catch (const tcore::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
     }
+  });
+  tcore::set_warning_handler([](const std::string& message) {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
   });
   // Tensors still referenced from Python objects alive at exit (hooks at module level,
   // globals of other modules) are not leaks of tcore: no warning at interpreter exit.

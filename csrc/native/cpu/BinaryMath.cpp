@@ -68,21 +68,13 @@ auto lerp_fn(double weight) {
 }  // namespace
 
 // ------------------------------------------------------------------ maximum, minimum, atan2, pow
-Tensor maximum(const Tensor& self, const Tensor& other) {
+TCORE_IMPL_FUNC(maximum_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType t = promoted(self, other);
-  return binary_op<Kinds::All>(self, other, t, t, "maximum", maximum_fn());
+  binary_op_into<Kinds::All>(out, self, other, t, t, "maximum", maximum_fn());
 }
-Tensor maximum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+TCORE_IMPL_FUNC(minimum_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType t = promoted(self, other);
-  return binary_op_into<Kinds::All>(out, self, other, t, t, "maximum", maximum_fn());
-}
-Tensor minimum(const Tensor& self, const Tensor& other) {
-  const ScalarType t = promoted(self, other);
-  return binary_op<Kinds::All>(self, other, t, t, "minimum", minimum_fn());
-}
-Tensor minimum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const ScalarType t = promoted(self, other);
-  return binary_op_into<Kinds::All>(out, self, other, t, t, "minimum", minimum_fn());
+  binary_op_into<Kinds::All>(out, self, other, t, t, "minimum", minimum_fn());
 }
 
 Tensor atan2(const Tensor& self, const Tensor& other) {

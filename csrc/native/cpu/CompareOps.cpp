@@ -33,41 +33,24 @@ TCORE_BINARY_FN(logical_xor_fn, static_cast<bool>(x) != static_cast<bool>(y))
 }  // namespace
 
 // ------------------------------------------------------------------ comparisons -> bool
-Tensor eq(const Tensor& self, const Tensor& other) {
-  return binary_op<Kinds::All>(self, other, promoted(self, other), ScalarType::Bool, "eq", eq_fn());
+// The impls of the structured out= kernels (meta functions: native/CompareOps.cpp).
+TCORE_IMPL_FUNC(eq_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "eq", eq_fn());
 }
-Tensor eq_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "eq", eq_fn());
+TCORE_IMPL_FUNC(ne_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "ne", ne_fn());
 }
-Tensor ne(const Tensor& self, const Tensor& other) {
-  return binary_op<Kinds::All>(self, other, promoted(self, other), ScalarType::Bool, "ne", ne_fn());
+TCORE_IMPL_FUNC(lt_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "lt", lt_fn());
 }
-Tensor ne_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "ne", ne_fn());
+TCORE_IMPL_FUNC(le_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "le", le_fn());
 }
-Tensor lt(const Tensor& self, const Tensor& other) {
-  return binary_op<Kinds::All>(self, other, promoted(self, other), ScalarType::Bool, "lt", lt_fn());
+TCORE_IMPL_FUNC(gt_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "gt", gt_fn());
 }
-Tensor lt_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "lt", lt_fn());
-}
-Tensor le(const Tensor& self, const Tensor& other) {
-  return binary_op<Kinds::All>(self, other, promoted(self, other), ScalarType::Bool, "le", le_fn());
-}
-Tensor le_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "le", le_fn());
-}
-Tensor gt(const Tensor& self, const Tensor& other) {
-  return binary_op<Kinds::All>(self, other, promoted(self, other), ScalarType::Bool, "gt", gt_fn());
-}
-Tensor gt_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "gt", gt_fn());
-}
-Tensor ge(const Tensor& self, const Tensor& other) {
-  return binary_op<Kinds::All>(self, other, promoted(self, other), ScalarType::Bool, "ge", ge_fn());
-}
-Tensor ge_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "ge", ge_fn());
+TCORE_IMPL_FUNC(ge_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_op_into<Kinds::All>(out, self, other, promoted(self, other), ScalarType::Bool, "ge", ge_fn());
 }
 
 // ------------------------------------------------------------------ logical -> bool

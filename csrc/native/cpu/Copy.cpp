@@ -12,6 +12,10 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
+  if (src.device().is_meta() || dst.device().is_meta()) {
+    throw NotImplementedError(src.device().is_meta() ? "Cannot copy out of meta tensor; no data!"
+                                                     : "Cannot copy into a meta tensor here: it has no data");
+  }
   if (!dst.device().is_cpu() || !src.device().is_cpu()) {  // a device is involved: its backend copies
     cuda::copy(dst, src);
     return;

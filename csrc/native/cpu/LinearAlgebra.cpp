@@ -136,32 +136,41 @@ bool blas_mm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 }
 #endif
 
-Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
-  check_mm(self, mat2);
-  if (is_reduced_float(self.dtype()))  // float16/bfloat16: float32 products and sums, rounded on store
-    return cast(mm_compute(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float)), self.dtype());
+// self @ mat2 into `out`: contiguous, of their dtype, sharing memory with neither.
+void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  if (is_reduced_float(self.dtype())) {  // float16/bfloat16: float32 products and sums, rounded on store
+    const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
+    mm_into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
+    copy_kernel(out, wide);
+    return;
+  }
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
-  Tensor out = empty_cpu({n, m}, self.dtype());
 #if TCORE_HAVE_BLAS
-  if (self.dtype() == ScalarType::Float && blas_mm<float>(self, mat2, out)) return out;
-  if (self.dtype() == ScalarType::Double && blas_mm<double>(self, mat2, out)) return out;
+  if (self.dtype() == ScalarType::Float && blas_mm<float>(self, mat2, out)) return;
+  if (self.dtype() == ScalarType::Double && blas_mm<double>(self, mat2, out)) return;
 #endif
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
   dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     gemm<T>(a.template data_ptr<T>(), b.template data_ptr<T>(), out.template data_ptr<T>(), n, k, m);
   });
-  return out;
 }
 
 }  // namespace
 
-Tensor mm(const Tensor& self, const Tensor& mat2) { return mm_compute(self, mat2); }
-
-Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  write_result(out, mm_compute(self, mat2), "mm");
+// The impl of the structured mm.out (its meta function, with the checks: native/LinearAlgebra.cpp);
+// an out that is strided or aliases an operand gets the product through a fresh tensor.
+TCORE_IMPL_FUNC(mm_out)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const bool direct = out.is_contiguous() && !out.storage().is_alias_of(self.storage()) &&
+                      !out.storage().is_alias_of(mat2.storage());
+  if (direct) {
+    mm_into(self, mat2, out);
+  } else {
+    const Tensor tmp = empty_cpu(out.sizes(), out.dtype());
+    mm_into(self, mat2, tmp);
+    copy_kernel(out, tmp);
+  }
   out.bump_version();
-  return out;
 }
 
 }  // namespace TCORE_CPU_NS

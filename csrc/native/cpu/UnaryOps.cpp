@@ -132,24 +132,18 @@ Tensor unary_inplace(const Tensor& self, ScalarType compute, const char* op, Fn 
 
 }  // namespace
 
-Tensor neg(const Tensor& self) { return unary(self, self.dtype(), "neg", neg_fn); }
-Tensor neg_(const Tensor& self) { return unary_inplace(self, self.dtype(), "neg_", neg_fn); }
-Tensor neg_out(const Tensor& self, const Tensor& out) { return unary_into(out, self, self.dtype(), "neg", neg_fn); }
-
-Tensor exp(const Tensor& self) { return unary_into(empty_cpu(self.sizes(), float_type(self)), self, float_type(self), "exp", exp_fn); }
-Tensor exp_(const Tensor& self) { return unary_inplace(self, float_type(self), "exp_", exp_fn); }
-Tensor exp_out(const Tensor& self, const Tensor& out) { return unary_into(out, self, float_type(self), "exp", exp_fn); }
-
-Tensor log(const Tensor& self) { return unary_into(empty_cpu(self.sizes(), float_type(self)), self, float_type(self), "log", log_fn); }
-Tensor log_(const Tensor& self) { return unary_inplace(self, float_type(self), "log_", log_fn); }
-Tensor log_out(const Tensor& self, const Tensor& out) { return unary_into(out, self, float_type(self), "log", log_fn); }
+// The structured operators' impls (their meta functions: native/UnaryOps.cpp).
+TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, self.dtype(), "neg", neg_fn); }
+TCORE_IMPL_FUNC(exp_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "exp", exp_fn); }
+TCORE_IMPL_FUNC(log_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "log", log_fn); }
 
 Tensor relu(const Tensor& self) { return unary(self, self.dtype(), "relu", relu_fn); }
 Tensor relu_(const Tensor& self) { return unary_inplace(self, self.dtype(), "relu_", relu_fn); }
 
 
-// The unary math family: one line each (the kernel names are spelled out, so that a search
-// for a dispatch entry's kernel, and codegen's check that it exists, find them). FLOATING: integer and bool inputs compute in the
+// The unary math family, structured: one line each, the impl of the out= kernel (the kernel
+// names are spelled out, so that a search for a dispatch entry's kernel, and codegen's check
+// that it exists, find them; their meta functions are in native/UnaryOps.cpp). FLOATING: integer and bool inputs compute in the
 // default float dtype (as PyTorch's sqrt, sin, sigmoid...); KEEPING: the result has the
 // input's dtype (integers: abs/sign computed, rounding is the identity; bool: TypeError).
 namespace {
@@ -174,12 +168,8 @@ T int_sign(T v) {
   namespace {                                                                                                         \
   constexpr auto name##_fn = make(#name, [](auto v) { using T [[maybe_unused]] = decltype(v); return __VA_ARGS__; });  \
   }                                                                                                                   \
-  Tensor name(const Tensor& self) {                                                                                   \
-    return unary_into(empty_cpu(self.sizes(), float_type(self)), self, float_type(self), #name, name##_fn);           \
-  }                                                                                                                   \
-  Tensor name_(const Tensor& self) { return unary_inplace(self, float_type(self), #name "_", name##_fn); }            \
-  Tensor name_out(const Tensor& self, const Tensor& out) {                                                            \
-    return unary_into(out, self, float_type(self), #name, name##_fn);                                                 \
+  TCORE_IMPL_FUNC(name_out)(const Tensor& self, const Tensor& out) {                                                  \
+    unary_into(out, self, float_type(self), #name, name##_fn);                                                        \
   }
 
 #define TCORE_KEEPING_UNARY(name, name_, name_out, integral, floating_point)                                          \
@@ -195,10 +185,8 @@ T int_sign(T v) {
     });                                                                                                               \
   }                                                                                                                   \
   }                                                                                                                   \
-  Tensor name(const Tensor& self) { return unary(self, self.dtype(), #name, name##_fn); }                             \
-  Tensor name_(const Tensor& self) { return unary_inplace(self, self.dtype(), #name "_", name##_fn); }                \
-  Tensor name_out(const Tensor& self, const Tensor& out) {                                                            \
-    return unary_into(out, self, self.dtype(), #name, name##_fn);                                                     \
+  TCORE_IMPL_FUNC(name_out)(const Tensor& self, const Tensor& out) {                                                  \
+    unary_into(out, self, self.dtype(), #name, name##_fn);                                                            \
   }
 
 TCORE_FLOATING_UNARY(sqrt, sqrt_, sqrt_out, std::sqrt(v))

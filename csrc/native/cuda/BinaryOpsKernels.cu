@@ -1,5 +1,5 @@
-// add, sub, mul and div on CUDA devices over the shared launcher (Loops.cuh), with the
-// CPU kernels' rules: type promotion, broadcasting, out= and in-place. A Python number
+// add, sub, mul and div on CUDA devices over the shared launcher (Loops.cuh): the impls of the
+// structured out= kernels (the functional and in-place forms are generated from them). A Python number
 // (a CPU 0-dim tensor) joins a device tensor as a scalar operand.
 #include <tcore/ops/add_native.h>
 #include <tcore/ops/div_native.h>
@@ -51,48 +51,20 @@ Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kin
   return t.finish(out, op);
 }
 
-Tensor functional(const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha, const char* op) {
-  const Tensor out = empty_on(broadcast_shapes(a.sizes(), b.sizes()), compute_type(a, b, kind), cuda::device_of(a, b));
-  return binary_into(out, a, b, kind, alpha, op);
-}
-
-Tensor inplace(const Tensor& self, const Tensor& other, Kind kind, const Scalar& alpha, const char* op) {
-  const auto shape = broadcast_shapes(self.sizes(), other.sizes());
-  TCORE_CHECK_VALUE(numel_of(shape) == self.numel() && shape.size() == self.sizes().size(), op,
-                    ": output with shape ", shape_str(self.sizes()), " doesn't match the broadcast shape ",
-                    shape_str(shape));
-  return binary_into(self, self, other, kind, alpha, op);
-}
-
 }  // namespace
 
-Tensor add_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return functional(self, other, Kind::Add, alpha, "add");
+// The structured operators' impls (their meta functions: native/BinaryOps.cpp).
+TCORE_IMPL_FUNC(add_out_cuda)(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  binary_into(out, self, other, Kind::Add, alpha, "add");
 }
-Tensor add_cuda_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return inplace(self, other, Kind::Add, alpha, "add_");
+TCORE_IMPL_FUNC(sub_out_cuda)(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  binary_into(out, self, other, Kind::Sub, alpha, "sub");
 }
-Tensor add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  return binary_into(out, self, other, Kind::Add, alpha, "add");
+TCORE_IMPL_FUNC(mul_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_into(out, self, other, Kind::Mul, 1, "mul");
 }
-Tensor sub_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return functional(self, other, Kind::Sub, alpha, "sub");
-}
-Tensor sub_cuda_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return inplace(self, other, Kind::Sub, alpha, "sub_");
-}
-Tensor sub_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  return binary_into(out, self, other, Kind::Sub, alpha, "sub");
-}
-Tensor mul_cuda(const Tensor& self, const Tensor& other) { return functional(self, other, Kind::Mul, 1, "mul"); }
-Tensor mul_cuda_(const Tensor& self, const Tensor& other) { return inplace(self, other, Kind::Mul, 1, "mul_"); }
-Tensor mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_into(out, self, other, Kind::Mul, 1, "mul");
-}
-Tensor div_cuda(const Tensor& self, const Tensor& other) { return functional(self, other, Kind::Div, 1, "div"); }
-Tensor div_cuda_(const Tensor& self, const Tensor& other) { return inplace(self, other, Kind::Div, 1, "div_"); }
-Tensor div_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return binary_into(out, self, other, Kind::Div, 1, "div");
+TCORE_IMPL_FUNC(div_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_into(out, self, other, Kind::Div, 1, "div");
 }
 
 }  // namespace tcore::native

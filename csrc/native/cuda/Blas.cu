@@ -30,11 +30,10 @@ __global__ void mm_kernel(const T* A, const T* B, T* C, int64_t n, int64_t k, in
   if (row < n && col < m) C[row * m + col] = static_cast<T>(acc);
 }
 
-Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
-  check_mm(self, mat2);
+// self @ mat2 into `out`: contiguous, of their dtype, on their device.
+void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
-  Tensor out = empty_on({n, m}, self.dtype(), self.device());
-  if (n == 0 || m == 0) return out;
+  if (n == 0 || m == 0) return;
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
   dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -47,17 +46,23 @@ Tensor mm_compute(const Tensor& self, const Tensor& mat2) {
                                                      out.template data_ptr<T>(), n, k, m);
     cuda::check(cudaGetLastError(), "mm_kernel launch");
   });
-  return out;
 }
 
 }  // namespace
 
-Tensor mm_cuda(const Tensor& self, const Tensor& mat2) { return mm_compute(self, mat2); }
-
-Tensor mm_out_cuda(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  write_result(out, mm_compute(self, mat2), "mm");
+// The impl of the structured mm.out (meta function: native/LinearAlgebra.cpp); an out that is
+// strided or aliases an operand gets the product through a fresh tensor.
+TCORE_IMPL_FUNC(mm_out_cuda)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const bool direct = out.is_contiguous() && !out.storage().is_alias_of(self.storage()) &&
+                      !out.storage().is_alias_of(mat2.storage());
+  if (direct) {
+    mm_into(self, mat2, out);
+  } else {
+    const Tensor tmp = empty_on(out.sizes(), out.dtype(), out.device());
+    mm_into(self, mat2, tmp);
+    write_result(out, tmp, "mm");
+  }
   out.bump_version();
-  return out;
 }
 
 }  // namespace tcore::native

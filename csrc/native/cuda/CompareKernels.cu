@@ -60,50 +60,31 @@ Tensor compare_into(const Tensor& out, const Tensor& a, const Tensor& b, const c
   return t.finish(out, op);
 }
 
-template <Kind kind>
-Tensor compare(const Tensor& a, const Tensor& b, const char* op) {
-  const ScalarType result = is_comparison(kind) ? ScalarType::Bool : result_type({&a, &b});
-  const Tensor out = empty_on(broadcast_shapes(a.sizes(), b.sizes()), result, cuda::device_of(a, b));
-  return compare_into<kind>(out, a, b, op);
-}
-
 }  // namespace
 
-Tensor eq_cuda(const Tensor& self, const Tensor& other) { return compare<Kind::Eq>(self, other, "eq"); }
-Tensor eq_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Eq>(out, self, other, "eq");
+TCORE_IMPL_FUNC(eq_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Eq>(out, self, other, "eq");
 }
-Tensor ne_cuda(const Tensor& self, const Tensor& other) { return compare<Kind::Ne>(self, other, "ne"); }
-Tensor ne_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Ne>(out, self, other, "ne");
+TCORE_IMPL_FUNC(ne_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Ne>(out, self, other, "ne");
 }
-Tensor lt_cuda(const Tensor& self, const Tensor& other) { return compare<Kind::Lt>(self, other, "lt"); }
-Tensor lt_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Lt>(out, self, other, "lt");
+TCORE_IMPL_FUNC(lt_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Lt>(out, self, other, "lt");
 }
-Tensor le_cuda(const Tensor& self, const Tensor& other) { return compare<Kind::Le>(self, other, "le"); }
-Tensor le_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Le>(out, self, other, "le");
+TCORE_IMPL_FUNC(le_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Le>(out, self, other, "le");
 }
-Tensor gt_cuda(const Tensor& self, const Tensor& other) { return compare<Kind::Gt>(self, other, "gt"); }
-Tensor gt_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Gt>(out, self, other, "gt");
+TCORE_IMPL_FUNC(gt_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Gt>(out, self, other, "gt");
 }
-Tensor ge_cuda(const Tensor& self, const Tensor& other) { return compare<Kind::Ge>(self, other, "ge"); }
-Tensor ge_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Ge>(out, self, other, "ge");
+TCORE_IMPL_FUNC(ge_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Ge>(out, self, other, "ge");
 }
-Tensor maximum_cuda(const Tensor& self, const Tensor& other) {
-  return compare<Kind::Maximum>(self, other, "maximum");
+TCORE_IMPL_FUNC(maximum_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Maximum>(out, self, other, "maximum");
 }
-Tensor maximum_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Maximum>(out, self, other, "maximum");
-}
-Tensor minimum_cuda(const Tensor& self, const Tensor& other) {
-  return compare<Kind::Minimum>(self, other, "minimum");
-}
-Tensor minimum_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return compare_into<Kind::Minimum>(out, self, other, "minimum");
+TCORE_IMPL_FUNC(minimum_out_cuda)(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compare_into<Kind::Minimum>(out, self, other, "minimum");
 }
 
 }  // namespace tcore::native

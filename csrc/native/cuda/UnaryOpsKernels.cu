@@ -1,6 +1,7 @@
 // neg, relu, abs (keep the dtype) and exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos, log1p,
 // expm1, reciprocal (integer inputs compute in the default float dtype) on CUDA devices:
-// functional, in-place and out= forms.
+// the out= kernels of the structured operators (their functional and in-place forms are
+// generated), and relu's functional and in-place forms.
 #include <type_traits>
 
 #include <tcore/ops/abs_native.h>
@@ -91,61 +92,20 @@ Tensor functional(const Tensor& self, const char* op) {
 
 }  // namespace
 
-Tensor neg_cuda(const Tensor& self) { return functional<Kind::Neg>(self, "neg"); }
-Tensor neg_cuda_(const Tensor& self) { return unary_into<Kind::Neg>(self, self, "neg_"); }
-Tensor neg_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Neg>(out, self, "neg"); }
-
-Tensor exp_cuda(const Tensor& self) { return functional<Kind::Exp>(self, "exp"); }
-Tensor exp_cuda_(const Tensor& self) { return unary_into<Kind::Exp>(self, self, "exp_"); }
-Tensor exp_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Exp>(out, self, "exp"); }
-
-Tensor log_cuda(const Tensor& self) { return functional<Kind::Log>(self, "log"); }
-Tensor log_cuda_(const Tensor& self) { return unary_into<Kind::Log>(self, self, "log_"); }
-Tensor log_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Log>(out, self, "log"); }
-
-Tensor sqrt_cuda(const Tensor& self) { return functional<Kind::Sqrt>(self, "sqrt"); }
-Tensor sqrt_cuda_(const Tensor& self) { return unary_into<Kind::Sqrt>(self, self, "sqrt_"); }
-Tensor sqrt_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Sqrt>(out, self, "sqrt"); }
-
-Tensor tanh_cuda(const Tensor& self) { return functional<Kind::Tanh>(self, "tanh"); }
-Tensor tanh_cuda_(const Tensor& self) { return unary_into<Kind::Tanh>(self, self, "tanh_"); }
-Tensor tanh_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Tanh>(out, self, "tanh"); }
-
-Tensor sigmoid_cuda(const Tensor& self) { return functional<Kind::Sigmoid>(self, "sigmoid"); }
-Tensor sigmoid_cuda_(const Tensor& self) { return unary_into<Kind::Sigmoid>(self, self, "sigmoid_"); }
-Tensor sigmoid_out_cuda(const Tensor& self, const Tensor& out) {
-  return unary_into<Kind::Sigmoid>(out, self, "sigmoid");
-}
-
-Tensor abs_cuda(const Tensor& self) { return functional<Kind::Abs>(self, "abs"); }
-Tensor abs_cuda_(const Tensor& self) { return unary_into<Kind::Abs>(self, self, "abs_"); }
-Tensor abs_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Abs>(out, self, "abs"); }
-
-Tensor rsqrt_cuda(const Tensor& self) { return functional<Kind::Rsqrt>(self, "rsqrt"); }
-Tensor rsqrt_cuda_(const Tensor& self) { return unary_into<Kind::Rsqrt>(self, self, "rsqrt_"); }
-Tensor rsqrt_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Rsqrt>(out, self, "rsqrt"); }
-
-Tensor sin_cuda(const Tensor& self) { return functional<Kind::Sin>(self, "sin"); }
-Tensor sin_cuda_(const Tensor& self) { return unary_into<Kind::Sin>(self, self, "sin_"); }
-Tensor sin_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Sin>(out, self, "sin"); }
-
-Tensor cos_cuda(const Tensor& self) { return functional<Kind::Cos>(self, "cos"); }
-Tensor cos_cuda_(const Tensor& self) { return unary_into<Kind::Cos>(self, self, "cos_"); }
-Tensor cos_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Cos>(out, self, "cos"); }
-
-Tensor log1p_cuda(const Tensor& self) { return functional<Kind::Log1p>(self, "log1p"); }
-Tensor log1p_cuda_(const Tensor& self) { return unary_into<Kind::Log1p>(self, self, "log1p_"); }
-Tensor log1p_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Log1p>(out, self, "log1p"); }
-
-Tensor expm1_cuda(const Tensor& self) { return functional<Kind::Expm1>(self, "expm1"); }
-Tensor expm1_cuda_(const Tensor& self) { return unary_into<Kind::Expm1>(self, self, "expm1_"); }
-Tensor expm1_out_cuda(const Tensor& self, const Tensor& out) { return unary_into<Kind::Expm1>(out, self, "expm1"); }
-
-Tensor reciprocal_cuda(const Tensor& self) { return functional<Kind::Reciprocal>(self, "reciprocal"); }
-Tensor reciprocal_cuda_(const Tensor& self) { return unary_into<Kind::Reciprocal>(self, self, "reciprocal_"); }
-Tensor reciprocal_out_cuda(const Tensor& self, const Tensor& out) {
-  return unary_into<Kind::Reciprocal>(out, self, "reciprocal");
-}
+// The structured operators' impls (their meta functions: native/UnaryOps.cpp).
+TCORE_IMPL_FUNC(neg_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Neg>(out, self, "neg"); }
+TCORE_IMPL_FUNC(exp_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Exp>(out, self, "exp"); }
+TCORE_IMPL_FUNC(log_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Log>(out, self, "log"); }
+TCORE_IMPL_FUNC(sqrt_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Sqrt>(out, self, "sqrt"); }
+TCORE_IMPL_FUNC(tanh_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Tanh>(out, self, "tanh"); }
+TCORE_IMPL_FUNC(sigmoid_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Sigmoid>(out, self, "sigmoid"); }
+TCORE_IMPL_FUNC(abs_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Abs>(out, self, "abs"); }
+TCORE_IMPL_FUNC(rsqrt_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Rsqrt>(out, self, "rsqrt"); }
+TCORE_IMPL_FUNC(sin_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Sin>(out, self, "sin"); }
+TCORE_IMPL_FUNC(cos_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Cos>(out, self, "cos"); }
+TCORE_IMPL_FUNC(log1p_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Log1p>(out, self, "log1p"); }
+TCORE_IMPL_FUNC(expm1_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Expm1>(out, self, "expm1"); }
+TCORE_IMPL_FUNC(reciprocal_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Reciprocal>(out, self, "reciprocal"); }
 
 Tensor relu_cuda(const Tensor& self) { return functional<Kind::Relu>(self, "relu"); }
 Tensor relu_cuda_(const Tensor& self) { return unary_into<Kind::Relu>(self, self, "relu_"); }

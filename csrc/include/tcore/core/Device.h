@@ -8,7 +8,9 @@
 
 namespace tcore {
 
-enum class DeviceType : int8_t { CPU, CUDA, HIP };
+// Meta: tensors with sizes, strides and a dtype but no data (the Meta backend runs only the
+// meta functions of structured kernels: tcore/core/Structured.h).
+enum class DeviceType : int8_t { CPU, CUDA, HIP, Meta };
 using DeviceIndex = int8_t;
 
 struct TCORE_API Device {
@@ -17,9 +19,10 @@ struct TCORE_API Device {
 
   Device() = default;
   Device(DeviceType t, DeviceIndex i = -1) : type(t), index(i) {}
-  explicit Device(const std::string& spec);  // "cpu", "cuda", "cuda:1"
+  explicit Device(const std::string& spec);  // "cpu", "cuda", "cuda:1", "meta"
 
   bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_meta() const { return type == DeviceType::Meta; }
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
   std::string str() const;

@@ -24,6 +24,9 @@ enum class DispatchKey : uint8_t {
   CPU,
   CUDA,
   HIP,
+  // Tensors without data (device "meta"): the generated kernels run structured operators'
+  // meta functions only (tcore/core/Structured.h).
+  Meta,
   CompositeExplicitAutograd,
   CompositeImplicitAutograd,
   NumKeys,

@@ -27,6 +27,17 @@ struct TCORE_API IndexError : std::out_of_range {
 struct TCORE_API TypeError : Error {
   using Error::Error;
 };
+// NotImplementedError in Python (a RuntimeError there too): what a backend cannot do, such as
+// reading the data of a meta tensor.
+struct TCORE_API NotImplementedError : Error {
+  using Error::Error;
+};
+
+// Warnings (UserWarning in Python): the Python module installs a handler; without one they go
+// to stderr. A handler may throw (Python's warnings filter "error").
+using WarningHandler = void (*)(const std::string& message);
+TCORE_API void set_warning_handler(WarningHandler handler);
+TCORE_API void warn(const std::string& message);
 
 namespace detail {
 template <typename... Args>

@@ -95,7 +95,9 @@ class TCORE_API Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   const Storage& storage() const { return impl_->storage(); }
 
+  // A meta tensor has no data: any kernel that asks for it gets an error, never a null pointer.
   void* data_ptr() const {
+    if (impl_->storage().device().type == DeviceType::Meta) throw_no_data();
     return static_cast<char*>(impl_->storage().data()) + storage_offset() * element_size();
   }
   template <typename T>
@@ -116,6 +118,7 @@ class TCORE_API Tensor {
   uint32_t version() const { return impl_->version->load(std::memory_order_relaxed); }
 
  private:
+  [[noreturn]] void throw_no_data() const;
   std::shared_ptr<TensorImpl> impl_;
 };
 
