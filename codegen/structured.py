@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .api import cpp
-from .errors import SourceError
-from .model import BACKENDS, NativeFunction
+from .model import BACKENDS, CPU_KERNEL_KEY, NativeFunction
 from .schema import BaseType, is_tensor_like
 
 # The key whose kernels are only meta functions: every structured group has one.
@@ -89,9 +88,9 @@ def groups_of(functions: tuple[NativeFunction, ...]) -> list[StructuredGroup]:
     return groups
 
 
-def check(functions: tuple[NativeFunction, ...]) -> None:
+def check(groups: list[StructuredGroup]) -> None:
     """The rules a structured group keeps (errors point at the entry that breaks one)."""
-    for g in groups_of(functions):
+    for g in groups:
         out = g.out
         if not out.func.is_out_fn:
             raise out.error("a `structured: True` entry must be an out= overload (its outputs are "
@@ -102,9 +101,7 @@ def check(functions: tuple[NativeFunction, ...]) -> None:
         for d in g.delegates:
             if d.func.kind == "out":
                 raise d.error("an out= overload cannot be a structured_delegate", "structured_delegate")
-            have = [(a.name, str(a.type)) for a in d.func.arguments]
-            if d.func.kind == "inplace":
-                have = [(n, t.replace("(a!)", "")) for n, t in have]
+            have = [(a.name, str(a.type)) for a in d.func.arguments]  # types without alias annotations
             if have != want:
                 raise d.error(f"arguments differ from those of {out.func.name} without its outputs "
                               f"({', '.join(t + ' ' + n for n, t in want)})", "structured_delegate")
@@ -114,28 +111,19 @@ def check(functions: tuple[NativeFunction, ...]) -> None:
                               f"dispatch section may name other keys only", f"dispatch:{clash[0]}")
 
 
-def of_function(f: NativeFunction, functions: tuple[NativeFunction, ...]) -> StructuredGroup | None:
-    """f's structured group, when f is a structured entry or a delegate."""
-    if not (f.structured or f.structured_delegate is not None):
-        return None
-    for g in groups_of(functions):
-        if f in g.members():
-            return g
-    return None
-
-
 # ------------------------------------------------------------------ declarations (native header)
 
 def declarations(functions: tuple[NativeFunction, ...]) -> list[dict]:
     """The meta and impl structs of one root's structured groups, for op_native.h.j2."""
-    check(functions)
+    groups = groups_of(functions)
+    check(groups)
     out = []
-    for g in groups_of(functions):
+    for g in groups:
         impls = []
         for key, kernel in g.out.dispatch:
             if key not in STRUCTURED_KEYS:
                 continue
-            impls.append(dict(name=impl_name(kernel), cpu=key == "CPU",
+            impls.append(dict(name=impl_name(kernel), cpu=key == CPU_KERNEL_KEY,
                               params=", ".join(a.decl(False) for a in cpp.dispatcher_args(g.out.func))))
         # one struct per kernel name (CPU and another key may share one)
         seen, unique = set(), []
@@ -154,10 +142,11 @@ def kernels(key: str, functions: tuple[NativeFunction, ...], keep: tuple[NativeF
     """The generated kernels of one root's structured groups for one dispatch key: one per
     member of each group whose out= entry names a kernel for `key` (every group for Meta);
     only those in `keep` (a selective build's) when given."""
-    check(functions)
+    groups = groups_of(functions)
+    check(groups)
     kept = None if keep is None else {str(f.func.name) for f in keep}
     out = []
-    for g in groups_of(functions):
+    for g in groups:
         if key == META_KEY:
             base = f"meta::{g.meta_name}"
         elif key not in STRUCTURED_KEYS:
@@ -170,6 +159,7 @@ def kernels(key: str, functions: tuple[NativeFunction, ...], keep: tuple[NativeF
         outs_schema = g.out.func.out_arguments
         all_args = cpp.dispatcher_args(g.out.func)
         out_names = [a.name for a in all_args if a.schema in outs_schema]
+        impl_outputs = [f"meta.outputs_[{i}]" for i in range(len(out_names))]
         margs = meta_args(g.out)
         tensors = [a.name for a in margs if is_tensor_like(a.schema.type)]
         for f in g.members():
@@ -190,18 +180,7 @@ def kernels(key: str, functions: tuple[NativeFunction, ...], keep: tuple[NativeF
                 struct=cpp.struct_name(f.func), kind=kind, base=base, impl=key != META_KEY,
                 ret=cpp.return_type(f.func), params=", ".join(a.decl(False) for a in args),
                 n=len(out_names), outputs=outputs, meta_args=meta_call,
-                impl_args=", ".join([meta_call] + (["meta.outputs_[%d]" % i for i in range(len(out_names))]
-                                                   if kind == "functional" else outputs)).lstrip(", "),
+                impl_args=", ".join(x for x in [meta_call, *(impl_outputs if kind == "functional" else outputs)] if x),
                 tensors=tensors, op=f.func.name.name, schema=str(f.func),
             ))
     return out
-
-
-def validate_all(groups: dict[str, tuple[NativeFunction, ...]]) -> None:
-    for fs in groups.values():
-        if any(f.structured or f.structured_delegate is not None for f in fs):
-            check(fs)
-
-
-__all__ = ["META_KEY", "StructuredGroup", "SourceError", "check", "declarations", "groups_of", "kernels",
-           "of_function", "validate_all"]
