@@ -181,6 +181,6 @@ def kernels(key: str, functions: tuple[NativeFunction, ...], keep: tuple[NativeF
                 ret=cpp.return_type(f.func), params=", ".join(a.decl(False) for a in args),
                 n=len(out_names), outputs=outputs, meta_args=meta_call,
                 impl_args=", ".join(x for x in [meta_call, *(impl_outputs if kind == "functional" else outputs)] if x),
-                tensors=tensors, op=f.func.name.name, schema=str(f.func),
+                tensors=tensors, op=f.func.name.name, name=str(f.func.name),
             ))
     return out

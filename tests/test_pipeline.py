@@ -189,7 +189,7 @@ def _outputs(ws: Path) -> dict:
 
 
 @pytest.mark.parametrize("mutation,message", [
-    (("    CPU: mm\n  tags: core", "    CPU: mm\n  tags: [core"), "YAML syntax error"),
+    (("  structured_delegate: mm.out\n  tags: core", "  structured_delegate: mm.out\n  tags: [core"), "YAML syntax error"),
     (("mm(Tensor self, Tensor mat2) -> Tensor\n", "mm(Tensor self, Tensr mat2) -> Tensor\n"), "unknown type 'Tensr'"),
     (("    CPU: mm_out\n", "    CPU: mm_out_missing\n"), "mm_out_missing"),
     (("- func: mm.out(Tensor self", "- func: mm(Tensor self"), "duplicate overload"),
