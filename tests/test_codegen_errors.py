@@ -76,8 +76,8 @@ CASES = {
     "structured entry that is not out=": ("- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured_delegate: exp.out\n",
                                           "- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured: True\n  dispatch:\n    CPU: exp_out\n",
                                           "must be an out= overload", "structured"),
-    "bad default": ("bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CUDA: sum_dim_cuda",
-                    "bool keepdim=, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CUDA: sum_dim_cuda",
+    "bad default": ("bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  structured_delegate: sum.IntList_out",
+                    "bool keepdim=, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  structured_delegate: sum.IntList_out",
                     "expected a default value", ", *"),
 }
 
@@ -186,7 +186,7 @@ def check_positioned(err: str, path: Path, message: str, marker: str | None) -> 
         assert source_line[int(col) - 1:].startswith(marker), (source_line, col, marker)
 
 
-_SUM = "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  dispatch:\n    CUDA: sum_dim_cuda"
+_SUM = "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  structured_delegate: sum.IntList_out"
 HOSTILE = {
     # defaults against their types (PyTorch's spellings)
     "bool typo": (_SUM, _SUM.replace("keepdim=False", "keepdim=Flase"), "did you mean False?", "Flase"),

@@ -12,7 +12,7 @@ import pytest
 
 CUDA_KERNELS = ["empty.memory_format", "fill_.Scalar", "copy_", "add.Tensor", "add_.Tensor", "add.out", "sub.Tensor",
                 "mul.Tensor", "div.Tensor", "div.out", "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
-                "sum", "sum.dim_IntList", "mean.dim", "mm", "mm.out", "uniform_", "normal_", "abs", "abs_", "rsqrt",
+                "sum.dim_IntList", "sum.IntList_out", "mean.dim", "mean.out", "mm", "mm.out", "uniform_", "normal_", "abs", "abs_", "rsqrt",
                 "sin", "cos.out", "log1p", "expm1_", "reciprocal", "eq.Tensor", "ne.Tensor", "lt.Tensor_out",
                 "le.Tensor", "gt.Tensor", "ge.Tensor_out", "maximum", "minimum.out", "arange.start_step", "linspace",
                 "eye.m"]

@@ -52,6 +52,22 @@ inline ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype
   return t;
 }
 
+// How a structured reduction's impl writes its output (sized and typed by the meta function):
+// f(result) fills a contiguous tensor of out's sizes in the `compute` dtype, which is out itself
+// when out is contiguous, of that dtype and shares no memory with the input, else a fresh tensor
+// then copied (and cast) into out.
+template <typename F>
+void into_output(const Tensor& out, const Tensor& self, ScalarType compute, const F& f) {
+  if (out.dtype() == compute && out.is_contiguous() && !out.storage().is_alias_of(self.storage())) {
+    f(out);
+    out.bump_version();
+    return;
+  }
+  const Tensor tmp = empty_on(out.sizes(), compute, out.device());
+  f(tmp);
+  copy_kernel(out, tmp);
+}
+
 // f(r) for every row r, rows split across threads when there is enough work.
 template <typename F>
 void for_each_row(int64_t outer, int64_t inner, const F& f) {

@@ -1,4 +1,5 @@
-// prod, amax/amin, max/min (with indices), argmax/argmin, all/any, var/std (correction),
+// prod, amax/amin and argmax/argmin (the impls of their structured out= entries; meta functions:
+// native/ReduceOps.cpp), max/min (with indices), all/any, var/std (correction),
 // logsumexp, softmax/log_softmax and the scans cumsum/cumprod. Like sum (ReduceOps.cpp), the input is viewed
 // with the kept dims first and the reduced dims last, made contiguous, and each row is
 // reduced on its own.
@@ -72,6 +73,14 @@ Tensor per_row(const Rows& rows, ScalarType out_dtype, F f) {
   return result;
 }
 
+// The same into `result`, a contiguous tensor of rows.outer elements of type Out.
+template <typename T, typename Out, typename F>
+void per_row_into(const Tensor& result, const Rows& rows, F f) {
+  const T* in = rows.data.template data_ptr<T>();
+  Out* out = result.template data_ptr<Out>();
+  for_each_row(rows.outer, rows.inner, [&](int64_t r) { out[r] = f(in + r * rows.inner, rows.inner); });
+}
+
 void check_nonempty(const Rows& rows, const Tensor& self, const char* op) {
   TCORE_CHECK_INDEX(rows.inner > 0 || rows.outer == 0, op, "(): Expected reduction dim to be specified for "
                     "input.numel() == 0. Specify the reduction dim with the 'dim' argument (input shape ",
@@ -95,14 +104,24 @@ int64_t arg_extreme(const T* row, int64_t n) {
   return best;
 }
 
+// The largest (Greater) or smallest element over `dim` (all dims when empty) into result, of the
+// reduced shape and self's dtype (amax/amin: their meta functions checked the dims).
 template <bool Greater>
-Tensor extreme(const Tensor& self, IntArrayRef dim, bool keepdim, const char* op) {
-  const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), op), keepdim, self.dtype());
-  check_nonempty(rows, self, op);
-  return dispatch_dtype(self.dtype(), op, [&](auto tag) {
+void extreme_into(const Tensor& result, const Tensor& self, IntArrayRef dim, const char* op) {
+  const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), op), false, self.dtype());
+  dispatch_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return per_row<T, T>(rows, self.dtype(), [](const T* row, int64_t n) { return extreme_row<Greater>(row, n); });
+    per_row_into<T, T>(result, rows, [](const T* row, int64_t n) { return extreme_row<Greater>(row, n); });
   });
+}
+
+template <bool Greater>
+Tensor extreme(const Tensor& self, const char* op) {
+  const Rows rows = rows_for(self, std::vector<bool>(static_cast<size_t>(self.dim()), true), false, self.dtype());
+  check_nonempty(rows, self, op);
+  Tensor result = empty_cpu({}, self.dtype());
+  extreme_into<Greater>(result, self, {}, op);
+  return result;
 }
 
 template <bool Greater>
@@ -124,15 +143,15 @@ std::tuple<Tensor, Tensor> extreme_dim(const Tensor& self, int64_t dim, bool kee
   return {values, indices};
 }
 
+// The position of the extreme element over `dim` (all dims, flattened, when none) into result, an
+// int64 tensor of the reduced shape (argmax/argmin: their meta functions checked the dims).
 template <bool Greater>
-Tensor arg_extreme_of(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* op) {
-  std::vector<bool> mask = dim ? one_dim(self, *dim) : std::vector<bool>(static_cast<size_t>(self.dim()), true);
-  Rows rows = rows_for(self, mask, keepdim && dim.has_value(), self.dtype());
-  if (!dim && keepdim) rows.shape = std::vector<int64_t>(static_cast<size_t>(self.dim()), 1);
-  check_nonempty(rows, self, op);
-  return dispatch_dtype(self.dtype(), op, [&](auto tag) {
+void arg_extreme_into(const Tensor& result, const Tensor& self, std::optional<int64_t> dim, const char* op) {
+  const std::vector<bool> mask = dim ? one_dim(self, *dim) : std::vector<bool>(static_cast<size_t>(self.dim()), true);
+  const Rows rows = rows_for(self, mask, false, self.dtype());
+  dispatch_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return per_row<T, int64_t>(rows, ScalarType::Long, [](const T* row, int64_t n) { return arg_extreme<Greater>(row, n); });
+    per_row_into<T, int64_t>(result, rows, [](const T* row, int64_t n) { return arg_extreme<Greater>(row, n); });
   });
 }
 
@@ -232,21 +251,22 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarT
   return product(self, one_dim(self, dim), keepdim, dtype);
 }
 
-Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  if (widen(self)) return cast(amax(f32(self), dim, keepdim), self.dtype());
-  return extreme<true>(self, dim, keepdim, "amax");
+// float16/bfloat16 inputs compute in float32 (widen); the results are cast back on the copy.
+TCORE_IMPL_FUNC(amax_out)(const Tensor& self, IntArrayRef dim, bool, const Tensor& out) {
+  const Tensor x = widen(self) ? f32(self) : self;
+  into_output(out, self, x.dtype(), [&](const Tensor& r) { extreme_into<true>(r, x, dim, "amax"); });
 }
-Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  if (widen(self)) return cast(amin(f32(self), dim, keepdim), self.dtype());
-  return extreme<false>(self, dim, keepdim, "amin");
+TCORE_IMPL_FUNC(amin_out)(const Tensor& self, IntArrayRef dim, bool, const Tensor& out) {
+  const Tensor x = widen(self) ? f32(self) : self;
+  into_output(out, self, x.dtype(), [&](const Tensor& r) { extreme_into<false>(r, x, dim, "amin"); });
 }
 Tensor max(const Tensor& self) {
   if (widen(self)) return cast(max(f32(self)), self.dtype());
-  return extreme<true>(self, {}, false, "max");
+  return extreme<true>(self, "max");
 }
 Tensor min(const Tensor& self) {
   if (widen(self)) return cast(min(f32(self)), self.dtype());
-  return extreme<false>(self, {}, false, "min");
+  return extreme<false>(self, "min");
 }
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
   if (widen(self)) {
@@ -262,11 +282,13 @@ std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
   }
   return extreme_dim<false>(self, dim, keepdim, "min");
 }
-Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_extreme_of<true>(widen(self) ? f32(self) : self, dim, keepdim, "argmax");
+TCORE_IMPL_FUNC(argmax_out)(const Tensor& self, std::optional<int64_t> dim, bool, const Tensor& out) {
+  const Tensor x = widen(self) ? f32(self) : self;
+  into_output(out, self, ScalarType::Long, [&](const Tensor& r) { arg_extreme_into<true>(r, x, dim, "argmax"); });
 }
-Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_extreme_of<false>(widen(self) ? f32(self) : self, dim, keepdim, "argmin");
+TCORE_IMPL_FUNC(argmin_out)(const Tensor& self, std::optional<int64_t> dim, bool, const Tensor& out) {
+  const Tensor x = widen(self) ? f32(self) : self;
+  into_output(out, self, ScalarType::Long, [&](const Tensor& r) { arg_extreme_into<false>(r, x, dim, "argmin"); });
 }
 
 Tensor all(const Tensor& self) { return all_any<true>(self, std::nullopt, false, "all"); }

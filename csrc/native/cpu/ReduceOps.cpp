@@ -1,4 +1,5 @@
-// sum and mean over all dims or a dim list, with keepdim, dtype= and out=.
+// The impls of the structured sum and mean over a dim list (sum.IntList_out, mean.out; their meta
+// functions, with the dtype rules and checks: native/ReduceOps.cpp).
 //
 // The input is viewed with the kept dims first and the reduced dims last, made
 // contiguous (a no-op for the common "reduce the trailing dims" case), and each
@@ -22,20 +23,20 @@ enum class Reduction { Sum, Mean };
 // A contiguous input whose reduced dims are one block followed by kept dims (sum(0) of a matrix,
 // the middle dim of (B, R, K)): result[o, j] = sum over r of x[o, r, j], adding whole rows of K
 // elements into an accumulator row (double for floats, int64 for integers), which vectorizes;
-// the rows layout would first copy the input transposed. Undefined when the case does not apply.
-Tensor reduce_columns(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType out_dtype, bool mean) {
+// the rows layout would first copy the input transposed. False when the case does not apply.
+bool reduce_columns(const Tensor& result, const Tensor& self, const std::vector<bool>& mask, bool mean) {
+  const ScalarType out_dtype = result.dtype();
   const int64_t nd = self.dim();
   int64_t a = 0;
   while (a < nd && !mask[a]) ++a;
   int64_t b = a;
   while (b < nd && mask[b]) ++b;
   for (int64_t d = b; d < nd; ++d)
-    if (mask[d]) return Tensor();  // reduced dims not in one block
-  if (a == nd || b == nd || self.dtype() != out_dtype || !self.is_contiguous()) return Tensor();
+    if (mask[d]) return false;  // reduced dims not in one block
+  if (a == nd || b == nd || self.dtype() != out_dtype || !self.is_contiguous()) return false;
   int64_t O = 1, R = 1, K = 1;
   for (int64_t d = 0; d < nd; ++d) (d < a ? O : d < b ? R : K) *= self.sizes()[d];
-  if (K == 1) return Tensor();  // rows: the existing path is the right one
-  Tensor result = empty_cpu(reduced_shape(self.sizes(), mask, keepdim), out_dtype);
+  if (K == 1) return false;  // rows: the existing path is the right one
   dispatch_dtype(out_dtype, "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
@@ -60,18 +61,17 @@ Tensor reduce_columns(const Tensor& self, const std::vector<bool>& mask, bool ke
       }
     });
   });
-  return result;
+  return true;
 }
 
-Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarType out_dtype, Reduction kind,
-              const char* op) {
-  if (is_reduced_float(out_dtype))  // float16/bfloat16: accumulated in double via float32, rounded on store
-    return cast(reduce(self, dim, keepdim, ScalarType::Float, kind, op), out_dtype);
+// result: contiguous, of the reduced shape and the result dtype (not float16/bfloat16).
+void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
+            const char* op) {
+  const ScalarType out_dtype = result.dtype();
   const std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
-  if (Tensor r = reduce_columns(self, mask, keepdim, out_dtype, kind == Reduction::Mean); r.defined()) return r;
+  if (reduce_columns(result, self, mask, kind == Reduction::Mean)) return;
   const Rows rows = rows_for(self, mask, keepdim, out_dtype);
   const int64_t outer = rows.outer, inner = rows.inner;
-  Tensor result = empty_cpu(rows.shape, out_dtype);
   dispatch_dtype(out_dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
@@ -99,34 +99,24 @@ Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarT
       for_each_row(outer, inner, one);
     }
   });
-  return result;
+}
+
+// float16/bfloat16 results accumulate in double via float32 and are rounded on store.
+void reduce_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
+                const char* op) {
+  const ScalarType compute = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  into_output(out, self, compute, [&](const Tensor& result) { reduce(result, self, dim, keepdim, kind, op); });
 }
 
 }  // namespace
 
-Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce(self, std::nullopt, false, sum_dtype(self, dtype), Reduction::Sum, "sum");
+TCORE_IMPL_FUNC(sum_out)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
+                        const Tensor& out) {
+  reduce_out(out, self, dim, keepdim, Reduction::Sum, "sum");
 }
-Tensor sum_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce(self, dim, keepdim, sum_dtype(self, dtype), Reduction::Sum, "sum");
-}
-Tensor sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
-               const Tensor& out) {
-  write_result(out, reduce(self, dim, keepdim, dtype.value_or(out.dtype()), Reduction::Sum, "sum"), "sum");
-  return out;
-}
-
-Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce(self, std::nullopt, false, mean_dtype(self, dtype, "mean"), Reduction::Mean, "mean");
-}
-Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce(self, dim, keepdim, mean_dtype(self, dtype, "mean"), Reduction::Mean, "mean");
-}
-Tensor mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
-                const Tensor& out) {
-  const ScalarType t = mean_dtype(self, dtype ? dtype : std::optional<ScalarType>(out.dtype()), "mean");
-  write_result(out, reduce(self, dim, keepdim, t, Reduction::Mean, "mean"), "mean");
-  return out;
+TCORE_IMPL_FUNC(mean_out)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
+                         const Tensor& out) {
+  reduce_out(out, self, dim, keepdim, Reduction::Mean, "mean");
 }
 
 }  // namespace TCORE_CPU_NS

@@ -1,4 +1,4 @@
-// sum and mean on CUDA devices: the input laid out as rows by rows_for (kept dims first,
+// The impls of the structured sum and mean on CUDA devices: the input laid out as rows by rows_for (kept dims first,
 // reduced dims last, contiguous, in the result dtype), one block per row, a shared-memory tree over
 // partial sums accumulated in double (floating) or int64 (integers).
 #include <type_traits>
@@ -31,11 +31,12 @@ __global__ void row_sum_kernel(const T* in, T* out, int64_t inner, bool mean) {
   }
 }
 
-Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarType out_dtype, bool mean,
-              const char* op) {
+// result: contiguous, of the reduced shape and the result dtype.
+void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, bool mean,
+            const char* op) {
+  const ScalarType out_dtype = result.dtype();
   const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), op), keepdim, out_dtype);
-  Tensor result = empty_on(rows.shape, out_dtype, self.device());
-  if (rows.outer == 0) return result;
+  if (rows.outer == 0) return;
   dispatch_numeric(out_dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
@@ -44,33 +45,18 @@ Tensor reduce(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ScalarT
         rows.data.template data_ptr<T>(), result.template data_ptr<T>(), rows.inner, mean);
     cuda::check(cudaGetLastError(), "row_sum_kernel launch");
   });
-  return result;
 }
 
 }  // namespace
 
-Tensor sum_cuda(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce(self, std::nullopt, false, sum_dtype(self, dtype), false, "sum");
+// The impls of the structured sum.IntList_out and mean.out (meta functions: native/ReduceOps.cpp).
+TCORE_IMPL_FUNC(sum_out_cuda)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
+                             const Tensor& out) {
+  into_output(out, self, out.dtype(), [&](const Tensor& r) { reduce(r, self, dim, keepdim, false, "sum"); });
 }
-Tensor sum_dim_cuda(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce(self, dim, keepdim, sum_dtype(self, dtype), false, "sum");
-}
-Tensor sum_out_cuda(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
-                    const Tensor& out) {
-  write_result(out, reduce(self, dim, keepdim, dtype.value_or(out.dtype()), false, "sum"), "sum");
-  return out;
-}
-Tensor mean_cuda(const Tensor& self, std::optional<ScalarType> dtype) {
-  return reduce(self, std::nullopt, false, mean_dtype(self, dtype, "mean"), true, "mean");
-}
-Tensor mean_dim_cuda(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return reduce(self, dim, keepdim, mean_dtype(self, dtype, "mean"), true, "mean");
-}
-Tensor mean_out_cuda(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
-                     const Tensor& out) {
-  const ScalarType t = mean_dtype(self, dtype ? dtype : std::optional<ScalarType>(out.dtype()), "mean");
-  write_result(out, reduce(self, dim, keepdim, t, true, "mean"), "mean");
-  return out;
+TCORE_IMPL_FUNC(mean_out_cuda)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
+                              const Tensor& out) {
+  into_output(out, self, out.dtype(), [&](const Tensor& r) { reduce(r, self, dim, keepdim, true, "mean"); });
 }
 
 }  // namespace tcore::native
