@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from . import structured
+from . import autogen, structured
 from .api import cpp
 from .gen_headers import Layout
 from .model import CPU_KERNEL_KEY, NativeFunction
@@ -61,6 +61,8 @@ def render_registration(key: str, shard: int, num_shards: int, groups: dict[str,
     every = groups if every is None else every
     registrations = []
     generated = []
+    made = []  # autogen: out= kernels
+    sources: set[str] = set()  # the roots of the entries they call
     roots = set()
     for root, fs in groups.items():
         if key in DEVICE_TYPES:
@@ -71,13 +73,58 @@ def render_registration(key: str, shard: int, num_shards: int, groups: dict[str,
         for f in fs:
             if structured.is_structured_kernel(f, key):  # generated (above)
                 continue
+            if autogen.is_generated(f):
+                if key == autogen.AUTOGEN_KEY:
+                    roots.add(root)
+                    sources.add(f.autogen_from.name.base)  # __ilshift__ for __lshift__.Scalar_out
+                    made.append(_autogen_kernel(f))
+                continue
             kernel = f.kernel_for(key)
             if kernel is None or f.manual_kernel_registration:
                 continue
             roots.add(root)
             registrations.append(dict(schema=str(f.func), struct=cpp.struct_name(f.func),
                                       kernel=kernel.split("::")[-1]))
-    headers = sorted({h for r in roots for h in (layout.ops_header(r), layout.native_header(r))})
-    return render("Register.cpp.j2", key=key, shard=shard, num_shards=num_shards, headers=headers,
-                  registrations=registrations, structured=generated, cpu_key=CPU_KERNEL_KEY,
+    headers = {h for r in roots for h in (layout.ops_header(r), layout.native_header(r))}
+    if made:  # what the generated out= kernels call
+        headers |= {"tcore/core/Autogen.h", layout.ops_header("copy")} | {layout.ops_header(r) for r in sources}
+        headers |= {layout.ops_header("clone") for a in made if a["inplace"]}
+    return render("Register.cpp.j2", key=key, shard=shard, num_shards=num_shards, headers=sorted(headers),
+                  registrations=registrations, structured=generated, autogen=made, cpu_key=CPU_KERNEL_KEY,
                   device_type=DEVICE_TYPES.get(key, ""))
+
+
+def _autogen_kernel(f: NativeFunction) -> dict:
+    """The template's view of an autogen: out= kernel (codegen/autogen.py): what it calls, and for
+    each out the part of the result copied into it (out<i> takes return i of several)."""
+    args = cpp.dispatcher_args(f.func)
+    outs = [a for a in args if a.schema.is_write and a.schema in f.func.out_arguments]
+    source = f.autogen_from.name
+    inplace = autogen.is_inplace_name(source)
+    # the entry's arguments: the out= overload's, and a factory's options from the (first) out
+    options = autogen.tensor_options(f.autogen_from)
+    inputs = [autogen.OPTION_FROM_OUT[a.name].format(out=outs[0].name) if i in options else cpp.cpp_ident(a.name)
+              for i, a in enumerate(f.autogen_from.arguments)]
+    self_list = inplace and not isinstance(f.func.arguments[0].type, BaseType)
+    copies, taken = [], []
+    for a in outs:
+        if inplace or len(outs) == 1 and a.schema.name == "out":
+            part = "result"
+        else:
+            index = int(a.schema.name[len("out"):])
+            taken.append(index)
+            part = f"::std::get<{index}>(result)"
+        copies.append(dict(out=a.name, part=part, list=not isinstance(a.schema.type, BaseType)))
+    kept = [r for r in f.func.returns if not r.is_write]  # non-Tensor returns of the entry
+    ret_type = cpp.return_type(f.func)
+    if ret_type == "void":
+        returns = None
+    elif not kept:
+        returns = outs[0].name if len(outs) == 1 and not f.func.returns_tuple else f"{ret_type}({', '.join(a.name for a in outs)})"
+    else:
+        rest = [i for i in range(len(outs) + len(kept)) if i not in taken]
+        values = [f"::std::get<{i}>(result)" for i in rest]
+        returns = values[0] if len(values) == 1 and not f.func.returns_tuple else f"{ret_type}({', '.join(values)})"
+    return dict(name=str(f.func.name), source=str(source), struct=cpp.struct_name(f.func),
+                source_struct=source.unambiguous, ret=ret_type, params=", ".join(a.decl(False) for a in args),
+                inputs=inputs, inplace=inplace, self_list=self_list, copies=copies, returns=returns)

@@ -14,6 +14,7 @@ calling it while functionalized is a clear error (OperatorEntry::fallback); a
 CompositeImplicitAutograd operator has none either and decomposes into ones that do."""
 from __future__ import annotations
 
+from . import autogen
 from .api import cpp
 from .gen_autograd import is_view_op, replay_captures
 from .gen_headers import Layout
@@ -157,6 +158,8 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
     annotated = writes or any(r.annotation is not None for r in f.func.returns)
     if not annotated:
         return dict(common, kind="functional")
+    if autogen.is_generated(f) and not autogen.is_inplace_name(f.autogen_from.name):
+        return _generated_out(f, common, writes)
     if is_view_op(f):
         captures, call = _captures(f)
         loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
@@ -177,7 +180,7 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
         if not twin_f or [str(r.type) for r in twin_f.func.returns] != ["Tensor[]"]:
             return None
         twin, twin_call, needs = found
-        return dict(common, kind="inplace_list", twin=twin, twin_call=twin_call, needs=needs,
+        return dict(common, kind="inplace_list", twin=twin, twin_call=twin_call, needs=needs, resize=False,
                     self=cpp.cpp_ident(writes[0].name))
     if not all(_plain_tensor(a.type) for a in writes):
         return None  # optional outputs, lists written otherwise: no kernel
@@ -219,6 +222,28 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
         return dict(common, kind="out", twin=twin, twin_ret=twin_ret, twin_call=twin_call,
                     commits=commits, returned=returned, needs=needs)
     return None
+
+
+def _generated_out(f: NativeFunction, common: dict, writes) -> dict | None:
+    """An autogen: out= overload: the entry it was generated from, its results committed to the
+    outs (a factory's options from the first out, as its generated kernel does)."""
+    source = f.autogen_from
+    values = _unwrapped(f)
+    first_out = cpp.cpp_ident(writes[0].name)
+    options = autogen.tensor_options(source)
+    call = ", ".join(autogen.OPTION_FROM_OUT[a.name].format(out=first_out) if i in options else values[a.name]
+                     for i, a in enumerate(source.arguments))
+    twin, needs = cpp.struct_name(source), (source.name.base,)
+    if len(writes) == 1 and isinstance(writes[0].type, ListType) and _plain_tensor(writes[0].type.elem):
+        return dict(common, kind="inplace_list", twin=twin, twin_call=call, needs=needs, self=first_out, resize=True)
+    if not (all(_plain_tensor(a.type) for a in writes) and all(_plain_tensor(r.type) for r in source.returns)):
+        return None
+    outs = [cpp.cpp_ident(a.name) for a in writes]
+    one = len(source.returns) == 1 and not source.returns_tuple
+    commits = [(o, "result" if one else f"std::get<{i}>(result)") for i, o in enumerate(outs)]
+    returned = outs[0] if len(outs) == 1 and not f.func.returns_tuple else f"{common['ret']}({', '.join(outs)})"
+    return dict(common, kind="out", twin=twin, twin_ret=cpp.return_type(source), twin_call=call,
+                commits=commits, returned=returned, needs=needs)
 
 
 def have_roots(roots) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import structured
+from . import autogen, structured
 from .api import cpp
 from .model import CPU_KERNEL_KEY, NativeFunction
 from .templates import render
@@ -72,6 +72,8 @@ def native_kernels(functions: tuple[NativeFunction, ...], keys: frozenset[str] |
     the CPU capability's namespace (tcore/core/CPUCapability.h), also when other keys share it."""
     found: dict[tuple[str, str], dict] = {}
     for f in functions:
+        if autogen.is_generated(f):  # its kernel is generated into the registrations (codegen/autogen.py)
+            continue
         params = _params(cpp.dispatcher_args(f.func), with_default=False)
         for key, kernel in f.dispatch:
             if keys is not None and key not in keys:

@@ -15,12 +15,14 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .autogen import AUTOGEN_KERNEL, is_inplace_name, out_variants
 from .errors import Location, SourceError
 from .file_writer import atomic_write
 from .model import NativeFunction, Tag
+from .schema import OperatorName
 from .yaml_source import load_list, parse_entry, read_source, split_entries
 
-_CACHE_VERSION = "3"
+_CACHE_VERSION = "4"
 
 
 class LazyFunction:
@@ -91,7 +93,7 @@ def _code_fingerprint() -> str:
     """The cache is only valid for the model code that wrote it."""
     here = Path(__file__).parent
     h = hashlib.sha1()
-    for name in ("model.py", "schema.py", "yaml_source.py"):
+    for name in ("model.py", "schema.py", "yaml_source.py", "autogen.py"):
         h.update((here / name).read_bytes())
     return h.hexdigest()
 
@@ -112,7 +114,8 @@ def load_lazy(path: str, cache_dir: str | None = None) -> list[LazyFunction]:
         except Exception:  # a torn or foreign cache is just a cold cache
             cache = {}
     out = []
-    fresh: dict[str, tuple[tuple, bytes]] = {}
+    sources: dict[str, list[str]] = {}  # autogen'd name -> the entries that name it
+    fresh: dict[str, tuple[tuple, bytes, tuple]] = {}
     missed = False
     for entry in entries:
         digest = entry.digest
@@ -120,17 +123,40 @@ def load_lazy(path: str, cache_dir: str | None = None) -> list[LazyFunction]:
         if hit is None:
             missed = True
             nf = NativeFunction.from_entry(entry, parse_entry(entry))
-            hit = (summary_of(nf), pickle.dumps(nf, protocol=pickle.HIGHEST_PROTOCOL))
+            generated = out_variants(nf)  # its autogen: out= overloads
+            hit = (summary_of(nf), pickle.dumps(nf, protocol=pickle.HIGHEST_PROTOCOL),
+                   tuple((summary_of(g), pickle.dumps(g, protocol=pickle.HIGHEST_PROTOCOL)) for g in generated))
             out.append(LazyFunction(digest, entry.file, entry.line, hit[0], nf=nf))
+            out.extend(LazyFunction(digest, entry.file, entry.line, summary_of(g), nf=g) for g in generated)
         else:
             out.append(LazyFunction(digest, entry.file, entry.line, hit[0], blob=hit[1]))
+            out.extend(LazyFunction(digest, entry.file, entry.line, summary, blob=blob) for summary, blob in hit[2])
         fresh[digest] = hit
+        for summary, _ in hit[2]:
+            sources.setdefault(summary[0], []).append(hit[0][0])
     if cache_file is not None and (missed or len(fresh) != len(cache)):
         try:
             atomic_write(cache_file, pickle.dumps((fingerprint, fresh), protocol=pickle.HIGHEST_PROTOCOL))
         except OSError as e:  # only a speed-up: the next load parses again
             print(f"warning: cannot write the parse cache {cache_file}: {e.strerror or e}", file=sys.stderr)
-    return out
+    return _one_autogen_source(out, sources)
+
+
+def _one_autogen_source(functions: list[LazyFunction], sources: dict[str, list[str]]) -> list[LazyFunction]:
+    """PyTorch names an out= overload in the autogen: of both a functional entry and its in-place
+    twin (_foreach_lerp.List, _foreach_lerp_.List); it is generated once, from the functional one."""
+    chosen = {name: next((s for s in names if not is_inplace_name(OperatorName(*s.split('.', 1)))), names[0])
+              for name, names in sources.items() if len(names) > 1}
+    if not chosen:
+        return functions
+    kept, entry_name = [], None
+    for f in functions:
+        if f.name not in sources:
+            entry_name = f.name  # an entry of the file (generated ones follow theirs)
+        elif f.name in chosen and chosen[f.name] != entry_name:
+            continue
+        kept.append(f)
+    return kept
 
 
 def load_native_functions(path: str, cache_dir: str | None = None) -> tuple[NativeFunction, ...]:
@@ -176,6 +202,8 @@ def check_kernels_exist(functions, source_dirs: list[str], backends: set[str]) -
     known = kernel_names_in(source_dirs)
     for f in functions:
         for key, kernel in f.dispatch:
+            if kernel == AUTOGEN_KERNEL:  # generated (codegen/autogen.py)
+                continue
             if key in backends and kernel.split("::")[-1] not in known:
                 raise f.get().error(f"dispatch {key} names kernel {kernel!r}, which no file under "
                               f"{', '.join(source_dirs)} defines", f"dispatch:{key}")

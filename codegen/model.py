@@ -48,6 +48,7 @@ class NativeFunction:
     structured_inherits: str | None = None
     precomputed: tuple[str, ...] = ()
     autogen: tuple[OperatorName, ...] = ()
+    autogen_from: FunctionSchema | None = None  # the entry an autogen: out= overload is generated from
     device_check: str = "ExactSame"
     device_guard: bool = True
     manual_cpp_binding: bool = False

@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from .autogen import AUTOGEN_KERNEL
 from .errors import Location, SourceError
 from .yaml_source import load_document
 
@@ -97,16 +98,23 @@ def close_over_composites(opset, keep: set[str], composite_dirs) -> set[str]:
         by_root.setdefault(root, set()).add(full)
         by_root.setdefault(base, set()).add(full)
     dispatch = {_names(f)[0]: f.dispatch for f in opset.functions}
+    root_of = {full: root for full, root, _ in names}
     keep = set(keep)
     todo = list(keep)
     while todo:
-        for key, kernel in dispatch[todo.pop()]:
-            if key.startswith("Composite"):
-                for root in calls.get(kernel.split("::")[-1], ()):
-                    for full in by_root.get(root, ()):
-                        if full not in keep:
-                            keep.add(full)
-                            todo.append(full)
+        name = todo.pop()
+        for key, kernel in dispatch[name]:
+            if kernel == AUTOGEN_KERNEL:  # an autogen: out= kernel calls its root's entry, clone, copy_
+                roots = (root_of[name], "clone", "copy")
+            elif key.startswith("Composite"):
+                roots = calls.get(kernel.split("::")[-1], ())
+            else:
+                roots = ()
+            for root in roots:
+                for full in by_root.get(root, ()):
+                    if full not in keep:
+                        keep.add(full)
+                        todo.append(full)
     return keep
 
 

@@ -125,12 +125,14 @@ def declarations(functions: tuple[NativeFunction, ...]) -> list[dict]:
                 continue
             impls.append(dict(name=impl_name(kernel), cpu=key == CPU_KERNEL_KEY,
                               params=", ".join(a.decl(False) for a in cpp.dispatcher_args(g.out.func))))
-        # one struct per kernel name (CPU and another key may share one)
-        seen, unique = set(), []
+        # one struct per kernel name: a name CPU shares with another key (PyTorch's `CPU, CUDA:
+        # aminmax_out`) is the CPU capability's, as for other kernels (gen_headers.native_kernels);
+        # declared in both namespaces, native::structured_<name> would be ambiguous
+        unique: dict[str, dict] = {}
         for i in impls:
-            if (i["name"], i["cpu"]) not in seen:
-                seen.add((i["name"], i["cpu"]))
-                unique.append(i)
+            first = unique.setdefault(i["name"], i)
+            first["cpu"] = first["cpu"] or i["cpu"]
+        unique = list(unique.values())
         out.append(dict(meta=g.meta_name, meta_params=", ".join(a.decl(False) for a in meta_args(g.out)),
                         impls=unique, schema=str(g.out.func)))
     return out

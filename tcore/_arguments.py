@@ -229,6 +229,8 @@ def checked(fn, method: bool):
     """`fn` (a nanobind function or method) with one-line argument errors."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if "out" in kwargs and kwargs["out"] is None:  # out=None is no out, as in torch
+            del kwargs["out"]
         try:
             return fn(*args, **kwargs)
         except TypeError as e:

@@ -11,11 +11,14 @@ from . import _C
 
 def _nonzero(fn):
     @functools.wraps(fn)
-    def nonzero(input, *, as_tuple: bool = False, out=None):
-        if out is not None:
-            raise TypeError("nonzero(): out= is not supported")
-        if not as_tuple or not isinstance(input, _C.Tensor):
-            return fn(input)
+    def nonzero(*args, as_tuple: bool = False, **kwargs):
+        if not as_tuple:
+            return fn(*args, **kwargs)  # out=, and the binding's own argument errors
+        if kwargs.get("out") is not None:
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        input = args[0] if args else kwargs.get("input", kwargs.get("self"))
+        if not isinstance(input, _C.Tensor):
+            return fn(*args, **kwargs)
         return _columns(input)
     return nonzero
 

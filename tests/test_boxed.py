@@ -60,6 +60,9 @@ OVERRIDES.update({
     "as_strided_scatter": dict(src=(2, 2), size=[2, 2], stride=[3, 1]),
 })
 OVERRIDES["index_add_"] = OVERRIDES["index_add"]
+OVERRIDES["split_copy.Tensor_out"] = dict(split_size=1, out=lambda tc: [tc.empty([0]) for _ in range(3)])
+# structured out= overloads whose out dtype is fixed (int64 indices)
+OVERRIDES.update({f"{op}.out": dict(out=lambda tc: tc.empty([0], dtype=tc.int64)) for op in ("argmax", "argmin")})
 OVERRIDES["random"] = OVERRIDES["random_"]  # the functional counterparts take the in-place forms' arguments
 OVERRIDES["scatter_add_"] = OVERRIDES["scatter_add"]
 # operators of tcore.nn / torch idioms (issue 21); a key with an overload name wins over the base name
@@ -101,7 +104,10 @@ OVERRIDES.update({
 
 
 def _value(tcore, op: str, name: str, type_: str, rng):
-    fixed = OVERRIDES.get(op, OVERRIDES.get(op.partition(".")[0], {}))
+    base, _, overload = op.partition(".")
+    # an out= overload (clamp.Tensor_out, an autogen one) takes its functional overload's arguments
+    functional = f"{base}.{overload[:-len('_out')]}" if overload.endswith("_out") else base
+    fixed = OVERRIDES.get(op, OVERRIDES.get(functional, OVERRIDES.get(base, {})))
     op = op.partition(".")[0]
     if name in fixed:
         v = fixed[name]
@@ -110,6 +116,8 @@ def _value(tcore, op: str, name: str, type_: str, rng):
         return tcore.tensor((rng.random(v) + 0.5).astype(np.float32)) if isinstance(v, tuple) else v
     """A sample argument by operator, schema name and type (square 3x3 tensors fit every
     operator; bitwise operators get integers, a `condition` is a bool mask)."""
+    if type_ == "Tensor(a!)[]" and name == "out":
+        return [tcore.empty([0]) for _ in range(2)]
     if type_.startswith("Tensor(a!)") and name == "out":
         return tcore.empty([0])
     if type_ in ("Tensor[]", "Tensor(a!)[]"):

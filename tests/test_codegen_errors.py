@@ -76,6 +76,15 @@ CASES = {
     "structured entry that is not out=": ("- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured_delegate: exp.out\n",
                                           "- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured: True\n  dispatch:\n    CPU: exp_out\n",
                                           "must be an out= overload", "structured"),
+    # autogen: out= overloads (codegen/autogen.py)
+    "autogen of another operator": ("  autogen: softmax.int_out\n", "  autogen: log_softmax.int_out\n",
+                                    "is not an overload of 'softmax'", "autogen"),
+    "autogen without a Tensor return": ("    CompositeImplicitAutograd: equal\n",
+                                        "    CompositeImplicitAutograd: equal\n  autogen: equal.out\n",
+                                        "an out= overload needs a Tensor return", "autogen"),
+    "autogen of an existing overload": ("  structured_delegate: mm.out\n  tags: core",
+                                        "  structured_delegate: mm.out\n  autogen: mm.out\n  tags: core",
+                                        "duplicate overload 'mm.out'", None),
     "bad default": ("bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  structured_delegate: sum.IntList_out",
                     "bool keepdim=, *, ScalarType? dtype=None) -> Tensor\n  variants: function, method\n  structured_delegate: sum.IntList_out",
                     "expected a default value", ", *"),
@@ -203,7 +212,7 @@ HOSTILE = {
     # kernel names go into C++
     "kernel injection": ("    CPU: softmax\n", "    CPU: abs-out; system()\n", "not a C++ identifier", "-out; system()"),
     "kernel keyword": ("    CPU: softmax\n", "    CPU: delete\n", "'delete' is a C++ keyword", "delete"),
-    "autogen name": ("    CPU: softmax\n", "    CPU: softmax\n  autogen: mm.x-y\n", "not an operator name", "-y"),
+    "autogen name": ("  autogen: softmax.int_out\n", "  autogen: softmax.x-y\n", "not an operator name", "-y"),
     # bounded, well-formed YAML
     "alias": ("    CPU: softmax\n", "    CPU: &k mm\n", "anchors and aliases", "&k"),
     "deep nesting": ("    CPU: softmax\n", "    CPU: softmax\n  precomputed: " + "[" * 100000 + "]" * 100000 + "\n",
@@ -324,10 +333,10 @@ def test_full_disk_keeps_every_file_whole(baseline, tmp_path, capsys, monkeypatc
 
 
 def test_full_disk_on_a_real_tmpfs(baseline, tmp_path, capsys):
-    """The same on a real 4 MiB tmpfs filled up (needs root and mount; skipped otherwise)."""
+    """The same on a real 8 MiB tmpfs filled up (needs root and mount; skipped otherwise)."""
     mnt = tmp_path / "small"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mnt)],
                                            capture_output=True).returncode != 0:
         pytest.skip("cannot mount a tmpfs here (needs root)")
     try:

@@ -44,7 +44,8 @@ def test_round_trip_project_yaml():
     opset = load_operator_set(str(ROOT / "csrc/native/native_functions.yaml"), str(ROOT / "csrc/native/tags.yaml"))
     assert len(opset.functions) > 40
     for f in opset.functions:
-        assert str(f.func) == f.source.split("func:", 1)[1].splitlines()[0].strip()
+        if f.autogen_from is None:  # autogen: out= overloads have no line of their own
+            assert str(f.func) == f.source.split("func:", 1)[1].splitlines()[0].strip()
 
 
 def test_round_trip_pytorch(pytorch_dir):

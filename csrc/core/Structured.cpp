@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/ResizeWarning.h"
 #include "native/TensorUtils.h"
 
 namespace tcore {
@@ -63,14 +64,17 @@ void resize_out(const Tensor& out, IntArrayRef sizes, ScalarType dtype, Device d
   TCORE_CHECK(out.device() == device, op, ": Expected out tensor to have device ", device.str(), ", but got ",
               out.device().str(), " instead");
   if (same_sizes(out.sizes(), sizes)) return;
-  if (out.numel() != 0) {
-    warn(detail::str_cat(op, ": An output with one or more elements was resized since it had shape ",
-                         shape_str(out.sizes()), ", which does not match the required output shape ",
-                         shape_str(sizes), ". This behavior is deprecated (as in PyTorch); pass an out tensor "
-                         "with zero elements to have it resized without a warning."));
-  }
+  detail::warn_if_resized(out, sizes, op);
   native::resize_output(out, sizes);
 }
 
 }  // namespace structured
+
+void detail::warn_if_resized(const Tensor& out, IntArrayRef sizes, const char* op) {
+  if (out.numel() == 0 || same_sizes(out.sizes(), sizes)) return;
+  warn(detail::str_cat(op, ": An output with one or more elements was resized since it had shape ",
+                       shape_str(out.sizes()), ", which does not match the required output shape ",
+                       shape_str(sizes), ". This behavior is deprecated (as in PyTorch); pass an out tensor "
+                       "with zero elements to have it resized without a warning."));
+}
 }  // namespace tcore

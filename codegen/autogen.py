@@ -1,0 +1,146 @@
+"""`autogen:` out= overloads, as PyTorch generates them.
+
+An entry may list out= overloads of itself that native_functions.yaml does not spell out:
+
+    - func: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+      autogen: cumsum.out
+
+The out= schema is the entry's with its outputs appended as keyword-only `Tensor(a!) out`
+(`out0, out1...` for several returns, `Tensor(a!)[] out` for a list) and a factory's dtype,
+layout, device and pin_memory taken from the out tensor, as torchgen writes them (a test
+compares every one generated from PyTorch's YAML with torchgen's), and its kernel, generated
+into the CompositeExplicitAutograd registrations, calls the entry (a functional operator) or a
+clone of `self` given to it (an in-place one), then resizes each out as PyTorch does (silently
+when empty, with a UserWarning otherwise) and copies the result into it (a cast where the dtypes
+differ). The generated entries join the operator set at load time, so bindings, stubs, the
+dispatcher, unboxing and tracing treat them as any other out= overload.
+
+Autogen names that are not out= overloads (a functional form of a mutating operator, which
+PyTorch generates for functionalization) are accepted and not generated: see docs/codegen.md.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .model import NativeFunction
+from .schema import BaseType, OperatorName, SchemaError, is_tensor_like, parse_schema
+
+# The key whose registrations hold the generated kernels, and the kernel name their dispatch
+# entry carries (no source defines it: the Register shard does).
+AUTOGEN_KEY = "CompositeExplicitAutograd"
+AUTOGEN_KERNEL = "<autogen>"
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# A factory's TensorOptions arguments, which its out= overload takes from the out tensor instead
+# (torchgen's Arguments.tensor_options): keyword-only, consecutive, in this order.
+TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+# What a generated kernel passes for each of them (translate.py's rule: the out tensor's dtype and
+# device; tcore tensors are all strided; pin_memory does not matter for an existing out).
+OPTION_FROM_OUT = {"dtype": "{out}.dtype()", "layout": "::std::nullopt", "device": "{out}.device()",
+                   "pin_memory": "::std::nullopt"}
+
+
+def is_out_name(name: OperatorName) -> bool:
+    """How PyTorch tells an out= overload among a mutating entry's autogen names (a functional
+    entry's are all out= overloads: sort.values, threshold_backward.grad_input)."""
+    return name.overload.endswith("out")
+
+
+def is_generated(f: NativeFunction) -> bool:
+    return f.autogen_from is not None
+
+
+def is_inplace_name(name: OperatorName) -> bool:
+    """add_, and PyTorch's in-place dunders (__iand__, __ilshift__)."""
+    return name.inplace or (name.name.startswith("__i") and name.name.endswith("__"))
+
+
+def _functional_base(name: OperatorName) -> str:
+    if name.name.startswith("__i") and name.name.endswith("__"):
+        return "__" + name.name[3:]
+    return name.base
+
+
+def tensor_options(func) -> range:
+    """The indices of func's TensorOptions arguments (empty when it has none)."""
+    names = [a.name for a in func.arguments]
+    for i in range(len(names) - len(TENSOR_OPTIONS) + 1):
+        if tuple(names[i:i + len(TENSOR_OPTIONS)]) == TENSOR_OPTIONS and (
+                func.kwarg_only_start is not None and i >= func.kwarg_only_start):
+            return range(i, i + len(TENSOR_OPTIONS))
+    return range(0)
+
+
+def _annotated(t, letter: str) -> str:
+    """Type t written with the write annotation (letter!) after its base: Tensor(a!)[], Tensor(b!)?."""
+    text = str(t)
+    return f"Tensor({letter}!){text[len('Tensor'):]}"
+
+
+def _returns_text(rets: list[str], as_tuple: bool) -> str:
+    return rets[0] if len(rets) == 1 and not as_tuple else f"({', '.join(rets)})"
+
+
+def _out_schema_text(f: NativeFunction, name: OperatorName) -> str:
+    """PyTorch's rules (torchgen's functional_to_out_signature, self_to_out_signature): a
+    functional entry gets one out per Tensor-like return (`out`, or `out<i>` for return i of
+    several), returned when every return is a plain Tensor; an in-place one gets `self` without
+    its annotation and an `out` that takes it over."""
+    func = f.func
+    args = [str(a) for a in func.arguments]
+    if is_inplace_name(func.name):
+        idx = next((i for i, a in enumerate(func.arguments) if a.name == "self" and a.is_write), None)
+        if idx is None:
+            raise f.error(f"autogen {str(name)!r}: an in-place entry needs a mutable self", "autogen")
+        self_arg = func.arguments[idx]
+        args[idx] = f"{self_arg.type} self" + ("" if self_arg.default is None else f"={self_arg.default}")
+        outs = [f"{self_arg.type_str()} out"]
+        rets = _returns_text([str(r) for r in func.returns], func.returns_tuple) if func.returns else "()"
+    else:
+        if not any(is_tensor_like(r.type) for r in func.returns):
+            raise f.error(f"autogen {str(name)!r}: an out= overload needs a Tensor return (this entry returns "
+                          f"{', '.join(str(r) for r in func.returns) or 'nothing'})", "autogen")
+        used = {c for a in func.arguments if a.annotation is not None for c in re.findall(r"[a-z]", str(a.annotation))}
+        letters = [c for c in _LETTERS if c not in used]
+        plain = all(r.type == BaseType("Tensor") for r in func.returns)
+        outs, new_rets = [], []
+        for i, r in enumerate(func.returns):
+            if is_tensor_like(r.type):
+                outs.append(f"{_annotated(r.type, letters[i])} {'out' if len(func.returns) == 1 else f'out{i}'}")
+                if plain:
+                    new_rets.append(f"Tensor({letters[i]}!)")
+            else:
+                new_rets.append(str(r))
+        rets = _returns_text(new_rets, func.returns_tuple) if new_rets else "()"
+    options = tensor_options(func)
+    if func.kwarg_only_start is None:
+        parts = args + ["*"] + outs
+    else:
+        kwargs = [a for i, a in enumerate(args) if i >= func.kwarg_only_start and i not in options]
+        parts = args[:func.kwarg_only_start] + ["*"] + kwargs + outs
+    return f"{name}({', '.join(parts)}) -> {rets}"
+
+
+def out_variants(f: NativeFunction) -> tuple[NativeFunction, ...]:
+    """The out= overloads f's `autogen:` names, as NativeFunctions of their own (pointing at f's
+    entry for errors)."""
+    made = []
+    mutating = is_inplace_name(f.func.name) or any(a.is_write for a in f.func.arguments)
+    for name in f.autogen:
+        if mutating and not is_out_name(name):  # the functional form of a mutating entry
+            continue
+        if f.func.kind == "out":
+            raise f.error(f"autogen {str(name)!r}: an out= overload cannot generate another", "autogen")
+        want_base = _functional_base(f.func.name)
+        if name.name != want_base:
+            raise f.error(f"autogen {str(name)!r} is not an overload of {want_base!r}", "autogen")
+        text = _out_schema_text(f, name)
+        try:
+            schema = parse_schema(text)
+        except SchemaError as e:  # an entry's own schema always parses; this is a generator bug
+            raise f.error(f"autogen {str(name)!r}: cannot build its schema {text!r}: {e}", "autogen") from None
+        made.append(replace(f, func=schema, variants=frozenset({"function"}),
+                            dispatch=((AUTOGEN_KEY, AUTOGEN_KERNEL),), autogen=(), autogen_from=f.func,
+                            structured=False, structured_delegate=None, python_module=f.python_module,
+                            manual_kernel_registration=False, has_explicit_dispatch=True))
+    return tuple(made)

@@ -1,0 +1,171 @@
+"""`autogen:` out= overloads (codegen/autogen.py): their schemas are torchgen's for every one of
+PyTorch's YAML, and tcore's generated out= kernels behave as PyTorch's out= rules say (the
+functional result, resized into out silently when out is empty and with a warning otherwise,
+copied with a cast, never differentiable)."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tcore
+from codegen import autogen
+from codegen.load import load_operator_set
+
+ROOT = Path(__file__).resolve().parents[1]
+OPSET = load_operator_set(str(ROOT / "csrc/native/native_functions.yaml"), str(ROOT / "csrc/native/tags.yaml"))
+GENERATED = [f for f in OPSET.functions if autogen.is_generated(f)]
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - torch is a test requirement
+    torch = None
+
+
+def test_pytorch_autogen_schemas_are_torchgens(pytorch_dir):
+    """Every out= overload torchgen generates from PyTorch's YAML, tcore generates with the same
+    schema; the only others are PyTorch's non-core CompositeImplicitAutograd entries, whose out=
+    overloads torchgen skips (they decompose) and tcore generates all the same."""
+    gen = pytest.importorskip("torchgen.gen")
+    model = pytest.importorskip("torchgen.model")
+    parsed = gen.parse_native_yaml(str(pytorch_dir / "native_functions.yaml"), str(pytorch_dir / "tags.yaml"))
+    theirs = {str(f.func.name): str(f.func) for f in parsed.native_functions
+              if "generated" in f.tags and f.func.kind() == model.SchemaKind.out}
+    opset = load_operator_set(str(pytorch_dir / "native_functions.yaml"), str(pytorch_dir / "tags.yaml"))
+    ours = {str(f.func.name): f for f in opset.functions if autogen.is_generated(f)}
+    assert len(theirs) > 400
+    assert {n: str(ours[n].func) for n in theirs if n in ours} == theirs
+    for name in set(ours) - set(theirs):
+        src = ours[name].autogen_from
+        entry = next(f for f in opset.functions if f.func == src)
+        assert entry.is_composite_implicit and "core" not in entry.tags, name
+
+
+def test_tcore_operators_have_their_out_overloads():
+    names = {str(f.func.name) for f in GENERATED}
+    assert {"relu.out", "cumsum.out", "clone.out", "softmax.int_out", "sum.out", "_foreach_add.List_out"} <= names
+    for f in GENERATED:
+        assert f.func.is_out_fn and f.autogen_from is not None and f.dispatch == (("CompositeExplicitAutograd", "<autogen>"),)
+
+
+X = np.array([[1.5, -2.0, 3.0], [0.25, 5.0, -1.0]], np.float32)
+
+# (label, fn(module, x, out)): operators whose out= overload is generated in tcore; compared with
+# torch where torch's Python API takes out= (its out= there is a kernel of its own or a generated one)
+CASES = [
+    ("cumsum", lambda m, x, out: m.cumsum(x, 1, out=out)),
+    ("cumprod", lambda m, x, out: m.cumprod(x, 0, out=out)),
+    ("clone", lambda m, x, out: m.clone(x, out=out)),
+    ("sum-all", lambda m, x, out: m.sum(x, out=out)),
+    ("prod-dim", lambda m, x, out: m.prod(x, 1, out=out)),
+    ("logsumexp", lambda m, x, out: m.logsumexp(x, [1], out=out)),
+    ("softmax", lambda m, x, out: m.softmax(x, 1, out=out)),
+    ("bmm", lambda m, x, out: m.bmm(x.reshape(1, 2, 3), x.reshape(1, 3, 2), out=out)),
+    ("matmul", lambda m, x, out: m.matmul(x, x.t(), out=out)),
+    ("outer", lambda m, x, out: m.outer(x[0], x[1], out=out)),
+    ("add-scalar", lambda m, x, out: m.add(x, 2, out=out)),
+    ("gt-scalar", lambda m, x, out: m.gt(x, 1.0, out=out)),
+    ("isnan", lambda m, x, out: m.isnan(x, out=out)),
+    ("flip", lambda m, x, out: m.flip(x, [0], out=out)),
+    ("roll", lambda m, x, out: m.roll(x, 1, 1, out=out)),
+    ("masked_select", lambda m, x, out: m.masked_select(x, x > 0, out=out)),
+    ("nonzero", lambda m, x, out: m.nonzero(x > 0, out=out)),
+    ("var", lambda m, x, out: m.var(x, [1], out=out)),
+]
+
+
+def _result(m, fn, out_dtype):
+    x = m.tensor(X.copy())
+    out = m.empty(0, dtype=out_dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an empty out is resized silently
+        r = fn(m, x, out)
+    return r, out
+
+
+@pytest.mark.parametrize("label,fn", CASES, ids=[c[0] for c in CASES])
+def test_generated_out_matches_functional(label, fn):
+    functional = fn(tcore, tcore.tensor(X.copy()), None)
+    r, out = _result(tcore, fn, functional.dtype)  # of the functional result's dtype: an exact copy
+    assert r._storage_ptr() == out._storage_ptr()
+    assert tuple(out.shape) == tuple(functional.shape)
+    np.testing.assert_array_equal(out.numpy(), functional.numpy())
+    if torch is not None:
+        try:
+            want, tout = _result(torch, fn, getattr(torch, str(out.dtype).split(".")[-1]))
+        except TypeError:  # torch's Python API has no out= for it (a generated overload there)
+            return
+        assert tuple(out.shape) == tuple(tout.shape), label
+        np.testing.assert_allclose(out.numpy().astype(np.float64), tout.numpy().astype(np.float64), rtol=1e-5,
+                                   atol=1e-6)
+
+
+def test_out_resize_warns_and_casts_as_copy_does():
+    x = tcore.tensor(X.copy())
+    out = tcore.empty(2)
+    with pytest.warns(UserWarning, match="cumsum.out: An output with one or more elements was resized"):
+        tcore.cumsum(x, 1, out=out)
+    np.testing.assert_allclose(out.numpy(), np.cumsum(X, 1), rtol=1e-6)
+    same = tcore.empty(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tcore.cumsum(x, 1, out=same)  # the right shape: no resize, no warning
+    ints = tcore.empty(0, dtype=tcore.int64)
+    tcore.clone(x, out=ints)  # the copy casts, as torch's generated out= kernels do (copy_)
+    np.testing.assert_array_equal(ints.numpy(), X.astype(np.int64))
+
+
+def test_out_may_alias_the_input():
+    x = tcore.tensor(X.copy())
+    tcore.cumsum(x, 1, out=x)
+    np.testing.assert_allclose(x.numpy(), np.cumsum(X, 1), rtol=1e-6)
+    y = tcore.tensor(X.copy())
+    tcore.flip(y, [1], out=y)
+    np.testing.assert_array_equal(y.numpy(), X[:, ::-1])
+
+
+def test_out_is_not_differentiable():
+    x = tcore.tensor(X.copy(), requires_grad=True)
+    with pytest.raises(RuntimeError, match="out=.* don't support automatic differentiation"):
+        tcore.cumsum(x, 1, out=tcore.empty(0))
+    with tcore.no_grad():
+        o = tcore.empty(0)
+        tcore.cumsum(x, 1, out=o)
+    assert not o.requires_grad
+
+
+def test_foreach_out_overloads_fill_each_out():
+    xs = [tcore.tensor(X.copy()), tcore.ones(3)]
+    ys = [tcore.full([2, 3], 2.0), tcore.full([3], 3.0)]
+    outs = [tcore.empty(0), tcore.empty(0)]
+    tcore._foreach_add(xs, ys, out=outs)
+    np.testing.assert_allclose(outs[0].numpy(), X + 2)
+    np.testing.assert_allclose(outs[1].numpy(), [4, 4, 4])
+    with pytest.raises(ValueError, match="expected 2 out= tensors, got 1"):
+        tcore._foreach_add(xs, ys, out=[tcore.empty(0)])
+
+
+def test_generated_out_overloads_functionalize():
+    """Under tcore.func.functionalize a generated out= call is its entry's functional call, its
+    result committed to the out (a factory's dtype and device taken from the out)."""
+    from tcore import func
+
+    def program(x):
+        z = tcore.empty(0, dtype=tcore.float64)
+        tcore.zeros_like(x, out=z)
+        outs = [tcore.empty(0), tcore.empty(0)]
+        tcore._foreach_add([x, x], [x, x], out=outs)
+        tcore.cumsum(x, 1, out=x)
+        return z + outs[1]
+
+    eager_x = tcore.tensor(X.copy())
+    eager = program(eager_x)
+    f_x = tcore.tensor(X.copy())
+    got = func.functionalize(program)(f_x)
+    np.testing.assert_allclose(got.numpy(), eager.numpy())
+    assert got.dtype == tcore.float64
+    np.testing.assert_allclose(f_x.numpy(), eager_x.numpy())  # the input's mutation is copied back
+    graph = str(tcore.jit.trace(func.functionalize(program), (tcore.tensor(X.copy()),)).graph)
+    assert "_out" not in graph and ".out" not in graph and "copy_" not in graph, graph
