@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .api.cpp import cpp_ident
 from .model import NativeFunction
 from .schema import BaseType, OperatorName, SchemaError, is_tensor_like, parse_schema
 
@@ -69,6 +70,15 @@ def tensor_options(func) -> range:
                 func.kwarg_only_start is not None and i >= func.kwarg_only_start):
             return range(i, i + len(TENSOR_OPTIONS))
     return range(0)
+
+
+def entry_call(f: NativeFunction, value_of) -> list[str]:
+    """The arguments a generated out= overload f passes to the entry it was generated from:
+    value_of(argument) for each of the entry's own, a factory's options from f's first out."""
+    options = tensor_options(f.autogen_from)
+    first_out = cpp_ident(f.func.out_arguments[0].name)
+    return [OPTION_FROM_OUT[a.name].format(out=first_out) if i in options else value_of(a)
+            for i, a in enumerate(f.autogen_from.arguments)]
 
 
 def _annotated(t, letter: str) -> str:

@@ -98,13 +98,10 @@ def _autogen_kernel(f: NativeFunction) -> dict:
     """The template's view of an autogen: out= kernel (codegen/autogen.py): what it calls, and for
     each out the part of the result copied into it (out<i> takes return i of several)."""
     args = cpp.dispatcher_args(f.func)
-    outs = [a for a in args if a.schema.is_write and a.schema in f.func.out_arguments]
+    outs = [a for a in args if a.schema in f.func.out_arguments]
     source = f.autogen_from.name
     inplace = autogen.is_inplace_name(source)
-    # the entry's arguments: the out= overload's, and a factory's options from the (first) out
-    options = autogen.tensor_options(f.autogen_from)
-    inputs = [autogen.OPTION_FROM_OUT[a.name].format(out=outs[0].name) if i in options else cpp.cpp_ident(a.name)
-              for i, a in enumerate(f.autogen_from.arguments)]
+    inputs = autogen.entry_call(f, lambda a: cpp.cpp_ident(a.name))
     self_list = inplace and not isinstance(f.func.arguments[0].type, BaseType)
     copies, taken = [], []
     for a in outs:

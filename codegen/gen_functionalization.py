@@ -229,13 +229,11 @@ def _generated_out(f: NativeFunction, common: dict, writes) -> dict | None:
     outs (a factory's options from the first out, as its generated kernel does)."""
     source = f.autogen_from
     values = _unwrapped(f)
-    first_out = cpp.cpp_ident(writes[0].name)
-    options = autogen.tensor_options(source)
-    call = ", ".join(autogen.OPTION_FROM_OUT[a.name].format(out=first_out) if i in options else values[a.name]
-                     for i, a in enumerate(source.arguments))
+    call = ", ".join(autogen.entry_call(f, lambda a: values[a.name]))
     twin, needs = cpp.struct_name(source), (source.name.base,)
     if len(writes) == 1 and isinstance(writes[0].type, ListType) and _plain_tensor(writes[0].type.elem):
-        return dict(common, kind="inplace_list", twin=twin, twin_call=call, needs=needs, self=first_out, resize=True)
+        return dict(common, kind="inplace_list", twin=twin, twin_call=call, needs=needs,
+                    self=cpp.cpp_ident(writes[0].name), resize=True)
     if not (all(_plain_tensor(a.type) for a in writes) and all(_plain_tensor(r.type) for r in source.returns)):
         return None
     outs = [cpp.cpp_ident(a.name) for a in writes]

@@ -12,6 +12,7 @@
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
+#include "native/cpu/IntoOutput.h"
 #include "native/cpu/Parallel.h"
 #include "tcore_build_config.h"  // TCORE_HAVE_BLAS (CMakeLists.txt)
 
@@ -161,16 +162,7 @@ void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 // The impl of the structured mm.out (its meta function, with the checks: native/LinearAlgebra.cpp);
 // an out that is strided or aliases an operand gets the product through a fresh tensor.
 TCORE_IMPL_FUNC(mm_out)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const bool direct = out.is_contiguous() && !out.storage().is_alias_of(self.storage()) &&
-                      !out.storage().is_alias_of(mat2.storage());
-  if (direct) {
-    mm_into(self, mat2, out);
-  } else {
-    const Tensor tmp = empty_cpu(out.sizes(), out.dtype());
-    mm_into(self, mat2, tmp);
-    copy_kernel(out, tmp);
-  }
-  out.bump_version();
+  into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { mm_into(self, mat2, result); });
 }
 
 }  // namespace TCORE_CPU_NS

@@ -7,6 +7,7 @@
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
+#include "native/cpu/IntoOutput.h"
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
@@ -50,22 +51,6 @@ inline ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype
   TCORE_CHECK_TYPE(is_floating(t), op, "(): could not infer output dtype. Input dtype must be either a floating "
                    "point or complex dtype. Got: ", t);
   return t;
-}
-
-// How a structured reduction's impl writes its output (sized and typed by the meta function):
-// f(result) fills a contiguous tensor of out's sizes in the `compute` dtype, which is out itself
-// when out is contiguous, of that dtype and shares no memory with the input, else a fresh tensor
-// then copied (and cast) into out.
-template <typename F>
-void into_output(const Tensor& out, const Tensor& self, ScalarType compute, const F& f) {
-  if (out.dtype() == compute && out.is_contiguous() && !out.storage().is_alias_of(self.storage())) {
-    f(out);
-    out.bump_version();
-    return;
-  }
-  const Tensor tmp = empty_on(out.sizes(), compute, out.device());
-  f(tmp);
-  copy_kernel(out, tmp);
 }
 
 // f(r) for every row r, rows split across threads when there is enough work.

@@ -254,11 +254,11 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarT
 // float16/bfloat16 inputs compute in float32 (widen); the results are cast back on the copy.
 TCORE_IMPL_FUNC(amax_out)(const Tensor& self, IntArrayRef dim, bool, const Tensor& out) {
   const Tensor x = widen(self) ? f32(self) : self;
-  into_output(out, self, x.dtype(), [&](const Tensor& r) { extreme_into<true>(r, x, dim, "amax"); });
+  into_output(out, x.dtype(), {self}, [&](const Tensor& r) { extreme_into<true>(r, x, dim, "amax"); });
 }
 TCORE_IMPL_FUNC(amin_out)(const Tensor& self, IntArrayRef dim, bool, const Tensor& out) {
   const Tensor x = widen(self) ? f32(self) : self;
-  into_output(out, self, x.dtype(), [&](const Tensor& r) { extreme_into<false>(r, x, dim, "amin"); });
+  into_output(out, x.dtype(), {self}, [&](const Tensor& r) { extreme_into<false>(r, x, dim, "amin"); });
 }
 Tensor max(const Tensor& self) {
   if (widen(self)) return cast(max(f32(self)), self.dtype());
@@ -284,11 +284,11 @@ std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
 }
 TCORE_IMPL_FUNC(argmax_out)(const Tensor& self, std::optional<int64_t> dim, bool, const Tensor& out) {
   const Tensor x = widen(self) ? f32(self) : self;
-  into_output(out, self, ScalarType::Long, [&](const Tensor& r) { arg_extreme_into<true>(r, x, dim, "argmax"); });
+  into_output(out, ScalarType::Long, {self}, [&](const Tensor& r) { arg_extreme_into<true>(r, x, dim, "argmax"); });
 }
 TCORE_IMPL_FUNC(argmin_out)(const Tensor& self, std::optional<int64_t> dim, bool, const Tensor& out) {
   const Tensor x = widen(self) ? f32(self) : self;
-  into_output(out, self, ScalarType::Long, [&](const Tensor& r) { arg_extreme_into<false>(r, x, dim, "argmin"); });
+  into_output(out, ScalarType::Long, {self}, [&](const Tensor& r) { arg_extreme_into<false>(r, x, dim, "argmin"); });
 }
 
 Tensor all(const Tensor& self) { return all_any<true>(self, std::nullopt, false, "all"); }

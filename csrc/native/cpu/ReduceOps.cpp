@@ -105,7 +105,7 @@ void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, b
 void reduce_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
                 const char* op) {
   const ScalarType compute = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
-  into_output(out, self, compute, [&](const Tensor& result) { reduce(result, self, dim, keepdim, kind, op); });
+  into_output(out, compute, {self}, [&](const Tensor& result) { reduce(result, self, dim, keepdim, kind, op); });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <tcore/ops/mm_native.h>
 
 #include "native/TensorUtils.h"
+#include "native/cpu/IntoOutput.h"
 #include "native/cuda/Loops.cuh"
 
 namespace tcore::native {
@@ -53,16 +54,7 @@ void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 // The impl of the structured mm.out (meta function: native/LinearAlgebra.cpp); an out that is
 // strided or aliases an operand gets the product through a fresh tensor.
 TCORE_IMPL_FUNC(mm_out_cuda)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const bool direct = out.is_contiguous() && !out.storage().is_alias_of(self.storage()) &&
-                      !out.storage().is_alias_of(mat2.storage());
-  if (direct) {
-    mm_into(self, mat2, out);
-  } else {
-    const Tensor tmp = empty_on(out.sizes(), out.dtype(), out.device());
-    mm_into(self, mat2, tmp);
-    write_result(out, tmp, "mm");
-  }
-  out.bump_version();
+  into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { mm_into(self, mat2, result); });
 }
 
 }  // namespace tcore::native

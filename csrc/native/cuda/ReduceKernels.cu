@@ -52,11 +52,11 @@ void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, b
 // The impls of the structured sum.IntList_out and mean.out (meta functions: native/ReduceOps.cpp).
 TCORE_IMPL_FUNC(sum_out_cuda)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
                              const Tensor& out) {
-  into_output(out, self, out.dtype(), [&](const Tensor& r) { reduce(r, self, dim, keepdim, false, "sum"); });
+  into_output(out, out.dtype(), {self}, [&](const Tensor& r) { reduce(r, self, dim, keepdim, false, "sum"); });
 }
 TCORE_IMPL_FUNC(mean_out_cuda)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
                               const Tensor& out) {
-  into_output(out, self, out.dtype(), [&](const Tensor& r) { reduce(r, self, dim, keepdim, true, "mean"); });
+  into_output(out, out.dtype(), {self}, [&](const Tensor& r) { reduce(r, self, dim, keepdim, true, "mean"); });
 }
 
 }  // namespace tcore::native
