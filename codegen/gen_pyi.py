@@ -130,7 +130,7 @@ def render_shard(k: int, functions: tuple[NativeFunction, ...]) -> str:
         if nt is not None:
             named[nt.name] = nt
         name = f.func.name.name
-        if "function" in f.variants:
+        if "function" in f.variants and not f.python_module:  # those are in their module's stub
             module.setdefault(name, []).extend(f"def {name}({p}) -> {ret}: ..." for p in signatures(f, False))
         if "method" in f.variants and not f.func.is_out_fn:
             methods.setdefault(name, []).extend(
@@ -139,9 +139,35 @@ def render_shard(k: int, functions: tuple[NativeFunction, ...]) -> str:
                   named=sorted(named.values(), key=lambda n: n.name))
 
 
-def render_index(num_shards: int) -> str:
+def stub_modules(functions) -> list[str]:
+    """The python_module names that get a module of their own (tcore.linalg...): all but nn,
+    whose functions tcore.nn.functional wraps. Reads only `python_module`, which the plan's
+    lazy entries have too."""
+    return sorted({f.python_module for f in functions if f.python_module and f.python_module != "nn"})
+
+
+def render_module(module: str, functions: tuple[NativeFunction, ...]) -> str:
+    """`MODULE.pyi` (tcore.linalg...): the functions of python_module MODULE by their public names
+    (linalg_matmul is matmul), as tcore/_python_modules.py exports them."""
+    defs: dict[str, list[str]] = {}
+    named: dict[str, NamedReturn] = {}
+    prefix = module + "_"
+    for f in functions:
+        if f.python_module != module or "function" not in f.variants or not bindable(f):
+            continue
+        ret, nt = return_type(f.func)
+        if nt is not None:
+            named[nt.name] = nt
+        name = f.func.name.name
+        public = name[len(prefix):] if name.startswith(prefix) else name
+        defs.setdefault(public, []).extend(f"def {public}({p}) -> {ret}: ..." for p in signatures(f, False))
+    return render("tcore_module.pyi.j2", module=module, functions=_overloaded(defs),
+                  named=sorted(named.values(), key=lambda n: n.name))
+
+
+def render_index(num_shards: int, modules: tuple[str, ...] = ()) -> str:
     """`__init__.pyi`: the Python-only API and the Tensor class made of the shards' mixins."""
-    return render("tcore.pyi.j2", shards=range(num_shards))
+    return render("tcore.pyi.j2", shards=range(num_shards), modules=modules)
 
 
 def _overloaded(defs: dict[str, list[str]]) -> list[list[str]]:

@@ -31,9 +31,12 @@ def _binding(f: NativeFunction, method: bool) -> dict:
     if method:
         convert["self"] = "self"
     call_args = [convert[a.schema.name] for a in cpp.public_args(f)]
+    returned = _returned_argument(f)
     return dict(
         schema=str(func),
+        returns_arg=cpp.cpp_ident(returned) if returned else None,
         method=method,
+        module=None if method else f.python_module,
         py_name=func.name.name,
         params=", ".join(params),
         ret=cpp.return_type(func),
@@ -45,8 +48,21 @@ def _binding(f: NativeFunction, method: bool) -> dict:
     )
 
 
+def _returned_argument(f: NativeFunction) -> str | None:
+    """The argument an in-place or out= operator returns (`Tensor(a!)` returned as `Tensor(a!)`):
+    its binding hands back that argument's Python object, so `x.add_(1) is x` as in torch."""
+    func = f.func
+    if len(func.returns) != 1 or not func.returns[0].is_write:
+        return None
+    alias = func.returns[0].annotation.alias_set
+    for a in func.arguments:
+        if a.is_write and a.annotation.alias_set == alias and str(a.type) == "Tensor":
+            return a.name
+    return None
+
+
 def bindable(f: NativeFunction) -> bool:
-    return not f.manual_cpp_binding and not f.python_module and not any(
+    return not f.manual_cpp_binding and not any(
         t in cpp.OPAQUE_TYPES for t in cpp.uses_type(f.func)
     )
 
@@ -85,7 +101,7 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
             if "function" in f.variants:
                 bindings.append(_binding(f, method=False))
                 if python.accepts_varargs_size(f, method=False):
-                    varargs.add(f.func.name.name)
+                    varargs.add(python.qualified_name(f))
             if "method" in f.variants and not f.func.is_out_fn:
                 bindings.append(_binding(f, method=True))
                 if python.accepts_varargs_size(f, method=True):
@@ -93,8 +109,9 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
     named = sorted({(b["py_name"], b["named_returns"]) for b in bindings if b["named_returns"]})
     old = [_deprecated_binding(d, {}) for d in deprecated]
     headers = sorted({layout.api_header(r) for r in roots} | {layout.api_header(d.schema.name.base) for d in deprecated})
+    modules = sorted({b["module"] for b in bindings if b["module"]})
     return render("python_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers,
-                  bindings=bindings, varargs=sorted(varargs), deprecated=old, named_returns=named)
+                  bindings=bindings, modules=modules, varargs=sorted(varargs), deprecated=old, named_returns=named)
 
 
 def render_binding_index(num_shards: int) -> str:

@@ -22,7 +22,7 @@ from .model import NativeFunction, Tag
 from .schema import OperatorName
 from .yaml_source import load_list, parse_entry, read_source, split_entries
 
-_CACHE_VERSION = "4"
+_CACHE_VERSION = "5"
 
 
 class LazyFunction:
@@ -32,11 +32,12 @@ class LazyFunction:
     the model of only the few it regenerates; `summary` is the cheap part."""
 
     __slots__ = ("digest", "file", "line", "name", "root", "tags", "delegate", "dispatch", "autogen", "schema",
-                 "_blob", "_nf")
+                 "python_module", "_blob", "_nf")
 
     def __init__(self, digest, file, line, summary, blob=None, nf=None):
         self.digest, self.file, self.line = digest, file, line
-        self.name, self.root, self.tags, self.delegate, self.dispatch, self.autogen, self.schema = summary
+        (self.name, self.root, self.tags, self.delegate, self.dispatch, self.autogen, self.schema,
+         self.python_module) = summary
         self._blob, self._nf = blob, nf
 
     def get(self) -> NativeFunction:
@@ -50,7 +51,7 @@ class LazyFunction:
 
 def summary_of(nf: NativeFunction) -> tuple:
     return (str(nf.func.name), nf.root_name, tuple(nf.tags), str(nf.structured_delegate) if nf.structured_delegate else None,
-            nf.dispatch, tuple(str(a) for a in nf.autogen), str(nf.func))
+            nf.dispatch, tuple(str(a) for a in nf.autogen), str(nf.func), nf.python_module)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ keys, so a typo in the YAML is an error with file:line:col, never a silent skip.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .errors import Location, SourceError
@@ -201,12 +202,16 @@ class NativeFunction:
         device_check = pop("device_check", str, "ExactSame")
         if device_check not in DEVICE_CHECKS:
             raise SourceError(f"unknown device_check {device_check!r}", loc("device_check"))
+        python_module = pop("python_module", str)
+        if python_module is not None and not re.fullmatch(r"[a-z][a-z0-9_]*", python_module):
+            raise SourceError(f"python_module must be a module name (nn, linalg, special, fft...), got {python_module!r}",
+                              loc("python_module"))
         nf = NativeFunction(
             func=func,
             variants=variants,
             dispatch=tuple(dispatch),
             tags=tags,
-            python_module=pop("python_module", str),
+            python_module=python_module,
             structured=structured,
             structured_delegate=_parse_op_name(delegate) if delegate else None,
             structured_inherits=pop("structured_inherits", str),

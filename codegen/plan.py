@@ -161,8 +161,14 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
         for k in range(n):
             units.append(Unit(f"pyi:{k}", (f"python/tcore/_stubs_{k}.pyi",), _digest(options, _flat(chosen[k])),
                               ("tcore_shard.pyi.j2",), partial(_render_stub_shard, k, chosen[k])))
-        units.append(Unit("pyi", ("python/tcore/__init__.pyi",), _digest(options, (), str(n)), ("tcore.pyi.j2",),
-                          partial(_render_stub_index, n)))
+        chosen_functions = tuple(f for shard in chosen for f in _flat(shard))
+        modules = tuple(gen_pyi.stub_modules(chosen_functions))
+        for module in modules:
+            mine = tuple(f for f in chosen_functions if f.python_module == module)
+            units.append(Unit(f"pyi:{module}", (f"python/tcore/{module}.pyi",), _digest(options, mine),
+                              ("tcore_module.pyi.j2",), partial(_render_stub_module, module, mine)))
+        units.append(Unit("pyi", ("python/tcore/__init__.pyi",), _digest(options, (), f"{n}|{','.join(modules)}"),
+                          ("tcore.pyi.j2",), partial(_render_stub_index, n, modules)))
     aggregate = _aggregate_outputs(options)
     with_autograd = bool(derivatives) and not options.disable_autograd
     unselected = () if selected is None else tuple(sorted(_name(f) for f in opset.functions if _name(f) not in selected))
@@ -210,8 +216,12 @@ def _render_stub_shard(k: int, groups) -> dict[str, str]:
     return {f"python/tcore/_stubs_{k}.pyi": gen_pyi.render_shard(k, _models(_flat(groups)))}
 
 
-def _render_stub_index(n: int) -> dict[str, str]:
-    return {"python/tcore/__init__.pyi": gen_pyi.render_index(n)}
+def _render_stub_module(module: str, functions) -> dict[str, str]:
+    return {f"python/tcore/{module}.pyi": gen_pyi.render_module(module, _models(functions))}
+
+
+def _render_stub_index(n: int, modules: tuple[str, ...]) -> dict[str, str]:
+    return {"python/tcore/__init__.pyi": gen_pyi.render_index(n, modules)}
 
 
 def _render_unboxing(k: int, n: int, groups, layout) -> dict[str, str]:

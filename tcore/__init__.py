@@ -13,7 +13,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
         f"tcore's native extension is not built ({e}). Run `doit` in the repository root first."
     ) from e
 
-from . import _arguments, _functions, errors
+from . import _arguments, _functions, _python_modules, errors
 from ._tensor import install as _install
 from ._tensor import tensor
 
@@ -52,6 +52,7 @@ channels_last = _C.memory_format.channels_last
 _arguments.install()  # one-line errors for arguments of the wrong type
 _install(globals())
 _functions.install(globals())
+_python_modules.install(globals())  # tcore.linalg, tcore.special... (python_module: entries)
 
 from . import backends  # noqa: E402 - torch.backends' counterpart (the CPU capability)
 from . import cpu  # noqa: E402 - the CPU allocator's cache

@@ -247,10 +247,11 @@ def _is_binding(obj) -> bool:
 
 def install() -> None:
     """Wraps every generated function of tcore._C and every Tensor method."""
-    for name in dir(_C):
-        obj = getattr(_C, name)
-        if not name.startswith("_") and _is_binding(obj):
-            setattr(_C, name, checked(obj, method=False))
+    for module in (_C, *(getattr(_C, "_" + m) for m in _C._python_modules)):
+        for name in dir(module):
+            obj = getattr(module, name)
+            if not name.startswith("_") and _is_binding(obj):
+                setattr(module, name, checked(obj, method=False))
     T = _C.Tensor
     for name, obj in list(vars(T).items()):
         if not name.startswith("__") and _is_binding(obj):

@@ -157,18 +157,19 @@ def _install_named_returns(namespace: dict) -> None:
     for name, fields in _C._named_returns.items():
         kind = collections.namedtuple(name, fields, module="tcore.return_types")
         setattr(module, name, kind)
-
-        def wrap(fn, kind=kind):
-            @functools.wraps(fn)
-            def wrapper(*args, **kwargs):
-                result = fn(*args, **kwargs)
-                return kind(*result) if type(result) is tuple and len(result) == len(kind._fields) else result
-            return wrapper
-
         if name in namespace:
-            namespace[name] = wrap(namespace[name])
+            namespace[name] = named_returns(namespace[name], kind)
         if hasattr(T, name):
-            setattr(T, name, wrap(getattr(T, name)))
+            setattr(T, name, named_returns(getattr(T, name), kind))
+
+
+def named_returns(fn, kind):
+    """fn, returning its tuples as the named tuple kind (tcore.return_types.NAME)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        return kind(*result) if type(result) is tuple and len(result) == len(kind._fields) else result
+    return wrapper
 
 
 def _comparable(other) -> bool:

@@ -54,6 +54,8 @@ def _api_table() -> list[str]:
 def _resolve(tcore, name: str) -> bool:
     if name.startswith("tcore."):
         name = name[len("tcore."):]
+    if name.startswith("F."):  # import tcore.nn.functional as F
+        name = "nn.functional." + name[2:]
     name = re.sub(r"\(.*\)$", "", name)  # calls: t.cuda(), tcore.ops.add.Tensor(...)
     if name.startswith(("t.", ".")):
         obj, parts = tcore.Tensor, name.lstrip("t").lstrip(".").split(".")

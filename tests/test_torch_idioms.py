@@ -21,6 +21,17 @@ def idiom(name: str, expect=None):
 
 A = np.arange(12, dtype=np.float32).reshape(3, 4)
 
+# ------------------------------------------------------------------ identity of in-place and out= results
+idiom("inplace_returns_self", [True, True, True])(
+    "x = torch.ones(3); y = torch.empty(3); out = [x.add_(1) is x, torch.exp(x, out=y) is y, x.mul_(2).sub_(1) is x]")
+idiom("linalg_special_namespaces")(
+    "x = torch.arange(6.).view(2, 3) / 6; "
+    "out = [torch.linalg.vector_norm(x, dim=1), torch.linalg.vecdot(x, x), torch.special.logit(x[:, 1:]), "
+    "torch.special.expit(x), torch.linalg.matmul(x, x.t())]")
+idiom("functional_nn_ops")(
+    "x = torch.arange(6.).view(2, 3) - 2; "
+    "out = [F.gelu(x), F.silu(x), F.linear(x, torch.ones(4, 3)), F.mse_loss(x, x * 0.5)]")
+
 # ------------------------------------------------------------------ creation and basics
 idiom("arange_view", A)("out = torch.arange(12.).view(3, 4)")
 idiom("zeros_like_ones", np.ones((2, 3), np.float32))("x = torch.zeros(2, 3); out = torch.ones_like(x)")

@@ -97,6 +97,13 @@ def binding_args(f: NativeFunction, method: bool) -> list[BindingArg]:
     return out
 
 
+def qualified_name(f: NativeFunction) -> str:
+    """The function's name in tcore._C: an entry with `python_module: linalg` is bound in the
+    submodule tcore._C._linalg (linalg_det is tcore._C._linalg.linalg_det, as in torch._C)."""
+    name = f.func.name.name
+    return f"_{f.python_module}.{name}" if f.python_module else name
+
+
 def accepts_varargs_size(f: NativeFunction, method: bool) -> bool:
     """PyTorch lets an int-list argument be given as varargs (ones(2, 3), x.view(2, 3)) when it
     is the only positional argument; split(2, 1) is a size and a dim, not a list."""

@@ -66,6 +66,9 @@ void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names);
 // Operators whose outputs have names (max.dim: values, indices): tcore wraps their tuples
 // in a named tuple type (tcore.return_types.max), as PyTorch does.
 void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields);
+// The submodule that holds the functions of `python_module: NAME` entries (tcore._C._nn, _linalg,
+// _special, _fft, as torch._C has them): made on first use and listed in tcore._C._python_modules.
+nb::module_ python_module(nb::module_& m, const char* name);
 
 }  // namespace tcore::python
 

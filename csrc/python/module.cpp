@@ -35,6 +35,14 @@ void add_named_returns(nb::module_& m, const char* name, std::initializer_list<c
   registry[name] = nb::tuple(names);
 }
 
+nb::module_ python_module(nb::module_& m, const char* name) {
+  const std::string attr = std::string("_") + name;
+  if (nb::hasattr(m, attr.c_str())) return nb::borrow<nb::module_>(m.attr(attr.c_str()));
+  nb::module_ sub = m.def_submodule(attr.c_str(), "the operators of native_functions.yaml's python_module entries");
+  nb::borrow<nb::list>(m.attr("_python_modules")).append(nb::str(name));
+  return sub;
+}
+
 void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names) {
   nb::list registry = nb::borrow<nb::list>(m.attr("_varargs_size_functions"));
   for (const char* n : names) registry.append(nb::str(n));
@@ -411,6 +419,7 @@ NB_MODULE(_C, m) {
   bind_errors(m);
   m.attr("_varargs_size_functions") = nb::list();
   m.attr("_named_returns") = nb::dict();
+  m.attr("_python_modules") = nb::list();
   m.attr("__version__") = TCORE_VERSION;
   m.attr("_git_revision") = TCORE_GIT_REVISION;
   bind_types(m);

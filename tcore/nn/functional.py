@@ -8,7 +8,7 @@ import warnings
 
 from .. import _C
 
-Tensor = _C.Tensor
+from .. import Tensor  # noqa: E402 - tcore.Tensor, typed by the generated stubs
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -60,11 +60,11 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
-    return _C.gelu(input, approximate=approximate)
+    return _C._nn.gelu(input, approximate=approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    out = _C.silu(input)
+    out = _C._nn.silu(input)
     return input.copy_(out) if inplace else out
 
 
@@ -106,7 +106,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 # ------------------------------------------------------------------ linear and convolution
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    return _C.linear(input, weight, bias)
+    return _C._nn.linear(input, weight, bias)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -155,7 +155,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
 
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
-    return _C.avg_pool2d(input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding), ceil_mode,
+    return _C._nn.avg_pool2d(input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding), ceil_mode,
                          count_include_pad, divisor_override)
 
 
@@ -292,7 +292,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
     _check_batch(input, target)
-    return _C.nll_loss(input, target, weight, r, ignore_index)
+    return _C._nn.nll_loss(input, target, weight, r, ignore_index)
 
 
 def _reduce(loss: Tensor, r: int) -> Tensor:
@@ -311,7 +311,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     r = _reduction(reduction, size_average, reduce)
     _check_same_size(input, target, "mse_loss")
     if weight is None and tuple(input.shape) == tuple(target.shape):
-        return _C.mse_loss(input, target, r)
+        return _C._nn.mse_loss(input, target, r)
     loss = (input - target) ** 2
     return _reduce(loss if weight is None else loss * weight, r)
 

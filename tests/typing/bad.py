@@ -11,3 +11,6 @@ x.transpose(0)  # error: transpose needs two dims
 tcore.zeros(2, 3, dtype="float32")  # error: dtype is a tcore.dtype
 x["a"]  # error: an index is an int, a slice, None or ...
 bad_field = x.max(0).maximum  # error: max(dim) has values and indices
+tcore.gelu(x)  # error: gelu is tcore.nn.functional's (python_module: nn), as in torch
+tcore.linalg.vecdot(x, x, -1)  # error: vecdot's dim is keyword-only
+tcore.special.expit(x, 2)  # error: expit takes one tensor

@@ -1,5 +1,6 @@
 """A program mypy must accept against tcore's generated stubs (tests/test_stubs.py)."""
 import tcore
+import tcore.nn.functional as F
 
 x: tcore.Tensor = tcore.ones(2, 3, dtype=tcore.float64)
 y = tcore.ones([2, 3], requires_grad=True)
@@ -29,4 +30,6 @@ var: tcore.Tensor = x.var([1], correction=0, keepdim=True).sqrt()
 prod2 = tcore.matmul(x, x.t()) @ x
 tcore.manual_seed(0)
 noise = tcore.randn(2, 3) * 0.1 + tcore.rand([2, 3]) + tcore.arange(3)
-act = tcore.gelu(x, approximate="tanh") + tcore.silu(x) + x.clamp(min=0) + tcore.mse_loss(x, y)
+act = F.gelu(x, approximate="tanh") + F.silu(x) + x.clamp(min=0) + F.mse_loss(x, y)
+special: tcore.Tensor = tcore.special.expit(x) + tcore.special.logsumexp(x, 1, keepdim=True)
+norms: tcore.Tensor = tcore.linalg.vector_norm(x, 2, dim=[1]) + tcore.linalg.vecdot(x, x, dim=-1)

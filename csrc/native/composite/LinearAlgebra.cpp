@@ -1,5 +1,7 @@
 // Linear algebra over mm: bmm (one mm per batch), and PyTorch's composites matmul (with
-// broadcast batch dims), dot, mv, outer, addmm and linear.
+// broadcast batch dims), dot, mv, outer, addmm and linear; torch.linalg's matmul, vecdot,
+#include <vector>
+// vector_norm and diagonal (python_module: linalg).
 #include <algorithm>
 
 #include <tcore/ops/bmm_native.h>
@@ -9,6 +11,13 @@
 #include <tcore/ops/outer_native.h>
 #include <tcore/ops/addmm_native.h>
 #include <tcore/ops/linear_native.h>
+#include <tcore/ops/linalg_diagonal_native.h>
+#include <tcore/ops/linalg_matmul_native.h>
+#include <tcore/ops/linalg_vecdot_native.h>
+#include <tcore/ops/linalg_vector_norm_native.h>
+#include <tcore/ops/diagonal.h>
+#include <tcore/ops/norm.h>
+#include <tcore/ops/to.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/bmm.h>
 #include <tcore/ops/copy.h>
@@ -110,6 +119,29 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   const Tensor y = tcore::matmul(input, tcore::t(weight));
   return bias && bias->defined() ? tcore::add(y, *bias, 1) : y;
+}
+
+// ------------------------------------------------------------------ torch.linalg
+Tensor linalg_matmul(const Tensor& self, const Tensor& other) { return tcore::matmul(self, other); }
+
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  TCORE_CHECK_TYPE(x.dtype() == y.dtype(), "linalg.vecdot: Expected x and y to have the same dtype, but found x of type ",
+                   to_string(x.dtype()), " and y of type ", to_string(y.dtype()), " instead");
+  const std::vector<int64_t> dims{dim};
+  return tcore::sum(tcore::mul(x, y), IntArrayRef(dims), false);  // real dtypes: no conjugate
+}
+
+// the input cast to dtype first, as torch's does; dim=None reduces every dim
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  const Tensor x = dtype && *dtype != self.dtype() ? tcore::to(self, *dtype) : self;
+  std::vector<int64_t> dims;
+  if (dim) dims = dim->vec();
+  return tcore::norm(x, std::optional<Scalar>(ord), dims, keepdim);
+}
+
+Tensor linalg_diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
+  return tcore::diagonal(A, offset, dim1, dim2);
 }
 
 }  // namespace tcore::native

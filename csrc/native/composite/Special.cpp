@@ -1,0 +1,54 @@
+// torch.special's functions over tcore's operators (python_module: special in
+// native_functions.yaml): each a CompositeImplicitAutograd kernel, so autograd, forward AD and
+// every backend come from the operators it calls.
+#include <optional>
+
+#include <tcore/ops/add.h>
+#include <tcore/ops/clamp.h>
+#include <tcore/ops/div.h>
+#include <tcore/ops/erf.h>
+#include <tcore/ops/exp2.h>
+#include <tcore/ops/expm1.h>
+#include <tcore/ops/log.h>
+#include <tcore/ops/log1p.h>
+#include <tcore/ops/log_softmax.h>
+#include <tcore/ops/logsumexp.h>
+#include <tcore/ops/neg.h>
+#include <tcore/ops/sigmoid.h>
+#include <tcore/ops/softmax.h>
+#include <tcore/ops/special_erf_native.h>
+#include <tcore/ops/special_exp2_native.h>
+#include <tcore/ops/special_expit_native.h>
+#include <tcore/ops/special_expm1_native.h>
+#include <tcore/ops/special_log1p_native.h>
+#include <tcore/ops/special_log_softmax_native.h>
+#include <tcore/ops/special_logit_native.h>
+#include <tcore/ops/special_logsumexp_native.h>
+#include <tcore/ops/special_softmax_native.h>
+
+namespace tcore::native {
+
+Tensor special_erf(const Tensor& self) { return tcore::erf(self); }
+Tensor special_expit(const Tensor& self) { return tcore::sigmoid(self); }
+Tensor special_exp2(const Tensor& self) { return tcore::exp2(self); }
+Tensor special_expm1(const Tensor& self) { return tcore::expm1(self); }
+Tensor special_log1p(const Tensor& self) { return tcore::log1p(self); }
+
+// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given (then the gradient is zero
+// outside that range, as torch's logit_backward has it)
+Tensor special_logit(const Tensor& self, std::optional<double> eps) {
+  const Tensor x = eps ? tcore::clamp(self, std::optional<Scalar>(*eps), std::optional<Scalar>(1.0 - *eps)) : self;
+  return tcore::log(tcore::div(x, tcore::add(tcore::neg(x), Scalar(1))));
+}
+
+Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return tcore::softmax(self, dim, dtype);
+}
+Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return tcore::log_softmax(self, dim, dtype);
+}
+Tensor special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return tcore::logsumexp(self, dim, keepdim);
+}
+
+}  // namespace tcore::native
