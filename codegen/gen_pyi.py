@@ -86,12 +86,17 @@ def return_type(func: FunctionSchema) -> tuple[str, NamedReturn | None]:
 def _params(f: NativeFunction, method: bool) -> list[str]:
     out, kw_done = [], False
     kwarg_only = set(a.name for a in f.func.kwarg_only)
+    tupled = python.out_tuple(f)  # several outs: one out=(values, indices) tuple
     for a in f.func.arguments:
         if method and a.name == "self":
             continue
         if a.name in kwarg_only and not kw_done:
             out.append("*")
             kw_done = True
+        if a in tupled:
+            if a is tupled[0]:
+                out.append(f"out: tuple[{', '.join(['Tensor'] * len(tupled))}]")
+            continue
         name = f"{a.name}_" if keyword.iskeyword(a.name) else a.name  # random_(from, to): from_
         text = f"{name}: {py_type(a.type)}"
         default = py_default(a)

@@ -28,6 +28,7 @@ def _binding(f: NativeFunction, method: bool) -> dict:
         specs.append(spec)
     # the C++ public API takes out arguments first
     convert = {a.name: a.convert for a in bargs}
+    convert.update({a.name: f"std::get<{i}>(out)" for i, a in enumerate(python.out_tuple(f))})
     if method:
         convert["self"] = "self"
     call_args = [convert[a.schema.name] for a in cpp.public_args(f)]

@@ -85,12 +85,27 @@ class BindingArg:
     kwarg_only: bool
 
 
+def out_tuple(f: NativeFunction) -> tuple[Argument, ...]:
+    """The outs a binding takes as one `out=` tuple, as torch does for several (max(x, 1,
+    out=(values, indices))): an out= overload's outs when there are several plain Tensors."""
+    outs = f.func.out_arguments
+    if len(outs) > 1 and all(a.type == BaseType("Tensor") for a in outs):
+        return outs
+    return ()
+
+
 def binding_args(f: NativeFunction, method: bool) -> list[BindingArg]:
     func = f.func
     out = []
     kw = set(a.name for a in func.kwarg_only)
+    tupled = out_tuple(f)
     for a in func.arguments:
         if method and a.name == "self":
+            continue
+        if a in tupled:
+            if a is tupled[0]:
+                out.append(BindingArg("out", f"std::tuple<{', '.join(['tcore::Tensor'] * len(tupled))}>", "out", None,
+                                      True))
             continue
         pname = cpp.cpp_ident(a.name)
         out.append(BindingArg(a.name, binding_type(a.type), to_cpp(a.type, pname), python_default(a), a.name in kw))

@@ -1,0 +1,87 @@
+// The out= overloads of the operators that return (values, indices): max.dim_max, min.dim_min,
+// sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out, cummin.out, with
+// PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
+// Each computes the functional result and copies it into its outs as the generated autogen
+// kernels do: resized as PyTorch's resize_output does (a warning when a non-empty out changes
+// shape), cast to the out's dtype, the outs returned.
+#include <optional>
+#include <tuple>
+
+#include <tcore/core/Autogen.h>
+#include <tcore/ops/copy.h>
+#include <tcore/ops/cummax.h>
+#include <tcore/ops/cummax_native.h>
+#include <tcore/ops/cummin.h>
+#include <tcore/ops/cummin_native.h>
+#include <tcore/ops/kthvalue.h>
+#include <tcore/ops/kthvalue_native.h>
+#include <tcore/ops/max.h>
+#include <tcore/ops/max_native.h>
+#include <tcore/ops/median.h>
+#include <tcore/ops/median_native.h>
+#include <tcore/ops/min.h>
+#include <tcore/ops/min_native.h>
+#include <tcore/ops/sort.h>
+#include <tcore/ops/sort_native.h>
+#include <tcore/ops/topk.h>
+#include <tcore/ops/topk_native.h>
+
+#include "native/TensorUtils.h"
+
+namespace tcore::native {
+namespace {
+
+using Pair = ::std::tuple<Tensor, Tensor>;
+
+Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const char* op) {
+  TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long, op, ": Expected out tensor to have dtype int64_t, but got ",
+                   to_string(indices.dtype()), " instead");
+  autogen::resize_out(values, std::get<0>(result).sizes(), op);
+  tcore::copy_(values, std::get<0>(result));
+  autogen::resize_out(indices, std::get<1>(result).sizes(), op);
+  tcore::copy_(indices, std::get<1>(result));
+  return Pair(values, indices);
+}
+
+}  // namespace
+
+Pair max_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& max, const Tensor& max_values) {
+  return into(tcore::max(self, dim, keepdim), max, max_values, "max.dim_max");
+}
+
+Pair min_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& min, const Tensor& min_indices) {
+  return into(tcore::min(self, dim, keepdim), min, min_indices, "min.dim_min");
+}
+
+Pair sort_values_out(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  return into(tcore::sort(self, dim, descending), values, indices, "sort.values");
+}
+
+Pair sort_stable_values_out(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending,
+                            const Tensor& values, const Tensor& indices) {
+  return into(tcore::sort(self, stable, dim, descending), values, indices, "sort.values_stable");
+}
+
+Pair topk_values_out(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values,
+                     const Tensor& indices) {
+  return into(tcore::topk(self, k, dim, largest, sorted), values, indices, "topk.values");
+}
+
+Pair kthvalue_values_out(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values,
+                         const Tensor& indices) {
+  return into(tcore::kthvalue(self, k, dim, keepdim), values, indices, "kthvalue.values");
+}
+
+Pair median_dim_values_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  return into(tcore::median(self, dim, keepdim), values, indices, "median.dim_values");
+}
+
+Pair cummax_values_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  return into(tcore::cummax(self, dim), values, indices, "cummax.out");
+}
+
+Pair cummin_values_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  return into(tcore::cummin(self, dim), values, indices, "cummin.out");
+}
+
+}  // namespace tcore::native
