@@ -15,8 +15,12 @@ when empty, with a UserWarning otherwise) and copies the result into it (a cast 
 differ). The generated entries join the operator set at load time, so bindings, stubs, the
 dispatcher, unboxing and tracing treat them as any other out= overload.
 
-Autogen names that are not out= overloads (a functional form of a mutating operator, which
-PyTorch generates for functionalization) are accepted and not generated: see docs/codegen.md.
+A mutating entry's autogen may also name its functional form, which PyTorch generates for
+functionalization (41 in its YAML): `zero_` -> `zero`, `_fused_adam_` -> `_fused_adam`, a
+mutable entry `rrelu_with_noise` -> `rrelu_with_noise_functional`. Its schema has the entry's
+arguments without annotations and returns the entry's returns (annotations dropped) followed by
+each mutated argument not already returned as `NAME_out` (torchgen's FunctionSchema.signature);
+its kernel clones the mutated arguments, runs the entry on the clones and returns them.
 """
 from __future__ import annotations
 
@@ -131,16 +135,63 @@ def _out_schema_text(f: NativeFunction, name: OperatorName) -> str:
     return f"{name}({', '.join(parts)}) -> {rets}"
 
 
+def is_mutating(func) -> bool:
+    return is_inplace_name(func.name) or any(a.is_write for a in func.arguments)
+
+
+def functional_name(func) -> OperatorName:
+    """The name of a mutating entry's functional form: add_.Tensor -> add.Tensor, __iand__.Scalar
+    -> __and__.Scalar, a mutable (not in-place, not out=) entry X.ov -> X_functional.ov."""
+    if is_inplace_name(func.name):
+        return OperatorName(_functional_base(func.name), func.name.overload)
+    return OperatorName(f"{func.name.name}_functional", func.name.overload)
+
+
+def _functional_schema_text(f: NativeFunction, name: OperatorName) -> str:
+    func = f.func
+    if tensor_options(func):
+        raise f.error(f"autogen {str(name)!r}: a mutating factory has no functional form", "autogen")
+
+    def plain(a) -> str:
+        return f"{a.type} {a.name}" + ("" if a.default is None else f"={a.default}")
+
+    args = [plain(a) for a in func.arguments]
+    if func.kwarg_only_start is not None:
+        args.insert(func.kwarg_only_start, "*")
+    returned = {r.annotation.alias_set for r in func.returns if r.annotation is not None}
+    rets = [f"{r.type}" + (f" {r.name}" if r.name else "") for r in func.returns]
+    seen = set()
+    for a in func.arguments:
+        if a.is_write and a.annotation.alias_set not in returned and a.name not in seen:
+            seen.add(a.name)
+            rets.append(f"{a.type} {a.name}_out")
+    return f"{name}({', '.join(args)}) -> {_returns_text(rets, len(rets) > 1) if rets else '()'}"
+
+
 def out_variants(f: NativeFunction) -> tuple[NativeFunction, ...]:
-    """The out= overloads f's `autogen:` names, as NativeFunctions of their own (pointing at f's
-    entry for errors)."""
+    """The overloads f's `autogen:` names (out= ones, and a mutating entry's functional form), as
+    NativeFunctions of their own (pointing at f's entry for errors)."""
     made = []
-    mutating = is_inplace_name(f.func.name) or any(a.is_write for a in f.func.arguments)
+    mutating = is_mutating(f.func)
     for name in f.autogen:
-        if mutating and not is_out_name(name):  # the functional form of a mutating entry
-            continue
         if f.func.kind == "out":
-            raise f.error(f"autogen {str(name)!r}: an out= overload cannot generate another", "autogen")
+            raise f.error(f"autogen {str(name)!r}: an out= overload generates nothing (list its out= overloads "
+                          "and functional form on the functional or mutating entry)", "autogen")
+        if mutating and not is_out_name(name):  # the functional form of a mutating entry
+            want = functional_name(f.func)
+            if name != want:
+                raise f.error(f"autogen {str(name)!r}: the functional form of {str(f.func.name)!r} is {str(want)!r}",
+                              "autogen")
+            text = _functional_schema_text(f, name)
+            try:
+                schema = parse_schema(text)
+            except SchemaError as e:
+                raise f.error(f"autogen {str(name)!r}: cannot build its schema {text!r}: {e}", "autogen") from None
+            made.append(replace(f, func=schema, variants=frozenset({"function"}),
+                                dispatch=((AUTOGEN_KEY, AUTOGEN_KERNEL),), autogen=(), autogen_from=f.func,
+                                structured=False, structured_delegate=None, python_module=f.python_module,
+                                manual_kernel_registration=False, has_explicit_dispatch=True))
+            continue
         want_base = _functional_base(f.func.name)
         if name.name != want_base:
             raise f.error(f"autogen {str(name)!r} is not an overload of {want_base!r}", "autogen")

@@ -77,7 +77,7 @@ def render_registration(key: str, shard: int, num_shards: int, groups: dict[str,
                 if key == autogen.AUTOGEN_KEY:
                     roots.add(root)
                     sources.add(f.autogen_from.name.base)  # __ilshift__ for __lshift__.Scalar_out
-                    made.append(_autogen_kernel(f))
+                    made.append(_autogen_kernel(f) if f.func.is_out_fn else _autogen_functional_kernel(f))
                 continue
             kernel = f.kernel_for(key)
             if kernel is None or f.manual_kernel_registration:
@@ -88,10 +88,47 @@ def render_registration(key: str, shard: int, num_shards: int, groups: dict[str,
     headers = {h for r in roots for h in (layout.ops_header(r), layout.native_header(r))}
     if made:  # what the generated out= kernels call
         headers |= {"tcore/core/Autogen.h", layout.ops_header("copy")} | {layout.ops_header(r) for r in sources}
-        headers |= {layout.ops_header("clone") for a in made if a["inplace"]}
+        headers |= {layout.ops_header("clone") for a in made if a["inplace"] or a.get("clones")}
     return render("Register.cpp.j2", key=key, shard=shard, num_shards=num_shards, headers=sorted(headers),
                   registrations=registrations, structured=generated, autogen=made, cpu_key=CPU_KERNEL_KEY,
                   device_type=DEVICE_TYPES.get(key, ""))
+
+
+def _autogen_functional_kernel(f: NativeFunction) -> dict:
+    """The template's view of a mutating entry's generated functional form: the mutated
+    arguments cloned (`NAME_new_`), the entry run on the clones, its own results and the clones
+    returned in the functional schema's order."""
+    source = f.autogen_from
+    args = cpp.dispatcher_args(f.func)
+    clones, inputs, new = [], [], {}
+    for a in source.arguments:
+        name = cpp.cpp_ident(a.name)
+        if not a.is_write:
+            inputs.append(name)
+            continue
+        var = f"{name}_new_"
+        t = a.type
+        if isinstance(t, BaseType):
+            clones.append(f"Tensor {var} = ops::clone::call({name}, ::std::nullopt);")
+        elif isinstance(t, OptionalType):
+            clones.append(f"::std::optional<Tensor> {var} = {name} ? ::std::optional<Tensor>(ops::clone::call(*{name}, "
+                          f"::std::nullopt)) : ::std::nullopt;")
+        else:  # Tensor[]
+            clones.append(f"::std::vector<Tensor> {var};")
+            clones.append(f"for (const Tensor& t : {name}) {var}.push_back(ops::clone::call(t, ::std::nullopt));")
+        inputs.append(var)
+        new[a.annotation.alias_set] = var
+    one = len(source.returns) == 1 and not source.returns_tuple
+    values = [new[r.annotation.alias_set] if r.annotation is not None and r.annotation.is_write
+              else ("result" if one else f"::std::get<{i}>(result)") for i, r in enumerate(source.returns)]
+    returned = {r.annotation.alias_set for r in source.returns if r.annotation is not None}
+    values += [var for alias, var in new.items() if alias not in returned]
+    ret_type = cpp.return_type(f.func)
+    returns = values[0] if len(values) == 1 and not f.func.returns_tuple else f"{ret_type}({', '.join(values)})"
+    keeps = any(v == "result" or v.startswith("::std::get<") for v in values)
+    return dict(name=str(f.func.name), source=str(source.name), struct=cpp.struct_name(f.func),
+                source_struct=source.name.unambiguous, ret=ret_type, params=", ".join(a.decl(False) for a in args),
+                inputs=inputs, inplace=False, functional=True, clones=clones, keeps_result=keeps, returns=returns)
 
 
 def _autogen_kernel(f: NativeFunction) -> dict:

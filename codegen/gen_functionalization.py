@@ -158,8 +158,8 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
     annotated = writes or any(r.annotation is not None for r in f.func.returns)
     if not annotated:
         return dict(common, kind="functional")
-    if autogen.is_generated(f) and not autogen.is_inplace_name(f.autogen_from.name):
-        return _generated_out(f, common, writes)
+    if autogen.is_generated(f) and f.func.is_out_fn and not autogen.is_inplace_name(f.autogen_from.name):
+        return _generated_out(f, common, writes, functions)
     if is_view_op(f):
         captures, call = _captures(f)
         loads = {a.name: c for a, c in zip(f.func.arguments[1:], call)}
@@ -198,6 +198,8 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
         return dict(common, kind="inplace_view", captures=", ".join(captures), replay=replay, first_call=first,
                     reverse=reverse, needs=needs + copy_needs, uses_replay="replay" in reverse, self=args[0].name,
                     multi=False)
+    if not f.func.name.inplace and not f.func.is_out_fn:  # a mutable entry (rrelu_with_noise's noise)
+        return _mutable(f, common, writes, functions)
     found = _twin(f, functions, have)
     if found is None:
         return None
@@ -209,14 +211,14 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
     if f.func.name.inplace and writes and writes[0].name == f.func.arguments[0].name and len(twin_returns) == len(writes):
         # add_ (self), _fused_adam_ (self and the moments: the twin returns each new value)
         names = [cpp.cpp_ident(a.name) for a in writes]
-        commits = [(n, "result" if len(names) == 1 else f"std::get<{i}>(result)") for i, n in enumerate(names)]
+        commits = [(n, "result" if len(names) == 1 else f"std::get<{i}>(result)", False) for i, n in enumerate(names)]
         twin_ret = "Tensor" if len(names) == 1 else cpp.return_type(twin_f.func)
         return dict(common, kind="inplace", twin=twin, twin_ret=twin_ret, twin_call=twin_call, needs=needs,
                     commits=commits, returned=names[0])
     if f.func.is_out_fn and len(twin_returns) == len(writes) == len(f.func.returns):
         outs = [cpp.cpp_ident(a.name) for a in writes]
         one = len(writes) == 1 and not (twin_f is not None and twin_f.func.returns_tuple)
-        commits = [(o, "result" if one else f"std::get<{i}>(result)") for i, o in enumerate(outs)]
+        commits = [(o, "result" if one else f"std::get<{i}>(result)", True) for i, o in enumerate(outs)]
         returned = outs[0] if len(outs) == 1 and not f.func.returns_tuple else f"{common['ret']}({', '.join(outs)})"
         twin_ret = cpp.return_type(twin_f.func) if twin_f is not None else "Tensor"
         return dict(common, kind="out", twin=twin, twin_ret=twin_ret, twin_call=twin_call,
@@ -224,23 +226,63 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
     return None
 
 
-def _generated_out(f: NativeFunction, common: dict, writes) -> dict | None:
+def _functional_form(entry: NativeFunction | None):
+    """The schema of a mutating entry's generated functional form (autogen:), or None."""
+    if entry is None or autogen.functional_name(entry.func) not in entry.autogen:
+        return None
+    return next(g.func for g in autogen.out_variants(entry) if not g.func.is_out_fn)
+
+
+def _mutable(f: NativeFunction, common: dict, writes, functions) -> dict | None:
+    """A mutable entry (not in-place, not out=: rrelu_with_noise mutates its noise): its generated
+    functional form (X_functional) runs below, each mutated argument takes its new value (the
+    results after the entry's own), and the entry's own results are returned."""
+    twin = _functional_form(f)
+    if twin is None or not all(_plain_tensor(a.type) for a in writes):
+        return None
+    mine = f.func.returns
+    tail = [a for a in writes if not any(r.annotation is not None and r.annotation.alias_set == a.annotation.alias_set
+                                         for r in mine)]
+    n = len(twin.returns)
+    part = (lambda i: "result") if n == 1 and not twin.returns_tuple else (lambda i: f"std::get<{i}>(result)")
+    commits = [(cpp.cpp_ident(a.name), part(len(mine) + j), False) for j, a in enumerate(tail)]
+    by_alias = {a.annotation.alias_set: cpp.cpp_ident(a.name) for a in writes}
+    values = [by_alias[r.annotation.alias_set] if r.annotation is not None and r.annotation.is_write else part(i)
+              for i, r in enumerate(mine)]
+    returned = values[0] if len(values) == 1 and not f.func.returns_tuple else (
+        f"{common['ret']}({', '.join(values)})" if values else "")
+    return dict(common, kind="mutable", twin=twin.name.unambiguous, twin_ret=cpp.return_type(twin),
+                twin_call=common["call"], needs=(twin.name.base,), commits=commits, returned=returned)
+
+
+def _generated_out(f: NativeFunction, common: dict, writes, functions) -> dict | None:
     """An autogen: out= overload: the entry it was generated from, its results committed to the
-    outs (a factory's options from the first out, as its generated kernel does)."""
+    outs (a factory's options from the first out, as its generated kernel does). When that entry
+    mutates arguments of its own, its functional form runs instead and they are committed too."""
     source = f.autogen_from
     values = _unwrapped(f)
     call = ", ".join(autogen.entry_call(f, lambda a: values[a.name]))
-    twin, needs = cpp.struct_name(source), (source.name.base,)
+    twin, twin_ret, needs = cpp.struct_name(source), cpp.return_type(source), (source.name.base,)
+    returned = {r.annotation.alias_set for r in source.returns if r.annotation is not None}
+    mutated = [a for a in source.arguments if a.is_write and a.annotation.alias_set not in returned]
+    if any(a.is_write for a in source.arguments):
+        functional = _functional_form(next((g for g in functions if g.func == source), None))
+        if functional is None or not all(_plain_tensor(a.type) for a in mutated):
+            return None
+        twin, twin_ret, needs = functional.name.unambiguous, cpp.return_type(functional), (functional.name.base,)
     if len(writes) == 1 and isinstance(writes[0].type, ListType) and _plain_tensor(writes[0].type.elem):
         return dict(common, kind="inplace_list", twin=twin, twin_call=call, needs=needs,
                     self=cpp.cpp_ident(writes[0].name), resize=True)
     if not (all(_plain_tensor(a.type) for a in writes) and all(_plain_tensor(r.type) for r in source.returns)):
         return None
-    outs = [cpp.cpp_ident(a.name) for a in writes]
-    one = len(source.returns) == 1 and not source.returns_tuple
-    commits = [(o, "result" if one else f"std::get<{i}>(result)") for i, o in enumerate(outs)]
+    names = {a.name for a in mutated}
+    outs = [cpp.cpp_ident(a.name) for a in writes if a.name not in names]
+    one = len(source.returns) == 1 and not source.returns_tuple and not mutated
+    commits = [(o, "result" if one else f"std::get<{i}>(result)", True) for i, o in enumerate(outs)]
+    commits += [(cpp.cpp_ident(a.name), f"std::get<{len(source.returns) + j}>(result)", False)
+                for j, a in enumerate(mutated)]
     returned = outs[0] if len(outs) == 1 and not f.func.returns_tuple else f"{common['ret']}({', '.join(outs)})"
-    return dict(common, kind="out", twin=twin, twin_ret=cpp.return_type(source), twin_call=call,
+    return dict(common, kind="out", twin=twin, twin_ret=twin_ret, twin_call=call,
                 commits=commits, returned=returned, needs=needs)
 
 

@@ -25,14 +25,14 @@ except ImportError:  # pragma: no cover - torch is a test requirement
 
 
 def test_pytorch_autogen_schemas_are_torchgens(pytorch_dir):
-    """Every out= overload torchgen generates from PyTorch's YAML, tcore generates with the same
-    schema; the only others are PyTorch's non-core CompositeImplicitAutograd entries, whose out=
+    """Every out= overload and functional form of a mutating entry (41) torchgen generates from
+    PyTorch's YAML, tcore generates with the same schema; the only others are PyTorch's non-core CompositeImplicitAutograd entries, whose out=
     overloads torchgen skips (they decompose) and tcore generates all the same."""
     gen = pytest.importorskip("torchgen.gen")
     model = pytest.importorskip("torchgen.model")
     parsed = gen.parse_native_yaml(str(pytorch_dir / "native_functions.yaml"), str(pytorch_dir / "tags.yaml"))
     theirs = {str(f.func.name): str(f.func) for f in parsed.native_functions
-              if "generated" in f.tags and f.func.kind() == model.SchemaKind.out}
+              if "generated" in f.tags and f.func.kind() in (model.SchemaKind.out, model.SchemaKind.functional)}
     opset = load_operator_set(str(pytorch_dir / "native_functions.yaml"), str(pytorch_dir / "tags.yaml"))
     ours = {str(f.func.name): f for f in opset.functions if autogen.is_generated(f)}
     assert len(theirs) > 400
@@ -47,7 +47,29 @@ def test_tcore_operators_have_their_out_overloads():
     names = {str(f.func.name) for f in GENERATED}
     assert {"relu.out", "cumsum.out", "clone.out", "softmax.int_out", "sum.out", "_foreach_add.List_out"} <= names
     for f in GENERATED:
-        assert f.func.is_out_fn and f.autogen_from is not None and f.dispatch == (("CompositeExplicitAutograd", "<autogen>"),)
+        assert f.autogen_from is not None and f.dispatch == (("CompositeExplicitAutograd", "<autogen>"),)
+        assert f.func.is_out_fn or str(f.func.name) == "zero"  # zero_'s functional form
+
+
+def test_functional_form_of_a_mutating_operator():
+    """zero_'s autogen: zero (a clone zeroed, the input untouched) and zero.out, as PyTorch's."""
+    x = tcore.tensor(X.copy())
+    z = tcore.zero(x)
+    assert z.tolist() == [[0.0] * 3] * 2 and x.tolist() == X.tolist() and z._storage_ptr() != x._storage_ptr()
+    out = tcore.empty(0)
+    assert tcore.zero(x, out=out) is out and out.tolist() == [[0.0] * 3] * 2 and x.tolist() == X.tolist()
+    assert str(OPSET.lookup()["zero"].func) == "zero(Tensor self) -> Tensor"
+
+
+def test_functional_form_errors_name_the_expected_name(tmp_path):
+    from codegen.errors import SourceError
+    from codegen.load import load_native_functions
+
+    yaml = tmp_path / "native_functions.yaml"
+    yaml.write_text("- func: rrelu_with_noise(Tensor self, Tensor(b!) noise, bool training=False) -> Tensor\n"
+                    "  autogen: rrelu_with_noise.functional\n")
+    with pytest.raises(SourceError, match="rrelu_with_noise_functional"):
+        load_native_functions(str(yaml))
 
 
 X = np.array([[1.5, -2.0, 3.0], [0.25, 5.0, -1.0]], np.float32)

@@ -132,7 +132,6 @@ _ENTRIES = """\
 - func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
   dispatch:
     CompositeExplicitAutograd: add_out
-  autogen: add.foo
 
 - func: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
   variants: function, method
@@ -141,6 +140,7 @@ _ENTRIES = """\
 
 - func: gelu(Tensor self, *, str approximate='none') -> Tensor
   python_module: nn
+  autogen: gelu.out
   device_check: NoCheck
   precomputed:
   - dim -> int a, int b
@@ -208,7 +208,7 @@ def test_valid_entries_load():
         from codegen.load import load_operator_set
 
         opset = load_operator_set(str(Path(d) / "native_functions.yaml"), str(Path(d) / "tags.yaml"))
-        assert [str(f.func.name) for f in opset.functions] == ["add.Tensor", "add.out", "sum.dim_IntList", "gelu"]
+        assert [str(f.func.name) for f in opset.functions] == ["add.Tensor", "add.out", "sum.dim_IntList", "gelu", "gelu.out"]
 
 
 @pytest.mark.parametrize("text", [
