@@ -77,8 +77,8 @@ CASES = {
                                           "- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured: True\n  dispatch:\n    CPU: exp_out\n",
                                           "must be an out= overload", "structured"),
     # autogen: out= overloads (codegen/autogen.py)
-    "autogen of another operator": ("  autogen: softmax.int_out\n", "  autogen: log_softmax.int_out\n",
-                                    "is not an overload of 'softmax'", "autogen"),
+    "autogen of another operator": ("  autogen: logsumexp.out\n", "  autogen: log_softmax.int_out\n",
+                                    "is not an overload of 'logsumexp'", "autogen"),
     "autogen without a Tensor return": ("    CompositeImplicitAutograd: equal\n",
                                         "    CompositeImplicitAutograd: equal\n  autogen: equal.out\n",
                                         "an out= overload needs a Tensor return", "autogen"),
@@ -210,17 +210,17 @@ HOSTILE = {
               "notatype"),
     "None for non-optional": ("Tensor(a) self, int dim=0,", "Tensor(a) self, int dim=None,", "None is not a default", "None"),
     # kernel names go into C++
-    "kernel injection": ("    CPU: softmax\n", "    CPU: abs-out; system()\n", "not a C++ identifier", "-out; system()"),
-    "kernel keyword": ("    CPU: softmax\n", "    CPU: delete\n", "'delete' is a C++ keyword", "delete"),
-    "autogen name": ("  autogen: softmax.int_out\n", "  autogen: softmax.x-y\n", "not an operator name", "-y"),
+    "kernel injection": ("    CPU: logsumexp\n", "    CPU: abs-out; system()\n", "not a C++ identifier", "-out; system()"),
+    "kernel keyword": ("    CPU: logsumexp\n", "    CPU: delete\n", "'delete' is a C++ keyword", "delete"),
+    "autogen name": ("  autogen: logsumexp.out\n", "  autogen: logsumexp.x-y\n", "not an operator name", "-y"),
     # bounded, well-formed YAML
-    "alias": ("    CPU: softmax\n", "    CPU: &k mm\n", "anchors and aliases", "&k"),
-    "deep nesting": ("    CPU: softmax\n", "    CPU: softmax\n  precomputed: " + "[" * 100000 + "]" * 100000 + "\n",
+    "alias": ("    CPU: logsumexp\n", "    CPU: &k mm\n", "anchors and aliases", "&k"),
+    "deep nesting": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  precomputed: " + "[" * 100000 + "]" * 100000 + "\n",
                      "nested deeper than 64 levels", "["),
-    "nul byte": ("    CPU: softmax\n", "    CPU: m\0m\n", "U+0000 is not allowed", None),
-    "complex key": ("    CPU: softmax\n", "    CPU: softmax\n  ? [a]\n  : b\n", "mapping key must be a plain scalar", "[a]"),
-    "tag list item": ("    CPU: softmax\n  tags: core", "    CPU: softmax\n  tags: [[core]]", "a tag must be a name", "[core]"),
-    "bad timestamp": ("    CPU: softmax\n", "    CPU: softmax\n  python_module: 2001-13-45\n", "month must be in 1..12", "2001"),
+    "nul byte": ("    CPU: logsumexp\n", "    CPU: m\0m\n", "U+0000 is not allowed", None),
+    "complex key": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  ? [a]\n  : b\n", "mapping key must be a plain scalar", "[a]"),
+    "tag list item": ("    CPU: prod\n  tags: core", "    CPU: prod\n  tags: [[core]]", "a tag must be a name", "[core]"),
+    "bad timestamp": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  python_module: 2001-13-45\n", "month must be in 1..12", "2001"),
 }
 
 

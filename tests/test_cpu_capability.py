@@ -131,8 +131,9 @@ def test_symbols_are_kept_apart(tcore):
     names = subprocess.run(["nm", "-C", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
     for name in NAMES:
         if table(tcore)[name]["compiled"]:
-            # structured kernels are their impl (add, exp, mm), the others functions (softmax)
-            for kernel in ("structured_add_out::impl", "structured_exp_out::impl", "softmax", "structured_mm_out::impl"):
+            # structured kernels are their impl (add, exp, mm, softmax), the others functions (logsumexp)
+            for kernel in ("structured_add_out::impl", "structured_exp_out::impl", "structured_softmax_out::impl",
+                           "logsumexp", "structured_mm_out::impl"):
                 assert re.search(rf"tcore::native::cpu_{name}::{kernel}\(", names), (name, kernel)
     # the CPU kernels live in a capability's namespace only
     for kernel in (r"structured_exp_out::impl\(", r"structured_mm_out::impl\(", r"structured_add_out::impl\("):

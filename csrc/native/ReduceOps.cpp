@@ -1,12 +1,16 @@
 // Meta functions of the structured reductions: sum and mean over a dim list, amax/amin,
-// argmax/argmin. Their dtype rules and errors are PyTorch's (infer_dtype_from_optional: dtype=
+// argmax/argmin, the scans cumsum/cumprod and softmax/log_softmax. Their dtype rules and errors are PyTorch's (infer_dtype_from_optional: dtype=
 // first, then a given out's dtype, then the input's with integers and bool as int64). Kernels:
 // native/cpu/ReduceOps.cpp, native/cpu/ReduceMore.cpp, native/cuda/ReduceKernels.cu.
 #include <tcore/ops/amax_native.h>
 #include <tcore/ops/amin_native.h>
 #include <tcore/ops/argmax_native.h>
 #include <tcore/ops/argmin_native.h>
+#include <tcore/ops/cumprod_native.h>
+#include <tcore/ops/cumsum_native.h>
+#include <tcore/ops/log_softmax_native.h>
 #include <tcore/ops/mean_native.h>
+#include <tcore/ops/softmax_native.h>
 #include <tcore/ops/sum_native.h>
 
 #include "native/TensorUtils.h"
@@ -60,7 +64,36 @@ void arg_minmax(MetaBase& m, const Tensor& self, std::optional<int64_t> dim, boo
   m.set_output(0, shape, ScalarType::Long);
 }
 
+// cumsum/cumprod: the input's sizes, the dim checked; the dtype as a reduction's (PyTorch's
+// meta_func_cum_ops)
+void scan(MetaBase& m, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  (void)wrap_dim(dim, self.dim());
+  m.set_output(0, self.sizes(), reduction_dtype(self, dtype, m.maybe_get_output(0)));
+}
+
+// softmax/log_softmax: the input's sizes; dtype= (floating), else the input's floating dtype (an
+// integer input computes in the default float dtype); an out of another dtype is an error, as in torch
+void softmax(MetaBase& m, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
+  (void)wrap_dim(dim, self.dim());
+  const ScalarType t = dtype ? *dtype : (is_floating(self.dtype()) ? self.dtype() : default_float_dtype());
+  TCORE_CHECK_TYPE(is_floating(t), op, ": dtype must be floating, got ", t);
+  m.set_output(0, self.sizes(), t);
+}
+
 }  // namespace
+
+TCORE_META_FUNC(cumsum)(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  scan(*this, self, dim, dtype);
+}
+TCORE_META_FUNC(cumprod)(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  scan(*this, self, dim, dtype);
+}
+TCORE_META_FUNC2(softmax, int)(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  softmax(*this, self, dim, dtype, "softmax");
+}
+TCORE_META_FUNC2(log_softmax, int)(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  softmax(*this, self, dim, dtype, "log_softmax");
+}
 
 TCORE_META_FUNC2(sum, dim_IntList)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                                    std::optional<ScalarType> dtype) {

@@ -199,9 +199,9 @@ Tensor variance(const Tensor& self, OptionalIntArrayRef dim, const std::optional
   });
 }
 
+// the scan of self along dim, in dtype t, into result (contiguous, self's sizes, of dtype t)
 template <bool Product>
-Tensor scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
-  const ScalarType t = accumulate_type(self, dtype);
+void scan_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
   const std::vector<bool> mask = one_dim(self, dim);
   Rows rows = rows_for(self, mask, true, t);
   // the scanned rows, in the (kept dims, dim) order of `rows`, written back in the input's order
@@ -218,9 +218,15 @@ Tensor scan(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, co
       }
     });
   });
-  Tensor result = empty_cpu(self.sizes(), t);
   write_rows_back(result, scanned, mask);
-  return result;
+}
+
+// out's dtype is the meta function's (dtype=, integers as int64...): the scan runs in it, float16
+// and bfloat16 in float32, rounded once on the copy into out
+template <bool Product>
+void scan_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
+  const ScalarType t = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  into_output(out, t, {self}, [&](const Tensor& r) { scan_into<Product>(r, self, dim, t, op); });
 }
 
 }  // namespace
@@ -331,31 +337,23 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   });
 }
 
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
-    return cast(scan<false>(f32(self), dim, ScalarType::Float, "cumsum"), dtype.value_or(self.dtype()));
-  return scan<false>(self, dim, dtype, "cumsum");
+TCORE_IMPL_FUNC(cumsum_out)(const Tensor& self, int64_t dim, std::optional<ScalarType>, const Tensor& out) {
+  scan_out<false>(self, dim, out, "cumsum");
 }
-Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
-    return cast(scan<true>(f32(self), dim, ScalarType::Float, "cumprod"), dtype.value_or(self.dtype()));
-  return scan<true>(self, dim, dtype, "cumprod");
+TCORE_IMPL_FUNC(cumprod_out)(const Tensor& self, int64_t dim, std::optional<ScalarType>, const Tensor& out) {
+  scan_out<true>(self, dim, out, "cumprod");
 }
 
 // softmax and log_softmax along one dim: max-shifted, accumulated in double; the rows are
 // laid out like the scans (the dim last) and written back in the input's order.
 namespace {
+// into result (contiguous, self's sizes, of the floating dtype t)
 template <bool Log>
-Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
-  const ScalarType t = dtype ? *dtype : (is_floating(self.dtype()) ? self.dtype() : default_float_dtype());
-  TCORE_CHECK_TYPE(is_floating(t), op, ": dtype must be floating, got ", t);
-  if (is_reduced_float(t))  // float16/bfloat16: computed in float32, rounded on store
-    return cast(softmax_impl<Log>(self, dim, ScalarType::Float, op), t);
+void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
   const std::vector<bool> mask = one_dim(self, dim);
   const Rows rows = rows_for(self, mask, true, t);
   // the dim is the last one of a contiguous input: the rows are laid out as the result is
   const bool direct = self.dim() > 0 && self.is_contiguous() && wrap_dim(dim, self.dim()) == self.dim() - 1;
-  Tensor result = empty_cpu(self.sizes(), t);
   Tensor rowwise = direct ? result : empty_cpu(rows.data.sizes(), t);
   dispatch_floating(t, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -389,15 +387,21 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
     });
   });
   if (!direct) write_rows_back(result, rowwise, mask);
-  return result;
+}
+
+// out's dtype is the meta function's; float16/bfloat16 compute in float32, rounded on the copy
+template <bool Log>
+void softmax_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
+  const ScalarType t = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  into_output(out, t, {self}, [&](const Tensor& r) { softmax_into<Log>(r, self, dim, t, op); });
 }
 }  // namespace
 
-Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl<false>(self, dim, dtype, "softmax");
+TCORE_IMPL_FUNC(softmax_out)(const Tensor& self, int64_t dim, std::optional<ScalarType>, const Tensor& out) {
+  softmax_out<false>(self, dim, out, "softmax");
 }
-Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl<true>(self, dim, dtype, "log_softmax");
+TCORE_IMPL_FUNC(log_softmax_out)(const Tensor& self, int64_t dim, std::optional<ScalarType>, const Tensor& out) {
+  softmax_out<true>(self, dim, out, "log_softmax");
 }
 
 }  // namespace TCORE_CPU_NS
