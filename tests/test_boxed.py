@@ -67,6 +67,8 @@ for _op, _names in {"max.dim_max": ("max", "max_values"), "min.dim_min": ("min",
                     "median.dim_values": ("values", "indices"), "cummax.out": ("values", "indices"),
                     "cummin.out": ("values", "indices")}.items():
     OVERRIDES[_op] = {**OVERRIDES.get(_op.split(".")[0], {}), _names[0]: _OUT, _names[1]: _LONG_OUT}
+for _op in ("all.all_out", "all.out", "any.all_out", "any.out"):  # a bool out (or uint8), as torch requires
+    OVERRIDES[_op] = {"out": lambda tc: tc.empty(0, dtype=tc.bool)}
 for _op, _kinds in {"_unique2.out": (_OUT, _LONG_OUT, _LONG_OUT), "unique_dim.out": (_OUT, _LONG_OUT, _LONG_OUT),
                     "native_layer_norm.out": (_OUT, _OUT, _OUT)}.items():  # autogen'd: out0, out1, out2
     OVERRIDES[_op] = {**OVERRIDES.get(_op.split(".")[0], {}), **{f"out{i}": k for i, k in enumerate(_kinds)}}

@@ -219,7 +219,7 @@ HOSTILE = {
                      "nested deeper than 64 levels", "["),
     "nul byte": ("    CPU: logsumexp\n", "    CPU: m\0m\n", "U+0000 is not allowed", None),
     "complex key": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  ? [a]\n  : b\n", "mapping key must be a plain scalar", "[a]"),
-    "tag list item": ("    CPU: prod\n  tags: core", "    CPU: prod\n  tags: [[core]]", "a tag must be a name", "[core]"),
+    "tag list item": ("    CPU: var\n  tags: core", "    CPU: var\n  tags: [[core]]", "a tag must be a name", "[core]"),
     "bad timestamp": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  python_module: 2001-13-45\n", "month must be in 1..12", "2001"),
 }
 

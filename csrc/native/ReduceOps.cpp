@@ -1,15 +1,18 @@
 // Meta functions of the structured reductions: sum and mean over a dim list, amax/amin,
-// argmax/argmin, the scans cumsum/cumprod and softmax/log_softmax. Their dtype rules and errors are PyTorch's (infer_dtype_from_optional: dtype=
+// argmax/argmin, prod over a dim, all/any, the scans cumsum/cumprod and softmax/log_softmax. Their dtype rules and errors are PyTorch's (infer_dtype_from_optional: dtype=
 // first, then a given out's dtype, then the input's with integers and bool as int64). Kernels:
 // native/cpu/ReduceOps.cpp, native/cpu/ReduceMore.cpp, native/cuda/ReduceKernels.cu.
 #include <tcore/ops/amax_native.h>
 #include <tcore/ops/amin_native.h>
+#include <tcore/ops/all_native.h>
+#include <tcore/ops/any_native.h>
 #include <tcore/ops/argmax_native.h>
 #include <tcore/ops/argmin_native.h>
 #include <tcore/ops/cumprod_native.h>
 #include <tcore/ops/cumsum_native.h>
 #include <tcore/ops/log_softmax_native.h>
 #include <tcore/ops/mean_native.h>
+#include <tcore/ops/prod_native.h>
 #include <tcore/ops/softmax_native.h>
 #include <tcore/ops/sum_native.h>
 
@@ -80,7 +83,33 @@ void softmax(MetaBase& m, const Tensor& self, int64_t dim, std::optional<ScalarT
   m.set_output(0, self.sizes(), t);
 }
 
+// all/any: bool, or uint8 for a uint8 input (PyTorch's uint8 compatibility), or a given out's
+// bool or uint8 dtype; an empty dim is fine (all of nothing is true)
+void all_any(MetaBase& m, const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* op) {
+  const Tensor& out = m.maybe_get_output(0);
+  TCORE_CHECK_TYPE(!out.defined() || out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::Byte, op,
+                   " only supports bool tensor for result, got: ", out.dtype());
+  const ScalarType t = out.defined() ? out.dtype() : (self.dtype() == ScalarType::Byte ? ScalarType::Byte
+                                                                                        : ScalarType::Bool);
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), !dim.has_value());
+  if (dim && self.dim() > 0) mask[wrap_dim(*dim, self.dim())] = true;
+  if (dim && self.dim() == 0) (void)wrap_dim(*dim, 0);
+  m.set_output(0, native::reduced_shape(self.sizes(), mask, keepdim && dim.has_value()), t);
+}
+
 }  // namespace
+
+TCORE_META_FUNC2(prod, dim_int)(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
+  const int64_t d = wrap_dim(dim, self.dim());
+  if (self.dim() > 0) mask[d] = true;
+  set_output(0, native::reduced_shape(self.sizes(), mask, keepdim), reduction_dtype(self, dtype, maybe_get_output(0)));
+}
+
+TCORE_META_FUNC(all)(const Tensor& self) { all_any(*this, self, std::nullopt, false, "all"); }
+TCORE_META_FUNC2(all, dim)(const Tensor& self, int64_t dim, bool keepdim) { all_any(*this, self, dim, keepdim, "all"); }
+TCORE_META_FUNC(any)(const Tensor& self) { all_any(*this, self, std::nullopt, false, "any"); }
+TCORE_META_FUNC2(any, dim)(const Tensor& self, int64_t dim, bool keepdim) { all_any(*this, self, dim, keepdim, "any"); }
 
 TCORE_META_FUNC(cumsum)(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   scan(*this, self, dim, dtype);

@@ -1,7 +1,11 @@
-// sum and mean over every dim, as PyTorch defines them (CompositeExplicitAutograd: their own
-// derivatives, any backend): the structured dim-list reductions with no dims.
+// sum, mean and prod over every dim, as PyTorch defines them (CompositeExplicitAutograd: their
+// own derivatives, any backend, Meta included): the structured dim reductions, prod over the
+// flattened input.
 #include <tcore/ops/mean.h>
 #include <tcore/ops/mean_native.h>
+#include <tcore/ops/prod.h>
+#include <tcore/ops/prod_native.h>
+#include <tcore/ops/reshape.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/sum_native.h>
 
@@ -13,6 +17,10 @@ Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   return tcore::mean(self, std::nullopt, false, dtype);
+}
+
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  return tcore::prod(tcore::reshape(self, {-1}), 0, false, dtype);
 }
 
 }  // namespace tcore::native

@@ -156,13 +156,24 @@ void arg_extreme_into(const Tensor& result, const Tensor& self, std::optional<in
 }
 
 template <bool All>
-Tensor all_any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const char* op) {
-  const Rows rows = rows_for(self, reduction_mask(dim, self.dim(), op), keepdim, ScalarType::Bool);
-  return per_row<bool, bool>(rows, ScalarType::Bool, [](const bool* row, int64_t n) {
+void all_any_into(const Tensor& result, const Tensor& self, const std::vector<bool>& mask) {
+  const Rows rows = rows_for(self, mask, false, ScalarType::Bool);
+  per_row_into<bool, bool>(result, rows, [](const bool* row, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       if (row[i] != All) return !All;
     return All;
   });
+}
+
+// out is bool or uint8 (the meta function's): computed as bool, cast on the copy into a uint8 out
+// (into a uint8 out, of the input cast to uint8 first, as torch computes it: 0.25 is false there)
+template <bool All>
+void all_any_out(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), !dim.has_value());
+  if (dim && self.dim() > 0) mask[wrap_dim(*dim, self.dim())] = true;
+  const bool bytes = out.dtype() == ScalarType::Byte && self.dtype() != ScalarType::Byte;
+  const Tensor x = bytes ? cast(self, ScalarType::Byte) : self;
+  into_output(out, ScalarType::Bool, {self}, [&](const Tensor& r) { all_any_into<All>(r, x, mask); });
 }
 
 ScalarType accumulate_type(const Tensor& self, std::optional<ScalarType> dtype) {
@@ -232,29 +243,26 @@ void scan_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op
 }  // namespace
 
 namespace {
-Tensor product(const Tensor& self, const std::vector<bool>& mask, bool keepdim, std::optional<ScalarType> dtype) {
-  const ScalarType t = accumulate_type(self, dtype);
-  const Rows rows = rows_for(self, mask, keepdim, t);
-  return dispatch_dtype(t, "prod", [&](auto tag) {
+// the product over the dims of mask, in dtype t, into result (contiguous, of the reduced shape)
+void product_into(const Tensor& result, const Tensor& self, const std::vector<bool>& mask, ScalarType t) {
+  const Rows rows = rows_for(self, mask, false, t);
+  dispatch_dtype(t, "prod", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return per_row<T, T>(rows, t, [](const T* row, int64_t n) {
+    per_row_into<T, T>(result, rows, [](const T* row, int64_t n) {
       T acc = T(1);
       for (int64_t i = 0; i < n; ++i) acc = static_cast<T>(acc * row[i]);
       return acc;
     });
   });
 }
+
 }  // namespace
 
-Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
-    return cast(prod(f32(self), ScalarType::Float), dtype.value_or(self.dtype()));
-  return product(self, std::vector<bool>(static_cast<size_t>(self.dim()), true), false, dtype);
-}
-Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  if (widen(self) && (!dtype || is_reduced_float(*dtype)))
-    return cast(prod(f32(self), dim, keepdim, ScalarType::Float), dtype.value_or(self.dtype()));
-  return product(self, one_dim(self, dim), keepdim, dtype);
+// out's dtype is the meta function's; float16/bfloat16 compute in float32, rounded on the copy
+TCORE_IMPL_FUNC(prod_out)(const Tensor& self, int64_t dim, bool, std::optional<ScalarType>, const Tensor& out) {
+  const ScalarType t = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  const std::vector<bool> mask = one_dim(self, dim);
+  into_output(out, t, {self}, [&](const Tensor& r) { product_into(r, self, mask, t); });
 }
 
 // float16/bfloat16 inputs compute in float32 (widen); the results are cast back on the copy.
@@ -297,14 +305,10 @@ TCORE_IMPL_FUNC(argmin_out)(const Tensor& self, std::optional<int64_t> dim, bool
   into_output(out, ScalarType::Long, {self}, [&](const Tensor& r) { arg_extreme_into<false>(r, x, dim, "argmin"); });
 }
 
-Tensor all(const Tensor& self) { return all_any<true>(self, std::nullopt, false, "all"); }
-Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
-  return all_any<true>(self, IntArrayRef({dim}), keepdim, "all");
-}
-Tensor any(const Tensor& self) { return all_any<false>(self, std::nullopt, false, "any"); }
-Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
-  return all_any<false>(self, IntArrayRef({dim}), keepdim, "any");
-}
+TCORE_IMPL_FUNC(all_all_out)(const Tensor& self, const Tensor& out) { all_any_out<true>(self, std::nullopt, out); }
+TCORE_IMPL_FUNC(all_out)(const Tensor& self, int64_t dim, bool, const Tensor& out) { all_any_out<true>(self, dim, out); }
+TCORE_IMPL_FUNC(any_all_out)(const Tensor& self, const Tensor& out) { all_any_out<false>(self, std::nullopt, out); }
+TCORE_IMPL_FUNC(any_out)(const Tensor& self, int64_t dim, bool, const Tensor& out) { all_any_out<false>(self, dim, out); }
 
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
   if (widen(self)) return cast(var(f32(self), dim, correction, keepdim), self.dtype());
