@@ -218,6 +218,20 @@ def test_out_resize_warns_unless_empty():
             tcore.exp(a, out=tcore.empty(5))
 
 
+def test_warnings_name_the_callers_line():
+    """A kernel's warning is attributed to the first frame outside the tcore package (the
+    binding's argument check and tcore.nn.functional's wrappers are skipped), as torch's are."""
+    import inspect
+
+    a = tcore.ones(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        tcore.exp(a, out=tcore.empty(2))
+        tcore.max(tcore.ones(2, 3), 1, out=(tcore.empty(1), tcore.empty(1, dtype=tcore.int64)))
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)] + [(__file__, line + 1)] * 2  # values, indices
+
+
 def test_out_dtype_rules_match_torch():
     cases = [
         ("exp", [np.array([1, 2], np.int64)], np.int64),        # float result into int64: error
