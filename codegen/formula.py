@@ -44,8 +44,11 @@ _METHOD = re.compile(r"\.\s*([A-Za-z_]\w*)\s*\(")
 _ATEN = re.compile(r"(?<![\w:])at::")
 # c10's SymInt types are tcore's int64 ones; `opt->method()` on a Tensor? (a Tensor here) is `.`
 _TYPES = {"c10::SymInt": "int64_t", "c10::SymIntArrayRef": "IntArrayRef", "at::SymInt": "int64_t",
-          "at::SymIntArrayRef": "IntArrayRef"}
-_TYPE = re.compile(r"(?<![\w:])(?:c10|at)::SymInt(?:ArrayRef)?\b")
+          "at::SymIntArrayRef": "IntArrayRef", "at::OptionalArrayRef<c10::SymInt>": "tcore::OptionalIntArrayRef",
+          "c10::OptionalArrayRef<c10::SymInt>": "tcore::OptionalIntArrayRef",
+          "at::OptionalArrayRef<int64_t>": "tcore::OptionalIntArrayRef",
+          "c10::OptionalArrayRef<int64_t>": "tcore::OptionalIntArrayRef"}
+_TYPE = re.compile(r"(?<![\w:])(?:c10|at)::(?:OptionalArrayRef<(?:c10::SymInt|int64_t)>|SymInt(?:ArrayRef)?\b)")
 _ARROW = re.compile(r"->\s*(?=(?:" + "|".join(sorted(TENSOR_METHODS | set(SYM_METHODS))) + r")\s*\()")
 _SYMINT_CALL = re.compile(r"(?<![.\w])([A-Za-z_]\w*?)_symint(?=\s*[(<])")
 _CLOSE = {")": "(", "]": "[", ">": "<"}

@@ -168,6 +168,35 @@ def _output_field(t, name: str, value: str) -> dict:
     return dict(type=cpp.value_type(t), store=value, load=f"this->{name}_")
 
 
+_CALL = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)\s*\(")
+
+
+def _unshadow_calls(formulas: list[str], saved: list[dict]) -> list[str]:
+    """A formula that calls a function named like a saved argument (`to_sparse_backward(grad,
+    layout(self), ...)` of _to_sparse, whose `layout` is saved): that argument's local gets
+    another name (`layout_value`), so that the call finds the function."""
+    called = {m.group(1) for text in formulas for m in _CALL.finditer(formula.blank_literals(text))}
+    for s in saved:
+        if s["name"] in called:
+            s["local"] = f"{s['name']}_value"
+            variable = re.compile(rf"(?<![\w.:>]){re.escape(s['name'])}(?!\w)(?!\s*\()")
+            formulas = [variable.sub(s["local"], text) for text in formulas]
+    return formulas
+
+
+def _group_member(position: int, index: int, arg, ranged: bool) -> dict:
+    """How element `position` of a grouped formula's tuple reaches the input's gradient slots:
+    its own slot, or with a Tensor[] input among the node's the input's edge range (a list
+    input's whole range: _cudnn_rnn's weight)."""
+    got = f"std::get<{position}>(grad_result)"
+    if not ranged:
+        return dict(mask=f"should_compute_output({index})", assign=f"grad_inputs[{index}] = {got};")
+    edges = f"{cpp.cpp_ident(arg.name)}_edges_"
+    if _is_list(arg):
+        return dict(mask=f"should_compute_any({edges})", assign=f"assign_range(grad_inputs, {edges}, std::move({got}));")
+    return dict(mask=f"should_compute_output({edges}.begin)", assign=f"grad_inputs[{edges}.begin] = {got};")
+
+
 def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> dict:
     # formulas spell the arguments as the generated C++ does (cpp_ident: `key` -> `key_arg`)
     arg_names = [a.name for a in f.func.arguments]
@@ -215,6 +244,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             s["element_store"] = ("save_list(original_self)" if s["name"] == "self" else
                                   re.sub(rf"(?<![\w.>])({'|'.join(map(re.escape, lists))})(?!\w)", r"element(\1, i)", s["store"])
                                   if lists else s["store"])
+    formulas = _unshadow_calls(formulas, saved)
     grads = []
     for x, text in zip(d.backward, formulas):
         if text.strip() == "non_differentiable":
@@ -225,7 +255,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
             continue
         if len(x.inputs) > 1:
             grads.append(dict(group=True, formula=text, input=", ".join(x.inputs),
-                              members=[dict(position=k, index=index[a.name]) for k, a in members]))
+                              members=[_group_member(k, index[a.name], a, ranged) for k, a in members]))
             continue
         arg = members[0][1]
         grads.append(dict(group=False, index=index[arg.name], formula=text, input=x.inputs[0], list=_is_list(arg),

@@ -60,9 +60,11 @@ def _tangent_decl(a: Argument, materialize: bool) -> str:
     return f"const Tensor {name}_t = {'fw_grad_or_zeros' if materialize else 'fw_grad'}({name});"
 
 
-def _linear_arg(a: Argument) -> str:
+def _linear_arg(a: Argument, differentiable: set[str]) -> str:
+    """auto_linear's argument: the tangent of a differentiable input, any other as it is (index's
+    integer `indices`)."""
     name = cpp.cpp_ident(a.name)
-    if not is_tensor_like(a.type):
+    if not is_tensor_like(a.type) or a.name not in differentiable:
         return name
     if isinstance(a.type, ListType):
         return f"fw_tangent_args({name})"
@@ -127,7 +129,8 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
             body.append(f"  {setter(target, 'tangent')}")
             body.append("}")
         elif text == "auto_linear":
-            call = ", ".join(_linear_arg(a) for a in d.schema.arguments)
+            with_formula = {n for x in d.backward if x.text.strip() != "non_differentiable" for n in x.inputs}
+            call = ", ".join(_linear_arg(a, with_formula) for a in d.schema.arguments)
             body.append(setter(target, f"ops::{cpp.struct_name(d.schema)}::call({call})"))
         elif foreach:
             lines, reads_original = _foreach_forward(spelled(text, arg_names), inputs, inplace)
@@ -140,8 +143,9 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
                 name = cpp.cpp_ident(a.name)
                 if _word(f"{name}_t").search(expr):
                     decls.append("  " + _tangent_decl(a, materialize=True))
-                if _word(f"{name}_p").search(expr):
-                    expr = _word(f"{name}_p").sub(name, expr)
+                if _word(f"{name}_p").search(expr):  # an optional's primal: undefined when absent (toNonOptPrimal)
+                    primal = f"{name}.value_or(Tensor())" if isinstance(a.type, OptionalType) else name
+                    expr = _word(f"{name}_p").sub(primal, expr)
             if inplace and _word("self").search(expr):
                 expr = _word("self").sub("original_self_p", expr)
                 uses_original = True

@@ -365,7 +365,7 @@ Tensor value_selecting_reduction_jvp(const Tensor& self_t, int64_t dim, const Te
   return keepdim ? picked : tcore::squeeze(picked, d);
 }
 
-Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, int64_t dim, const Tensor& result) {
+Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, int64_t dim) {
   if (self.dim() == 0) return self_t;
   const int64_t d = wrap_dim(dim, self.dim());
   const Tensor is_zero = tcore::eq(self, Scalar(0));
@@ -419,9 +419,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
   return {dx, dw, db};
 }
 
-Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const std::optional<Tensor>& weight,
-                      const Tensor& weight_t, const Tensor& bias_t, const Tensor& mean, const Tensor& rstd,
+Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& weight, const Tensor& weight_t,
+                      const Tensor& bias, const Tensor& bias_t, const Tensor& mean, const Tensor& rstd,
                       IntArrayRef normalized_shape) {
+  (void)bias;  // the output is linear in the bias: only its tangent matters
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   const std::vector<int64_t> norm_dims = dims_from(axis, input.dim());
   const Tensor xhat = tcore::mul(tcore::sub(input, mean, 1), rstd);
@@ -430,7 +431,7 @@ Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const std::opt
     const Tensor t = tcore::sub(input_t, tcore::mean(input_t, IntArrayRef(norm_dims), true, std::nullopt), 1);
     const Tensor tx_mean = tcore::mean(tcore::mul(t, xhat), IntArrayRef(norm_dims), true, std::nullopt);
     out = tcore::mul(tcore::sub(t, tcore::mul(xhat, tx_mean), 1), rstd);
-    if (weight && weight->defined()) out = tcore::mul(out, *weight);
+    if (weight.defined()) out = tcore::mul(out, weight);
   }
   if (weight_t.defined()) out = out.defined() ? tcore::add(out, tcore::mul(xhat, weight_t), 1) : tcore::mul(xhat, weight_t);
   if (bias_t.defined()) out = out.defined() ? tcore::add(out, bias_t, 1) : tcore::add(tcore::zeros_like(xhat), bias_t, 1);

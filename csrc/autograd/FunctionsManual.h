@@ -73,7 +73,7 @@ Tensor sum_over(const Tensor& x, OptionalIntArrayRef dim, bool keepdim);
 // max.dim/min.dim: the tangent of the selected values.
 Tensor value_selecting_reduction_jvp(const Tensor& self_t, int64_t dim, const Tensor& indices, bool keepdim);
 // cumprod: sum_{i<=k} t_i prod_{j<=k, j!=i} x_j, exact with zeros in x.
-Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, int64_t dim, const Tensor& result);
+Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, int64_t dim);  // PyTorch's order
 
 // The gradient of view(): grad laid out as `sizes`.
 Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
@@ -142,8 +142,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,
                                                        double eps, std::array<bool, 3> mask);
 // native_layer_norm's tangent: d((x - mean) * rstd) * weight + xhat * weight_t + bias_t.
-Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const std::optional<Tensor>& weight,
-                      const Tensor& weight_t, const Tensor& bias_t, const Tensor& mean, const Tensor& rstd,
+// PyTorch's signature: the primals of the optional weight and bias are undefined when absent
+Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& weight, const Tensor& weight_t,
+                      const Tensor& bias, const Tensor& bias_t, const Tensor& mean, const Tensor& rstd,
                       IntArrayRef normalized_shape);
 
 }  // namespace tcore::autograd::manual
