@@ -31,6 +31,7 @@ REVERSE = {
     "view": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "squeeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "squeeze.dim": ("functionalization::reshape_back(base_, mutated_view)", ()),
+    "squeeze.dims": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "unsqueeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "transpose.int": ("functionalization::views_as_copies() ? ops::transpose_copy_int::call(mutated_view, {dim0}, {dim1}) "
                       ": ops::transpose_int::call(mutated_view, {dim0}, {dim1})", ("transpose", "transpose_copy")),

@@ -92,6 +92,7 @@ OPS = {
     "unsqueeze": (lambda t, a: a.unsqueeze(1) * 1.0, lambda a: a[:, None], [(3, 4)], False),
     "squeeze": (lambda t, a: a.squeeze() * 1.0, lambda a: a.squeeze(), [(3, 1, 4)], False),
     "squeeze_dim": (lambda t, a: a.squeeze(1) * 1.0, lambda a: a.squeeze(1), [(3, 1, 4)], False),
+    "squeeze_dims": (lambda t, a: a.squeeze((0, 2, 3)) * 1.0, lambda a: a.squeeze((0, 2)), [(1, 3, 1, 4)], False),
     "select": (lambda t, a: a.select(1, -1) * 1.0, lambda a: a[:, -1], [(3, 4)], False),
     "slice": (lambda t, a: a[:, 1::2] * 1.0, lambda a: a[:, 1::2], [(3, 5)], False),
     "index": (lambda t, a: a[1, None, ..., :2] * 1.0, lambda a: a[1, None, ..., :2], [(3, 4, 3)], False),

@@ -120,6 +120,7 @@ idiom("tril", np.tril(A))("out = torch.tril(torch.arange(12.).view(3, 4))")
 idiom("triu_mask", np.triu(np.ones((3, 3), bool), 1))("out = torch.triu(torch.ones(3, 3, dtype=torch.bool), diagonal=1)")
 idiom("flatten_start", A.reshape(3, 4))("out = torch.arange(12.).view(3, 2, 2).flatten(1)")
 idiom("squeeze", A)("out = torch.arange(12.).view(1, 3, 1, 4).squeeze()")
+idiom("squeeze_dims", A.reshape(3, 1, 4))("out = torch.arange(12.).view(1, 3, 1, 4).squeeze((0, 3))")
 
 # ------------------------------------------------------------------ random with seeds
 idiom("manual_seed_repeat", True)(

@@ -24,6 +24,7 @@ VIEWS = {
     "unsqueeze_last": (lambda tc, t: t.unsqueeze(-1), lambda a: a[..., None], True),
     "squeeze": (lambda tc, t: t[:, :1].squeeze(), lambda a: a[:, :1].squeeze(), True),
     "squeeze_dim": (lambda tc, t: t[:1].squeeze(0), lambda a: a[0], True),
+    "squeeze_dims": (lambda tc, t: t[:1, :1].squeeze((0, 1, 2)), lambda a: a[0, 0], True),
     "select": (lambda tc, t: t.select(1, -1), lambda a: a[:, -1], True),
     "slice": (lambda tc, t: tc.slice(t, 2, 1, None, 2), lambda a: a[:, :, 1::2], True),
     "narrow": (lambda tc, t: tc.narrow(t, 1, 1, 2), lambda a: a[:, 1:3], True),

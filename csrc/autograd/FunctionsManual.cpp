@@ -122,6 +122,17 @@ Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
 
 Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes) { return tcore::reshape(grad, sizes); }
 
+Tensor unsqueeze_to(const Tensor& grad, IntArrayRef dim, IntArrayRef sizes) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  if (n == 0) return tcore::reshape(grad, sizes);
+  std::vector<bool> mask(static_cast<size_t>(n), false);
+  for (const int64_t d : dim) mask[static_cast<size_t>(wrap_dim(d, n))] = true;
+  Tensor result = grad;
+  for (int64_t d = 0; d < n; ++d)
+    if (mask[static_cast<size_t>(d)] && sizes[d] == 1) result = tcore::unsqueeze(result, d);
+  return result;
+}
+
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
   const Tensor mask = tcore::eq(self, sum_backward(result, self.sizes(), dim, keepdim));
   const Tensor count = tcore::sum(mask, dim, true, std::nullopt);

@@ -85,6 +85,8 @@ Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
 // The gradient of squeeze() (every size-1 dim): grad reshaped back.
 Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes);
+// squeeze.dims's: the dims of `dim` that had size 1 put back
+Tensor unsqueeze_to(const Tensor& grad, IntArrayRef dim, IntArrayRef sizes);
 // amax/amin/max/min: grad shared evenly by the elements equal to the result.
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
 // var/std with a correction (default 1): 2 (x - mean) / (N - correction).

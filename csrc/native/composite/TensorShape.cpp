@@ -244,6 +244,26 @@ Tensor squeeze(const Tensor& self, int64_t dim) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
+// the dims of size 1 among `dim` dropped (others kept, as torch does); a repeated dim is an error
+Tensor squeeze(const Tensor& self, IntArrayRef dim) {
+  std::vector<bool> drop(static_cast<size_t>(self.dim()), false);
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
+  for (const int64_t d : dim) {
+    const int64_t w = wrap_dim(d, self.dim());
+    TCORE_CHECK_VALUE(!seen[static_cast<size_t>(w)], "dim ", w, " appears multiple times in the list of dims");
+    seen[static_cast<size_t>(w)] = true;
+    if (self.dim() > 0 && self.sizes()[w] == 1) drop[static_cast<size_t>(w)] = true;
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (!drop[static_cast<size_t>(i)]) {
+      sizes.push_back(self.sizes()[i]);
+      strides.push_back(self.strides()[i]);
+    }
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   TCORE_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim, self.dim());

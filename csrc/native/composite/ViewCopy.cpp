@@ -51,6 +51,7 @@ Tensor permute_copy(const Tensor& self, IntArrayRef dims) { return tcore::clone(
 Tensor unsqueeze_copy(const Tensor& self, int64_t dim) { return tcore::clone(tcore::unsqueeze(self, dim)); }
 Tensor squeeze_copy(const Tensor& self) { return tcore::clone(tcore::squeeze(self)); }
 Tensor squeeze_copy(const Tensor& self, int64_t dim) { return tcore::clone(tcore::squeeze(self, dim)); }
+Tensor squeeze_copy(const Tensor& self, IntArrayRef dim) { return tcore::clone(tcore::squeeze(self, dim)); }
 Tensor select_copy(const Tensor& self, int64_t dim, int64_t index) {
   return tcore::clone(tcore::select(self, dim, index));
 }
