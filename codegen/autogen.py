@@ -158,14 +158,27 @@ def _functional_schema_text(f: NativeFunction, name: OperatorName) -> str:
     args = [plain(a) for a in func.arguments]
     if func.kwarg_only_start is not None:
         args.insert(func.kwarg_only_start, "*")
-    returned = {r.annotation.alias_set for r in func.returns if r.annotation is not None}
     rets = [f"{r.type}" + (f" {r.name}" if r.name else "") for r in func.returns]
-    seen = set()
-    for a in func.arguments:
-        if a.is_write and a.annotation.alias_set not in returned and a.name not in seen:
-            seen.add(a.name)
-            rets.append(f"{a.type} {a.name}_out")
+    rets += [f"{a.type} {a.name}_out" for a in mutated_outputs(func)]
     return f"{name}({', '.join(args)}) -> {_returns_text(rets, len(rets) > 1) if rets else '()'}"
+
+
+def mutated_outputs(func) -> list:
+    """The mutated arguments a mutating entry's functional form returns after the entry's own
+    results (as `NAME_out`): those no return of the entry aliases, in argument order."""
+    returned = {r.annotation.alias_set for r in func.returns if r.annotation is not None}
+    return [a for a in func.arguments if a.is_write and a.annotation.alias_set not in returned]
+
+
+def _generated(f: NativeFunction, name: OperatorName, text: str) -> NativeFunction:
+    """The overload `name` with schema `text`, generated from entry f (a kernel of AUTOGEN_KEY)."""
+    try:
+        schema = parse_schema(text)
+    except SchemaError as e:  # an entry's own schema always parses; this is a generator bug
+        raise f.error(f"autogen {str(name)!r}: cannot build its schema {text!r}: {e}", "autogen") from None
+    return replace(f, func=schema, variants=frozenset({"function"}), dispatch=((AUTOGEN_KEY, AUTOGEN_KERNEL),),
+                   autogen=(), autogen_from=f.func, structured=False, structured_delegate=None,
+                   python_module=f.python_module, manual_kernel_registration=False, has_explicit_dispatch=True)
 
 
 def out_variants(f: NativeFunction) -> tuple[NativeFunction, ...]:
@@ -182,26 +195,10 @@ def out_variants(f: NativeFunction) -> tuple[NativeFunction, ...]:
             if name != want:
                 raise f.error(f"autogen {str(name)!r}: the functional form of {str(f.func.name)!r} is {str(want)!r}",
                               "autogen")
-            text = _functional_schema_text(f, name)
-            try:
-                schema = parse_schema(text)
-            except SchemaError as e:
-                raise f.error(f"autogen {str(name)!r}: cannot build its schema {text!r}: {e}", "autogen") from None
-            made.append(replace(f, func=schema, variants=frozenset({"function"}),
-                                dispatch=((AUTOGEN_KEY, AUTOGEN_KERNEL),), autogen=(), autogen_from=f.func,
-                                structured=False, structured_delegate=None, python_module=f.python_module,
-                                manual_kernel_registration=False, has_explicit_dispatch=True))
+            made.append(_generated(f, name, _functional_schema_text(f, name)))
             continue
         want_base = _functional_base(f.func.name)
         if name.name != want_base:
             raise f.error(f"autogen {str(name)!r} is not an overload of {want_base!r}", "autogen")
-        text = _out_schema_text(f, name)
-        try:
-            schema = parse_schema(text)
-        except SchemaError as e:  # an entry's own schema always parses; this is a generator bug
-            raise f.error(f"autogen {str(name)!r}: cannot build its schema {text!r}: {e}", "autogen") from None
-        made.append(replace(f, func=schema, variants=frozenset({"function"}),
-                            dispatch=((AUTOGEN_KEY, AUTOGEN_KERNEL),), autogen=(), autogen_from=f.func,
-                            structured=False, structured_delegate=None, python_module=f.python_module,
-                            manual_kernel_registration=False, has_explicit_dispatch=True))
+        made.append(_generated(f, name, _out_schema_text(f, name)))
     return tuple(made)

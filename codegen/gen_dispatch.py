@@ -121,8 +121,7 @@ def _autogen_functional_kernel(f: NativeFunction) -> dict:
     one = len(source.returns) == 1 and not source.returns_tuple
     values = [new[r.annotation.alias_set] if r.annotation is not None and r.annotation.is_write
               else ("result" if one else f"::std::get<{i}>(result)") for i, r in enumerate(source.returns)]
-    returned = {r.annotation.alias_set for r in source.returns if r.annotation is not None}
-    values += [var for alias, var in new.items() if alias not in returned]
+    values += [new[a.annotation.alias_set] for a in autogen.mutated_outputs(source)]
     ret_type = cpp.return_type(f.func)
     returns = values[0] if len(values) == 1 and not f.func.returns_tuple else f"{ret_type}({', '.join(values)})"
     keeps = any(v == "result" or v.startswith("::std::get<") for v in values)

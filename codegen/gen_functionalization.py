@@ -199,7 +199,7 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
         return dict(common, kind="inplace_view", captures=", ".join(captures), replay=replay, first_call=first,
                     reverse=reverse, needs=needs + copy_needs, uses_replay="replay" in reverse, self=args[0].name,
                     multi=False)
-    if not f.func.name.inplace and not f.func.is_out_fn:  # a mutable entry (rrelu_with_noise's noise)
+    if not autogen.is_inplace_name(f.func.name) and not f.func.is_out_fn:  # a mutable entry (rrelu_with_noise's noise)
         return _mutable(f, common, writes, functions)
     found = _twin(f, functions, have)
     if found is None:
@@ -242,8 +242,7 @@ def _mutable(f: NativeFunction, common: dict, writes, functions) -> dict | None:
     if twin is None or not all(_plain_tensor(a.type) for a in writes):
         return None
     mine = f.func.returns
-    tail = [a for a in writes if not any(r.annotation is not None and r.annotation.alias_set == a.annotation.alias_set
-                                         for r in mine)]
+    tail = autogen.mutated_outputs(f.func)
     n = len(twin.returns)
     part = (lambda i: "result") if n == 1 and not twin.returns_tuple else (lambda i: f"std::get<{i}>(result)")
     commits = [(cpp.cpp_ident(a.name), part(len(mine) + j), False) for j, a in enumerate(tail)]
@@ -264,8 +263,7 @@ def _generated_out(f: NativeFunction, common: dict, writes, functions) -> dict |
     values = _unwrapped(f)
     call = ", ".join(autogen.entry_call(f, lambda a: values[a.name]))
     twin, twin_ret, needs = cpp.struct_name(source), cpp.return_type(source), (source.name.base,)
-    returned = {r.annotation.alias_set for r in source.returns if r.annotation is not None}
-    mutated = [a for a in source.arguments if a.is_write and a.annotation.alias_set not in returned]
+    mutated = autogen.mutated_outputs(source)
     if any(a.is_write for a in source.arguments):
         functional = _functional_form(next((g for g in functions if g.func == source), None))
         if functional is None or not all(_plain_tensor(a.type) for a in mutated):

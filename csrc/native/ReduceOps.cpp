@@ -1,6 +1,7 @@
 // Meta functions of the structured reductions: sum and mean over a dim list, amax/amin,
-// argmax/argmin, prod over a dim, all/any, the scans cumsum/cumprod and softmax/log_softmax. Their dtype rules and errors are PyTorch's (infer_dtype_from_optional: dtype=
-// first, then a given out's dtype, then the input's with integers and bool as int64). Kernels:
+// argmax/argmin, prod over a dim, all/any, the scans cumsum/cumprod and softmax/log_softmax.
+// Their dtype rules and errors are PyTorch's (infer_dtype_from_optional: dtype= first, then a
+// given out's dtype, then the input's with integers and bool as int64). Kernels:
 // native/cpu/ReduceOps.cpp, native/cpu/ReduceMore.cpp, native/cuda/ReduceKernels.cu.
 #include <tcore/ops/amax_native.h>
 #include <tcore/ops/amin_native.h>

@@ -6,9 +6,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from .. import _C
-
-from .. import Tensor  # noqa: E402 - tcore.Tensor, typed by the generated stubs
+from .. import Tensor, _C  # tcore.Tensor: typed by the generated stubs
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 

@@ -14,6 +14,12 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 
 using Inputs = std::initializer_list<std::reference_wrapper<const Tensor>>;
 
+// The dtype an impl computes out's values in: out's own, float32 for a float16/bfloat16 out (its
+// values are rounded once, on into_output's copy).
+inline ScalarType compute_dtype(const Tensor& out) {
+  return is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+}
+
 template <typename F>
 void into_output(const Tensor& out, ScalarType compute, Inputs inputs, const F& f) {
   bool direct = out.dtype() == compute && out.is_contiguous();

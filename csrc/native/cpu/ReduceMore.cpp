@@ -169,16 +169,10 @@ void all_any_into(const Tensor& result, const Tensor& self, const std::vector<bo
 // (into a uint8 out, of the input cast to uint8 first, as torch computes it: 0.25 is false there)
 template <bool All>
 void all_any_out(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
-  std::vector<bool> mask(static_cast<size_t>(self.dim()), !dim.has_value());
-  if (dim && self.dim() > 0) mask[wrap_dim(*dim, self.dim())] = true;
+  const std::vector<bool> mask = dim ? one_dim(self, *dim) : std::vector<bool>(static_cast<size_t>(self.dim()), true);
   const bool bytes = out.dtype() == ScalarType::Byte && self.dtype() != ScalarType::Byte;
   const Tensor x = bytes ? cast(self, ScalarType::Byte) : self;
   into_output(out, ScalarType::Bool, {self}, [&](const Tensor& r) { all_any_into<All>(r, x, mask); });
-}
-
-ScalarType accumulate_type(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (dtype) return *dtype;
-  return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
 }
 
 ScalarType floating_type(const Tensor& self, const char* op) {
@@ -232,11 +226,10 @@ void scan_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType
   write_rows_back(result, scanned, mask);
 }
 
-// out's dtype is the meta function's (dtype=, integers as int64...): the scan runs in it, float16
-// and bfloat16 in float32, rounded once on the copy into out
+// out's dtype is the meta function's (dtype=, integers as int64...): the scan runs in compute_dtype
 template <bool Product>
 void scan_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
-  const ScalarType t = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  const ScalarType t = compute_dtype(out);
   into_output(out, t, {self}, [&](const Tensor& r) { scan_into<Product>(r, self, dim, t, op); });
 }
 
@@ -258,9 +251,9 @@ void product_into(const Tensor& result, const Tensor& self, const std::vector<bo
 
 }  // namespace
 
-// out's dtype is the meta function's; float16/bfloat16 compute in float32, rounded on the copy
+// out's dtype is the meta function's; the product runs in compute_dtype
 TCORE_IMPL_FUNC(prod_out)(const Tensor& self, int64_t dim, bool, std::optional<ScalarType>, const Tensor& out) {
-  const ScalarType t = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  const ScalarType t = compute_dtype(out);
   const std::vector<bool> mask = one_dim(self, dim);
   into_output(out, t, {self}, [&](const Tensor& r) { product_into(r, self, mask, t); });
 }
@@ -393,10 +386,10 @@ void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarT
   if (!direct) write_rows_back(result, rowwise, mask);
 }
 
-// out's dtype is the meta function's; float16/bfloat16 compute in float32, rounded on the copy
+// out's dtype is the meta function's; computed in compute_dtype
 template <bool Log>
 void softmax_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
-  const ScalarType t = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  const ScalarType t = compute_dtype(out);
   into_output(out, t, {self}, [&](const Tensor& r) { softmax_into<Log>(r, self, dim, t, op); });
 }
 }  // namespace

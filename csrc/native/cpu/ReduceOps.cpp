@@ -104,8 +104,7 @@ void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, b
 // float16/bfloat16 results accumulate in double via float32 and are rounded on store.
 void reduce_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
                 const char* op) {
-  const ScalarType compute = is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
-  into_output(out, compute, {self}, [&](const Tensor& result) { reduce(result, self, dim, keepdim, kind, op); });
+  into_output(out, compute_dtype(out), {self}, [&](const Tensor& result) { reduce(result, self, dim, keepdim, kind, op); });
 }
 
 }  // namespace
