@@ -248,3 +248,7 @@ def test_values_indices_out_overloads_match_torch(label, fn):
         fn(tcore, x, (tcore.empty(0), tcore.empty(0)))
     with pytest.raises(TypeError):  # one out tensor is not a (values, indices) pair
         fn(tcore, x, tcore.empty(0))
+    with pytest.raises(TypeError):  # three outs, or something else, are not a pair either
+        fn(tcore, x, (tcore.empty(0), tcore.empty(0, dtype=tcore.int64), tcore.empty(0)))
+    with pytest.raises(TypeError):
+        fn(tcore, x, (tcore.empty(0), "indices"))

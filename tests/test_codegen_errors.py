@@ -221,6 +221,11 @@ HOSTILE = {
     "complex key": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  ? [a]\n  : b\n", "mapping key must be a plain scalar", "[a]"),
     "tag list item": ("    CPU: var\n  tags: core", "    CPU: var\n  tags: [[core]]", "a tag must be a name", "[core]"),
     "bad timestamp": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  python_module: 2001-13-45\n", "month must be in 1..12", "2001"),
+    "module path as python_module": ("    CPU: logsumexp\n", "    CPU: logsumexp\n  python_module: ../os\n",
+                                     "python_module must be a module name", "../os"),
+    "functional form misnamed": ("    CompositeExplicitAutograd: zero_\n  autogen: zero, zero.out\n",
+                                 "    CompositeExplicitAutograd: zero_\n  autogen: zero_functional, zero.out\n",
+                                 "the functional form of 'zero_' is 'zero'", "autogen"),
 }
 
 

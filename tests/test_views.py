@@ -124,6 +124,8 @@ def test_bad_indices(tcore, index, error, message):
     (lambda tc, t: t.view(5, 5), ValueError, "shape '\\[5, 5\\]' is invalid for input of size 24"),
     (lambda tc, t: t.transpose(0, 1).view(24), ValueError, "Use .reshape"),
     (lambda tc, t: t.t(), ValueError, "t\\(\\) expects a tensor with <= 2 dimensions"),
+    (lambda tc, t: t.squeeze((0, 3)), IndexError, "out of range"),
+    (lambda tc, t: t.squeeze((1, -2)), ValueError, "dim 1 appears multiple times in the list of dims"),
 ])
 def test_bad_view_arguments(tcore, call, error, message):
     with pytest.raises(error, match=message):
