@@ -65,14 +65,14 @@ def _is_list(arg: Argument) -> bool:
     return isinstance(arg.type, ListType) and is_tensor_like(arg.type)
 
 
-def _field(arg: Argument, member: bool = False) -> tuple[str, str, str]:
+def owned_field(arg: Argument, member: bool = False) -> tuple[str, str, str]:
     """(field type, expression storing the argument, expression giving it back in apply).
     Everything is owned: views of the caller's memory (ArrayRef, string_view) are copied.
     `member`: the field is a node's, read as this->x_ (a local of apply may be named x_)."""
     t = arg.type
     name = cpp.cpp_ident(arg.name)
     if member:
-        ftype, store, load = _field(arg)
+        ftype, store, load = owned_field(arg)
         return ftype, store, re.sub(rf"(?<![\w>.]){re.escape(name)}_(?!\w)", f"this->{name}_", load)
     if is_tensor_like(t):
         if isinstance(t, BaseType):
@@ -224,7 +224,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
                 saved.append(dict(name=field, type=ftype, store=store.format(x=name), load=load.format(f=field)))
             continue
         if name in used:
-            ftype, store, load = _field(a, member=True)
+            ftype, store, load = owned_field(a, member=True)
             if inplace and a.name == "self":
                 store = "SavedVariable(original_self, false)"
             saved.append(dict(name=name, type=ftype, store=store, load=load))
@@ -365,7 +365,7 @@ def replay_captures(f: NativeFunction) -> tuple[list[str], list[str]]:
                             else f"{name}_ = {name}")
             call.append(f"{name}_")
             continue
-        ftype, store, load = _field(a)
+        ftype, store, load = owned_field(a)
         captures.append(f"{name}_ = {store}" if store != name else f"{name}_ = {name}")
         call.append(load)
     return captures, call

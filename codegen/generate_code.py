@@ -55,6 +55,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--subset", choices=SUBSETS, default=None, help="generate one part only (default: all)")
     p.add_argument("--disable-autograd", action="store_true")
     p.add_argument("--per-operator-headers", action="store_true")
+    p.add_argument("--gen-lazy-ts-backend", action="store_true",
+                   help="the lazy tensor backend: an IR node class and a Lazy kernel per operator (lazy/)")
     p.add_argument("--selected-op-list-path", default=None, help="YAML list of operator names to build")
     p.add_argument("--operators-yaml-path", default=None, help="model operators YAML (selective build)")
     p.add_argument("--kernel-source-dir", action="append", default=[],
@@ -81,6 +83,7 @@ def run(args: argparse.Namespace) -> FileWriter:
         subsets=frozenset([args.subset] if args.subset else SUBSETS),
         disable_autograd=args.disable_autograd,
         num_shards=args.num_shards,
+        lazy=args.gen_lazy_ts_backend,
     )
     units = make_plan(opset, options, derivatives, deprecated, selected)
     rendered = [(u, u.render()) for u in units]  # render everything before writing anything

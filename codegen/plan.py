@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
 
-from . import gen_autograd, gen_dispatch, gen_functionalization, gen_headers, gen_pyi, gen_python, gen_unboxing
+from . import gen_autograd, gen_dispatch, gen_functionalization, gen_headers, gen_lazy, gen_pyi, gen_python, gen_unboxing
 from .model import NativeFunction
 
 SUBSETS = ("libtorch", "pybindings", "python")
@@ -31,6 +31,7 @@ class Options:
     disable_autograd: bool = False
     num_shards: int | None = None  # None: DEFAULT_SHARDS, more for large operator sets
     selection: str = ""  # digest of a selective build's operator list
+    lazy: bool = False  # the lazy tensor backend (--gen-lazy-ts-backend; doit always)
 
     def shards_for(self, num_roots: int) -> int:
         if self.num_shards is not None:
@@ -39,7 +40,7 @@ class Options:
 
     def key(self) -> str:
         return (f"{self.per_operator_headers}:{sorted(self.subsets)}:{self.disable_autograd}:{self.num_shards}:"
-                f"{self.selection}")
+                f"{self.selection}" + (":lazy" if self.lazy else ""))
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,10 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
             units.append(Unit(f"functionalize:{k}", (f"functionalization/Functionalize_{k}.cpp",),
                               _digest(options, _flat(shards[k]), ",".join(sorted(have))), ("functionalize.cpp.j2",),
                               partial(_render_functionalization, k, n, chosen[k], have, layout)))
+    if libtorch and options.lazy:
+        for k in range(n):
+            units.append(Unit(f"lazy:{k}", (f"lazy/Lazy_{k}.cpp",), _digest(options, _flat(shards[k])), ("lazy.cpp.j2",),
+                              partial(_render_lazy, k, n, chosen[k], layout)))
     if libtorch and derivatives and not options.disable_autograd:
         by_name = {str(d.schema.name): d for d in derivatives}
         all_roots = set(groups)
@@ -235,6 +240,10 @@ def _render_functionalization(k: int, n: int, groups, all_roots, layout) -> dict
             gen_functionalization.render_functionalization(k, n, _models_by_root(groups), all_roots, layout)}
 
 
+def _render_lazy(k: int, n: int, groups, layout) -> dict[str, str]:
+    return {f"lazy/Lazy_{k}.cpp": gen_lazy.render_lazy(k, n, _models_by_root(groups), layout)}
+
+
 def _render_autograd(k: int, n: int, groups, by_name, all_roots, layout) -> dict[str, str]:
     return {f"autograd/Functions_{k}.cpp": gen_autograd.render_autograd(k, n, _models_by_root(groups), by_name, all_roots,
                                                                         layout)}
@@ -266,6 +275,8 @@ def _render_aggregate(roots: list[str], options: Options, with_autograd: bool, u
     core = [p for k in range(n) for p in dispatch_outputs(k) if not any(f"Register{b}_" in p for b in backend_keys)]
     core += [f"jit/{kind}_{k}.cpp" for kind in ("Unboxing", "Trace") for k in range(n)]
     core += [f"functionalization/Functionalize_{k}.cpp" for k in range(n)]
+    if options.lazy and "libtorch" in options.subsets:
+        core += [f"lazy/Lazy_{k}.cpp" for k in range(n)]
     core.append("dispatch/Selection.cpp")
     files["dispatch/Selection.cpp"] = render("Selection.cpp.j2", unselected=unselected)
     backends = [(key, [f"dispatch/Register{key}_{k}.cpp" for k in range(n)]) for key in backend_keys]

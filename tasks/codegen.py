@@ -98,7 +98,7 @@ def _full_plan(p: Paths):
             deprecated = ()
     selected = selected_names(opset, str(p.selected_ops) if p.selected_ops else None, None,
                               [str(d / "composite") for d in _kernel_dirs(p)])
-    options = Options(per_operator_headers=True, disable_autograd=p.disable_autograd)
+    options = Options(per_operator_headers=True, disable_autograd=p.disable_autograd, lazy=True)
     return make_plan(opset, options, () if p.disable_autograd else derivatives, deprecated, selected)
 
 

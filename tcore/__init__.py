@@ -58,6 +58,7 @@ from . import backends  # noqa: E402 - torch.backends' counterpart (the CPU capa
 from . import cpu  # noqa: E402 - the CPU allocator's cache
 from . import cuda  # noqa: E402 - the CUDA backend's runtime
 from . import jit  # noqa: E402 - the IR interpreter
+from . import lazy  # noqa: E402 - the lazy tensor backend (device "lazy")
 from .ops import ops  # noqa: E402 - the boxed path (generated unboxing)
 
 if _C._has_autograd:

@@ -15,8 +15,10 @@ Device::Device(const std::string& spec) {
     type = DeviceType::HIP;
   } else if (kind == "meta") {
     type = DeviceType::Meta;
+  } else if (kind == "lazy") {
+    type = DeviceType::Lazy;
   } else {
-    throw ValueError("Expected one of cpu, cuda, hip, meta device type at start of device string: " + spec);
+    throw ValueError("Expected one of cpu, cuda, hip, meta, lazy device type at start of device string: " + spec);
   }
   if (colon != std::string::npos) {
     const std::string idx = spec.substr(colon + 1);
@@ -28,7 +30,7 @@ Device::Device(const std::string& spec) {
 }
 
 std::string Device::str() const {
-  const char* names[] = {"cpu", "cuda", "hip", "meta"};
+  const char* names[] = {"cpu", "cuda", "hip", "meta", "lazy"};
   std::string s = names[static_cast<int>(type)];
   if (index >= 0) s += ":" + std::to_string(index);
   return s;

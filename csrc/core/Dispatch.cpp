@@ -67,6 +67,7 @@ const char* to_string(DispatchKey k) {
     case DispatchKey::CUDA: return "CUDA";
     case DispatchKey::HIP: return "HIP";
     case DispatchKey::Meta: return "Meta";
+    case DispatchKey::Lazy: return "Lazy";
     case DispatchKey::CompositeExplicitAutograd: return "CompositeExplicitAutograd";
     case DispatchKey::CompositeImplicitAutograd: return "CompositeImplicitAutograd";
     default: return "?";
@@ -161,6 +162,7 @@ DispatchKey dispatch_key_for_device(Device device) {
     case DeviceType::CUDA: return DispatchKey::CUDA;
     case DeviceType::HIP: return DispatchKey::HIP;
     case DeviceType::Meta: return DispatchKey::Meta;
+    case DeviceType::Lazy: return DispatchKey::Lazy;
     default: return DispatchKey::CPU;
   }
 }

@@ -5,6 +5,7 @@
 #include "tcore/core/Scalar.h"
 #include "tcore/core/SizeMath.h"
 #include "tcore/cuda/CUDA.h"
+#include "tcore/lazy/Lazy.h"
 
 namespace tcore {
 
@@ -87,12 +88,14 @@ Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) { return empty_on(sizes, d
 Storage allocate_storage(size_t nbytes, Device device) {
   if (device.is_cpu()) return Storage::allocate_cpu(nbytes);
   if (device.is_meta()) return Storage(std::make_shared<StorageImpl>(nullptr, nbytes, device, nullptr));
+  TCORE_CHECK(!device.is_lazy(), "a lazy storage holds a value of one dtype: make lazy tensors with empty_on");
   TCORE_CHECK_VALUE(device.type == DeviceType::CUDA, "no allocator for device ", device.str());
   return cuda::allocate(nbytes, device.index);
 }
 
 Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
   const int64_t nbytes = checked_nbytes(sizes, element_size(dtype), "empty");
+  if (device.is_lazy()) return lazy::empty(sizes, dtype);
   Storage storage = allocate_storage(static_cast<size_t>(nbytes), device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), contiguous_strides(sizes), 0));
 }
@@ -104,6 +107,11 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
 }
 
 void Tensor::throw_no_data() const {
+  if (device().is_lazy()) {
+    throw NotImplementedError(detail::str_cat("a lazy tensor (", dtype(), ", size ", shape_str(sizes()),
+                                              ") has no data here: read it through .to(\"cpu\"), .item(), .numpy() ",
+                                              "or tcore.lazy.sync()"));
+  }
   throw NotImplementedError(detail::str_cat("a meta tensor (", dtype(), ", size ", shape_str(sizes()),
                                             ") has no data: its values cannot be read or written"));
 }

@@ -4,6 +4,10 @@
 #include <tcore/ops/copy_native.h>
 #include <tcore/ops/empty_native.h>
 #include <tcore/ops/fill_native.h>
+#include <tcore/ops/gelu_native.h>
+#include <tcore/ops/relu_native.h>
+#include <tcore/ops/threshold_backward_native.h>
+#include <tcore/ops/where_native.h>
 
 #include "native/TensorUtils.h"
 
@@ -31,6 +35,42 @@ Tensor copy_meta_(const Tensor& self, const Tensor& src, bool non_blocking) {
                     shape_str(src.sizes()), ") does not broadcast to the size of self (", shape_str(self.sizes()), ")");
   self.bump_version();
   return self;
+}
+
+// Pointwise operators without a structured kernel: their outputs' shapes and dtypes, with the
+// CPU kernels' argument checks (the lazy backend records them as nodes from these).
+Tensor relu_meta(const Tensor& self) {
+  TCORE_CHECK_TYPE(self.dtype() != ScalarType::Bool, "relu: not implemented for 'Bool'");
+  return empty_on(self.sizes(), self.dtype(), Device(DeviceType::Meta));
+}
+
+Tensor relu_meta_(const Tensor& self) {
+  TCORE_CHECK_TYPE(self.dtype() != ScalarType::Bool, "relu_: not implemented for 'Bool'");
+  assert_no_internal_overlap(self);
+  self.bump_version();
+  return self;
+}
+
+Tensor gelu_meta(const Tensor& self, std::string_view approximate) {
+  TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
+  return empty_on(self.sizes(), self.dtype(), Device(DeviceType::Meta));
+}
+
+Tensor threshold_backward_meta(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  (void)threshold;
+  TCORE_CHECK_VALUE(grad_output.sizes().size() == self.sizes().size() &&
+                        std::equal(self.sizes().begin(), self.sizes().end(), grad_output.sizes().begin()),
+                    "threshold_backward: grad_output and self must have the same shape");
+  return empty_on(self.sizes(), grad_output.dtype(), Device(DeviceType::Meta));
+}
+
+Tensor where_meta(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  TCORE_CHECK_TYPE(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
+                   "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
+                   to_string(condition.dtype()));
+  const std::vector<int64_t> shape = broadcast_shapes(condition.sizes(), broadcast_shapes(self.sizes(), other.sizes()));
+  return empty_on(shape, result_type({&self, &other}), Device(DeviceType::Meta));
 }
 
 }  // namespace tcore::native

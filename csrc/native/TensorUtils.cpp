@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "native/cpu/Copy.h"
+#include "tcore/lazy/Lazy.h"
 
 namespace tcore::native {
 
@@ -58,6 +59,10 @@ bool can_cast(ScalarType from, ScalarType to) {
 void resize_output(const Tensor& out, IntArrayRef sizes) {
   TCORE_CHECK(out.defined(), "out= tensor is undefined");
   if (out.sizes().size() == sizes.size() && std::equal(sizes.begin(), sizes.end(), out.sizes().begin())) return;
+  if (out.device().is_lazy()) {
+    lazy::resize(out, sizes);
+    return;
+  }
   const int64_t needed = (numel_of(sizes) + out.storage_offset()) * out.element_size();
   if (static_cast<int64_t>(out.storage().nbytes()) < needed) {
     Storage fresh = allocate_storage(static_cast<size_t>(numel_of(sizes) * out.element_size()), out.device());

@@ -20,6 +20,7 @@
 #include "tcore/jit/graph.h"
 #include "tcore/jit/ivalue.h"
 #include "tcore/jit/tracer.h"
+#include "tcore/lazy/Lazy.h"
 #include "tcore/version.h"
 
 namespace tcore::python {
@@ -80,7 +81,9 @@ ScalarType from_dl_dtype(nb::dlpack::dtype d) {
 using Array = nb::ndarray<nb::numpy, nb::device::cpu>;
 
 // A numpy array sharing the tensor's memory (any strides); it keeps the storage alive.
-Array to_numpy(const Tensor& t) {
+Array to_numpy(const Tensor& tensor) {
+  // a lazy tensor's values are computed (its pending graph runs) and copied out
+  const Tensor t = lazy::is_lazy(tensor) ? lazy::to_cpu_copy(tensor) : tensor;
   TCORE_CHECK(t.device().is_cpu(), "can't convert ", t.device().str(),
               " tensor to numpy; use Tensor.cpu() to copy it to host memory first");
   auto* keep = new Tensor(t);
@@ -172,7 +175,9 @@ nb::object from_ivalue(const jit::IValue& v) {
 nb::object item(const Tensor& tensor) {
   TCORE_CHECK_VALUE(tensor.numel() == 1, "a Tensor with ", tensor.numel(), " elements cannot be converted to Scalar");
   Tensor t = tensor;
-  if (!t.device().is_cpu()) {  // one element comes back to the host
+  if (lazy::is_lazy(t)) {
+    t = lazy::to_eager(t);
+  } else if (!t.device().is_cpu()) {  // one element comes back to the host
     t = empty_cpu(tensor.sizes(), tensor.dtype());
     cuda::copy(t, tensor);
   }
@@ -257,6 +262,25 @@ void bind_types(nb::module_& m) {
   m.def("_cuda_stream_query", [](uintptr_t stream) { return cuda::stream_query(reinterpret_cast<void*>(stream)); });
   m.def("_cuda_stream_synchronize",
         [](uintptr_t stream) { cuda::stream_synchronize(reinterpret_cast<void*>(stream)); });
+ // tcore.lazy (tcore/lazy/Lazy.h)
+  m.def("_lazy_sync", [](const std::vector<Tensor>& ts) { lazy::sync(ts); }, nb::arg("tensors"));
+  m.def("_lazy_ir", [](const std::vector<Tensor>& ts) { return lazy::ir_text(ts); }, nb::arg("tensors"));
+  m.def("_lazy_reset_metrics", &lazy::reset_metrics);
+  m.def("_lazy_clear_compiled", &lazy::clear_compiled);
+  m.def("_lazy_metrics", [] {
+    lazy::Metrics mt = lazy::metrics();
+    nb::dict d;
+    d["graphs_compiled"] = mt.graphs_compiled;
+    d["cache_hits"] = mt.cache_hits;
+    d["syncs"] = mt.syncs;
+    d["nodes_recorded"] = mt.nodes_recorded;
+    d["nodes_executed"] = mt.nodes_executed;
+    d["buffers_reused"] = mt.buffers_reused;
+    nb::dict fb;
+    for (const auto& [op, n] : mt.eager_fallbacks) fb[op.c_str()] = n;
+    d["eager_fallbacks"] = fb;
+    return d;
+  });
   m.def("_registered_keys", [](const std::string& name) {  // the dispatch keys with a kernel for one overload
     const OperatorEntry* e = OperatorEntry::find(name.rfind("tcore::", 0) == 0 ? name : "tcore::" + name);
     TCORE_CHECK_VALUE(e != nullptr, "no operator ", name);

@@ -27,6 +27,8 @@ enum class DispatchKey : uint8_t {
   // Tensors without data (device "meta"): the generated kernels run structured operators'
   // meta functions only (tcore/core/Structured.h).
   Meta,
+  // Tensors on device "lazy": the generated kernels record IR nodes (tcore/lazy/Lazy.h).
+  Lazy,
   CompositeExplicitAutograd,
   CompositeImplicitAutograd,
   NumKeys,
@@ -206,6 +208,19 @@ inline bool has_fw_grad(ArrayRef<std::optional<Tensor>> ts) {
     if (has_fw_grad(t)) return true;
   return false;
 }
+// A lazy tensor among the arguments makes the call lazy (a CPU number tensor may come first).
+inline bool is_lazy(const Tensor& t) { return t.defined() && t.device().type == DeviceType::Lazy; }
+inline bool is_lazy(const std::optional<Tensor>& t) { return t && is_lazy(*t); }
+inline bool is_lazy(ArrayRef<Tensor> ts) {
+  for (const auto& t : ts)
+    if (is_lazy(t)) return true;
+  return false;
+}
+inline bool is_lazy(ArrayRef<std::optional<Tensor>> ts) {
+  for (const auto& t : ts)
+    if (is_lazy(t)) return true;
+  return false;
+}
 inline const Tensor* first_defined(const Tensor& t) { return t.defined() ? &t : nullptr; }
 inline const Tensor* first_defined(const std::optional<Tensor>& t) {
   return t && t->defined() ? &*t : nullptr;
@@ -224,7 +239,8 @@ inline const Tensor* first_defined(ArrayRef<std::optional<Tensor>> ts) {
 
 // Autograd when grad mode is on and a tensor argument requires grad, or when an argument
 // carries a forward-mode tangent; else the
-// backend of the first defined tensor argument (CPU when there is none).
+// backend of the first defined tensor argument (CPU when there is none; Lazy when that one is
+// on the CPU and another is lazy).
 template <typename... Ts>
 DispatchKey dispatch_key_of(const Ts&... args) {
   if (Functionalizing::active()) return DispatchKey::Functionalize;
@@ -235,7 +251,9 @@ DispatchKey dispatch_key_of(const Ts&... args) {
   }
   const Tensor* found = nullptr;
   ((found = found ? found : detail::first_defined(args)), ...);
-  return found ? dispatch_key_for_device(found->device()) : DispatchKey::CPU;
+  if (found == nullptr) return DispatchKey::CPU;
+  if (found->device().type == DeviceType::CPU && (detail::is_lazy(args) || ...)) return DispatchKey::Lazy;
+  return dispatch_key_for_device(found->device());
 }
 
 }  // namespace tcore

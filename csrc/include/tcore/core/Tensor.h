@@ -95,9 +95,11 @@ class TCORE_API Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   const Storage& storage() const { return impl_->storage(); }
 
-  // A meta tensor has no data: any kernel that asks for it gets an error, never a null pointer.
+  // A meta or lazy tensor has no data: any kernel that asks for it gets an error, never a null
+  // pointer (a lazy tensor's data is computed through tcore/lazy/Lazy.h).
   void* data_ptr() const {
-    if (impl_->storage().device().type == DeviceType::Meta) throw_no_data();
+    const DeviceType type = impl_->storage().device().type;
+    if (type == DeviceType::Meta || type == DeviceType::Lazy) throw_no_data();
     return static_cast<char*>(impl_->storage().data()) + storage_offset() * element_size();
   }
   template <typename T>
