@@ -155,7 +155,7 @@ GENERATED_NAMES = frozenset("""
     args operand record
     functionalization wrapped meta replay mutated_view
     structured int64_t
-    lazy lazy_rec lazy_meta lazy_node lazy_fb
+    lazy lazy_rec lazy_meta lazy_node lazy_fb lazy_result lazy_shapes
     """.split())
 # The names above that formulas mean as the language defines them (an argument so named cannot
 # be referred to by a formula; the rest are renamed in formulas too).

@@ -55,6 +55,7 @@ void check_inplace(const Tensor& self, IntArrayRef sizes, ScalarType dtype, cons
                     " doesn't match the broadcast shape ", shape_str(sizes));
   TCORE_CHECK_TYPE(self.dtype() == dtype, op, ": result type ", dtype, " can't be cast to the desired output type ",
                    self.dtype());
+  native::assert_no_internal_overlap(self);  // on every backend, Meta (and so Lazy) included
 }
 
 void resize_out(const Tensor& out, IntArrayRef sizes, ScalarType dtype, Device device, const char* op) {

@@ -5,6 +5,7 @@
 #include <tcore/ops/empty_native.h>
 #include <tcore/ops/fill_native.h>
 #include <tcore/ops/gelu_native.h>
+#include <tcore/ops/pow_native.h>
 #include <tcore/ops/relu_native.h>
 #include <tcore/ops/threshold_backward_native.h>
 #include <tcore/ops/where_native.h>
@@ -71,6 +72,11 @@ Tensor where_meta(const Tensor& condition, const Tensor& self, const Tensor& oth
                    to_string(condition.dtype()));
   const std::vector<int64_t> shape = broadcast_shapes(condition.sizes(), broadcast_shapes(self.sizes(), other.sizes()));
   return empty_on(shape, result_type({&self, &other}), Device(DeviceType::Meta));
+}
+
+Tensor pow_meta(const Tensor& self, const Tensor& exponent) {
+  return empty_on(broadcast_shapes(self.sizes(), exponent.sizes()), result_type({&self, &exponent}),
+                  Device(DeviceType::Meta));
 }
 
 }  // namespace tcore::native
