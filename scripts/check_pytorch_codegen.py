@@ -6,7 +6,7 @@ both header modes, and compiles every generated C++ file with `-fsyntax-only` ag
 headers, in parallel. Prints files and errors per kind of file and writes JSON. Not a test
 (tests/test_pytorch_codegen.py runs it on a fixed sample).
 
-    python scripts/check_pytorch_codegen.py [--modes per-operator,monolithic] [--kinds dispatch,jit,python,autograd,functionalization]
+    python scripts/check_pytorch_codegen.py [--modes per-operator,monolithic] [--kinds dispatch,jit,python,autograd,functionalization,lazy]
         [--sample K] [--jobs N] [--json build/bench/pytorch_codegen.json]
 
 The autograd shards hold PyTorch's own formulas, written against ATen's C++ API (Tensor methods
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 MODES = {"per-operator": ["--per-operator-headers"], "monolithic": []}
-KINDS = ("dispatch", "jit", "python", "autograd", "functionalization")
+KINDS = ("dispatch", "jit", "python", "autograd", "functionalization", "lazy")
 
 
 def generate(yaml_dir: Path, out: Path, mode: str) -> float:
@@ -46,7 +46,7 @@ def generate(yaml_dir: Path, out: Path, mode: str) -> float:
     rc = generate_code.main(["--native-functions-path", str(yaml_dir / "native_functions.yaml"),
                              "--tags-path", str(yaml_dir / "tags.yaml"),
                              "--derivatives-path", str(yaml_dir / "derivatives.yaml"),
-                             "--install-dir", str(out), *MODES[mode]])
+                             "--install-dir", str(out), "--gen-lazy-ts-backend", *MODES[mode]])
     if rc != 0:
         raise SystemExit(f"generate_code failed ({mode})")
     return time.perf_counter() - start

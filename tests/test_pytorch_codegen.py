@@ -16,13 +16,13 @@ def test_sample_of_pytorch_tree_compiles(pytorch_dir, tmp_path):
     import check_pytorch_codegen
 
     out = tmp_path / "report.json"
-    rc = check_pytorch_codegen.main(["--sample", "1", "--kinds", "dispatch,jit,python,functionalization",
+    rc = check_pytorch_codegen.main(["--sample", "1", "--kinds", "dispatch,jit,python,functionalization,lazy",
                                      "--work", str(tmp_path / "w"), "--json", str(out)])
     assert rc == 0
     report = json.loads(out.read_text())
     for mode in ("per-operator", "monolithic"):
         kinds = report["modes"][mode]["kinds"]
-        for kind in ("dispatch", "jit", "python", "functionalization"):
+        for kind in ("dispatch", "jit", "python", "functionalization", "lazy"):
             assert kinds[kind]["files"] == 1 and kinds[kind]["errors"] == 0, (mode, kind, kinds[kind]["top"])
     assert report["modes"]["per-operator"]["generated_files"] > 4000
 
