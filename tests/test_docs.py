@@ -77,8 +77,9 @@ def test_api_table_names_exist(tcore):
     identifiers = [n for n in names if re.fullmatch(r"\.?[A-Za-z_][A-Za-z0-9_.]*(\(.*\))?", n)]
     others = set(names) - set(identifiers)
     assert others <= {"t[...]", "t[...] = v", "*_like", "+ - * / // % ** @ == < & \\| ^ ~", "device=",
-                      't.to("cuda")'}, others
+                      't.to("cuda")', 'device="lazy"'}, others
     missing = [n for n in identifiers if n not in ("requires_grad", "hooks") and not _resolve(tcore, n)]
     assert not missing, f"the README's API table names what tcore does not have: {missing}"
     t = tcore.ones(2, requires_grad=True)
     assert t.requires_grad and hasattr(t, "register_hook") and tcore.ones(2).to("cpu").device.type == "cpu"
+    assert tcore.ones(2, device="lazy").device.type == "lazy"
