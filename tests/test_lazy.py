@@ -290,10 +290,25 @@ def test_mlp_50_steps_lazy_equals_eager_and_compiles_once(momentum):
 def test_meta_kernels_of_the_pointwise_additions_match_cpu():
     x = ar(3, 4)
     for fn in (tcore.relu, F.gelu, lambda t: tcore.where(t > 0, t, 1.0),
-               lambda t: tcore._C.threshold_backward(t, t, 0.0)):
+               lambda t: tcore._C.threshold_backward(t, t, 0.0), lambda t: t ** t,
+               lambda t: tcore.cat([t, t[:1], tcore.empty(0, device=t.device)], 0), lambda t: t.clamp(0.0, 1.0),
+               lambda t: t.to(tcore.int64).clamp(0.5), lambda t: t.to(tcore.int64).clamp(0, 2),
+               lambda t: t.clone().clamp_(max=1.0), lambda t: t.masked_fill(t > 0, 2.0),
+               lambda t: t[0].masked_fill((t > 0), 2.0), lambda t: t.clone().masked_fill_(t > 0, tcore.tensor(1.0)),
+               lambda t: t.tril(1), lambda t: t.triu(), lambda t: t.clone().tril_(-1), lambda t: t.clone().triu_(2)):
         e = fn(x)
         m = fn(tcore.empty(3, 4, device="meta"))
         assert (m.shape, m.dtype, m.device.type) == (e.shape, e.dtype, "meta")
+        lz = fn(x.to("lazy"))
+        np.testing.assert_allclose(lz.to("cpu").numpy(), e.numpy())
+    for bad in (lambda t: t.clamp(), lambda t: t.masked_fill(t.to(tcore.int64), 1.0), lambda t: t[0].tril(),
+                lambda t: tcore.cat([t, t[0]]),
+                lambda t: t.to(tcore.int64).clamp_(0.5)):
+        with pytest.raises(Exception) as cpu_err:
+            bad(x)
+        with pytest.raises(type(cpu_err.value)) as meta_err:
+            bad(tcore.empty(3, 4, device="meta"))
+        assert str(meta_err.value) == str(cpu_err.value)
     with pytest.raises(TypeError, match="relu"):
         tcore.relu(tcore.empty(2, dtype=tcore.bool, device="meta"))
 

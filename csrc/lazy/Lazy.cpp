@@ -288,6 +288,13 @@ std::vector<Tensor> execute(const std::vector<Value>& roots) {
     std::vector<Tensor> out = node->run(in);
     TCORE_CHECK(out.size() == node->shapes.size(), "lazy: ", node->op(), " gave ", out.size(), " outputs for ",
                 node->shapes.size());
+    for (size_t k = 0; k < out.size(); ++k) {  // what its Meta function declared, or an internal error
+      const Shape& want = node->shapes[k];
+      TCORE_CHECK(!out[k].defined() || (out[k].dtype() == want.dtype && out[k].sizes().vec() == want.sizes), "lazy: ",
+                  node->op(), " output ", k, " is ", out[k].dtype(), shape_str(out[k].sizes()),
+                  " where its Meta function declared ", want.dtype, shape_str(want.sizes),
+                  " (a bug in that Meta function)");
+    }
     for (size_t k = 0; k < out.size(); ++k) slots[static_cast<size_t>(step.first_output) + k] = std::move(out[k]);
     if (node->data() == nullptr) ++executed;
   }

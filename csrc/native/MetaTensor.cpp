@@ -4,7 +4,12 @@
 #include <tcore/ops/copy_native.h>
 #include <tcore/ops/empty_native.h>
 #include <tcore/ops/fill_native.h>
+#include <tcore/ops/cat_native.h>
+#include <tcore/ops/clamp_native.h>
 #include <tcore/ops/gelu_native.h>
+#include <tcore/ops/masked_fill_native.h>
+#include <tcore/ops/tril_native.h>
+#include <tcore/ops/triu_native.h>
 #include <tcore/ops/pow_native.h>
 #include <tcore/ops/relu_native.h>
 #include <tcore/ops/threshold_backward_native.h>
@@ -78,5 +83,76 @@ Tensor pow_meta(const Tensor& self, const Tensor& exponent) {
   return empty_on(broadcast_shapes(self.sizes(), exponent.sizes()), result_type({&self, &exponent}),
                   Device(DeviceType::Meta));
 }
+
+Tensor cat_meta(ArrayRef<Tensor> tensors, int64_t dim) {
+  const CatShape l = cat_shape(tensors, dim);
+  return empty_on(l.shape, l.dtype, Device(DeviceType::Meta));
+}
+
+Tensor clamp_meta(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  TCORE_CHECK_VALUE(min || max, "clamp: At least one of 'min' or 'max' must not be None");
+  return empty_on(self.sizes(), clamp_type(self, min, max), Device(DeviceType::Meta));
+}
+
+Tensor clamp_meta_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  TCORE_CHECK_VALUE(min || max, "clamp: At least one of 'min' or 'max' must not be None");
+  const ScalarType t = clamp_type(self, min, max);
+  TCORE_CHECK_TYPE(t == self.dtype(), "clamp_: result type ", t, " can't be cast to the desired output type ",
+                   self.dtype());
+  assert_no_internal_overlap(self);
+  self.bump_version();
+  return self;
+}
+
+namespace {
+void check_masked_fill(const Tensor& self, const Tensor& mask) {
+  TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              to_string(mask.dtype()));
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  TCORE_CHECK_VALUE(shape == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
+                    " doesn't match the broadcast shape ", shape_str(shape));
+}
+void check_fill_value(const Tensor& value) {
+  TCORE_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+}
+Tensor masked_fill_result(const Tensor& self, const Tensor& mask) {
+  Tensor out = empty_on(broadcast_shapes(self.sizes(), mask.sizes()), self.dtype(), Device(DeviceType::Meta));
+  check_masked_fill(out, mask);
+  return out;
+}
+}  // namespace
+
+Tensor masked_fill_meta_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  (void)value;
+  check_masked_fill(self, mask);
+  self.bump_version();
+  return self;
+}
+Tensor masked_fill_meta_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_fill_value(value);
+  return masked_fill_meta_(self, mask, Scalar(0));
+}
+Tensor masked_fill_meta(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  (void)value;
+  return masked_fill_result(self, mask);
+}
+Tensor masked_fill_meta(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_fill_value(value);
+  return masked_fill_result(self, mask);
+}
+
+namespace {
+Tensor triangle_meta(const Tensor& self, bool inplace, const char* op) {
+  TCORE_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions");
+  if (!inplace) return empty_on(self.sizes(), self.dtype(), Device(DeviceType::Meta));
+  self.bump_version();
+  return self;
+}
+}  // namespace
+Tensor tril_meta(const Tensor& self, int64_t diagonal) { return (void)diagonal, triangle_meta(self, false, "tril"); }
+Tensor tril_meta_(const Tensor& self, int64_t diagonal) { return (void)diagonal, triangle_meta(self, true, "tril_"); }
+Tensor triu_meta(const Tensor& self, int64_t diagonal) { return (void)diagonal, triangle_meta(self, false, "triu"); }
+Tensor triu_meta_(const Tensor& self, int64_t diagonal) { return (void)diagonal, triangle_meta(self, true, "triu_"); }
 
 }  // namespace tcore::native

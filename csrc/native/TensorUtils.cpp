@@ -154,4 +154,39 @@ void check_mm(const Tensor& a, const Tensor& b) {
                     a.device().str(), " and ", b.device().str());
 }
 
+CatShape cat_shape(ArrayRef<Tensor> tensors, int64_t dim) {
+  TCORE_CHECK_VALUE(!tensors.empty(), "cat(): expected a non-empty list of Tensors");
+  CatShape l;
+  l.dtype = tensors[0].dtype();
+  for (const Tensor& t : tensors) l.dtype = promote_types(l.dtype, t.dtype());
+  const Tensor* ref = nullptr;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    TCORE_CHECK_VALUE(t.dim() > 0, "cat(): zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    if (cat_skipped(t)) continue;
+    if (!ref) {
+      ref = &t;
+      l.dim = wrap_dim(dim, t.dim());
+      l.shape = t.sizes().vec();
+      l.shape[l.dim] = 0;
+    }
+    TCORE_CHECK_VALUE(t.dim() == ref->dim(), "cat(): Tensors must have same number of dimensions: got ", ref->dim(),
+                      " and ", t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      TCORE_CHECK_VALUE(d == l.dim || t.sizes()[d] == ref->sizes()[d], "cat(): Sizes of tensors must match except in "
+                        "dimension ", l.dim, ". Expected size ", ref->sizes()[d], " but got size ", t.sizes()[d],
+                        " for tensor number ", i, " in the list (shapes ", shape_str(ref->sizes()), " and ",
+                        shape_str(t.sizes()), ").");
+    }
+    l.shape[l.dim] += t.sizes()[l.dim];
+  }
+  if (!ref) l.shape = {0};  // nothing but legacy empty tensors
+  return l;
+}
+
+ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+  const bool floating_bound = (lo && lo->is_floating_point()) || (hi && hi->is_floating_point());
+  return is_integral(self.dtype(), true) && floating_bound ? default_float_dtype() : self.dtype();
+}
+
 }  // namespace tcore::native

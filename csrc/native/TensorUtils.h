@@ -42,6 +42,19 @@ std::vector<int64_t> reduced_shape(IntArrayRef sizes, const std::vector<bool>& m
 // mm's operands: two matrices whose inner sizes agree, of one dtype, on one device.
 void check_mm(const Tensor& a, const Tensor& b);
 
+// cat's result (PyTorch's rules: every tensor has the same number of dims and the same sizes
+// except in `dim`, legacy 1-D empty tensors are skipped, dtypes promote); every backend's.
+struct CatShape {
+  std::vector<int64_t> shape;  // of the result
+  int64_t dim = 0;
+  ScalarType dtype = ScalarType::Float;
+};
+CatShape cat_shape(ArrayRef<Tensor> tensors, int64_t dim);
+inline bool cat_skipped(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
+
+// clamp's result dtype: an integral tensor with a floating bound computes in the default float dtype.
+ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi);
+
 // Writes `result` into `out` (resizing and casting), unless they are the same tensor.
 void write_result(const Tensor& out, const Tensor& result, const char* op);
 

@@ -238,11 +238,6 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
 // ---------------------------------------------------------------- clamp, gelu, isnan, isinf
 
 namespace {
-ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
-  const bool floating_bound = (lo && lo->is_floating_point()) || (hi && hi->is_floating_point());
-  return is_integral(self.dtype(), true) && floating_bound ? default_float_dtype() : self.dtype();
-}
-
 auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   TCORE_CHECK_VALUE(lo || hi, "clamp: At least one of 'min' or 'max' must not be None");
   return [lo, hi](ScalarType compute, const Tensor& out, const Tensor& x) {
