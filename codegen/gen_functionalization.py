@@ -292,9 +292,10 @@ def have_roots(roots) -> set[str]:
 
 def render_functionalization(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
                              have: set[str], layout: Layout) -> str:
-    kernels = [k for fs in groups.values() for f in fs if (k := kernel(f, fs, have)) is not None]
     # `have`: the REVERSE_ROOTS and view_copy roots the operator set has (have_roots)
-    roots = {r for r, fs in groups.items() if any(kernel(f, fs, have) for f in fs)}
+    per_root = {r: [k for f in fs if (k := kernel(f, fs, have)) is not None] for r, fs in groups.items()}
+    kernels = [k for ks in per_root.values() for k in ks]
+    roots = {r for r, ks in per_root.items() if ks}
     roots |= {r for k in kernels for r in k.get("needs", ())}
     headers = sorted(layout.ops_header(r) for r in roots)
     return render("functionalize.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels)

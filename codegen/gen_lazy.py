@@ -191,7 +191,7 @@ def kernel(f: NativeFunction) -> dict | None:
 
 
 def render_lazy(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]], layout: Layout) -> str:
-    kernels = [k for fs in groups.values() for f in fs if (k := kernel(f)) is not None]
-    roots = sorted({r for r, fs in groups.items() if any(kernel(f) for f in fs)})
-    headers = [layout.ops_header(r) for r in roots]
+    per_root = {r: [k for f in fs if (k := kernel(f)) is not None] for r, fs in groups.items()}
+    kernels = [k for ks in per_root.values() for k in ks]
+    headers = [layout.ops_header(r) for r in sorted(r for r, ks in per_root.items() if ks)]
     return render("lazy.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels)

@@ -136,9 +136,9 @@ def unboxed(f: NativeFunction) -> dict | None:
 
 
 def render_unboxing(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]], layout: Layout) -> str:
-    ops = [u for fs in groups.values() for f in fs if (u := unboxed(f)) is not None]
-    roots = sorted({r for r, fs in groups.items() if any(unboxed(f) for f in fs)})
-    headers = sorted({layout.api_header(r) for r in roots})
+    per_root = {r: [u for f in fs if (u := unboxed(f)) is not None] for r, fs in groups.items()}
+    ops = [u for us in per_root.values() for u in us]
+    headers = sorted({layout.api_header(r) for r, us in per_root.items() if us})
     return render("unboxing.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, ops=ops)
 
 
@@ -160,7 +160,7 @@ def traced(f: NativeFunction) -> dict | None:
 
 
 def render_trace(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]], layout: Layout) -> str:
-    ops = [t for fs in groups.values() for f in fs if (t := traced(f)) is not None]
-    roots = sorted({r for r, fs in groups.items() if any(traced(f) for f in fs)})
-    headers = sorted({layout.ops_header(r) for r in roots})
+    per_root = {r: [t for f in fs if (t := traced(f)) is not None] for r, fs in groups.items()}
+    ops = [t for ts in per_root.values() for t in ts]
+    headers = sorted({layout.ops_header(r) for r, ts in per_root.items() if ts})
     return render("trace.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, ops=ops)
