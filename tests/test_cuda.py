@@ -228,3 +228,126 @@ def test_second_device(gpu):
     back = tc.empty([3, 4], dtype=tc.float64, device="cuda:0")
     back.copy_(x1)  # device 1 -> device 0 with a conversion
     np.testing.assert_allclose(back.cpu().numpy(), a.astype(np.float64))
+
+
+# ------------------------------------------------- on a GPU, off the happy path
+@pytest.mark.gpu
+def test_more_than_2_to_the_31_elements(gpu):
+    """64-bit indexing: an elementwise kernel and a fill over 2**31 + 17 bytes reach the last one."""
+    tc = gpu
+    n = (1 << 31) + 17
+    x = tc.ones(n, dtype=tc.uint8, device="cuda")
+    y = x + x
+    assert y.numel() == n and y[n - 1].item() == 2 and y[(1 << 31) + 3].item() == 2 and y[0].item() == 2
+    y.fill_(5)
+    assert y[n - 1].item() == 5
+    del x, y
+    tc.cuda.empty_cache()
+
+
+@pytest.mark.gpu
+def test_hostile_sizes_are_errors_not_crashes(gpu):
+    tc = gpu
+    for size in ([1 << 62], [1 << 40, 1 << 10], [(1 << 62) // 3, 2]):
+        with pytest.raises((RuntimeError, ValueError, MemoryError)):
+            tc.zeros(size, device="cuda")
+    with pytest.raises((RuntimeError, ValueError, MemoryError)):
+        tc.empty([1 << 50], dtype=tc.uint8, device="cuda")  # 1 PiB: the driver's out of memory
+    with pytest.raises((RuntimeError, ValueError)):
+        tc.zeros([-1], device="cuda")
+    z = tc.zeros(1000, device="cuda")  # the allocator still works afterwards
+    assert z.sum().item() == 0.0
+
+
+@pytest.mark.gpu
+def test_empty_tensors(gpu):
+    tc = gpu
+    e = tc.empty([0, 3], device="cuda")
+    assert (e + 1).shape == (0, 3) and (e * e).exp().shape == (0, 3)
+    assert e.sum().item() == 0.0 and e.sum(0).cpu().tolist() == [0.0, 0.0, 0.0]
+    r = tc.ones(3, 0, device="cuda") @ tc.ones(0, 4, device="cuda")  # k = 0: zeros, not garbage
+    assert r.cpu().tolist() == [[0.0] * 4] * 3
+    assert tc.arange(0, device="cuda").numel() == 0 and tc.linspace(0, 1, 0, device="cuda").numel() == 0
+    assert tc.ones(0, device="cuda").cpu().numel() == 0
+
+
+@pytest.mark.gpu
+def test_large_reductions_agree_with_float64(gpu):
+    tc = gpu
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(1 << 24).astype(np.float32)
+    x = tc.tensor(a).cuda()
+    np.testing.assert_allclose(x.sum().item(), a.astype(np.float64).sum(), rtol=1e-5, atol=1e-2)
+    np.testing.assert_allclose(x.mean().item(), a.astype(np.float64).mean(), rtol=1e-5, atol=1e-7)
+    m = a[: 4097 * 3001].reshape(4097, 3001)
+    xm = tc.tensor(m).cuda()
+    for dim in (0, 1):
+        np.testing.assert_allclose(xm.sum(dim).cpu().numpy(), m.astype(np.float64).sum(dim), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(xm.t().sum(0).cpu().numpy(), m.astype(np.float64).sum(1), rtol=1e-4, atol=1e-3)
+    ints = rng.integers(-(1 << 40), 1 << 40, 1 << 20)
+    assert tc.tensor(ints).cuda().sum().item() == int(ints.sum())  # integers exactly
+
+
+@pytest.mark.gpu
+def test_mm_shapes_and_layouts(gpu):
+    tc = gpu
+    rng = np.random.default_rng(8)
+    for n, k, m in ((513, 257, 129), (1, 4096, 1), (2048, 1, 3), (1000, 1000, 1000)):
+        p = rng.standard_normal((n, k)).astype(np.float32)
+        q = rng.standard_normal((k, m)).astype(np.float32)
+        want = p.astype(np.float64) @ q.astype(np.float64)
+        got = (tc.tensor(p).cuda() @ tc.tensor(q).cuda()).cpu().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3 * np.sqrt(k))
+        got_t = (tc.tensor(p.T.copy()).cuda().t() @ tc.tensor(q.T.copy()).cuda().t()).cpu().numpy()  # transposed views
+        np.testing.assert_allclose(got_t, want, rtol=1e-4, atol=1e-3 * np.sqrt(k))
+    out = tc.empty([7, 7], device="cuda")
+    a = tc.ones(4, 5, device="cuda")
+    with pytest.warns(UserWarning):
+        tc.mm(a, a.t(), out=out)  # a non-empty out of the wrong shape is resized, with torch's warning
+    assert out.shape == (4, 4) and out.cpu().tolist() == [[5.0] * 4] * 4
+
+
+@pytest.mark.gpu
+def test_broadcasts_strides_and_many_dims(gpu):
+    tc = gpu
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((2,) * 9).astype(np.float32)
+    b = rng.standard_normal((2,) * 9).astype(np.float32)
+    order = (8, 0, 6, 2, 4, 1, 7, 3, 5)  # nothing merges: 9 dims of strided operands
+    xa, xb = tc.tensor(a).cuda().permute(*order), tc.tensor(b).cuda()
+    try:
+        got = (xa + xb).cpu().numpy()
+    except RuntimeError as e:  # a clear refusal is acceptable, a wrong answer is not
+        assert "dims" in str(e)
+    else:
+        np.testing.assert_allclose(got, a.transpose(order) + b, rtol=1e-6)
+    c = rng.standard_normal((3, 1, 5)).astype(np.float32)
+    d = rng.standard_normal((1, 4, 1)).astype(np.float32)
+    np.testing.assert_allclose((tc.tensor(c).cuda() * tc.tensor(d).cuda()).cpu().numpy(), c * d, rtol=1e-6)
+    big = rng.standard_normal((64, 96)).astype(np.float32)
+    v = tc.tensor(big).cuda()[::3, 5::7]
+    np.testing.assert_allclose(v.exp().cpu().numpy(), np.exp(big[::3, 5::7]), rtol=1e-5)
+    inplace = tc.tensor(big).cuda()
+    inplace[::2].add_(1.0)  # in place through a strided view of a device tensor
+    want = big.copy()
+    want[::2] += 1
+    np.testing.assert_allclose(inplace.cpu().numpy(), want, rtol=1e-6)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8", "bool"])
+def test_narrow_dtypes_like_cpu(gpu, dtype):
+    tc = gpu
+    a = _rand((33, 7), "float32", 10)
+    x = tc.tensor(a).to(getattr(tc, dtype))
+    d = x.cuda()
+    assert d.dtype == x.dtype
+    np.testing.assert_array_equal(d.cpu().numpy().astype(np.float64), x.numpy().astype(np.float64))
+    for op in (lambda t: t + t, lambda t: t * t, lambda t: t.sum(), lambda t: tc.maximum(t, t)):
+        try:
+            want = op(x)
+        except RuntimeError:
+            continue
+        got = op(d).cpu()
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-2, atol=1e-2)
