@@ -48,7 +48,7 @@ sys.path.insert(0, root)
 import numpy as np
 if lib == "tcore":
     import tcore as T
-    runtime = T.cuda.runtime()
+    runtime = "tcore"
 else:
     import torch as T
     T.backends.cuda.matmul.allow_tf32 = False  # tcore computes float32 in float32

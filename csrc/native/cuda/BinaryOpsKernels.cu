@@ -36,17 +36,21 @@ ScalarType compute_type(const Tensor& a, const Tensor& b, Kind kind) {
 
 Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha,
                    const char* op) {
-  const ScalarType compute = compute_type(a, b, kind);
-  const cuda::BinaryTarget t = cuda::binary_target(out, a, b, compute, compute, op);
+  const ScalarType result = compute_type(a, b, kind);
+  const ScalarType compute = cuda::kernel_compute_type(result);
+  const cuda::BinaryTarget t = cuda::binary_target(out, a, b, compute, result, op);
   const Tensor &x = t.x, &y = t.y, &target = t.target;
-  dispatch_numeric(compute, op, [&](auto tag) {
+  dispatch_dtype(compute, op, [&](auto tag) {  // bool: add is or, mul is and (sub of bools fails in the meta function)
     using T = typename decltype(tag)::type;
-    switch (kind) {
-      case Kind::Add: cuda::launch_binary<T, T>(target, x, y, AddOp<T>{alpha.to<T>()}); break;
-      case Kind::Sub: cuda::launch_binary<T, T>(target, x, y, AddOp<T>{static_cast<T>(-alpha.to<T>())}); break;
-      case Kind::Mul: cuda::launch_binary<T, T>(target, x, y, MulOp<T>{}); break;
-      case Kind::Div: cuda::launch_binary<T, T>(target, x, y, DivOp<T>{}); break;
-    }
+    cuda::with_store_type<T>(target.dtype(), [&](auto store) {
+      using S = typename decltype(store)::type;
+      switch (kind) {
+        case Kind::Add: cuda::launch_binary<S, T>(target, x, y, AddOp<T>{alpha.to<T>()}); break;
+        case Kind::Sub: cuda::launch_binary<S, T>(target, x, y, AddOp<T>{static_cast<T>(-alpha.to<T>())}); break;
+        case Kind::Mul: cuda::launch_binary<S, T>(target, x, y, MulOp<T>{}); break;
+        case Kind::Div: cuda::launch_binary<S, T>(target, x, y, DivOp<T>{}); break;
+      }
+    });
   });
   return t.finish(out, op);
 }

@@ -48,14 +48,20 @@ struct ExtremumOp {
 
 template <Kind kind>
 Tensor compare_into(const Tensor& out, const Tensor& a, const Tensor& b, const char* op) {
-  const ScalarType compute = result_type({&a, &b});
+  const ScalarType promoted = result_type({&a, &b});
+  const ScalarType compute = cuda::kernel_compute_type(promoted);
   const cuda::BinaryTarget t =
-      cuda::binary_target(out, a, b, compute, is_comparison(kind) ? ScalarType::Bool : compute, op);
+      cuda::binary_target(out, a, b, compute, is_comparison(kind) ? ScalarType::Bool : promoted, op);
   const Tensor &x = t.x, &y = t.y, &target = t.target;
   dispatch_dtype(compute, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_comparison(kind)) cuda::launch_binary<bool, T>(target, x, y, CompareOp<T, kind>{});
-    else cuda::launch_binary<T, T>(target, x, y, ExtremumOp<T, kind>{});
+    if constexpr (is_comparison(kind)) {
+      cuda::launch_binary<bool, T>(target, x, y, CompareOp<T, kind>{});
+    } else {
+      cuda::with_store_type<T>(target.dtype(), [&](auto store) {
+        cuda::launch_binary<typename decltype(store)::type, T>(target, x, y, ExtremumOp<T, kind>{});
+      });
+    }
   });
   return t.finish(out, op);
 }

@@ -34,9 +34,9 @@ void copy_same_device(const Tensor& dst, const Tensor& src) {
           "cudaMemcpyAsync");
     return;
   }
-  dispatch_dtype(dst.dtype(), "copy_", [&](auto dt) {
+  dispatch_all_types(dst.dtype(), "copy_", [&](auto dt) {
     using D = typename decltype(dt)::type;
-    dispatch_dtype(src.dtype(), "copy_", [&](auto st) {
+    dispatch_all_types(src.dtype(), "copy_", [&](auto st) {
       using S = typename decltype(st)::type;
       launch_unary<D, S>(dst, src, Convert<D, S>{});
     });
@@ -57,7 +57,7 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
 }
 
 Tensor fill_cuda(const Tensor& self, const Scalar& value) {
-  dispatch_dtype(self.dtype(), "fill_", [&](auto tag) {
+  dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     cuda::launch_fill<T>(self, value.to<T>());
   });

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "native/TensorUtils.h"
@@ -23,12 +24,21 @@ struct OffsetCalculator {
   int64_t sizes[kMaxDims];
   int64_t strides[N][kMaxDims];  // bytes, 0 for broadcast dims
 
+  // Index: the type of the division by each size, uint32_t when the element count fits (a
+  // 64-bit division costs several times a 32-bit one on a GPU). One dim divides nothing.
+  template <typename Index>
   __host__ __device__ void offsets(int64_t linear, int64_t (&out)[N]) const {
+    if (dims == 1) {
+      for (int k = 0; k < N; ++k) out[k] = linear * strides[k][0];
+      return;
+    }
     for (int k = 0; k < N; ++k) out[k] = 0;
+    Index rest = static_cast<Index>(linear);
     for (int d = dims - 1; d >= 0; --d) {
-      const int64_t i = linear % sizes[d];
-      linear /= sizes[d];
-      for (int k = 0; k < N; ++k) out[k] += i * strides[k][d];
+      const Index size = static_cast<Index>(sizes[d]);
+      const Index i = rest % size;
+      rest /= size;
+      for (int k = 0; k < N; ++k) out[k] += static_cast<int64_t>(i) * strides[k][d];
     }
   }
 };
@@ -80,33 +90,36 @@ Pointers<N> pointers(const std::vector<const Tensor*>& operands) {
   return p;
 }
 
-template <typename Out, typename In, typename F>
+template <typename Out, typename In, typename Index, typename F>
 __global__ void unary_kernel(Pointers<2> ptr, OffsetCalculator<2> calc, int64_t n, F f) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
     int64_t off[2];
-    calc.offsets(i, off);
+    calc.template offsets<Index>(i, off);
     *reinterpret_cast<Out*>(ptr.p[0] + off[0]) = f(*reinterpret_cast<const In*>(ptr.p[1] + off[1]));
   }
 }
 
-template <typename Out, typename In, typename F>
+template <typename Out, typename In, typename Index, typename F>
 __global__ void binary_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n, F f) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
     int64_t off[3];
-    calc.offsets(i, off);
+    calc.template offsets<Index>(i, off);
     *reinterpret_cast<Out*>(ptr.p[0] + off[0]) =
         f(*reinterpret_cast<const In*>(ptr.p[1] + off[1]), *reinterpret_cast<const In*>(ptr.p[2] + off[2]));
   }
 }
 
-template <typename T>
+template <typename T, typename Index>
 __global__ void fill_kernel(Pointers<1> ptr, OffsetCalculator<1> calc, int64_t n, T value) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
     int64_t off[1];
-    calc.offsets(i, off);
+    calc.template offsets<Index>(i, off);
     *reinterpret_cast<T*>(ptr.p[0] + off[0]) = value;
   }
 }
+
+// 32-bit index arithmetic when every linear index fits.
+inline bool fits_32_bits(int64_t n) { return n <= int64_t{0xffffffff}; }
 
 // out = f(in): in broadcast to out's shape.
 template <typename Out, typename In, typename F>
@@ -116,7 +129,11 @@ void launch_unary(const Tensor& out, const Tensor& in, F f) {
   if (n == 0) return;
   const auto calc = offset_calculator<2>(out.sizes(), {&out, &in});
   const OnDevice on(out);
-  unary_kernel<Out, In><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<2>({&out, &in}), calc, n, f);
+  if (fits_32_bits(n)) {
+    unary_kernel<Out, In, uint32_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<2>({&out, &in}), calc, n, f);
+  } else {
+    unary_kernel<Out, In, int64_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<2>({&out, &in}), calc, n, f);
+  }
   check(cudaGetLastError(), "unary_kernel launch");
 }
 
@@ -128,7 +145,11 @@ void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   if (n == 0) return;
   const auto calc = offset_calculator<3>(out.sizes(), {&out, &a, &b});
   const OnDevice on(out);
-  binary_kernel<Out, In><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
+  if (fits_32_bits(n)) {
+    binary_kernel<Out, In, uint32_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
+  } else {
+    binary_kernel<Out, In, int64_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
+  }
   check(cudaGetLastError(), "binary_kernel launch");
 }
 
@@ -138,13 +159,32 @@ void launch_fill(const Tensor& out, T value) {
   if (n == 0) return;
   const auto calc = offset_calculator<1>(out.sizes(), {&out});
   const OnDevice on(out);
-  fill_kernel<T><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<1>({&out}), calc, n, value);
+  if (fits_32_bits(n)) {
+    fill_kernel<T, uint32_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<1>({&out}), calc, n, value);
+  } else {
+    fill_kernel<T, int64_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<1>({&out}), calc, n, value);
+  }
   check(cudaGetLastError(), "fill_kernel launch");
 }
 
+// The type a kernel computing in Compute stores into a tensor of dtype `out`: Compute itself, or
+// a 16-bit float its float32 results are rounded into (float16 and bfloat16 compute in float32,
+// as on the CPU). Calls launch(type_tag<Store>{}).
+template <typename Compute, typename Launch>
+void with_store_type(ScalarType out, Launch&& launch) {
+  if constexpr (std::is_same_v<Compute, float>) {
+    if (out == ScalarType::Half) return launch(type_tag<Half>{});
+    if (out == ScalarType::BFloat16) return launch(type_tag<BFloat16>{});
+  }
+  launch(type_tag<Compute>{});
+}
+
+// The dtype a kernel computes a result of dtype `t` in: float32 for the 16-bit floats.
+inline ScalarType kernel_compute_type(ScalarType t) { return is_reduced_float(t) ? ScalarType::Float : t; }
+
 inline void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
   const bool a_scalar = a.device().is_cpu() && a.dim() == 0, b_scalar = b.device().is_cpu() && b.dim() == 0;
-  TCORE_CHECK_VALUE(a.device() == b.device() || a_scalar || b_scalar, op,
+  TCORE_CHECK(a.device() == b.device() || a_scalar || b_scalar, op,
                     ": Expected all tensors to be on the same device, but found at least two devices, ",
                     a.device().str(), " and ", b.device().str(), "!");
 }

@@ -66,20 +66,18 @@ Tensor unary_into(const Tensor& out, const Tensor& self, const char* op) {
   TCORE_CHECK_VALUE(out.device() == self.device(), op, ": the out= tensor is on ", out.device().str(),
                     " but the input is on ", self.device().str());
   resize_output(out, self.sizes());
-  const Tensor x = cast(self, compute);
+  const ScalarType kernel = cuda::kernel_compute_type(compute);  // float16/bfloat16 in float32
+  const Tensor x = cast(self, kernel);
   const bool direct = out.dtype() == compute && !partially_overlaps(out, x);
   const Tensor target = direct ? out : empty_on(self.sizes(), compute, self.device());
-  if constexpr (floating_kind(kind)) {
-    dispatch_floating(compute, op, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      cuda::launch_unary<T, T>(target, x, UnaryOp<T, kind>{});
+  const auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cuda::with_store_type<T>(target.dtype(), [&](auto store) {
+      cuda::launch_unary<typename decltype(store)::type, T>(target, x, UnaryOp<T, kind>{});
     });
-  } else {
-    dispatch_numeric(compute, op, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      cuda::launch_unary<T, T>(target, x, UnaryOp<T, kind>{});
-    });
-  }
+  };
+  if constexpr (floating_kind(kind)) dispatch_floating(kernel, op, run);
+  else dispatch_numeric(kernel, op, run);
   if (!direct) write_result(out, target, op);
   out.bump_version();
   return out;

@@ -5,33 +5,48 @@
 #include <cstring>
 #include <limits>
 
+// The conversions run in device code too (CUDA and HIP kernels store float results into them).
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define TCORE_HOST_DEVICE __host__ __device__
+#else
+#define TCORE_HOST_DEVICE
+#endif
+
 namespace tcore {
 
 namespace detail {
-inline uint32_t float_bits(float f) {
+TCORE_HOST_DEVICE inline uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __float_as_uint(f);
+#else
   uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
+#endif
 }
-inline float bits_float(uint32_t u) {
+TCORE_HOST_DEVICE inline float bits_float(uint32_t u) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __uint_as_float(u);
+#else
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
+#endif
 }
 }  // namespace detail
 
 struct Half {
   uint16_t x = 0;
   Half() = default;
-  Half(float f) : x(from_float(f)) {}  // NOLINT: implicit, as c10::Half
-  operator float() const { return to_float(x); }
+  TCORE_HOST_DEVICE Half(float f) : x(from_float(f)) {}  // NOLINT: implicit, as c10::Half
+  TCORE_HOST_DEVICE operator float() const { return to_float(x); }
 
-  static constexpr Half from_bits(uint16_t bits) {
+  TCORE_HOST_DEVICE static constexpr Half from_bits(uint16_t bits) {
     Half h;
     h.x = bits;
     return h;
   }
-  static uint16_t from_float(float f) {
+  TCORE_HOST_DEVICE static uint16_t from_float(float f) {
     const uint32_t u = detail::float_bits(f);
     const uint32_t sign = (u >> 16) & 0x8000u;
     const uint32_t abs = u & 0x7fffffffu;
@@ -50,7 +65,7 @@ struct Half {
     uint32_t h = mant + ((dropped > 0x1000u || (dropped == 0x1000u && (mant & 1u))) ? 1u : 0u);
     return static_cast<uint16_t>(sign | h);
   }
-  static float to_float(uint16_t h) {
+  TCORE_HOST_DEVICE static float to_float(uint16_t h) {
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
     const uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
     if (exp == 0) {  // zero or subnormal
@@ -65,15 +80,15 @@ struct Half {
 struct BFloat16 {
   uint16_t x = 0;
   BFloat16() = default;
-  BFloat16(float f) : x(from_float(f)) {}  // NOLINT: implicit, as c10::BFloat16
-  operator float() const { return detail::bits_float(static_cast<uint32_t>(x) << 16); }
+  TCORE_HOST_DEVICE BFloat16(float f) : x(from_float(f)) {}  // NOLINT: implicit, as c10::BFloat16
+  TCORE_HOST_DEVICE operator float() const { return detail::bits_float(static_cast<uint32_t>(x) << 16); }
 
-  static constexpr BFloat16 from_bits(uint16_t bits) {
+  TCORE_HOST_DEVICE static constexpr BFloat16 from_bits(uint16_t bits) {
     BFloat16 b;
     b.x = bits;
     return b;
   }
-  static uint16_t from_float(float f) {
+  TCORE_HOST_DEVICE static uint16_t from_float(float f) {
     const uint32_t u = detail::float_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
     const uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
