@@ -128,7 +128,7 @@ def as_list(r):
     return list(r) if isinstance(r, (tuple, list)) else [r]
 
 
-def compare(cpu, dev) -> tuple[str, str]:
+def compare(tc, cpu, dev) -> tuple[str, str]:
     cpu, dev = as_list(cpu), as_list(dev)
     if len(cpu) != len(dev):
         return "MISMATCH", f"{len(cpu)} results on the CPU, {len(dev)} on the device"
@@ -138,7 +138,7 @@ def compare(cpu, dev) -> tuple[str, str]:
             return "MISMATCH", f"result {i} is on {b.device}"
         if a.dtype != b.dtype or tuple(a.shape) != tuple(b.shape):
             return "MISMATCH", f"result {i}: {a.dtype}{tuple(a.shape)} on the CPU, {b.dtype}{tuple(b.shape)} on the device"
-        x, y = a.detach().numpy().astype(np.float64), b.detach().cpu().numpy().astype(np.float64)
+        x, y = (t.detach().cpu().to(tc.float64).numpy() for t in (a, b))  # numpy has no bfloat16
         if not np.array_equal(np.isnan(x), np.isnan(y)):
             return "MISMATCH", f"result {i}: NaNs differ"
         finite = np.isfinite(x) & np.isfinite(y)
@@ -170,7 +170,7 @@ def main() -> int:
         try:
             dev = f("cuda")
             tc.cuda.synchronize()
-            results[name] = compare(cpu, dev)
+            results[name] = compare(tc, cpu, dev)
         except Exception as e:
             results[name] = ("error", f"{type(e).__name__}: {e}".splitlines()[0][:300])
             if not isinstance(e, (RuntimeError, NotImplementedError, TypeError, ValueError)):

@@ -84,8 +84,8 @@ using Array = nb::ndarray<nb::numpy, nb::device::cpu>;
 Array to_numpy(const Tensor& tensor) {
   // a lazy tensor's values are computed (its pending graph runs) and copied out
   const Tensor t = lazy::is_lazy(tensor) ? lazy::to_cpu_copy(tensor) : tensor;
-  TCORE_CHECK(t.device().is_cpu(), "can't convert ", t.device().str(),
-              " tensor to numpy; use Tensor.cpu() to copy it to host memory first");
+  TCORE_CHECK_TYPE(t.device().is_cpu(), "can't convert ", t.device().str(),  // torch's TypeError and words
+                   " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   auto* keep = new Tensor(t);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
