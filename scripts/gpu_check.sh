@@ -28,7 +28,10 @@ if ! python3 -m doit build >"$OUT/build.log" 2>&1; then
 fi
 echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/machine.txt"
 rc=0
-timeout 300 python3 -m pytest tests/test_cuda.py -v -rs -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -40 || rc=1
+# each test in a worker process when pytest-xdist is there, so that a crash loses one test, not the run
+workers=$(python3 -c "import xdist" 2>/dev/null && echo "-n 6")
+timeout 300 python3 -m pytest tests/test_cuda.py $workers -v -rs --tb=short -p no:cacheprovider >"$OUT/tests.log" 2>&1 || rc=1
+grep -E "FAILED|crashed|passed|failed" "$OUT/tests.log" | tail -20
 timeout 180 python3 scripts/probe_cuda.py --json "$OUT/probe.json" 2>&1 | tee "$OUT/probe.log" | grep -v '^\.\.\. ' || rc=1
 timeout 240 python3 scripts/bench_cuda.py --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log" || rc=1
 if command -v compute-sanitizer >/dev/null 2>&1; then
