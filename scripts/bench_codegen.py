@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Code generation at PyTorch scale, side by side with torchgen in one run.
 
-Both generate per-operator headers for PyTorch 2.13's native_functions.yaml
-(2,584 entries), cold, again with nothing changed, and after a one-entry edit
-(_cast_Byte's non_blocking default). tcore runs through its doit pipeline (`doit codegen`
-with TCORE_NATIVE_FUNCTIONS_PATH/TCORE_TAGS_PATH/TCORE_GEN_DIR), as a user would;
-torchgen runs as `python -m torchgen.gen --per-operator-headers` from the torch
-wheel. Prints a table and writes build/bench/codegen.json. Not a test.
+Both generate everything for PyTorch 2.13's native_functions.yaml (2,584 entries) and
+derivatives.yaml: per-operator headers, dispatch and Meta registrations, autograd (backward
+nodes, forward formulas, the in-place/view layer), unboxing, trace, Python bindings. Cold,
+again with nothing changed, and after a one-entry edit (_cast_Byte's non_blocking default).
+tcore runs through its doit pipeline (`doit codegen` with TCORE_NATIVE_FUNCTIONS_PATH,
+TCORE_TAGS_PATH, TCORE_DERIVATIVES_PATH, TCORE_GEN_DIR), as a user would; torchgen runs as
+PyTorch's build does, from the torch wheel: `python -m torchgen.gen --per-operator-headers`,
+then the autograd generators (gen_autograd, gen_autograd_python); its time is their sum.
+"headers only" rows compare tcore's CLI without autograd with torchgen.gen alone. Prints a
+table and writes build/bench/codegen.json. Not a test.
 """
 from __future__ import annotations
 
@@ -48,8 +52,9 @@ def run(cmd: list[str], cwd: Path, env: dict | None = None) -> float:
 
 
 def measure(label: str, cmd, cwd, out: Path, env=None) -> dict:
+    """cmd: one command line, or several run one after the other (their times add up)."""
     before = mtimes(out)
-    seconds = run(cmd, cwd, env)
+    seconds = sum(run(c, cwd, env) for c in (cmd if isinstance(cmd[0], list) else [cmd]))
     after = mtimes(out)
     written = sum(1 for f, m in after.items() if before.get(f) != m)
     return {"run": label, "seconds": round(seconds, 3), "files_written": written, "files": len(after)}
@@ -77,7 +82,7 @@ def main() -> int:
         shutil.copy(yaml_dir / "native_functions.yaml", native)
         gen = tmp / "tcore-gen"
         env = {**os.environ, "TCORE_NATIVE_FUNCTIONS_PATH": str(native), "TCORE_TAGS_PATH": str(yaml_dir / "tags.yaml"),
-               "TCORE_GEN_DIR": str(gen)}
+               "TCORE_DERIVATIVES_PATH": str(yaml_dir / "derivatives.yaml"), "TCORE_GEN_DIR": str(gen)}
         doit = [sys.executable, "-m", "doit", "codegen"]
         results["tcore"].append(measure("cold", doit, ROOT, gen, env))
         results["tcore"].append(measure("no-op", doit, ROOT, gen, env))
@@ -85,7 +90,7 @@ def main() -> int:
         results["tcore"].append(measure("one-entry edit", doit, ROOT, gen, env))
         # tcore's CLI, cold, without any cache
         cli_out = tmp / "tcore-cli"
-        results["tcore"].append(measure("cold (CLI, no cache)", [
+        results["tcore"].append(measure("headers only, cold (CLI, no cache)", [
             sys.executable, "-m", "codegen.generate_code", "--native-functions-path", str(yaml_dir / "native_functions.yaml"),
             "--tags-path", str(yaml_dir / "tags.yaml"), "--install-dir", str(cli_out), "--per-operator-headers",
             "--subset", "libtorch", "--disable-autograd"], ROOT, cli_out))
@@ -96,16 +101,27 @@ def main() -> int:
             aten = tmp / "ATen"
             shutil.copytree(src / "torchgen" / "packaged" / "ATen", aten)
             out = tmp / "torchgen-out"
-            cmd = [sys.executable, "-m", "torchgen.gen", "-s", str(aten), "-d", str(out), "--per-operator-headers"]
-            results["torchgen"].append(measure("cold", cmd, src, out))
-            results["torchgen"].append(measure("no-op", cmd, src, out))
-            edit_once(aten / "native" / "native_functions.yaml")
-            results["torchgen"].append(measure("one-entry edit", cmd, src, out))
+            headers = [sys.executable, "-m", "torchgen.gen", "-s", str(aten), "-d", str(out), "--per-operator-headers"]
+            nf, tags = aten / "native" / "native_functions.yaml", aten / "native" / "tags.yaml"
+            autograd_dir = src / "torchgen" / "packaged" / "autograd"
+            autograd = [sys.executable, "-c", (
+                "import sys; from torchgen.packaged.autograd.gen_autograd import gen_autograd, gen_autograd_python;"
+                "from torchgen.selective_build.selector import SelectiveBuilder as S;"
+                "gen_autograd(*sys.argv[1:5], S.get_nop_selector()); gen_autograd_python(*sys.argv[1:5])"),
+                str(nf), str(tags), str(out / "autograd"), str(autograd_dir)]
+            (out / "autograd").mkdir(parents=True)
+            results["torchgen"].append(measure("headers only, cold (CLI, no cache)", headers, src, out))
+            shutil.rmtree(out)
+            (out / "autograd").mkdir(parents=True)
+            results["torchgen"].append(measure("cold", [headers, autograd], src, out))
+            results["torchgen"].append(measure("no-op", [headers, autograd], src, out))
+            edit_once(nf)
+            results["torchgen"].append(measure("one-entry edit", [headers, autograd], src, out))
 
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="per-operator headers for PyTorch's native_functions.yaml (2,584 entries)")
+    table = Table(title="everything generated for PyTorch's native_functions.yaml (2,584 entries) and derivatives.yaml")
     for col in ("run", "tcore s", "files written", "torchgen s", "files written ", "tcore / torchgen"):
         table.add_column(col, justify="left" if col == "run" else "right")
     tg = {r["run"]: r for r in results["torchgen"]}

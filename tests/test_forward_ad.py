@@ -36,6 +36,9 @@ MORE = {
     "conv2d": (lambda t, a, w: t.nn.functional.conv2d(a, w, padding=1), [(1, 2, 5, 5), (3, 2, 3, 3)]),
     "max_pool2d": (lambda t, a: t.nn.functional.max_pool2d(a, 2), [(1, 2, 4, 4)]),
     "cumprod_with_zeros": (lambda t, a: (a * t.tensor([1.0, 0.0, 1.0, 0.0, 1.0], dtype=a.dtype)).cumprod(0), [(5,)]),
+    "clamp_tensor_bounds": (lambda t, a, lo, hi: t.clamp(a, lo, hi), [(3, 4), (4,), (3, 1)]),
+    "clamp_tensor_min": (lambda t, a, lo: a.clamp(min=lo), [(3, 4), (3, 4)]),
+    "clamp_tensor_max": (lambda t, a, hi: a.clamp(max=hi), [(3, 4), (1, 4)]),
     "inplace_mul_": (lambda t, a, b: (a * 1).mul_(b), [(3,), (3,)]),
     "inplace_exp_": (lambda t, a: (a * 1).exp_(), [(3,)]),
     "inplace_copy_": (lambda t, a: t.zeros(2, 3, dtype=a.dtype).copy_(a), [(3,)]),
@@ -202,3 +205,24 @@ def test_an_operator_without_a_forward_formula_raises_naming_it():
     f = next(f for f in opset.functions if str(f.func.name) == "sin")
     code = gen_forward_ad.forward_code(f, d, False)
     assert code["body"] == ['fw_not_implemented("sin");']
+
+
+def test_clamp_with_tensor_bounds_like_torch():
+    """Ties, crossing bounds (min > max: max wins), broadcast bounds: gradients of self and of both
+    bounds, and the tangent, as torch's clamp.Tensor formulas give them."""
+    torch = pytest.importorskip("torch")
+    x = np.array([[0.0, 1.0, 2.0, 3.0], [5.0, -1.0, 1.5, 0.5]])
+    lo = np.array([1.0, 1.0, 2.5, 0.0])
+    hi = np.array([[2.0], [1.0]])
+    g = np.arange(8.0).reshape(2, 4) + 1
+    v = [np.full(x.shape, 0.5), np.full(lo.shape, 2.0), np.full(hi.shape, -3.0)]
+    got = [_t(a).requires_grad_(True) for a in (x, lo, hi)]
+    want = [torch.tensor(a, requires_grad=True) for a in (x, lo, hi)]
+    tcore.clamp(*got).backward(_t(g))
+    torch.clamp(*want).backward(torch.tensor(g))
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+    _, tangent = _jvp(lambda t, *a: t.clamp(*a), [x, lo, hi], v)
+    _, torch_tangent = torch.func.jvp(torch.clamp, tuple(torch.tensor(a) for a in (x, lo, hi)),
+                                      tuple(torch.tensor(a) for a in v))
+    np.testing.assert_array_equal(tangent, torch_tangent.numpy())

@@ -34,8 +34,10 @@
 #include <tcore/ops/exp.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/ge.h>
+#include <tcore/ops/gt.h>
 #include <tcore/ops/le.h>
 #include <tcore/ops/logical_and.h>
+#include <tcore/ops/logical_or.h>
 #include <tcore/ops/mean.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/narrow.h>
@@ -176,6 +178,44 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
   if (min) mask = tcore::ge(self, *min);
   if (max) mask = mask.defined() ? tcore::logical_and(mask, tcore::le(self, *max)) : tcore::le(self, *max);
   return mask.defined() ? tcore::mul(grad, mask) : grad;
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  Tensor keep;
+  if (min.defined()) keep = tcore::ge(self, min);
+  if (max.defined()) keep = keep.defined() ? tcore::logical_and(keep, tcore::le(self, max)) : tcore::le(self, max);
+  return keep.defined() ? tcore::where(keep, grad, tcore::zeros_like(grad)) : grad;
+}
+
+std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tensor& self, const Tensor& min,
+                                                  const Tensor& max, const std::array<bool, 2>& grad_input_mask) {
+  std::tuple<Tensor, Tensor> out;
+  const Tensor zero = tcore::zeros_like(grad);
+  if (min.defined() && max.defined()) {
+    if (grad_input_mask[0])
+      std::get<0>(out) = tcore::where(tcore::logical_and(tcore::lt(self, min), tcore::lt(min, max)), grad, zero);
+    if (grad_input_mask[1])
+      std::get<1>(out) = tcore::where(tcore::logical_or(tcore::gt(self, max), tcore::lt(max, min)), grad, zero);
+  } else if (min.defined() && grad_input_mask[0]) {
+    std::get<0>(out) = tcore::where(tcore::lt(self, min), grad, zero);
+  } else if (max.defined() && grad_input_mask[1]) {
+    std::get<1>(out) = tcore::where(tcore::gt(self, max), grad, zero);
+  }
+  return out;
+}
+
+Tensor clamp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& min_p, const Tensor& min_t,
+                 const Tensor& max_p, const Tensor& max_t) {
+  // an undefined bound's tangent is zero where that bound is picked
+  const auto tangent = [&](const Tensor& t) { return t.defined() ? t : tcore::zeros_like(self_t); };
+  if (min_p.defined() && max_p.defined()) {
+    return tcore::where(tcore::gt(min_p, max_p), tangent(max_t),
+                        tcore::where(tcore::lt(self_p, min_p), tangent(min_t),
+                                     tcore::where(tcore::gt(self_p, max_p), tangent(max_t), self_t)));
+  }
+  if (min_p.defined()) return tcore::where(tcore::gt(self_p, min_p), self_t, tangent(min_t));
+  if (max_p.defined()) return tcore::where(tcore::lt(self_p, max_p), self_t, tangent(max_t));
+  return self_t;
 }
 
 Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode) {

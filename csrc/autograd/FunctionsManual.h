@@ -101,6 +101,14 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 // clamp: grad where min <= self <= max (a bound that is None does not limit).
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
+// clamp with tensor bounds (PyTorch's clamp.Tensor formulas; an undefined bound does not limit):
+// self gets grad where min <= self <= max; min where self < min (and min < max), max where
+// self > max or max < min (the upper bound wins a crossing); the tangent picks the same way.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tensor& self, const Tensor& min,
+                                                  const Tensor& max, const std::array<bool, 2>& grad_input_mask);
+Tensor clamp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& min_p, const Tensor& min_t,
+                 const Tensor& max_p, const Tensor& max_t);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 // div with rounding_mode: the true-division gradient, or zero when the quotient is rounded.
