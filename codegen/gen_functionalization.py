@@ -55,6 +55,7 @@ REVERSE = {
 # (its ops:: struct, the C++ arguments, the roots it needs).
 TWINS = {"zero_": ("fill_Scalar", "{self}, Scalar(0)", ("fill",)),
          "normal_": ("normal_functional", "{self}, {mean}, {std}, {generator}", ("normal_functional",)),
+         "normal.out": ("normal_functional", "{self}, {mean}, {std}, {generator}", ("normal_functional",)),
          # factories' out=: the factory with out's dtype and device
          "zeros.out": ("zeros", "{size}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt", ("zeros",)),
          "ones.out": ("ones", "{size}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt", ("ones",)),

@@ -51,6 +51,26 @@ def test_tcore_operators_have_their_out_overloads():
         assert f.func.is_out_fn or str(f.func.name) == "zero"  # zero_'s functional form
 
 
+def test_every_out_overload_pytorch_has_for_a_tcore_operator(pytorch_dir):
+    """For each of PyTorch's groups (functional, in-place, out=) whose functional operator tcore has
+    with PyTorch's schema, tcore has the out= overload too, with PyTorch's schema."""
+    gen = pytest.importorskip("torchgen.gen")
+    model = pytest.importorskip("torchgen.model")
+    parsed = gen.parse_native_yaml(str(pytorch_dir / "native_functions.yaml"), str(pytorch_dir / "tags.yaml"))
+    ours = {str(f.func.name): str(f.func) for f in OPSET.functions}
+    checked, missing = 0, []
+    for g in gen.get_grouped_native_functions(parsed.native_functions):
+        if not isinstance(g, model.NativeFunctionsGroup) or g.out is None:
+            continue
+        functional = g.functional.func
+        if ours.get(str(functional.name)) != str(functional):
+            continue  # not in tcore, or tcore's own operator under that name (_fused_adam)
+        checked += 1
+        if ours.get(str(g.out.func.name)) != str(g.out.func):
+            missing.append(str(g.out.func))
+    assert checked > 200 and not missing, missing
+
+
 def test_functional_form_of_a_mutating_operator():
     """zero_'s autogen: zero (a clone zeroed, the input untouched) and zero.out, as PyTorch's."""
     x = tcore.tensor(X.copy())

@@ -18,6 +18,7 @@
 #include <tcore/ops/erf.h>
 #include <tcore/ops/exp.h>
 #include <tcore/ops/ge.h>
+#include <tcore/ops/gelu_backward.h>
 #include <tcore/ops/gelu_backward_native.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/ones_like.h>
@@ -25,11 +26,15 @@
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/tanh.h>
+#include <tcore/ops/threshold_backward.h>
+#include <tcore/ops/threshold_backward_native.h>
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/value_selecting_reduction_backward_native.h>
 #include <tcore/ops/view.h>
 #include <tcore/ops/where.h>
 #include <tcore/ops/zeros.h>
+
+#include "native/TensorUtils.h"
 
 namespace tcore::native {
 namespace {
@@ -93,6 +98,22 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
     parts.push_back(tcore::sum(terms, IntArrayRef({d}), true, std::nullopt));
   }
   return tcore::cat(parts, d);
+}
+
+// The grad_input= forms (PyTorch's out= overloads of these two, with its argument name): the
+// functional result written into grad_input with the out= rules (resize, cast, version).
+Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::string_view approximate,
+                         const Tensor& grad_input) {
+  write_result(grad_input, tcore::gelu_backward(grad_output, self, approximate), "gelu_backward");
+  grad_input.bump_version();
+  return grad_input;
+}
+
+Tensor threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
+                              const Tensor& grad_input) {
+  write_result(grad_input, tcore::threshold_backward(grad_output, self, threshold), "threshold_backward");
+  grad_input.bump_version();
+  return grad_input;
 }
 
 }  // namespace tcore::native
