@@ -10,10 +10,15 @@ language; an unknown bare name is an error with file:line:col.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import Location, SourceError
+from .file_writer import atomic_write
 from .formula import blank_literals
 from .schema import FunctionSchema, ListType, SchemaError, is_tensor_like, parse_schema
 from .yaml_source import Entry, YMap, entry_location, parse_entry, read_source, split_entries
@@ -167,8 +172,37 @@ def parse_derivative(entry: Entry) -> Derivative:
                       tuple(dispatch), entry.file, entry.line, entry_location(entry, rel, col), entry.text)
 
 
-def load_derivatives(path: str) -> tuple[Derivative, ...]:
-    return tuple(parse_derivative(e) for e in split_entries(path, read_source(path)))
+def load_derivatives(path: str, cache_dir: str | None = None) -> tuple[Derivative, ...]:
+    """Every entry of the file, parsed; with cache_dir, kept there for the same bytes and parser
+    (a schema edit in native_functions.yaml does not parse derivatives.yaml again: 0.3 s at
+    PyTorch's scale). The whole file is the key: an entry's positions depend on those above it."""
+    text = read_source(path)
+    cache = _cache_file(cache_dir, path, text) if cache_dir else None
+    if cache is not None:
+        try:
+            with open(cache, "rb") as f:
+                return pickle.load(f)
+        except Exception:  # absent, torn or foreign: parse
+            pass
+    derivatives = tuple(parse_derivative(e) for e in split_entries(path, text))
+    if cache is not None:
+        try:
+            for old in cache.parent.glob(cache.name.split("~")[0] + "~*.pickle"):  # one file per input path
+                old.unlink(missing_ok=True)
+            atomic_write(cache, pickle.dumps(derivatives, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            pass  # only a speed-up
+    return derivatives
+
+
+def _cache_file(cache_dir: str, path: str, text: str) -> Path:
+    """cache_dir/derivatives-<path key>~<content and parser key>.pickle"""
+    here = Path(__file__).parent
+    h = hashlib.sha1(text.encode())
+    for name in ("derivatives.py", "schema.py", "formula.py", "yaml_source.py", "errors.py"):
+        h.update((here / name).read_bytes())
+    where = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
+    return Path(cache_dir) / f"derivatives-{where}~{h.hexdigest()[:24]}.pickle"
 
 
 def check_against(derivatives: tuple[Derivative, ...], functions: dict[str, object],
@@ -199,12 +233,11 @@ def _without_defaults(schema: FunctionSchema) -> FunctionSchema:
     return replace(schema, arguments=tuple(replace(a, default=None) for a in schema.arguments))
 
 
-def load_checked(path: str, schemas: dict[str, str], autogen: frozenset[str] = frozenset()):
-    """derivatives.yaml, and deprecated.yaml beside it (as in PyTorch), parsed and checked
-    against the operators (name -> schema); returns (derivatives, deprecated)."""
-    from pathlib import Path
-
-    derivatives = load_derivatives(path)
+def load_checked(path: str, schemas: dict[str, str], autogen: frozenset[str] = frozenset(),
+                 cache_dir: str | None = None):
+    """derivatives.yaml, and deprecated.yaml beside it (as in PyTorch), parsed (kept in cache_dir
+    when given) and checked against the operators (name -> schema); returns (derivatives, deprecated)."""
+    derivatives = load_derivatives(path, cache_dir)
     check_against(derivatives, schemas, autogen)
     beside = Path(path).with_name("deprecated.yaml")
     deprecated = load_deprecated(str(beside)) if beside.exists() else ()

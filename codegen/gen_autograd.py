@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import formula, gen_forward_ad
 from .api import cpp
@@ -404,13 +405,21 @@ def called_operators(derivatives, roots: set[str]) -> set[str]:
     operator on tensors (`*` is mul); also what the plan's digest of an autograd shard holds."""
     called: set[str] = set()
     for d in derivatives:
-        for text in [x.text for x in d.backward] + gen_forward_ad.formula_calls(d):
-            text = formula.to_cpp(text)
-            called.update(m.group(1) for m in _CALL.finditer(text))
-            called.update(formula.operator_calls(text))
-        if any(x.text.strip() == "auto_linear" for x in d.forward):
-            called.add(d.schema.name.base)
+        called.update(_called_names(d))
     return called & roots
+
+
+@lru_cache(maxsize=None)
+def _called_names(d: Derivative) -> frozenset[str]:
+    """Every name one derivative's formulas call (a plan computes it for each shard's digest)."""
+    called: set[str] = set()
+    for text in [x.text for x in d.backward] + gen_forward_ad.formula_calls(d):
+        text = formula.to_cpp(text)
+        called.update(m.group(1) for m in _CALL.finditer(text))
+        called.update(formula.operator_calls(text))
+    if any(x.text.strip() == "auto_linear" for x in d.forward):
+        called.add(d.schema.name.base)
+    return frozenset(called)
 
 
 def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],

@@ -147,8 +147,11 @@ def make_plan(opset, options: Options, derivatives: tuple = (), deprecated: tupl
     if libtorch and derivatives and not options.disable_autograd:
         by_name = {str(d.schema.name): d for d in derivatives}
         all_roots = set(groups)
+        by_shard: list[list] = [[] for _ in range(n)]
+        for d in derivatives:
+            by_shard[shard_of(_root_of(d), n)].append(d)
         for k in range(n):
-            mine = [d for d in derivatives if shard_of(_root_of(d), n) == k]
+            mine = by_shard[k]
             related = "\n".join(sorted(d.source for d in mine))
             # the operators its formulas call are part of what it renders (their headers):
             # adding gelu_backward as an operator changes the shard whose formulas call it

@@ -8,15 +8,26 @@ from pathlib import Path
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
+_cache_dir: str | None = None
+
+
+def keep_compiled_templates(folder: str) -> None:
+    """Keep the compiled templates in `folder` between runs (doit's state folder); call before
+    the first render."""
+    global _cache_dir
+    if folder != _cache_dir:
+        _cache_dir = folder
+        environment.cache_clear()
+
+
 @lru_cache(maxsize=None)
 def environment():
     import jinja2  # imported on first render: a no-op doit run never pays for it
 
-    cache_dir = os.environ.get("TCORE_TEMPLATE_CACHE")  # compiled templates, kept between runs
     bytecode_cache = None
-    if cache_dir:
-        os.makedirs(cache_dir, exist_ok=True)
-        bytecode_cache = jinja2.FileSystemBytecodeCache(cache_dir)
+    if _cache_dir:
+        os.makedirs(_cache_dir, exist_ok=True)
+        bytecode_cache = jinja2.FileSystemBytecodeCache(_cache_dir)
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         bytecode_cache=bytecode_cache,

@@ -93,7 +93,8 @@ def _full_plan(p: Paths):
     if p.derivatives is not None:
         from codegen.derivatives import load_checked
 
-        derivatives, deprecated = load_checked(str(p.derivatives), opset.schemas(), opset.autogen_names())
+        derivatives, deprecated = load_checked(str(p.derivatives), opset.schemas(), opset.autogen_names(),
+                                               str(p.state_dir / "codegen-cache"))
         if p.custom_ops:  # another operator set's old signatures get no bindings here
             deprecated = ()
     selected = selected_names(opset, str(p.selected_ops) if p.selected_ops else None, None,
@@ -156,7 +157,9 @@ def write_unit(p: Paths, name: str):
     from codegen.errors import SourceError
     from codegen.file_writer import FileWriter
 
-    os.environ.setdefault("TCORE_TEMPLATE_CACHE", str(p.state_dir / "template-cache"))
+    from codegen.templates import keep_compiled_templates
+
+    keep_compiled_templates(str(p.state_dir / "template-cache"))
     unit = next(u for u in full_plan(p) if u.name == name)
     writer = FileWriter(p.gen_dir)
     try:  # rules checked while rendering (structured groups) are input errors too: no traceback

@@ -82,3 +82,35 @@ def test_pytorch_derivatives(pytorch_dir):
     deprecated = load_deprecated(str(pytorch_dir / "deprecated.yaml"))
     assert len(deprecated) >= 40
     assert deprecated[0].call.startswith("add(")
+
+
+def test_parse_cache_is_keyed_by_the_bytes(tmp_path, monkeypatch):
+    """With a cache folder the second load parses nothing; an edit (here, an entry inserted above,
+    which moves the other's line) parses again with the new positions; a torn cache file is a
+    cold cache; a bad entry is still an error at its place, and leaves no cache behind."""
+    from codegen import derivatives as mod
+
+    cache = tmp_path / "cache"
+    path = tmp_path / "derivatives.yaml"
+    mul = "- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad * other\n"
+    path.write_text(mul)
+    first = mod.load_derivatives(str(path), str(cache))
+    (stored,) = cache.glob("derivatives-*.pickle")
+
+    def no_parse(entry):
+        raise AssertionError("parsed although cached")
+
+    monkeypatch.setattr(mod, "parse_derivative", no_parse)
+    assert mod.load_derivatives(str(path), str(cache)) == first
+    monkeypatch.undo()
+    path.write_text("- name: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)\n"
+                    "  self: grad\n\n" + mul)
+    second = mod.load_derivatives(str(path), str(cache))
+    assert [d.line for d in second] == [1, 4] and first[0].line == 1
+    assert len(list(cache.glob("derivatives-*.pickle"))) == 1 and not stored.exists()  # the old one replaced
+    (new,) = cache.glob("derivatives-*.pickle")
+    new.write_bytes(b"\x80\x05torn")
+    assert mod.load_derivatives(str(path), str(cache)) == second
+    path.write_text(mul.replace("grad * other", "grad * otherr"))
+    with pytest.raises(SourceError, match="otherr"):
+        mod.load_derivatives(str(path), str(cache))
