@@ -75,6 +75,9 @@ def main() -> int:
     if yaml_dir is None:
         sys.exit("PyTorch's YAML is not available (no torch wheel on this machine)")
     results: dict[str, list[dict]] = {"tcore": [], "torchgen": []}
+    # as a user runs them: bytecode cached (this workplace sets PYTHONDONTWRITEBYTECODE, which makes
+    # every run compile ~180 modules again, 0.1 s)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="tcore-bench-codegen-") as tmp:
         tmp = Path(tmp)
         # tcore, through doit
