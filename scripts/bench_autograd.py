@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_io import write_results  # noqa: E402
 STEPS = 20
 
 WORKLOAD = r'''
@@ -152,10 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row(f"MLP step, baseline {args.baseline}", f"{base:.2f}", "-",
                       f"now/baseline {med[('tcore', 'mlp')] / base:.3f}")
     Console().print(table)
-    out = ROOT / "build" / "bench" / "autograd.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"wrote {out}")
+    write_results(results, ROOT / "build" / "bench" / "autograd.json")
     return 0
 
 

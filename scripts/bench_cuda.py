@@ -13,13 +13,12 @@ and writes build/bench/cuda.json. A benchmark, never part of the tests; needs a 
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
+from bench_io import run_workload, write_results  # noqa: E402
 
 M = 1 << 20
 # name: (label, bytes moved by a memory-bound operator, or None)
@@ -101,11 +100,7 @@ print(json.dumps(out))
 
 
 def run(python: str, lib: str, reps: int, only: str) -> dict | None:
-    r = subprocess.run([python, "-c", WORKLOAD, lib, str(ROOT), str(reps), only], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(f"{lib} failed:\n{r.stderr[-3000:]}", file=sys.stderr)
-        return None
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return run_workload(python, WORKLOAD, [lib, str(ROOT), str(reps), only], lib)
 
 
 def main() -> int:
@@ -153,10 +148,7 @@ def main() -> int:
         table.add_row(OPS[op][0], f"{a:.3f}" if a else (err or "-")[:40], f"{b:.3f}" if b else "-",
                       f"{a / b:.2f}" if a and b else "-", rate(op, a), rate(op, b))
     Console(width=max(150, Console().width)).print(table)
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"wrote {out}")
+    write_results(results, args.json)
     return 0
 
 

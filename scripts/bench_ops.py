@@ -14,15 +14,14 @@ build/bench/ops.json. A benchmark, never part of the tests."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
+from bench_io import run_workload, write_results  # noqa: E402
 
 # name: (label, bytes moved by a memory-bound operator, or None)
 OPS = {
@@ -120,11 +119,8 @@ def run(python: str, lib: str, reps: int, threads: int, only: str, capability: s
     env.pop("ATEN_CPU_CAPABILITY", None)
     if capability:  # tcore's and torch's names for the three capabilities are the same
         env["TCORE_CPU_CAPABILITY" if lib == "tcore" else "ATEN_CPU_CAPABILITY"] = capability
-    r = subprocess.run([python, "-c", WORKLOAD, lib, str(ROOT), str(reps), n, only], capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        print(f"{lib} ({capability or 'default choice'}) failed:\n{r.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return run_workload(python, WORKLOAD, [lib, str(ROOT), str(reps), n, only], f"{lib} ({capability or 'default choice'})",
+                        env)
 
 
 def main() -> int:
@@ -184,10 +180,7 @@ def main() -> int:
                 cells.append("-")
             table.add_row(*cells)
         console.print(table)
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"wrote {out}")
+    write_results(results, args.json)
     return 0
 
 
