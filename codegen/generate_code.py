@@ -12,10 +12,8 @@ from pathlib import Path
 
 from .errors import SourceError
 from .file_writer import FileWriter
-from .load import check_kernels_exist, load_operator_set
-from .plan import DEFAULT_SHARDS, SUBSETS, Options, make_plan
-from .derivatives import load_checked
-from .selective import selected_names
+from .pipeline import plan_from_files
+from .plan import DEFAULT_SHARDS, SUBSETS, Options
 
 
 MAX_SHARDS = 1024
@@ -69,15 +67,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def run(args: argparse.Namespace) -> FileWriter:
     check_paths(args)
-    opset = load_operator_set(args.native_functions_path, args.tags_path, args.cache_dir)
-    if args.kernel_source_dir:
-        check_kernels_exist(opset.functions, args.kernel_source_dir,
-                            {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
-    derivatives, deprecated = ((), ())
-    if args.derivatives_path:
-        derivatives, deprecated = load_checked(args.derivatives_path, opset.schemas(), opset.autogen_names())
-    selected = selected_names(opset, args.selected_op_list_path, args.operators_yaml_path,
-                              [f"{d}/composite" for d in args.kernel_source_dir])
     options = Options(
         per_operator_headers=args.per_operator_headers,
         subsets=frozenset([args.subset] if args.subset else SUBSETS),
@@ -85,7 +74,9 @@ def run(args: argparse.Namespace) -> FileWriter:
         num_shards=args.num_shards,
         lazy=args.gen_lazy_ts_backend,
     )
-    units = make_plan(opset, options, derivatives, deprecated, selected)
+    units = plan_from_files(args.native_functions_path, args.tags_path, options, derivatives=args.derivatives_path,
+                            selected_op_list=args.selected_op_list_path, operators_yaml=args.operators_yaml_path,
+                            kernel_dirs=tuple(args.kernel_source_dir), cache_dir=args.cache_dir)
     rendered = [(u, u.render()) for u in units]  # render everything before writing anything
     writer = FileWriter(args.install_dir)
     rel = ""

@@ -23,7 +23,6 @@ from .config import LIVE_OUTPUT, Paths
 
 CODEGEN_DIR = Path(__file__).resolve().parent.parent / "codegen"
 TEMPLATE_DIR = CODEGEN_DIR / "templates"
-KERNEL_KEYS = {"CPU", "CUDA", "HIP", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
 _INDEX_VERSION = 1
 
 
@@ -81,26 +80,17 @@ def full_plan(p: Paths):
 
 @lru_cache(maxsize=None)
 def _full_plan(p: Paths):
-    from codegen.load import check_kernels_exist, load_lazy_set
-    from codegen.plan import Options, make_plan
-    from codegen.selective import selected_names
+    from codegen.pipeline import plan_from_files
+    from codegen.plan import Options
 
-    opset = load_lazy_set(str(p.native_functions), str(p.tags), str(p.state_dir / "codegen-cache"))
-    dirs = _kernel_dirs(p)
-    if dirs:
-        check_kernels_exist(opset.functions, [str(d) for d in dirs], KERNEL_KEYS)
-    derivatives, deprecated = (), ()
-    if p.derivatives is not None:
-        from codegen.derivatives import load_checked
-
-        derivatives, deprecated = load_checked(str(p.derivatives), opset.schemas(), opset.autogen_names(),
-                                               str(p.state_dir / "codegen-cache"))
-        if p.custom_ops:  # another operator set's old signatures get no bindings here
-            deprecated = ()
-    selected = selected_names(opset, str(p.selected_ops) if p.selected_ops else None, None,
-                              [str(d / "composite") for d in _kernel_dirs(p)])
-    options = Options(per_operator_headers=True, disable_autograd=p.disable_autograd, lazy=True)
-    return make_plan(opset, options, () if p.disable_autograd else derivatives, deprecated, selected)
+    return plan_from_files(
+        str(p.native_functions), str(p.tags),
+        Options(per_operator_headers=True, disable_autograd=p.disable_autograd, lazy=True),
+        derivatives=str(p.derivatives) if p.derivatives is not None else None,
+        selected_op_list=str(p.selected_ops) if p.selected_ops else None,
+        kernel_dirs=tuple(str(d) for d in _kernel_dirs(p)),
+        cache_dir=str(p.state_dir / "codegen-cache"),
+        deprecated_bindings=not p.custom_ops)  # another operator set's old signatures get no bindings here
 
 
 @lru_cache(maxsize=None)

@@ -272,3 +272,18 @@ def test_values_indices_out_overloads_match_torch(label, fn):
         fn(tcore, x, (tcore.empty(0), tcore.empty(0, dtype=tcore.int64), tcore.empty(0)))
     with pytest.raises(TypeError):
         fn(tcore, x, (tcore.empty(0), "indices"))
+
+
+def test_grad_input_overloads_take_torchs_argument_name():
+    """gelu_backward.grad_input and threshold_backward.grad_input: PyTorch names their out argument
+    grad_input; the functional result lands there with the out= rules (resize, warning)."""
+    g, x = tcore.tensor([1.0, 2.0, 3.0]), tcore.tensor([-1.0, 0.5, 2.0])
+    gi = tcore.empty(0)
+    assert tcore._C._nn.gelu_backward(g, x, grad_input=gi).tolist() == gi.tolist()
+    np.testing.assert_allclose(gi.numpy(), tcore._C._nn.gelu_backward(g, x).numpy())
+    out = tcore.empty(5)
+    with pytest.warns(UserWarning, match="resized"):
+        tcore.ops.threshold_backward.grad_input(g, x, 0.0, grad_input=out)
+    assert out.tolist() == [0.0, 2.0, 3.0]
+    with pytest.raises(TypeError):
+        tcore.ops.threshold_backward.grad_input(g, x, 0.0, out=tcore.empty(0))  # not its name

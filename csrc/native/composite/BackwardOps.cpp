@@ -35,6 +35,7 @@
 #include <tcore/ops/zeros.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/Autogen.h"
 
 namespace tcore::native {
 namespace {
@@ -101,17 +102,22 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 }
 
 // The grad_input= forms (PyTorch's out= overloads of these two, with its argument name): the
-// functional result written into grad_input with the out= rules (resize, cast, version).
+// functional result written into grad_input with the out= rules of the generated ones (resize,
+// with a warning when grad_input had elements; cast; version).
 Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::string_view approximate,
                          const Tensor& grad_input) {
-  write_result(grad_input, tcore::gelu_backward(grad_output, self, approximate), "gelu_backward");
+  const Tensor result = tcore::gelu_backward(grad_output, self, approximate);
+  autogen::resize_out(grad_input, result.sizes(), "gelu_backward");  // with the warning of a non-empty out
+  write_result(grad_input, result, "gelu_backward");
   grad_input.bump_version();
   return grad_input;
 }
 
 Tensor threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
                               const Tensor& grad_input) {
-  write_result(grad_input, tcore::threshold_backward(grad_output, self, threshold), "threshold_backward");
+  const Tensor result = tcore::threshold_backward(grad_output, self, threshold);
+  autogen::resize_out(grad_input, result.sizes(), "threshold_backward");
+  write_result(grad_input, result, "threshold_backward");
   grad_input.bump_version();
   return grad_input;
 }
