@@ -43,12 +43,28 @@ def plan_for(functions: tuple[NativeFunction, ...], derivatives: dict[str, Deriv
                 out.append(Plan(f, twin, True))
                 continue
         if f.func.is_out_fn:
-            family = [d for k, d in derivatives.items() if str(k).split(".")[0].rstrip("_") == f.root_name]
+            family = _families(derivatives).get(f.root_name, [])
             if family and all(non_differentiable(d) for d in family):
                 out.append(Plan(f, family[0], False))  # runs below autograd, like its functional twins
             elif family:
                 out.append(Plan(f, None, False))
     return out
+
+
+_FAMILIES: dict[int, tuple[dict, dict[str, list[Derivative]]]] = {}
+
+
+def _families(derivatives: dict[str, Derivative]) -> dict[str, list[Derivative]]:
+    """The derivatives by operator root (add_, add.Tensor -> add), built once per derivatives
+    mapping (every shard of a plan shares one: scanning it for each out= overload cost a
+    PyTorch-scale cold run 1.3 s)."""
+    hit = _FAMILIES.get(id(derivatives))
+    if hit is None or hit[0] is not derivatives:
+        index: dict[str, list[Derivative]] = {}
+        for k, d in derivatives.items():
+            index.setdefault(str(k).split(".")[0].rstrip("_"), []).append(d)
+        hit = _FAMILIES[id(derivatives)] = (derivatives, index)
+    return hit[1]
 
 
 def _differentiable(f: NativeFunction) -> list[Argument]:
