@@ -108,6 +108,19 @@ def test_gelu_both_forms(tcore):
     np.testing.assert_allclose(got, approx, rtol=2e-6, atol=2e-7)
 
 
+def test_gelu_keeps_its_tail(tcore):
+    """gelu(x) = x * erfc(-x / sqrt 2) / 2 computed without 1 + erf's cancellation: relative error
+    stays small where gelu is tiny (torch's float32 gelu is 17% off at -5 and 100% below -9)."""
+    x = np.linspace(-12, -3, 20_001)
+    erfc = np.vectorize(math.erfc, otypes=[np.float64])
+    for dtype, bound in ((np.float32, 5e-5), (np.float64, 1e-12)):
+        xs = x.astype(dtype)
+        exact = 0.5 * xs.astype(np.float64) * erfc(-xs.astype(np.float64) / math.sqrt(2))
+        got = tcore.nn.functional.gelu(tcore.from_numpy(xs)).numpy().astype(np.float64)
+        keep = np.abs(exact) > np.finfo(dtype).tiny  # normal results
+        assert np.max(np.abs(got[keep] - exact[keep]) / np.abs(exact[keep])) < bound, dtype
+
+
 PROGRAM = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])

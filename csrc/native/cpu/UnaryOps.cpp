@@ -301,7 +301,7 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
         const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
         return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
       }
-      return static_cast<T>(0.5) * v * (T(1) + std::erf(v * static_cast<T>(0.7071067811865476)));
+      return static_cast<T>(0.5) * v * std::erfc(v * static_cast<T>(-0.7071067811865476));  // no cancellation
     };
     if constexpr (vec::supports<T>) {
       unary_loop_runs<T, T>(out, self, scalar, [tanh_form](T* o, const T* i, int64_t n) {

@@ -30,16 +30,19 @@ using VF = __m512;
 using VD = __m512d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
+#define TCORE_SLEEF_ERFC_D Sleef_erfcd8_u15avx512f
 #elif defined(__AVX2__) && defined(__FMA__)
 using VF = __m256;
 using VD = __m256d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d4_u10avx2
+#define TCORE_SLEEF_ERFC_D Sleef_erfcd4_u15avx2
 #else
 using VF = __m128;
 using VD = __m128d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d2_u10sse4
+#define TCORE_SLEEF_ERFC_D Sleef_erfcd2_u15sse4
 #endif
 
 template <typename T>
@@ -146,11 +149,32 @@ struct Sigmoid {
   static VD apply(VD v) { return 1.0 / (1.0 + Exp::apply(-v)); }
 };
 
-// x * Phi(x) with erf, and PyTorch's tanh approximation of it.
+// x * Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: through erfc, not 1 + erf(x / sqrt 2), whose
+// cancellation lost every digit of the tail (gelu(-5) was 4% off, torch's 17%). float32: Numerical
+// Recipes' Chebyshev fit of erfc (relative error below 1.2e-7 everywhere; then float32's rounding of
+// -z^2 in the exponent, about 1e-6 relative at x = -7), one exp and one division, 4x faster than
+// SLEEF's erf at SSE4 width; float64: SLEEF's erfc (1.5 ulp).
 struct Gelu {
-  static VF apply(VF v) { return 0.5f * v * (1.0f + Erf::apply(v * 0.7071067811865476f)); }
-  static VD apply(VD v) { return 0.5 * v * (1.0 + Erf::apply(v * 0.7071067811865476)); }
+  static VF erfc_positive(VF z) {  // z >= 0
+    const VF t = 1.0f / (1.0f + 0.5f * z);
+    VF p = 0.17087277f * t - 0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t - 1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t - 0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t - 1.26551223f;
+    return t * Exp::apply(p - z * z);
+  }
+  static VF apply(VF v) {
+    const VF y = erfc_positive(abs_of<VF, float>(v) * 0.7071067811865476f);  // erfc(|x| / sqrt 2)
+    return v * (v < 0.0f ? 0.5f * y : 1.0f - 0.5f * y);
+  }
+  static VD apply(VD v) { return 0.5 * v * TCORE_SLEEF_ERFC_D(v * -0.7071067811865476); }
 };
+#undef TCORE_SLEEF_ERFC_D
 struct GeluTanh {
   static VF apply(VF v) { return 0.5f * v * (1.0f + Tanh::apply(0.7978845608028654f * (v + 0.044715f * v * v * v))); }
   static VD apply(VD v) { return 0.5 * v * (1.0 + Tanh::apply(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
