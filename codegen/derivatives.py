@@ -196,12 +196,16 @@ def load_derivatives(path: str, cache_dir: str | None = None) -> tuple[Derivativ
 
 
 def _cache_file(cache_dir: str, path: str, text: str) -> Path:
-    """cache_dir/derivatives-<path key>~<content and parser key>.pickle"""
-    here = Path(__file__).parent
+    """cache_dir/derivatives-<path key>~<content and parser key>.pickle. The path as given is part of
+    the key (errors name the file as it was given); the parser is every module of the generator (what
+    derivatives.py imports imports more: defaults.py's checks...) and PyYAML's version."""
+    import yaml
+
     h = hashlib.sha1(text.encode())
-    for name in ("derivatives.py", "schema.py", "formula.py", "yaml_source.py", "errors.py"):
-        h.update((here / name).read_bytes())
-    where = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
+    h.update(yaml.__version__.encode())
+    for module in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(module.read_bytes())
+    where = hashlib.sha1(f"{os.path.abspath(path)}|{path}".encode()).hexdigest()[:16]
     return Path(cache_dir) / f"derivatives-{where}~{h.hexdigest()[:24]}.pickle"
 
 

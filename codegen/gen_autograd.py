@@ -63,6 +63,7 @@ def _families(derivatives: dict[str, Derivative]) -> dict[str, list[Derivative]]
         index: dict[str, list[Derivative]] = {}
         for k, d in derivatives.items():
             index.setdefault(str(k).split(".")[0].rstrip("_"), []).append(d)
+        _FAMILIES.clear()  # the latest mapping only: a process plans once, a long-lived one may plan again
         hit = _FAMILIES[id(derivatives)] = (derivatives, index)
     return hit[1]
 

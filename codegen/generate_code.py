@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> FileWriter:
         num_shards=args.num_shards,
         lazy=args.gen_lazy_ts_backend,
     )
-    units = plan_from_files(args.native_functions_path, args.tags_path, options, derivatives=args.derivatives_path,
+    units = plan_from_files(args.native_functions_path, args.tags_path, options, derivatives=args.derivatives_path or None,
                             selected_op_list=args.selected_op_list_path, operators_yaml=args.operators_yaml_path,
                             kernel_dirs=tuple(args.kernel_source_dir), cache_dir=args.cache_dir)
     rendered = [(u, u.render()) for u in units]  # render everything before writing anything

@@ -94,8 +94,11 @@ def _code_fingerprint() -> str:
     """The cache is only valid for the model code that wrote it."""
     here = Path(__file__).parent
     h = hashlib.sha1()
-    for name in ("model.py", "schema.py", "yaml_source.py", "autogen.py"):
+    for name in ("model.py", "schema.py", "defaults.py", "yaml_source.py", "autogen.py"):
         h.update((here / name).read_bytes())
+    import yaml
+
+    h.update(yaml.__version__.encode())
     return h.hexdigest()
 
 

@@ -287,3 +287,12 @@ def test_grad_input_overloads_take_torchs_argument_name():
     assert out.tolist() == [0.0, 2.0, 3.0]
     with pytest.raises(TypeError):
         tcore.ops.threshold_backward.grad_input(g, x, 0.0, out=tcore.empty(0))  # not its name
+    bad = tcore.empty(5, dtype=tcore.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the dtype is refused before any resize (and its warning), as torch does
+        with pytest.raises(RuntimeError, match="can't be cast"):
+            tcore.ops.threshold_backward.grad_input(g, x, 0.0, grad_input=bad)
+    assert bad.shape == (5,)
+    meta = tcore.empty(0, device="meta")  # through the dispatcher's copy_: Meta takes it too
+    tcore.ops.threshold_backward.grad_input(g.to("meta"), x.to("meta"), 0.0, grad_input=meta)
+    assert meta.shape == (3,) and meta.device.type == "meta"

@@ -10,6 +10,7 @@
 #include <tcore/ops/any.h>
 #include <tcore/ops/arange.h>
 #include <tcore/ops/cat.h>
+#include <tcore/ops/copy.h>
 #include <tcore/ops/cumprod.h>
 #include <tcore/ops/cumprod_backward_native.h>
 #include <tcore/ops/cumsum.h>
@@ -102,24 +103,27 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 }
 
 // The grad_input= forms (PyTorch's out= overloads of these two, with its argument name): the
-// functional result written into grad_input with the out= rules of the generated ones (resize,
-// with a warning when grad_input had elements; cast; version).
+// functional result written into grad_input as a generated out= kernel writes it, the dtype checked
+// first as torch does (then the resize, with a warning when grad_input had elements, and copy_
+// through the dispatcher, so Meta and lazy tensors take it too).
+namespace {
+const Tensor& write_grad_input(const Tensor& grad_input, const Tensor& result, const char* op) {
+  TCORE_CHECK_TYPE(can_cast(result.dtype(), grad_input.dtype()), op, ": result type ", result.dtype(),
+                   " can't be cast to the desired output type ", grad_input.dtype());
+  autogen::resize_out(grad_input, result.sizes(), op);
+  ops::copy_::call(grad_input, result, false);
+  return grad_input;
+}
+}  // namespace
+
 Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::string_view approximate,
                          const Tensor& grad_input) {
-  const Tensor result = tcore::gelu_backward(grad_output, self, approximate);
-  autogen::resize_out(grad_input, result.sizes(), "gelu_backward");  // with the warning of a non-empty out
-  write_result(grad_input, result, "gelu_backward");
-  grad_input.bump_version();
-  return grad_input;
+  return write_grad_input(grad_input, tcore::gelu_backward(grad_output, self, approximate), "gelu_backward");
 }
 
 Tensor threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
                               const Tensor& grad_input) {
-  const Tensor result = tcore::threshold_backward(grad_output, self, threshold);
-  autogen::resize_out(grad_input, result.sizes(), "threshold_backward");
-  write_result(grad_input, result, "threshold_backward");
-  grad_input.bump_version();
-  return grad_input;
+  return write_grad_input(grad_input, tcore::threshold_backward(grad_output, self, threshold), "threshold_backward");
 }
 
 }  // namespace tcore::native
