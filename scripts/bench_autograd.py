@@ -8,7 +8,6 @@ wheel on local disk (build/torch-venv) when it is not importable here. Prints a 
 and writes build/bench/autograd.json. Not a test."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_io import write_results  # noqa: E402
+from bench_io import run_workload, write_results  # noqa: E402
 STEPS = 20
 
 WORKLOAD = r'''
@@ -101,12 +100,11 @@ def torch_python() -> str | None:
 
 
 def run(python: str, lib: str, kind: str, root: Path = ROOT) -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    r = subprocess.run([python, "-c", WORKLOAD, lib, str(root), str(STEPS), kind], capture_output=True, text=True,
-                       env=env)
-    if r.returncode != 0:
-        sys.exit(f"{lib} ({kind}) failed:\n{r.stderr[-3000:]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    out = run_workload(python, WORKLOAD, [lib, str(root), str(STEPS), kind], f"{lib} ({kind})",
+                       {**os.environ, "OMP_NUM_THREADS": "1"})
+    if out is None:  # its error is printed: no table without every figure
+        sys.exit(1)
+    return out
 
 
 WORKLOADS = {

@@ -118,8 +118,13 @@ __global__ void fill_kernel(Pointers<1> ptr, OffsetCalculator<1> calc, int64_t n
   }
 }
 
-// 32-bit index arithmetic when every linear index fits.
-inline bool fits_32_bits(int64_t n) { return n <= int64_t{0xffffffff}; }
+// Calls launch(type_tag<Index>{}) with the index type of n elements: 32-bit arithmetic when every
+// linear index fits, 64-bit otherwise.
+template <typename Launch>
+void with_index_type(int64_t n, Launch&& launch) {
+  if (n <= int64_t{0xffffffff}) launch(type_tag<uint32_t>{});
+  else launch(type_tag<int64_t>{});
+}
 
 // out = f(in): in broadcast to out's shape.
 template <typename Out, typename In, typename F>
@@ -129,11 +134,10 @@ void launch_unary(const Tensor& out, const Tensor& in, F f) {
   if (n == 0) return;
   const auto calc = offset_calculator<2>(out.sizes(), {&out, &in});
   const OnDevice on(out);
-  if (fits_32_bits(n)) {
-    unary_kernel<Out, In, uint32_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<2>({&out, &in}), calc, n, f);
-  } else {
-    unary_kernel<Out, In, int64_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<2>({&out, &in}), calc, n, f);
-  }
+  with_index_type(n, [&](auto index) {
+    using I = typename decltype(index)::type;
+    unary_kernel<Out, In, I><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<2>({&out, &in}), calc, n, f);
+  });
   check(cudaGetLastError(), "unary_kernel launch");
 }
 
@@ -145,11 +149,10 @@ void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   if (n == 0) return;
   const auto calc = offset_calculator<3>(out.sizes(), {&out, &a, &b});
   const OnDevice on(out);
-  if (fits_32_bits(n)) {
-    binary_kernel<Out, In, uint32_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
-  } else {
-    binary_kernel<Out, In, int64_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
-  }
+  with_index_type(n, [&](auto index) {
+    using I = typename decltype(index)::type;
+    binary_kernel<Out, In, I><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
+  });
   check(cudaGetLastError(), "binary_kernel launch");
 }
 
@@ -159,11 +162,10 @@ void launch_fill(const Tensor& out, T value) {
   if (n == 0) return;
   const auto calc = offset_calculator<1>(out.sizes(), {&out});
   const OnDevice on(out);
-  if (fits_32_bits(n)) {
-    fill_kernel<T, uint32_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<1>({&out}), calc, n, value);
-  } else {
-    fill_kernel<T, int64_t><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<1>({&out}), calc, n, value);
-  }
+  with_index_type(n, [&](auto index) {
+    using I = typename decltype(index)::type;
+    fill_kernel<T, I><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<1>({&out}), calc, n, value);
+  });
   check(cudaGetLastError(), "fill_kernel launch");
 }
 
