@@ -36,6 +36,11 @@ OPS = {
     "sum_dim0": ("sum (8192,8192) dim 0", 256 * M), "mean_dim1": ("mean (65536,1024) dim 1", 256 * M),
     "mm1024": ("mm 1024 f32", None), "mm4096": ("mm 4096 f32", None), "mm_f64": ("mm 1024 f64", None),
     "mm_skinny": ("(8192x64)@(64x8192) f32", None),
+    "softmax": ("softmax (65536,1024) dim 1", 2 * 256 * M), "log_softmax": ("log_softmax (65536,1024) dim 1", 2 * 256 * M),
+    "amax_dim1": ("amax (8192,8192) dim 1", 256 * M), "argmax_dim1": ("argmax (8192,8192) dim 1", 256 * M),
+    "where": ("where 64M f32", 4.25 * 256 * M), "gather": ("gather (8192,8192) dim 1, 64 each", None),
+    "index_select": ("index_select (8192,8192) 4096 rows", 2 * 128 * M), "cat": ("cat 2x(8192,4096) dim 1", 4 * 128 * M),
+    "mlp_step": ("MLP step (784-512-10, batch 256, SGD)", None),
     "h2d": ("host->device 64M f32", 256 * M), "d2h": ("device->host 64M f32", 256 * M),
 }
 FLOPS = {"mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_f64": 2 * 1024**3, "mm_skinny": 2 * 8192 * 64 * 8192}
@@ -66,6 +71,24 @@ m4096 = dev["a"][: 4096 * 4096].view(4096, 4096)
 tall = T.from_numpy(rng.standard_normal((8192, 64), dtype=np.float32)).to("cuda")
 wide = T.from_numpy(rng.standard_normal((64, 8192), dtype=np.float32)).to("cuda")
 host_t = T.from_numpy(host["a"])
+rows = dev["a"].view(65536, 1024)
+cond = dev["a"] > 0
+gidx = T.from_numpy(rng.integers(0, 8192, (8192, 64))).to("cuda")
+ridx = T.from_numpy(rng.integers(0, 8192, 4096)).to("cuda")
+halves = (sq[:, :4096], sq2[:, 4096:])
+mlp = T.nn.Sequential(T.nn.Linear(784, 512), T.nn.ReLU(), T.nn.Linear(512, 10)).to("cuda")
+opt = T.optim.SGD(mlp.parameters(), lr=0.01)
+mx = T.from_numpy(rng.standard_normal((256, 784), dtype=np.float32)).to("cuda")
+my = T.from_numpy(rng.integers(0, 10, 256)).to("cuda")
+
+
+def mlp_step():
+    opt.zero_grad()
+    loss = T.nn.functional.cross_entropy(mlp(mx), my)
+    loss.backward()
+    opt.step()
+    return loss
+
 ops = {
     "copy": lambda: dev["a"].clone(), "fill": lambda: T.zeros(N, device="cuda"),
     "add": lambda: T.add(dev["a"], dev["b"]), "mul": lambda: T.mul(dev["a"], dev["b"]),
@@ -77,6 +100,11 @@ ops = {
     "mean_dim1": lambda: dev["a"].view(65536, 1024).mean(1),
     "mm1024": lambda: T.mm(m1024, m1024), "mm4096": lambda: T.mm(m4096, m4096), "mm_f64": lambda: T.mm(m1024d, m1024d),
     "mm_skinny": lambda: T.mm(tall, wide),
+    "softmax": lambda: rows.softmax(1), "log_softmax": lambda: rows.log_softmax(1),
+    "amax_dim1": lambda: sq.amax(1), "argmax_dim1": lambda: sq.argmax(1),
+    "where": lambda: T.where(cond, dev["a"], dev["b"]), "gather": lambda: sq.gather(1, gidx),
+    "index_select": lambda: sq.index_select(0, ridx), "cat": lambda: T.cat(halves, 1),
+    "mlp_step": mlp_step,
     "h2d": lambda: host_t.to("cuda"), "d2h": lambda: dev["a"].to("cpu"),
 }
 out = {"runtime": runtime, "ms": {}, "errors": {}}

@@ -15,7 +15,12 @@ CUDA_KERNELS = ["empty.memory_format", "fill_.Scalar", "copy_", "add.Tensor", "a
                 "sum.dim_IntList", "sum.IntList_out", "mean.dim", "mean.out", "mm", "mm.out", "uniform_", "normal_", "abs", "abs_", "rsqrt",
                 "sin", "cos.out", "log1p", "expm1_", "reciprocal", "eq.Tensor", "ne.Tensor", "lt.Tensor_out",
                 "le.Tensor", "gt.Tensor", "ge.Tensor_out", "maximum", "minimum.out", "arange.start_step", "linspace",
-                "eye.m"]
+                "eye.m", "tan.out", "erf", "floor", "round", "sign", "logical_and", "logical_not", "bitwise_xor.Tensor",
+                "bitwise_not", "pow.Tensor_Tensor", "atan2", "remainder.Tensor", "fmod.Tensor_out", "where.self",
+                "clamp", "gelu", "isnan", "threshold_backward", "masked_fill_.Scalar", "prod.int_out", "amax.out",
+                "max.dim", "argmax.out", "all.out", "any.all_out", "var.correction", "logsumexp", "cumsum.out",
+                "softmax.int_out", "log_softmax.int", "cat", "gather", "scatter_add_", "index_select", "index_add_",
+                "index.Tensor", "index_put_", "nonzero", "flip", "tril", "triu_"]
 
 
 def _expect_cuda_build() -> bool:
@@ -36,7 +41,7 @@ def test_cuda_kernels_are_registered(tcore):
         pytest.skip("built without CUDA")
     for name in CUDA_KERNELS:
         assert "CUDA" in tcore._C._registered_keys(name), name
-    assert "CUDA" not in tcore._C._registered_keys("atan2")  # no CUDA kernel: a clear error on a device
+    assert "CUDA" not in tcore._C._registered_keys("sort")  # no CUDA kernel: a clear error on a device
 
 
 def test_no_device_is_a_clear_error(tcore):
@@ -365,3 +370,161 @@ def test_narrow_dtypes_like_cpu(gpu, dtype):
             got = getattr(tc, name)(d)
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(values(got), values(want))
+
+
+def _same(got, want, rtol=1e-6, atol=0.0, what=""):
+    """A device result against the CPU's: on the device, same dtype and shape, same values (NaN included)."""
+    assert got.is_cuda, what
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape), (what, got.dtype, want.dtype, got.shape)
+    np.testing.assert_allclose(got.cpu().to(want.dtype).numpy(), want.numpy(), rtol=rtol, atol=atol, err_msg=what)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_more_pointwise_like_cpu(gpu, dtype):
+    tc = gpu
+    a, b = _rand((4, 5), dtype, 7), _rand((5,), dtype, 8)
+    if dtype != "int64":
+        a[0, :3] = [np.nan, np.inf, -np.inf]
+    x, y, xc, yc = tc.tensor(a).cuda(), tc.tensor(b).cuda(), tc.tensor(a), tc.tensor(b)
+    unary = ["sign", "floor", "ceil", "round", "trunc", "isnan", "isinf", "logical_not"]
+    if dtype != "int64":
+        unary += ["tan", "atan", "sinh", "erf", "exp2"]
+    else:
+        unary += ["bitwise_not"]
+    for op in unary:
+        _same(getattr(tc, op)(x), getattr(tc, op)(xc), rtol=1e-5, atol=1e-6, what=op)
+    binary = ["logical_and", "logical_or", "logical_xor", "pow", "atan2"] if dtype != "int64" else \
+        ["logical_and", "bitwise_and", "bitwise_or", "bitwise_xor", "pow"]
+    for op in binary:
+        yy = y.abs() if op == "pow" and dtype == "int64" else y
+        _same(getattr(tc, op)(x, yy), getattr(tc, op)(xc, yy.cpu()), rtol=1e-5, what=op)
+    nz = tc.where(y == 0, tc.ones_like(y), y)
+    for op in ("remainder", "fmod"):
+        _same(getattr(tc, op)(x, nz), getattr(tc, op)(xc, nz.cpu()), rtol=1e-5, atol=1e-6, what=op)
+    if dtype == "int64":
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            tc.remainder(x, tc.zeros_like(y))
+    _same(tc.where(x > 0, x, y), tc.where(xc > 0, xc, yc), what="where")
+    _same(tc.where(x > 0, x, 2.5), tc.where(xc > 0, xc, 2.5), what="where scalar")
+    _same(x.clamp(-1, 1), xc.clamp(-1, 1), what="clamp")
+    _same(x.clamp(min=0.5), xc.clamp(min=0.5), what="clamp min")
+    _same(x.masked_fill(x > 1, -7), xc.masked_fill(xc > 1, -7), what="masked_fill")
+    if dtype != "int64":
+        for approximate in ("none", "tanh"):
+            _same(tc.nn.functional.gelu(x, approximate=approximate),
+                  tc.nn.functional.gelu(xc, approximate=approximate), rtol=1e-5, atol=1e-6, what="gelu")
+        g = tc.tensor(_rand((4, 5), dtype, 9))
+        _same(tc.threshold_backward(g.cuda(), x, 0.0), tc.threshold_backward(g, xc, 0.0), what="threshold_backward")
+    z = x.clone()
+    z.clamp_(max=0)
+    _same(z, xc.clamp(max=0), what="clamp_")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])
+def test_more_reductions_like_cpu(gpu, dtype):
+    tc = gpu
+    a = _rand((6, 1000), "float32" if dtype == "float16" else dtype, 11)
+    if dtype != "int64":
+        a[2, 17] = np.nan  # NaN wins in max/argmax
+        a[3, :] = a[3, 0]  # ties: the first index
+    xc = tc.tensor(a).to(getattr(tc, dtype))
+    x = xc.cuda()
+    tol = dict(rtol=2e-3 if dtype == "float16" else 1e-5, atol=1e-6)
+    for dim in (0, 1):
+        _same(x.amax(dim), xc.amax(dim), what=f"amax {dim}")
+        _same(x.amin(dim), xc.amin(dim), what=f"amin {dim}")
+        _same(x.argmax(dim), xc.argmax(dim), what=f"argmax {dim}")
+        _same(x.argmin(dim), xc.argmin(dim), what=f"argmin {dim}")
+        for got, want in zip(x.max(dim), xc.max(dim)):
+            _same(got, want, what=f"max {dim}")
+        for got, want in zip(x.min(dim, keepdim=True), xc.min(dim, keepdim=True)):
+            _same(got, want, what=f"min {dim}")
+        _same((x > 0).all(dim), (xc > 0).all(dim), what="all")
+        _same((x > 0).any(dim), (xc > 0).any(dim), what="any")
+        _same(x[:, :20].prod(dim), xc[:, :20].prod(dim), **tol, what="prod")
+        _same(x.cumsum(dim), xc.cumsum(dim), **tol, what="cumsum")
+    _same(x.max(), xc.max(), what="max()")
+    _same(x.argmax(), xc.argmax(), what="argmax()")
+    if dtype != "int64":
+        f = x.nan_to_num() if hasattr(x, "nan_to_num") else tc.where(x.isnan(), tc.zeros_like(x), x)
+        fc = f.cpu()
+        _same(f.var(1), fc.var(1), **tol, what="var")
+        _same(f.std(0, correction=0), fc.std(0, correction=0), **tol, what="std")
+        _same(f.logsumexp(1), fc.logsumexp(1), **tol, what="logsumexp")
+        for dim in (0, 1, -1):
+            _same(f.softmax(dim), fc.softmax(dim), **tol, what="softmax")
+            _same(f.log_softmax(dim), fc.log_softmax(dim), **tol, what="log_softmax")
+        big = tc.tensor(np.array([[1000.0, 1000.0, -np.inf], [-np.inf] * 3])).to(getattr(tc, dtype))
+        _same(big.cuda().softmax(1), big.softmax(1), what="softmax of large and -inf rows")
+        _same(big.cuda().logsumexp(1), big.logsumexp(1), what="logsumexp of -inf rows")
+    with pytest.raises(IndexError, match="Expected reduction dim"):
+        tc.empty([0, 3], device="cuda").argmax()
+
+
+@pytest.mark.gpu
+def test_indexing_like_cpu(gpu):
+    tc = gpu
+    a = _rand((6, 5), "float32", 12)
+    xc = tc.tensor(a)
+    x = xc.cuda()
+    idx = tc.tensor(np.array([[0, 4, 1], [2, 2, -1], [3, 0, 0], [1, 1, 1], [4, 3, 2], [0, 0, 4]]))
+    _same(x.gather(1, idx.cuda()), xc.gather(1, idx), what="gather")
+    _same(x.index_select(0, idx[:, 0].cuda()), xc.index_select(0, idx[:, 0]), what="index_select")
+    _same(tc.zeros(6, 5, device="cuda").scatter_add(1, idx.cuda(), x[:, :3]),
+          tc.zeros(6, 5).scatter_add(1, idx, xc[:, :3]), rtol=1e-6, atol=1e-6, what="scatter_add (repeated indices)")
+    _same(tc.zeros(6, 5, device="cuda").index_add(0, tc.tensor([0, 0, 5]).cuda(), x[:3]),
+          tc.zeros(6, 5).index_add(0, tc.tensor([0, 0, 5]), xc[:3]), rtol=1e-6, atol=1e-6, what="index_add")
+    with pytest.raises(IndexError, match="index 9 is out of bounds for dimension 1 with size 5"):
+        x.gather(1, tc.full([6, 1], 9, dtype=tc.int64, device="cuda"))
+    _same(x[idx[:, 0].cuda()], xc[idx[:, 0]], what="x[int tensor]")
+    _same(x[x > 0], xc[xc > 0], what="x[bool mask]")
+    _same(x[1:5:2, tc.tensor([4, 0]).cuda()], xc[1:5:2, tc.tensor([4, 0])], what="mixed")
+    _same(tc.nonzero(x > 0.5), tc.nonzero(xc > 0.5), what="nonzero")
+    z, zc = x.clone(), xc.clone()
+    z[x < 0] = 0.0
+    zc[xc < 0] = 0.0
+    _same(z, zc, what="setitem bool mask")
+    z.index_put_((tc.tensor([0, 0, 2]).cuda(),), tc.ones(3, 5, device="cuda"), accumulate=True)
+    zc.index_put_((tc.tensor([0, 0, 2]),), tc.ones(3, 5), accumulate=True)
+    _same(z, zc, what="index_put_ accumulate")
+    _same(tc.cat([x, x[:2]], 0), tc.cat([xc, xc[:2]], 0), what="cat 0")
+    _same(tc.cat([x, x.to(tc.float64)], 1), tc.cat([xc, xc.to(tc.float64)], 1), what="cat promotes")
+    _same(tc.stack([x, x], 2), tc.stack([xc, xc], 2), what="stack")
+    with pytest.raises(RuntimeError, match="same device"):
+        tc.cat([x, xc])
+    _same(x.flip(0), xc.flip(0), what="flip")
+    _same(x.flip([0, 1]), xc.flip([0, 1]), what="flip 2")
+    _same(x.tril(), xc.tril(), what="tril")
+    _same(x.t().triu(1), xc.t().triu(1), what="triu of a view")
+    emb = tc.nn.functional.embedding(idx.cuda(), x)
+    _same(emb, tc.nn.functional.embedding(idx, xc), what="embedding")
+
+
+@pytest.mark.gpu
+def test_training_on_the_device_matches_the_cpu(gpu):
+    tc = gpu
+
+    def run(device):
+        tc.manual_seed(0)
+        model = tc.nn.Sequential(tc.nn.Linear(20, 64), tc.nn.ReLU(), tc.nn.Linear(64, 5)).to(device)
+        opt = tc.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        rng = np.random.default_rng(1)
+        x = tc.tensor(rng.standard_normal((32, 20)).astype(np.float32)).to(device)
+        y = tc.tensor(rng.integers(0, 5, 32)).to(device)
+        losses = []
+        for _ in range(20):
+            opt.zero_grad()
+            loss = tc.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses, [p.detach().cpu().numpy() for p in model.parameters()]
+
+    dev_losses, dev_params = run("cuda")
+    cpu_losses, cpu_params = run("cpu")
+    np.testing.assert_allclose(dev_losses, cpu_losses, rtol=1e-4)
+    assert dev_losses[-1] < dev_losses[0] * 0.7  # it learns
+    for p, q in zip(dev_params, cpu_params):
+        np.testing.assert_allclose(p, q, rtol=1e-3, atol=1e-5)

@@ -1,6 +1,7 @@
 // The CUDA runtime API of a build without a GPU backend: nothing is available, and
 // every call that needs a device says so (CMake compiles this file instead of
 // CUDAContext.cpp when neither CUDA nor ROCm is built).
+#include "native/cuda/IndexKernels.h"
 #include "tcore/cuda/CUDA.h"
 
 namespace tcore::cuda {
@@ -34,3 +35,14 @@ void stream_synchronize(void*) { unavailable("stream_synchronize"); }
 void copy(const Tensor&, const Tensor&) { unavailable("copying to or from a CUDA device"); }
 
 }  // namespace tcore::cuda
+
+namespace tcore::native::cuda {
+void index_take(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, const char* op) {
+  tcore::cuda::unavailable(op);
+}
+void index_put(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, const Scalar&, bool,
+               const char* op) {
+  tcore::cuda::unavailable(op);
+}
+void triangle(const Tensor&, const Tensor&, int64_t, bool) { tcore::cuda::unavailable("tril/triu"); }
+}  // namespace tcore::native::cuda

@@ -158,7 +158,14 @@ CatShape cat_shape(ArrayRef<Tensor> tensors, int64_t dim) {
   TCORE_CHECK_VALUE(!tensors.empty(), "cat(): expected a non-empty list of Tensors");
   CatShape l;
   l.dtype = tensors[0].dtype();
-  for (const Tensor& t : tensors) l.dtype = promote_types(l.dtype, t.dtype());
+  l.device = tensors[0].device();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    l.dtype = promote_types(l.dtype, t.dtype());
+    TCORE_CHECK(t.device() == l.device, "Expected all tensors to be on the same device, but found at least two "
+                "devices, ", l.device.str(), " and ", t.device().str(), "! (when checking argument tensors[", i,
+                "] of cat)");
+  }
   const Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];

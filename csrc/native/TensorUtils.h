@@ -48,6 +48,7 @@ struct CatShape {
   std::vector<int64_t> shape;  // of the result
   int64_t dim = 0;
   ScalarType dtype = ScalarType::Float;
+  Device device;  // every tensor's (checked)
 };
 CatShape cat_shape(ArrayRef<Tensor> tensors, int64_t dim);
 inline bool cat_skipped(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }

@@ -57,10 +57,11 @@ void check_reduction(int64_t reduction, const char* op) {
                     "got ", reduction);
 }
 
-// The value of a 0-dim tensor a reduction returned (CPU memory).
+// The value of a 0-dim tensor a reduction returned, read on the host (never through a device pointer).
 template <typename T>
 T value_of(const Tensor& t) {
-  return *static_cast<const T*>(t.data_ptr());
+  const Tensor host = on_device(t, Device());
+  return *static_cast<const T*>(host.data_ptr());
 }
 
 }  // namespace

@@ -49,7 +49,8 @@
 namespace tcore::native {
 namespace {
 
-bool item_bool(const Tensor& t) { return *contiguous_copy(cast(t, ScalarType::Bool)).data_ptr<bool>(); }
+// read on the host, never through a device pointer
+bool item_bool(const Tensor& t) { return *on_device(cast(t, ScalarType::Bool), Device()).data_ptr<bool>(); }
 
 }  // namespace
 

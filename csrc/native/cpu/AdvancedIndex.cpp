@@ -7,6 +7,8 @@
 // counted from the end). Then self is viewed with the result's shape, stride 0 along the
 // index dims, so the ordinary loop walks the other dims and adds each element's offset.
 // When the indexed dims are not adjacent the index dims go first, as in numpy and PyTorch.
+// On a GPU the plan is made on the host (the indices are read there, as PyTorch's nonzero does)
+// and the loops are native/cuda/IndexKernels.h's.
 #include <tcore/ops/index_native.h>
 #include <tcore/ops/index_put_native.h>
 #include <tcore/ops/masked_fill_native.h>
@@ -15,6 +17,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
+#include "native/cuda/IndexKernels.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -34,7 +37,7 @@ std::vector<Tensor> expand_indices(const Tensor& self, ArrayRef<std::optional<Te
       out.emplace_back();
       continue;
     }
-    const Tensor& idx = *maybe;
+    const Tensor idx = on_device(*maybe, Device());  // the plan is made on the host
     const ScalarType t = idx.dtype();
     if (t == ScalarType::Bool || t == ScalarType::Byte) {
       TCORE_CHECK_INDEX(idx.dim() > 0, "index: a 0-dimensional boolean index is only valid in Python indexing "
@@ -139,7 +142,7 @@ IndexPlan make_plan(const Tensor& self, ArrayRef<std::optional<Tensor>> indices)
     off_strides.push_back(0);
   }
   plan.src = make_view(self, plan.shape, src_strides, self.storage_offset());
-  plan.offsets = make_view(offsets, plan.shape, off_strides, 0);
+  plan.offsets = make_view(on_device(offsets, self.device()), plan.shape, off_strides, 0);
   return plan;
 }
 
@@ -159,8 +162,12 @@ T accumulated(T a, T b) {
 // ------------------------------------------------------------------ index
 Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
   const IndexPlan plan = make_plan(self, indices);
-  Tensor out = empty_cpu(plan.shape, self.dtype());
+  Tensor out = empty_on(plan.shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
+  if (!self.device().is_cpu()) {  // byte offsets, checked by the plan
+    cuda::index_take(out, plan.src, plan.offsets, plan.shape, 0, -1, 1, "index");
+    return out;
+  }
   const LoopGeometry g = make_geometry(plan.shape, {&out, &plan.src, &plan.offsets});
   dispatch_all_types(self.dtype(), "index", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -203,8 +210,13 @@ Tensor index_put_(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, c
   // values that share memory with self are read from a copy (the writes must not feed the reads)
   Tensor source = vals;
   if (vals.storage().is_alias_of(self.storage())) {
-    source = empty_cpu(vals.sizes(), vals.dtype());
+    source = empty_on(vals.sizes(), vals.dtype(), vals.device());
     copy_kernel(source, vals);
+  }
+  if (!self.device().is_cpu()) {  // atomic adds: repeated indices add up (in no fixed order)
+    cuda::index_put(plan.src, source, plan.offsets, plan.shape, 0, -1, 1, Scalar(1), accumulate, "index_put_");
+    self.bump_version();
+    return self;
   }
   const LoopGeometry g = make_geometry(plan.shape, {&plan.src, &source, &plan.offsets});
   dispatch_all_types(self.dtype(), "index_put_", [&](auto tag) {
@@ -226,7 +238,7 @@ Tensor index_put_(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, c
 }
 
 Tensor index_put(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values, bool accumulate) {
-  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  Tensor out = empty_on(self.sizes(), self.dtype(), self.device());
   copy_kernel(out, self);
   return index_put_(out, indices, values, accumulate);
 }

@@ -28,7 +28,7 @@ void fill(const Tensor& result, ArrayRef<Tensor> tensors, int64_t dim) {
 
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
   const CatShape l = cat_shape(tensors, dim);
-  Tensor result = empty_cpu(l.shape, l.dtype);
+  Tensor result = empty_on(l.shape, l.dtype, l.device);
   fill(result, tensors, l.dim);
   return result;
 }

@@ -1,6 +1,8 @@
 // gather, scatter_add, index_select and index_add: the index-driven copies that
 // nll_loss, embedding and their gradients are built from.
 //
+// The kernels are device-neutral: on a GPU their loops are native/cuda/IndexKernels.h's.
+//
 // One trick serves all four: the indexed tensor is viewed with the shape of the loop
 // and stride 0 along `dim`, so the ordinary elementwise loop walks every other dim; the
 // index value times the real stride of `dim` is added per element (bounds-checked).
@@ -13,6 +15,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
+#include "native/cuda/IndexKernels.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -51,6 +54,7 @@ int64_t wrapped_index(int64_t idx, int64_t dim, int64_t size) {
 // restrided to the loop's shape, `stride` the real byte stride of dim, `size` its extent.
 void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntArrayRef shape, int64_t dim,
                int64_t size, int64_t stride, const char* op) {
+  if (!target.device().is_cpu()) return cuda::index_take(target, src, idx, shape, dim, size, stride, op);
   const LoopGeometry g = make_geometry(shape, {&target, &src, &idx});
   dispatch_dtype(target.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -68,6 +72,7 @@ void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntAr
 // dst[i, with coordinate `dim` taken from idx[i]] += alpha * from[i] over `shape` (dst restrided as in take_loop).
 void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim,
                   int64_t size, int64_t stride, const Scalar& alpha, const char* op) {
+  if (!dst.device().is_cpu()) return cuda::index_put(dst, from, idx, shape, dim, size, stride, alpha, true, op);
   const LoopGeometry g = make_geometry(shape, {&dst, &from, &idx});
   dispatch_numeric(dst.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -119,7 +124,7 @@ Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool spa
   check_gather_shapes(self, d, index, nullptr, "gather");
   TCORE_CHECK_TYPE(out.dtype() == self.dtype(), "gather(): Expected out tensor to have dtype ", self.dtype(),
                    ", but got ", out.dtype(), " instead");
-  const Tensor target = out.storage().is_alias_of(self.storage()) ? empty_cpu(index.sizes(), self.dtype()) : out;
+  const Tensor target = out.storage().is_alias_of(self.storage()) ? empty_on(index.sizes(), self.dtype(), self.device()) : out;
   resize_output(target, index.sizes());
   if (index.numel() > 0) {
     const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
@@ -132,7 +137,7 @@ Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool spa
 }
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  return gather_out(self, dim, index, sparse_grad, empty_cpu(index.sizes(), self.dtype()));
+  return gather_out(self, dim, index, sparse_grad, empty_on(index.sizes(), self.dtype(), self.device()));
 }
 
 // ------------------------------------------------------------------ scatter_add
@@ -157,7 +162,7 @@ Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const 
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  Tensor out = empty_on(self.sizes(), self.dtype(), self.device());
   copy_kernel(out, self);
   return scatter_add_(out, dim, index, src);
 }
@@ -172,7 +177,7 @@ Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, co
   if (self.dim() > 0) shape[d] = index.numel();
   TCORE_CHECK_TYPE(out.dtype() == self.dtype(), "index_select(): self and out should have the same dtype (",
                    self.dtype(), " and ", out.dtype(), ")");
-  const Tensor target = out.storage().is_alias_of(self.storage()) ? empty_cpu(shape, self.dtype()) : out;
+  const Tensor target = out.storage().is_alias_of(self.storage()) ? empty_on(shape, self.dtype(), self.device()) : out;
   resize_output(target, shape);
   if (target.numel() > 0) {
     const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
@@ -186,7 +191,7 @@ Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, co
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  return index_select_out(self, dim, index, empty_cpu({0}, self.dtype()));
+  return index_select_out(self, dim, index, empty_on({0}, self.dtype(), self.device()));
 }
 
 // ------------------------------------------------------------------ index_add
@@ -216,7 +221,7 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
 }
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  Tensor out = empty_on(self.sizes(), self.dtype(), self.device());
   copy_kernel(out, self);
   return index_add_(out, dim, index, source, alpha);
 }

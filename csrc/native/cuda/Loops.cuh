@@ -109,6 +109,17 @@ __global__ void binary_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t
   }
 }
 
+template <typename Out, typename A, typename B, typename C, typename Index, typename F>
+__global__ void ternary_kernel(Pointers<4> ptr, OffsetCalculator<4> calc, int64_t n, F f) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    int64_t off[4];
+    calc.template offsets<Index>(i, off);
+    *reinterpret_cast<Out*>(ptr.p[0] + off[0]) =
+        f(*reinterpret_cast<const A*>(ptr.p[1] + off[1]), *reinterpret_cast<const B*>(ptr.p[2] + off[2]),
+          *reinterpret_cast<const C*>(ptr.p[3] + off[3]));
+  }
+}
+
 template <typename T, typename Index>
 __global__ void fill_kernel(Pointers<1> ptr, OffsetCalculator<1> calc, int64_t n, T value) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
@@ -154,6 +165,22 @@ void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
     binary_kernel<Out, In, I><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&out, &a, &b}), calc, n, f);
   });
   check(cudaGetLastError(), "binary_kernel launch");
+}
+
+// out = f(a, b, c): a, b and c (of types A, B, C) broadcast to out's shape.
+template <typename Out, typename A, typename B, typename C, typename F>
+void launch_ternary(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, F f) {
+  assert_no_internal_overlap(out);
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const auto calc = offset_calculator<4>(out.sizes(), {&out, &a, &b, &c});
+  const OnDevice on(out);
+  with_index_type(n, [&](auto index) {
+    using I = typename decltype(index)::type;
+    ternary_kernel<Out, A, B, C, I>
+        <<<grid_for(n), kThreads, 0, on.stream>>>(pointers<4>({&out, &a, &b, &c}), calc, n, f);
+  });
+  check(cudaGetLastError(), "ternary_kernel launch");
 }
 
 template <typename T>

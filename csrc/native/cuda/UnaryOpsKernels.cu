@@ -1,23 +1,43 @@
-// neg, relu, abs (keep the dtype) and exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos, log1p,
-// expm1, reciprocal (integer inputs compute in the default float dtype) on CUDA devices:
-// the out= kernels of the structured operators (their functional and in-place forms are
-// generated), and relu's functional and in-place forms.
+// neg, relu, abs, sign, floor, ceil, round, trunc (keep the dtype; rounding an integer is the
+// identity) and exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos, tan, asin, acos, atan, sinh, cosh,
+// exp2, log2, erf, log1p, expm1, reciprocal (integer inputs compute in the default float dtype) on
+// CUDA devices: the out= kernels of the structured operators (their functional and in-place forms
+// are generated); relu's, clamp's and gelu's functional and in-place forms; isnan and isinf.
+#include <limits>
 #include <type_traits>
 
 #include <tcore/ops/abs_native.h>
+#include <tcore/ops/acos_native.h>
+#include <tcore/ops/asin_native.h>
+#include <tcore/ops/atan_native.h>
+#include <tcore/ops/ceil_native.h>
+#include <tcore/ops/clamp_native.h>
 #include <tcore/ops/cos_native.h>
+#include <tcore/ops/cosh_native.h>
+#include <tcore/ops/erf_native.h>
+#include <tcore/ops/exp2_native.h>
 #include <tcore/ops/exp_native.h>
 #include <tcore/ops/expm1_native.h>
+#include <tcore/ops/floor_native.h>
+#include <tcore/ops/gelu_native.h>
+#include <tcore/ops/isinf_native.h>
+#include <tcore/ops/isnan_native.h>
 #include <tcore/ops/log1p_native.h>
+#include <tcore/ops/log2_native.h>
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
 #include <tcore/ops/reciprocal_native.h>
 #include <tcore/ops/relu_native.h>
+#include <tcore/ops/round_native.h>
 #include <tcore/ops/rsqrt_native.h>
 #include <tcore/ops/sigmoid_native.h>
+#include <tcore/ops/sign_native.h>
 #include <tcore/ops/sin_native.h>
+#include <tcore/ops/sinh_native.h>
 #include <tcore/ops/sqrt_native.h>
+#include <tcore/ops/tan_native.h>
 #include <tcore/ops/tanh_native.h>
+#include <tcore/ops/trunc_native.h>
 
 #include "native/TensorUtils.h"
 #include "native/cuda/Loops.cuh"
@@ -25,7 +45,13 @@
 namespace tcore::native {
 namespace {
 
-enum class Kind { Neg, Relu, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Log1p, Expm1, Reciprocal };
+enum class Kind {
+  // keeping the dtype
+  Neg, Relu, Abs, Sign, Floor, Ceil, Round, Trunc,
+  // floating
+  Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Exp2, Log2, Erf, Log1p, Expm1,
+  Reciprocal, Gelu, GeluTanh
+};
 
 template <typename T, Kind kind>
 struct UnaryOp {
@@ -36,6 +62,17 @@ struct UnaryOp {
       if constexpr (std::is_unsigned_v<T>) return x;
       else return x < T(0) ? static_cast<T>(-x) : x;
     }
+    else if constexpr (kind == Kind::Sign) {
+      if constexpr (std::is_unsigned_v<T>) return static_cast<T>(x != T(0));
+      else return static_cast<T>((T(0) < x) - (x < T(0)));  // NaN gives 0, as on the CPU
+    }
+    else if constexpr (std::is_integral_v<T> &&
+                       (kind == Kind::Floor || kind == Kind::Ceil || kind == Kind::Round || kind == Kind::Trunc))
+      return x;
+    else if constexpr (kind == Kind::Floor) return ::floor(x);
+    else if constexpr (kind == Kind::Ceil) return ::ceil(x);
+    else if constexpr (kind == Kind::Round) return ::nearbyint(x);  // half to even
+    else if constexpr (kind == Kind::Trunc) return ::trunc(x);
     else if constexpr (kind == Kind::Exp) return ::exp(x);
     else if constexpr (kind == Kind::Log) return ::log(x);
     else if constexpr (kind == Kind::Sqrt) return ::sqrt(x);
@@ -46,11 +83,41 @@ struct UnaryOp {
     else if constexpr (kind == Kind::Log1p) return ::log1p(x);
     else if constexpr (kind == Kind::Expm1) return ::expm1(x);
     else if constexpr (kind == Kind::Reciprocal) return T(1) / x;
+    else if constexpr (kind == Kind::Tan) return ::tan(x);
+    else if constexpr (kind == Kind::Asin) return ::asin(x);
+    else if constexpr (kind == Kind::Acos) return ::acos(x);
+    else if constexpr (kind == Kind::Atan) return ::atan(x);
+    else if constexpr (kind == Kind::Sinh) return ::sinh(x);
+    else if constexpr (kind == Kind::Cosh) return ::cosh(x);
+    else if constexpr (kind == Kind::Exp2) return ::exp2(x);
+    else if constexpr (kind == Kind::Log2) return ::log2(x);
+    else if constexpr (kind == Kind::Erf) return ::erf(x);
+    else if constexpr (kind == Kind::Gelu) return T(0.5) * x * ::erfc(x * T(-0.7071067811865476));  // no cancellation
+    else if constexpr (kind == Kind::GeluTanh)
+      return T(0.5) * x * (T(1) + ::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
     else return T(1) / (T(1) + ::exp(-x));
   }
 };
 
-constexpr bool floating_kind(Kind k) { return k != Kind::Neg && k != Kind::Relu && k != Kind::Abs; }
+constexpr bool floating_kind(Kind k) { return k >= Kind::Exp; }
+
+// min(max(x, lo), hi): a NaN element stays NaN, and lo > hi gives hi, as on the CPU.
+template <typename T>
+struct ClampOp {
+  T lo, hi;
+  __device__ T operator()(T x) const {
+    const T r = x < lo ? lo : x;
+    return r > hi ? hi : r;
+  }
+};
+
+template <typename T, bool Inf>
+struct FloatTestOp {
+  __device__ bool operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) return Inf ? ::isinf(x) : ::isnan(x);
+    else return false;
+  }
+};
 
 // The floating functions compute integer inputs in the default float dtype.
 template <Kind kind>
@@ -88,6 +155,45 @@ Tensor functional(const Tensor& self, const char* op) {
   return unary_into<kind>(empty_on(self.sizes(), compute_type<kind>(self), self.device()), self, op);
 }
 
+// clamp into out (in place when out is self): the dtype t is clamp_type's, NaN bounds give NaN.
+Tensor clamp_into(const Tensor& out, const Tensor& self, ScalarType t, const std::optional<Scalar>& lo,
+                  const std::optional<Scalar>& hi, const char* op) {
+  TCORE_CHECK_VALUE(lo || hi, "clamp: At least one of 'min' or 'max' must not be None");
+  TCORE_CHECK_TYPE(can_cast(t, out.dtype()), op, ": result type ", t, " can't be cast to the desired output type ",
+                   out.dtype());
+  TCORE_CHECK_TYPE(t != ScalarType::Bool, op, ": not implemented for 'bool'");
+  resize_output(out, self.sizes());
+  const ScalarType kernel = cuda::kernel_compute_type(t);
+  const Tensor x = cast(self, kernel);
+  const bool direct = out.dtype() == t && !partially_overlaps(out, x);
+  const Tensor target = direct ? out : empty_on(self.sizes(), t, self.device());
+  dispatch_numeric(kernel, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
+    T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>) {
+      if (l != l || h != h) l = h = std::numeric_limits<T>::quiet_NaN();  // every element NaN
+    }
+    cuda::with_store_type<T>(target.dtype(), [&](auto store) {
+      cuda::launch_unary<typename decltype(store)::type, T>(target, x, ClampOp<T>{l, h});
+    });
+  });
+  if (!direct) write_result(out, target, op);
+  out.bump_version();
+  return out;
+}
+
+template <bool Inf>
+Tensor float_test(const Tensor& self) {
+  const Tensor x = cast(self, cuda::kernel_compute_type(self.dtype()));
+  Tensor out = empty_on(self.sizes(), ScalarType::Bool, self.device());
+  dispatch_dtype(x.dtype(), Inf ? "isinf" : "isnan", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cuda::launch_unary<bool, T>(out, x, FloatTestOp<T, Inf>{});
+  });
+  return out;
+}
+
 }  // namespace
 
 // The structured operators' impls (their meta functions: native/UnaryOps.cpp).
@@ -103,9 +209,45 @@ TCORE_IMPL_FUNC(sin_out_cuda)(const Tensor& self, const Tensor& out) { unary_int
 TCORE_IMPL_FUNC(cos_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Cos>(out, self, "cos"); }
 TCORE_IMPL_FUNC(log1p_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Log1p>(out, self, "log1p"); }
 TCORE_IMPL_FUNC(expm1_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Expm1>(out, self, "expm1"); }
+TCORE_IMPL_FUNC(tan_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Tan>(out, self, "tan"); }
+TCORE_IMPL_FUNC(asin_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Asin>(out, self, "asin"); }
+TCORE_IMPL_FUNC(acos_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Acos>(out, self, "acos"); }
+TCORE_IMPL_FUNC(atan_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Atan>(out, self, "atan"); }
+TCORE_IMPL_FUNC(sinh_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Sinh>(out, self, "sinh"); }
+TCORE_IMPL_FUNC(cosh_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Cosh>(out, self, "cosh"); }
+TCORE_IMPL_FUNC(exp2_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Exp2>(out, self, "exp2"); }
+TCORE_IMPL_FUNC(log2_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Log2>(out, self, "log2"); }
+TCORE_IMPL_FUNC(erf_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Erf>(out, self, "erf"); }
+TCORE_IMPL_FUNC(sign_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Sign>(out, self, "sign"); }
+TCORE_IMPL_FUNC(floor_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Floor>(out, self, "floor"); }
+TCORE_IMPL_FUNC(ceil_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Ceil>(out, self, "ceil"); }
+TCORE_IMPL_FUNC(round_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Round>(out, self, "round"); }
+TCORE_IMPL_FUNC(trunc_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Trunc>(out, self, "trunc"); }
 TCORE_IMPL_FUNC(reciprocal_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Reciprocal>(out, self, "reciprocal"); }
 
 Tensor relu_cuda(const Tensor& self) { return functional<Kind::Relu>(self, "relu"); }
 Tensor relu_cuda_(const Tensor& self) { return unary_into<Kind::Relu>(self, self, "relu_"); }
+
+Tensor clamp_cuda(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const ScalarType t = clamp_type(self, min, max);
+  return clamp_into(empty_on(self.sizes(), t, self.device()), self, t, min, max, "clamp");
+}
+Tensor clamp_cuda_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp_into(self, self, clamp_type(self, min, max), min, max, "clamp_");
+}
+Tensor clamp_out_cuda(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                      const Tensor& out) {
+  return clamp_into(out, self, clamp_type(self, min, max), min, max, "clamp");
+}
+
+// x * Phi(x) (exact, through erfc) or PyTorch's tanh approximation.
+Tensor gelu_cuda(const Tensor& self, std::string_view approximate) {
+  TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
+  return approximate == "tanh" ? functional<Kind::GeluTanh>(self, "gelu") : functional<Kind::Gelu>(self, "gelu");
+}
+
+Tensor isnan_cuda(const Tensor& self) { return float_test<false>(self); }
+Tensor isinf_cuda(const Tensor& self) { return float_test<true>(self); }
 
 }  // namespace tcore::native

@@ -1,0 +1,281 @@
+// Indexing on CUDA devices: the loops of native/cuda/IndexKernels.h, and the registrations of
+// gather, scatter_add, index_select, index_add, index, index_put_, cat, flip, tril/triu and
+// nonzero for the CUDA key. The argument checks and the views are the CPU kernels' (native/cpu/
+// Indexing.cpp, AdvancedIndex.cpp, Cat.cpp, ShapeOps.cpp: device-neutral, they hand their loops
+// to these functions when the tensors are on a GPU). An index out of bounds is the CPU's
+// IndexError: the kernel records the first bad index in a device flag, read back after the launch.
+#include <type_traits>
+
+#include <tcore/ops/arange.h>
+#include <tcore/ops/cat_native.h>
+#include <tcore/ops/flip_native.h>
+#include <tcore/ops/gather_native.h>
+#include <tcore/ops/index_add_native.h>
+#include <tcore/ops/index_native.h>
+#include <tcore/ops/index_put_native.h>
+#include <tcore/ops/index_select.h>
+#include <tcore/ops/index_select_native.h>
+#include <tcore/ops/nonzero_native.h>
+#include <tcore/ops/scatter_add_native.h>
+#include <tcore/ops/tril_native.h>
+#include <tcore/ops/triu_native.h>
+
+#include "native/TensorUtils.h"
+#include "native/cuda/IndexKernels.h"
+#include "native/cuda/Loops.cuh"
+
+namespace tcore::native::cuda {
+namespace {
+
+// The first index out of bounds (bad != 0), for the error message.
+struct BadIndex {
+  int bad;
+  int64_t value;
+};
+
+// size < 0: k is a byte offset already checked; else an index along a dim of `size` elements.
+__device__ bool element_offset(int64_t k, int64_t size, int64_t stride, BadIndex* flag, int64_t* offset) {
+  if (size < 0) {
+    *offset = k;
+    return true;
+  }
+  if (k < -size || k >= size) {
+    if (atomicCAS(&flag->bad, 0, 1) == 0) flag->value = k;
+    return false;
+  }
+  *offset = (k < 0 ? k + size : k) * stride;
+  return true;
+}
+
+template <typename T, typename Index>
+__global__ void take_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n, int64_t size, int64_t stride,
+                            BadIndex* flag) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    int64_t off[3];
+    calc.template offsets<Index>(i, off);
+    int64_t at;
+    if (!element_offset(*reinterpret_cast<const int64_t*>(ptr.p[2] + off[2]), size, stride, flag, &at)) continue;
+    *reinterpret_cast<T*>(ptr.p[0] + off[0]) = *reinterpret_cast<const T*>(ptr.p[1] + off[1] + at);
+  }
+}
+
+template <typename T>
+__device__ void atomic_add(T* cell, T v) {
+  if constexpr (std::is_same_v<T, int64_t>) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(cell), static_cast<unsigned long long>(v));  // wraps as int64
+  } else {
+    atomicAdd(cell, v);
+  }
+}
+
+template <typename T>
+constexpr bool has_atomic_add = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+                                std::is_same_v<T, int64_t>;
+
+template <typename T, typename Index, bool Accumulate>
+__global__ void put_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n, int64_t size, int64_t stride, T alpha,
+                           BadIndex* flag) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    int64_t off[3];
+    calc.template offsets<Index>(i, off);
+    int64_t at;
+    if (!element_offset(*reinterpret_cast<const int64_t*>(ptr.p[2] + off[2]), size, stride, flag, &at)) continue;
+    T* cell = reinterpret_cast<T*>(ptr.p[0] + off[0] + at);
+    const T v = *reinterpret_cast<const T*>(ptr.p[1] + off[1]);
+    if constexpr (Accumulate) {
+      if constexpr (has_atomic_add<T>) atomic_add(cell, static_cast<T>(alpha * v));
+    } else {
+      *cell = v;
+    }
+  }
+}
+
+// A device flag for one launch, read back (synchronously) after it.
+struct Flag {
+  explicit Flag(const Tensor& like) : bytes(empty_on({int64_t{sizeof(BadIndex)}}, ScalarType::Byte, like.device())) {
+    const OnDevice on(bytes);
+    check(cudaMemsetAsync(bytes.data_ptr(), 0, sizeof(BadIndex), on.stream), "cudaMemsetAsync");
+  }
+  BadIndex* get() const { return static_cast<BadIndex*>(bytes.data_ptr()); }
+  void raise_if_set(int64_t dim, int64_t size) const {
+    if (size < 0) return;
+    const Tensor host = on_device(bytes, Device());
+    const BadIndex b = *reinterpret_cast<const BadIndex*>(host.data_ptr());
+    if (b.bad)
+      throw IndexError(detail::str_cat("index ", b.value, " is out of bounds for dimension ", dim, " with size ", size));
+  }
+  Tensor bytes;
+};
+
+}  // namespace
+
+void index_take(const Tensor& target, const Tensor& src, const Tensor& idx, IntArrayRef shape, int64_t dim,
+                int64_t size, int64_t stride, const char* op) {
+  const int64_t n = numel_of(shape);
+  if (n == 0) return;
+  const Tensor i = on_device(idx, target.device());
+  const auto calc = offset_calculator<3>(shape, {&target, &src, &i});
+  const Flag flag(target);
+  const OnDevice on(target);
+  dispatch_all_types(target.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    with_index_type(n, [&](auto index) {
+      using I = typename decltype(index)::type;
+      take_kernel<T, I><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&target, &src, &i}), calc, n, size,
+                                                                  stride, flag.get());
+    });
+  });
+  check(cudaGetLastError(), "take_kernel launch");
+  flag.raise_if_set(dim, size);
+}
+
+void index_put(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim, int64_t size,
+               int64_t stride, const Scalar& alpha, bool accumulate, const char* op) {
+  const int64_t n = numel_of(shape);
+  if (n == 0) return;
+  const Tensor i = on_device(idx, dst.device()), f = on_device(from, dst.device());
+  const auto calc = offset_calculator<3>(shape, {&dst, &f, &i});
+  const Flag flag(dst);
+  const OnDevice on(dst);
+  dispatch_all_types(dst.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (accumulate) {
+      if constexpr (has_atomic_add<T>) {
+        with_index_type(n, [&](auto index) {
+          using I = typename decltype(index)::type;
+          put_kernel<T, I, true><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&dst, &f, &i}), calc, n, size,
+                                                                          stride, alpha.to<T>(), flag.get());
+        });
+      } else {
+        throw NotImplementedError(detail::str_cat(op, ": accumulating into a ", to_string(dst.dtype()),
+                                                  " tensor on a CUDA device is not implemented (float32, float64, "
+                                                  "int32 and int64 are)"));
+      }
+    } else {
+      with_index_type(n, [&](auto index) {
+        using I = typename decltype(index)::type;
+        put_kernel<T, I, false><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&dst, &f, &i}), calc, n, size,
+                                                                         stride, T{}, flag.get());
+      });
+    }
+  });
+  check(cudaGetLastError(), "put_kernel launch");
+  flag.raise_if_set(dim, size);
+}
+
+namespace {
+template <typename T>
+__global__ void triangle_kernel(const T* in, T* out, int64_t n, int64_t rows, int64_t cols, int64_t diagonal,
+                                bool lower) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    const int64_t c = i % cols, r = (i / cols) % rows;
+    const bool keep = lower ? c - r <= diagonal : c - r >= diagonal;
+    out[i] = keep ? in[i] : T{};
+  }
+}
+}  // namespace
+
+void triangle(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower) {
+  const int64_t n = self.numel();
+  if (n == 0) return;
+  const int64_t rows = self.sizes()[self.dim() - 2], cols = self.sizes()[self.dim() - 1];
+  const OnDevice on(out);
+  dispatch_all_types(self.dtype(), lower ? "tril" : "triu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    triangle_kernel<T><<<grid_for(n), kThreads, 0, on.stream>>>(self.template data_ptr<T>(), out.template data_ptr<T>(),
+                                                                n, rows, cols, diagonal, lower);
+  });
+  check(cudaGetLastError(), "triangle_kernel launch");
+}
+
+}  // namespace tcore::native::cuda
+
+// ------------------------------------------------------------------ the CUDA registrations
+// The device-neutral kernels (the baseline capability's copy: they only check and lay out views
+// here, the loops are above).
+namespace tcore::native {
+
+Tensor gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  return TCORE_CPU_NS::gather(self, dim, index, sparse_grad);
+}
+Tensor gather_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
+  return TCORE_CPU_NS::gather_out(self, dim, index, sparse_grad, out);
+}
+Tensor scatter_add_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return TCORE_CPU_NS::scatter_add(self, dim, index, src);
+}
+Tensor scatter_add_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return TCORE_CPU_NS::scatter_add_(self, dim, index, src);
+}
+Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
+  return TCORE_CPU_NS::index_select(self, dim, index);
+}
+Tensor index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  return TCORE_CPU_NS::index_select_out(self, dim, index, out);
+}
+Tensor index_add_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return TCORE_CPU_NS::index_add(self, dim, index, source, alpha);
+}
+Tensor index_add_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return TCORE_CPU_NS::index_add_(self, dim, index, source, alpha);
+}
+Tensor index_cuda(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) { return TCORE_CPU_NS::index(self, indices); }
+Tensor index_put_cuda_(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                       bool accumulate) {
+  return TCORE_CPU_NS::index_put_(self, indices, values, accumulate);
+}
+Tensor index_put_cuda(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                      bool accumulate) {
+  return TCORE_CPU_NS::index_put(self, indices, values, accumulate);
+}
+// PyTorch's CUDA nonzero synchronizes too: the result's size depends on the data.
+Tensor nonzero_cuda(const Tensor& self) { return on_device(TCORE_CPU_NS::nonzero(on_device(self, Device())), self.device()); }
+Tensor cat_cuda(ArrayRef<Tensor> tensors, int64_t dim) { return TCORE_CPU_NS::cat(tensors, dim); }
+Tensor cat_out_cuda(ArrayRef<Tensor> tensors, int64_t dim, const Tensor& out) { return TCORE_CPU_NS::cat_out(tensors, dim, out); }
+
+// each flipped dim read backwards through index_select
+Tensor flip_cuda(const Tensor& self, IntArrayRef dims) {
+  std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, self.dim());
+    TCORE_CHECK(!flipped[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
+                dims.size() - 1);
+    flipped[w] = true;
+  }
+  Tensor out = self;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!flipped[d] || self.sizes()[d] <= 1) continue;
+    const Tensor reversed = tcore::arange(Scalar(self.sizes()[d] - 1), Scalar(-1), Scalar(-1), ScalarType::Long,
+                                          std::nullopt, self.device());
+    out = tcore::index_select(out, d, reversed);
+  }
+  if (out.is_same(self)) {  // nothing reversed: still a new tensor
+    out = empty_on(self.sizes(), self.dtype(), self.device());
+    write_result(out, self, "flip");
+  }
+  return out;
+}
+
+namespace {
+template <bool Lower>
+Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, const char* op) {
+  TCORE_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions");
+  const Tensor src = contiguous_copy(self);
+  const Tensor result = empty_on(self.sizes(), self.dtype(), self.device());
+  cuda::triangle(result, src, diagonal, Lower);
+  write_result(out, result, op);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Tensor tril_cuda(const Tensor& self, int64_t diagonal) {
+  return triangle_into<true>(empty_on(self.sizes(), self.dtype(), self.device()), self, diagonal, "tril");
+}
+Tensor tril_cuda_(const Tensor& self, int64_t diagonal) { return triangle_into<true>(self, self, diagonal, "tril_"); }
+Tensor triu_cuda(const Tensor& self, int64_t diagonal) {
+  return triangle_into<false>(empty_on(self.sizes(), self.dtype(), self.device()), self, diagonal, "triu");
+}
+Tensor triu_cuda_(const Tensor& self, int64_t diagonal) { return triangle_into<false>(self, self, diagonal, "triu_"); }
+
+}  // namespace tcore::native
