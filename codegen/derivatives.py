@@ -175,28 +175,42 @@ def parse_derivative(entry: Entry) -> Derivative:
 def load_derivatives(path: str, cache_dir: str | None = None) -> tuple[Derivative, ...]:
     """Every entry of the file, parsed; with cache_dir, kept there for the same bytes and parser
     (a schema edit in native_functions.yaml does not parse derivatives.yaml again: 0.3 s at
-    PyTorch's scale). The whole file is the key: an entry's positions depend on those above it."""
+    PyTorch's scale), with the names each entry's formulas call (the plan's digests need them)."""
+    from . import gen_autograd
+
+    def build(text: str):
+        derivatives = tuple(parse_derivative(e) for e in split_entries(path, text))
+        return derivatives, {d.source: gen_autograd.called_names(d) for d in derivatives}
+
+    derivatives, calls = _cached(path, cache_dir, "derivatives", build)
+    gen_autograd.remember_calls(calls)
+    return derivatives
+
+
+def _cached(path: str, cache_dir: str | None, kind: str, build):
+    """build(text of path), kept in cache_dir for the same bytes and parser. The whole file is the
+    key: an entry's positions depend on those above it."""
     text = read_source(path)
-    cache = _cache_file(cache_dir, path, text) if cache_dir else None
+    cache = _cache_file(cache_dir, kind, path, text) if cache_dir else None
     if cache is not None:
         try:
             with open(cache, "rb") as f:
                 return pickle.load(f)
         except Exception:  # absent, torn or foreign: parse
             pass
-    derivatives = tuple(parse_derivative(e) for e in split_entries(path, text))
+    payload = build(text)
     if cache is not None:
         try:
             for old in cache.parent.glob(cache.name.split("~")[0] + "~*.pickle"):  # one file per input path
                 old.unlink(missing_ok=True)
-            atomic_write(cache, pickle.dumps(derivatives, protocol=pickle.HIGHEST_PROTOCOL))
+            atomic_write(cache, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             pass  # only a speed-up
-    return derivatives
+    return payload
 
 
-def _cache_file(cache_dir: str, path: str, text: str) -> Path:
-    """cache_dir/derivatives-<path key>~<content and parser key>.pickle. The path as given is part of
+def _cache_file(cache_dir: str, kind: str, path: str, text: str) -> Path:
+    """cache_dir/<kind>-<path key>~<content and parser key>.pickle. The path as given is part of
     the key (errors name the file as it was given); the parser is every module of the generator (what
     derivatives.py imports imports more: defaults.py's checks...) and PyYAML's version."""
     import yaml
@@ -206,7 +220,7 @@ def _cache_file(cache_dir: str, path: str, text: str) -> Path:
     for module in sorted(Path(__file__).parent.glob("*.py")):
         h.update(module.read_bytes())
     where = hashlib.sha1(f"{os.path.abspath(path)}|{path}".encode()).hexdigest()[:16]
-    return Path(cache_dir) / f"derivatives-{where}~{h.hexdigest()[:24]}.pickle"
+    return Path(cache_dir) / f"{kind}-{where}~{h.hexdigest()[:24]}.pickle"
 
 
 def check_against(derivatives: tuple[Derivative, ...], functions: dict[str, object],
@@ -244,7 +258,7 @@ def load_checked(path: str, schemas: dict[str, str], autogen: frozenset[str] = f
     derivatives = load_derivatives(path, cache_dir)
     check_against(derivatives, schemas, autogen)
     beside = Path(path).with_name("deprecated.yaml")
-    deprecated = load_deprecated(str(beside)) if beside.exists() else ()
+    deprecated = load_deprecated(str(beside), cache_dir) if beside.exists() else ()
     roots = {name.split(".")[0] for name in schemas} | {name.split(".")[0] for name in autogen}
     for d in deprecated:
         target = d.call.split("(", 1)[0].strip()
@@ -270,5 +284,6 @@ def parse_deprecated(entry: Entry) -> Deprecated:
     return Deprecated(schema, call, entry.file, entry.line, entry_location(entry, rel, col), entry.text)
 
 
-def load_deprecated(path: str) -> tuple[Deprecated, ...]:
-    return tuple(parse_deprecated(e) for e in split_entries(path, read_source(path)))
+def load_deprecated(path: str, cache_dir: str | None = None) -> tuple[Deprecated, ...]:
+    return _cached(path, cache_dir, "deprecated",
+                   lambda text: tuple(parse_deprecated(e) for e in split_entries(path, text)))
