@@ -20,7 +20,8 @@ CUDA_KERNELS = ["empty.memory_format", "fill_.Scalar", "copy_", "add.Tensor", "a
                 "clamp", "gelu", "isnan", "threshold_backward", "masked_fill_.Scalar", "prod.int_out", "amax.out",
                 "max.dim", "argmax.out", "all.out", "any.all_out", "var.correction", "logsumexp", "cumsum.out",
                 "softmax.int_out", "log_softmax.int", "cat", "gather", "scatter_add_", "index_select", "index_add_",
-                "index.Tensor", "index_put_", "nonzero", "flip", "tril", "triu_"]
+                "index.Tensor", "index_put_", "nonzero", "flip", "tril", "triu_", "div.Tensor_mode",
+                "native_layer_norm"]
 
 
 def _expect_cuda_build() -> bool:
@@ -402,9 +403,13 @@ def test_more_pointwise_like_cpu(gpu, dtype):
     nz = tc.where(y == 0, tc.ones_like(y), y)
     for op in ("remainder", "fmod"):
         _same(getattr(tc, op)(x, nz), getattr(tc, op)(xc, nz.cpu()), rtol=1e-5, atol=1e-6, what=op)
+    for mode in ("trunc", "floor"):
+        _same(tc.div(x, nz, rounding_mode=mode), tc.div(xc, nz.cpu(), rounding_mode=mode), rtol=1e-6, what=mode)
     if dtype == "int64":
         with pytest.raises(RuntimeError, match="ZeroDivisionError"):
             tc.remainder(x, tc.zeros_like(y))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            x // tc.zeros_like(y)
     _same(tc.where(x > 0, x, y), tc.where(xc > 0, xc, yc), what="where")
     _same(tc.where(x > 0, x, 2.5), tc.where(xc > 0, xc, 2.5), what="where scalar")
     _same(x.clamp(-1, 1), xc.clamp(-1, 1), what="clamp")
@@ -461,6 +466,14 @@ def test_more_reductions_like_cpu(gpu, dtype):
         _same(big.cuda().logsumexp(1), big.logsumexp(1), what="logsumexp of -inf rows")
     with pytest.raises(IndexError, match="Expected reduction dim"):
         tc.empty([0, 3], device="cuda").argmax()
+    if dtype in ("float32", "float64"):
+        w, b = tc.tensor(_rand((1000,), dtype, 13)), tc.tensor(_rand((1000,), dtype, 14))
+        f = tc.where(xc.isnan(), tc.zeros_like(xc), xc)
+        for got, want in zip(tc.native_layer_norm(f.cuda(), [1000], w.cuda(), b.cuda(), 1e-5),
+                             tc.native_layer_norm(f, [1000], w, b, 1e-5)):
+            _same(got, want, rtol=1e-4, atol=1e-5, what="native_layer_norm")
+        _same(tc.nn.functional.layer_norm(f.cuda(), [1000]), tc.nn.functional.layer_norm(f, [1000]), rtol=1e-4,
+              atol=1e-5, what="layer_norm")
 
 
 @pytest.mark.gpu

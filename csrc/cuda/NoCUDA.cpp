@@ -1,7 +1,7 @@
 // The CUDA runtime API of a build without a GPU backend: nothing is available, and
 // every call that needs a device says so (CMake compiles this file instead of
 // CUDAContext.cpp when neither CUDA nor ROCm is built).
-#include "native/cuda/IndexKernels.h"
+#include "native/cuda/DeviceLoops.h"
 #include "tcore/cuda/CUDA.h"
 
 namespace tcore::cuda {
@@ -45,4 +45,8 @@ void index_put(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, int64_t
   tcore::cuda::unavailable(op);
 }
 void triangle(const Tensor&, const Tensor&, int64_t, bool) { tcore::cuda::unavailable("tril/triu"); }
+void layer_norm_rows(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t,
+                     int64_t, double) {
+  tcore::cuda::unavailable("layer_norm");
+}
 }  // namespace tcore::native::cuda

@@ -1,8 +1,10 @@
 #pragma once
-// Integer arithmetic without undefined behaviour, shared by the CPU and GPU kernels.
+// Integer arithmetic without undefined behaviour, and Python's floor division of floats, shared
+// by the CPU and GPU kernels.
 // PyTorch's results where they are defined: the minimum divided by -1 wraps to the
 // minimum (floor and true-integer division), the remainder by -1 is 0; products wrap
 // modulo 2^bits instead of overflowing a signed type. Division by zero is the caller's.
+#include <cmath>
 #include <type_traits>
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
@@ -75,6 +77,42 @@ TCORE_HOST_DEVICE inline T int_rem_floor(T x, T y) {
     if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
   }
   return r;
+}
+
+// Integer powers by squaring (wrapping); a negative exponent gives 1 / x^n truncated (0 unless
+// |x| is 1); bool: x and not y... as PyTorch (false^0 is true).
+template <typename T>
+TCORE_HOST_DEVICE inline T int_pow(T base, T exp) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return exp ? base : true;
+  } else {
+    if constexpr (std::is_signed_v<T>) {
+      if (exp < 0) {
+        if (base == 1) return 1;
+        if (base == -1) return (exp % 2 == 0) ? 1 : -1;
+        return 0;
+      }
+    }
+    T result = 1;
+    while (exp) {
+      if (exp & 1) result = wrapping_mul(result, base);
+      exp = static_cast<T>(exp >> 1);
+      base = wrapping_mul(base, base);
+    }
+    return result;
+  }
+}
+
+// Python's float //: computed from fmod so that x == y * q + r holds exactly; y == 0 gives x / y.
+template <typename T>
+TCORE_HOST_DEVICE inline T float_floor_div(T x, T y) {
+  if (y == 0) return x / y;
+  const T mod = ::fmod(x, y);
+  T div = (x - mod) / y;
+  if (mod != 0 && ((y < 0) != (mod < 0))) div -= T(1);
+  if (div == 0) return ::copysign(T(0), x / y);
+  const T floored = ::floor(div);
+  return (div - floored > T(0.5)) ? floored + T(1) : floored;
 }
 
 }  // namespace tcore::native

@@ -8,7 +8,7 @@
 // index dims, so the ordinary loop walks the other dims and adds each element's offset.
 // When the indexed dims are not adjacent the index dims go first, as in numpy and PyTorch.
 // On a GPU the plan is made on the host (the indices are read there, as PyTorch's nonzero does)
-// and the loops are native/cuda/IndexKernels.h's.
+// and the loops are native/cuda/DeviceLoops.h's.
 #include <tcore/ops/index_native.h>
 #include <tcore/ops/index_put_native.h>
 #include <tcore/ops/masked_fill_native.h>
@@ -17,7 +17,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
-#include "native/cuda/IndexKernels.h"
+#include "native/cuda/DeviceLoops.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)

@@ -22,29 +22,6 @@ TCORE_BINARY_FN(minimum_fn, is_nan(x) ? x : (is_nan(y) ? y : (x < y ? x : y)))
 TCORE_BINARY_FN(atan2_fn, static_cast<T>(std::atan2(x, y)))
 #undef TCORE_BINARY_FN
 
-// Integer powers by squaring; a negative exponent gives 1 / x^n truncated (0 unless |x| is 1).
-template <typename T>
-T int_pow(T base, T exp) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return exp ? base : true;
-  } else {
-    if constexpr (std::is_signed_v<T>) {
-      if (exp < 0) {
-        if (base == 1) return 1;
-        if (base == -1) return (exp % 2 == 0) ? 1 : -1;
-        return 0;
-      }
-    }
-    T result = 1;
-    while (exp) {
-      if (exp & 1) result = wrapping_mul(result, base);
-      exp = static_cast<T>(exp >> 1);
-      base = wrapping_mul(base, base);
-    }
-    return result;
-  }
-}
-
 auto pow_fn() {
   return [](auto tag) {
     using T = typename decltype(tag)::type;

@@ -40,18 +40,8 @@ struct ZeroFlag {
 
 template <typename T>
 T floor_div(T x, T y) {
-  if constexpr (std::is_floating_point_v<T>) {
-    // Python's float //: computed from fmod so that x == y * q + r holds exactly.
-    if (y == 0) return x / y;
-    const T mod = std::fmod(x, y);
-    T div = (x - mod) / y;
-    if (mod != 0 && ((y < 0) != (mod < 0))) div -= T(1);
-    if (div == 0) return std::copysign(T(0), x / y);
-    const T floored = std::floor(div);
-    return (div - floored > T(0.5)) ? floored + T(1) : floored;
-  } else {
-    return int_div_floor(x, y);
-  }
+  if constexpr (std::is_floating_point_v<T>) return float_floor_div(x, y);
+  else return int_div_floor(x, y);
 }
 
 template <Mode mode>

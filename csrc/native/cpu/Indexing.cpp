@@ -1,7 +1,7 @@
 // gather, scatter_add, index_select and index_add: the index-driven copies that
 // nll_loss, embedding and their gradients are built from.
 //
-// The kernels are device-neutral: on a GPU their loops are native/cuda/IndexKernels.h's.
+// The kernels are device-neutral: on a GPU their loops are native/cuda/DeviceLoops.h's.
 //
 // One trick serves all four: the indexed tensor is viewed with the shape of the loop
 // and stride 0 along `dim`, so the ordinary elementwise loop walks every other dim; the
@@ -15,7 +15,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
-#include "native/cuda/IndexKernels.h"
+#include "native/cuda/DeviceLoops.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)

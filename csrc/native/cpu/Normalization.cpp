@@ -3,7 +3,7 @@
 // then (x - mean) * rstd * weight + bias written out -- and the mean and 1/sqrt(var + eps) of
 // each row are returned for the backward formula (csrc/autograd/derivatives.yaml), with
 // PyTorch's shapes: the leading dims, then a 1 for each normalized dim. float16/bfloat16
-// are computed in float32.
+// are computed in float32. Device-neutral: on a GPU the rows are native/cuda/DeviceLoops.h's.
 #include <cmath>
 #include <tuple>
 
@@ -13,6 +13,7 @@
 #include "tcore/core/SizeMath.h"
 #include "native/cpu/Math.h"
 #include "native/cpu/Parallel.h"
+#include "native/cuda/DeviceLoops.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -80,9 +81,11 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   for (int64_t s : stat_shape) rows = checked_mul(rows, s, "layer_norm");
   const int64_t n = input.dim() == k && input.numel() == 0 ? 0 : (rows == 0 ? 0 : input.numel() / rows);
   stat_shape.insert(stat_shape.end(), static_cast<size_t>(k), 1);
-  Tensor out = empty_cpu(input.sizes(), compute);
-  Tensor mean = empty_cpu(stat_shape, compute), rstd = empty_cpu(stat_shape, compute);
-  if (rows > 0) {
+  Tensor out = empty_on(input.sizes(), compute, input.device());
+  Tensor mean = empty_on(stat_shape, compute, input.device()), rstd = empty_on(stat_shape, compute, input.device());
+  if (rows > 0 && !input.device().is_cpu()) {
+    cuda::layer_norm_rows(x, w, b, out, mean, rstd, rows, n, eps);
+  } else if (rows > 0) {
     dispatch_floating(compute, "layer_norm", [&](auto tag) {
       using T = typename decltype(tag)::type;
       layer_norm_rows<T>(x.template data_ptr<T>(), w.defined() ? w.template data_ptr<T>() : nullptr,

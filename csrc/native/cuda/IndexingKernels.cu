@@ -1,4 +1,4 @@
-// Indexing on CUDA devices: the loops of native/cuda/IndexKernels.h, and the registrations of
+// Indexing on CUDA devices: the loops of native/cuda/DeviceLoops.h, and the registrations of
 // gather, scatter_add, index_select, index_add, index, index_put_, cat, flip, tril/triu and
 // nonzero for the CUDA key. The argument checks and the views are the CPU kernels' (native/cpu/
 // Indexing.cpp, AdvancedIndex.cpp, Cat.cpp, ShapeOps.cpp: device-neutral, they hand their loops
@@ -21,7 +21,7 @@
 #include <tcore/ops/triu_native.h>
 
 #include "native/TensorUtils.h"
-#include "native/cuda/IndexKernels.h"
+#include "native/cuda/DeviceLoops.h"
 #include "native/cuda/Loops.cuh"
 
 namespace tcore::native::cuda {

@@ -1,5 +1,5 @@
 // where, threshold_backward, masked_fill, the logical and bitwise operators, pow, atan2,
-// remainder and fmod on CUDA devices, over the shared launcher (Loops.cuh), with the CPU
+// remainder, fmod and div with a rounding mode on CUDA devices, over the shared launcher (Loops.cuh), with the CPU
 // kernels' rules (native/cpu/BinaryMath.cpp, BitwiseOps.cpp, CompareOps.cpp, DivModes.cpp,
 // AdvancedIndex.cpp): operands computed in the promoted dtype (float16/bfloat16 in float32),
 // broadcasting, out= and in-place forms, a Python number as a scalar operand, integer division
@@ -13,6 +13,8 @@
 #include <tcore/ops/bitwise_not_native.h>
 #include <tcore/ops/bitwise_or_native.h>
 #include <tcore/ops/bitwise_xor_native.h>
+#include <tcore/ops/div.h>
+#include <tcore/ops/div_native.h>
 #include <tcore/ops/eq.h>
 #include <tcore/ops/fmod_native.h>
 #include <tcore/ops/logical_and_native.h>
@@ -25,6 +27,7 @@
 #include <tcore/ops/threshold_backward_native.h>
 #include <tcore/ops/where_native.h>
 
+#include "native/IntMath.h"
 #include "native/TensorUtils.h"
 #include "native/cuda/Loops.cuh"
 
@@ -51,35 +54,7 @@ __device__ bool truthy(T v) {
   else return v != T(0);
 }
 
-enum class Op { LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor, Pow, Atan2, Remainder, Fmod };
-
-template <typename T, typename U>
-__device__ T wrapping_mul(T a, U b) {  // integer overflow wraps, as on the CPU (no UB)
-  if constexpr (std::is_same_v<T, bool>) return a && b;
-  else return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
-}
-
-template <typename T>
-__device__ T int_pow(T base, T exp) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return exp ? base : true;
-  } else {
-    if constexpr (std::is_signed_v<T>) {
-      if (exp < 0) {
-        if (base == 1) return 1;
-        if (base == -1) return (exp % 2 == 0) ? 1 : -1;
-        return 0;
-      }
-    }
-    T result = 1;
-    while (exp) {
-      if (exp & 1) result = wrapping_mul(result, base);
-      exp = static_cast<T>(exp >> 1);
-      base = wrapping_mul(base, base);
-    }
-    return result;
-  }
-}
+enum class Op { LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor, Pow, Atan2, Remainder, Fmod, DivTrunc, DivFloor };
 
 constexpr Kinds kinds_of(Op op) {
   if (op == Op::LogicalAnd || op == Op::LogicalOr || op == Op::LogicalXor) return Kinds::All;
@@ -107,20 +82,17 @@ struct BinaryFn {
         if (r != 0 && ((r < 0) != (y < 0))) r += y;
         return r;
       } else {
-        if (y == 0) return T(0);  // refused before the launch
-        if constexpr (std::is_signed_v<T>) {
-          if (y == T(-1)) return T(0);  // INT_MIN % -1 overflows
-          T r = static_cast<T>(x % y);
-          if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
-          return r;
-        } else {
-          return static_cast<T>(x % y);
-        }
+        return y == 0 ? T(0) : int_rem_floor(x, y);  // a zero divisor is refused before the launch
       }
-    } else {  // C's fmod: the sign of the dividend
+    } else if constexpr (op == Op::Fmod) {  // C's fmod: the sign of the dividend
       if constexpr (std::is_floating_point_v<T>) return static_cast<T>(::fmod(x, y));
-      else if constexpr (std::is_signed_v<T>) return y == 0 || y == T(-1) ? T(0) : static_cast<T>(x % y);
-      else return y == 0 ? T(0) : static_cast<T>(x % y);
+      else return y == 0 ? T(0) : int_rem_trunc(x, y);
+    } else if constexpr (op == Op::DivTrunc) {
+      if constexpr (std::is_floating_point_v<T>) return static_cast<T>(::trunc(x / y));
+      else return y == 0 ? T(0) : int_div_trunc(x, y);
+    } else {  // DivFloor: Python's //
+      if constexpr (std::is_floating_point_v<T>) return float_floor_div(x, y);
+      else return y == 0 ? T(0) : int_div_floor(x, y);
     }
   }
 };
@@ -138,7 +110,8 @@ Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, ScalarTy
                    const char* name) {
   const ScalarType kernel = cuda::kernel_compute_type(compute);  // float16/bfloat16: float32, rounded on store
   const cuda::BinaryTarget t = cuda::binary_target(out, a, b, kernel, result, name);
-  if constexpr (op == Op::Remainder || op == Op::Fmod) check_nonzero_divisor(t.y);
+  if constexpr (op == Op::Remainder || op == Op::Fmod || op == Op::DivTrunc || op == Op::DivFloor)
+    check_nonzero_divisor(t.y);
   dispatch_dtype(kernel, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!accepts<T>(kinds_of(op))) {
@@ -443,6 +416,42 @@ Tensor fmod_cuda_(const Tensor& self, const Tensor& other) {
 Tensor fmod_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType t = same(promoted(self, other));
   return binary_into<Op::Fmod>(out, self, other, t, t, "fmod");
+}
+
+
+// div with rounding_mode: "trunc" and "floor" keep integers integers; none is true division.
+namespace {
+enum class Rounding { True, Trunc, Floor };
+Rounding rounding_of(std::optional<std::string_view> mode) {
+  if (!mode) return Rounding::True;
+  if (*mode == "trunc") return Rounding::Trunc;
+  if (*mode == "floor") return Rounding::Floor;
+  throw ValueError(detail::str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+                                   *mode, "'"));
+}
+}  // namespace
+
+Tensor div_mode_cuda(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  const Rounding r = rounding_of(rounding_mode);
+  if (r == Rounding::True) return tcore::div(self, other);
+  const ScalarType t = promoted(self, other);
+  return r == Rounding::Trunc ? binary_new<Op::DivTrunc>(self, other, t, t, "div")
+                              : binary_new<Op::DivFloor>(self, other, t, t, "div");
+}
+Tensor div_mode_out_cuda(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
+                         const Tensor& out) {
+  const Rounding r = rounding_of(rounding_mode);
+  if (r == Rounding::True) return tcore::div_out(out, self, other);
+  const ScalarType t = promoted(self, other);
+  return r == Rounding::Trunc ? binary_into<Op::DivTrunc>(out, self, other, t, t, "div")
+                              : binary_into<Op::DivFloor>(out, self, other, t, t, "div");
+}
+Tensor div_mode_cuda_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  const Rounding r = rounding_of(rounding_mode);
+  if (r == Rounding::True) return tcore::div_(self, other);
+  const ScalarType t = promoted(self, other);
+  return r == Rounding::Trunc ? binary_inplace<Op::DivTrunc>(self, other, t, "div_")
+                              : binary_inplace<Op::DivFloor>(self, other, t, "div_");
 }
 
 }  // namespace tcore::native

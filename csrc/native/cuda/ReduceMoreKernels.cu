@@ -1,5 +1,5 @@
 // prod, amax/amin, max/min (with indices), argmax/argmin, all/any, var/std, logsumexp,
-// softmax/log_softmax and the scans cumsum/cumprod on CUDA devices, with the CPU kernels' rules
+// softmax/log_softmax, layer_norm's rows and the scans cumsum/cumprod on CUDA devices, with the CPU kernels' rules
 // (native/cpu/ReduceMore.cpp): the input is laid out as contiguous rows (the kept dims first, the
 // reduced ones last: rows_for), and one block reduces each row through shared memory; NaN wins
 // in the extremes, the first index on ties; float16/bfloat16 inputs compute in float32. The scans
@@ -21,6 +21,7 @@
 #include <tcore/ops/logsumexp_native.h>
 #include <tcore/ops/max_native.h>
 #include <tcore/ops/min_native.h>
+#include <tcore/ops/native_layer_norm_native.h>
 #include <tcore/ops/prod_native.h>
 #include <tcore/ops/softmax_native.h>
 #include <tcore/ops/std_native.h>
@@ -29,6 +30,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/IntoOutput.h"
 #include "native/cpu/Reduce.h"
+#include "native/cuda/DeviceLoops.h"
 #include "native/cuda/Loops.cuh"
 
 namespace tcore::native {
@@ -175,6 +177,38 @@ __global__ void variance_kernel(const T* in, T* out, int64_t inner, double corre
     const double denominator = static_cast<double>(inner) - correction;
     const double v = ss / (denominator > 0 ? denominator : 0.0);
     out[blockIdx.x] = static_cast<T>(take_sqrt ? ::sqrt(v) : v);
+  }
+}
+
+// One row of layer_norm per block: its mean, the mean of squared deviations about it (two passes,
+// in double: no cancellation), then (x - mean) * rstd * w + b written out.
+template <typename T>
+__global__ void layer_norm_kernel(const T* x, const T* w, const T* b, T* y, T* mean_out, T* rstd_out, int64_t n,
+                                  double eps) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  double* shared = reinterpret_cast<double*>(smem);
+  const int64_t r = blockIdx.x;
+  const T* xr = x + r * n;
+  T* yr = y + r * n;
+  const auto add = [](double a, double c) { return a + c; };
+  double s = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += static_cast<double>(xr[i]);
+  const T m = static_cast<T>(block_reduce(s, shared, add) / static_cast<double>(n));
+  double ss = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    const double d = static_cast<double>(xr[i] - m);
+    ss += d * d;
+  }
+  const T rstd = static_cast<T>(1.0 / ::sqrt(block_reduce(ss, shared, add) / static_cast<double>(n) + eps));
+  if (threadIdx.x == 0) {
+    mean_out[r] = m;
+    rstd_out[r] = rstd;
+  }
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    T v = (xr[i] - m) * rstd;
+    if (w) v *= w[i];
+    if (b) v += b[i];
+    yr[i] = v;
   }
 }
 
@@ -388,6 +422,30 @@ void scan_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op
 }
 
 }  // namespace
+
+namespace cuda {
+void layer_norm_rows(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out, const Tensor& mean,
+                     const Tensor& rstd, int64_t rows, int64_t n, double eps) {
+  TCORE_CHECK(rows <= int64_t{0x7fffffff}, "layer_norm on CUDA takes at most 2**31 - 1 rows");
+  if (rows == 0) return;
+  const OnDevice on(out);
+  dispatch_floating(x.dtype(), "layer_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    layer_norm_kernel<T><<<static_cast<unsigned>(rows), kThreads, kThreads * sizeof(double), on.stream>>>(
+        x.template data_ptr<T>(), w.defined() ? w.template data_ptr<T>() : nullptr,
+        b.defined() ? b.template data_ptr<T>() : nullptr, out.template data_ptr<T>(), mean.template data_ptr<T>(),
+        rstd.template data_ptr<T>(), n, eps);
+  });
+  check(cudaGetLastError(), "layer_norm_kernel launch");
+}
+}  // namespace cuda
+
+// the device-neutral kernel (native/cpu/Normalization.cpp): it checks and lays out; the rows are above
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
+                                                          const std::optional<Tensor>& weight,
+                                                          const std::optional<Tensor>& bias, double eps) {
+  return TCORE_CPU_NS::native_layer_norm(input, normalized_shape, weight, bias, eps);
+}
 
 TCORE_IMPL_FUNC(prod_out_cuda)(const Tensor& self, int64_t dim, bool, std::optional<ScalarType>, const Tensor& out) {
   const ScalarType t = compute_dtype(out);
