@@ -541,3 +541,51 @@ def test_training_on_the_device_matches_the_cpu(gpu):
     assert dev_losses[-1] < dev_losses[0] * 0.7  # it learns
     for p, q in zip(dev_params, cpu_params):
         np.testing.assert_allclose(p, q, rtol=1e-3, atol=1e-5)
+
+
+@pytest.mark.gpu
+def test_edge_cases_like_cpu(gpu):
+    """NaN bounds, infinite rows, broadcasting masks, offset outs, narrow accumulation, mixed devices."""
+    tc = gpu
+    a = _rand((3, 4), "float32", 21)
+    xc = tc.tensor(a)
+    x = xc.cuda()
+    _same(x.clamp(min=float("nan")), xc.clamp(min=float("nan")), what="clamp with a NaN bound")
+    inf_rows = tc.tensor([[float("inf"), 1.0], [float("-inf"), float("-inf")], [2.0, 1.0]])
+    for op in ("softmax", "log_softmax"):
+        _same(getattr(inf_rows.cuda(), op)(1), getattr(inf_rows, op)(1), what=op + " of rows with infinities")
+    mask = tc.tensor([[True, False, True, False]] * 2)
+    _same(tc.zeros(4, device="cuda").masked_fill(mask.cuda(), 1.0), tc.zeros(4).masked_fill(mask, 1.0),
+          what="masked_fill with a mask that broadcasts self")
+    buf, bufc = tc.zeros(3, 4, device="cuda"), tc.zeros(3, 4)
+    tc.cumsum(x[0], 0, out=buf[1])
+    tc.cumsum(xc[0], 0, out=bufc[1])
+    _same(buf, bufc, rtol=1e-6, what="cumsum into buf[1]")
+    for dtype in (tc.float16, tc.bfloat16, tc.int8, tc.int16, tc.uint8):
+        z, zc = tc.zeros(4, 3, dtype=dtype, device="cuda"), tc.zeros(4, 3, dtype=dtype)
+        src = tc.ones(5, 3, dtype=dtype)
+        index = tc.tensor([0, 0, 3, 0, 1])
+        z.index_add_(0, index.cuda(), src.cuda())
+        zc.index_add_(0, index, src)
+        _same(z, zc, what=f"index_add_ {dtype}")
+    flags, flagsc = tc.zeros(4, dtype=tc.bool, device="cuda"), tc.zeros(4, dtype=tc.bool)
+    flags.index_put_((tc.tensor([1, 1, 2]).cuda(),), tc.tensor([True, False, False]).cuda(), accumulate=True)
+    flagsc.index_put_((tc.tensor([1, 1, 2]),), tc.tensor([True, False, False]), accumulate=True)
+    _same(flags, flagsc, what="bool index_put_ accumulate")
+    with pytest.raises(RuntimeError, match="same device"):
+        xc.gather(1, tc.zeros(3, 1, dtype=tc.int64, device="cuda"))
+    with pytest.raises(RuntimeError, match="same device"):
+        x.index_select(0, tc.tensor([0]), out=tc.empty([1, 4]))
+    with pytest.raises((RuntimeError, ValueError), match="out= tensor is on cpu"):
+        tc.where(x > 0, x, x, out=tc.empty([3, 4]))
+    with pytest.raises((RuntimeError, ValueError), match="out= tensor is on cpu"):
+        tc.clamp(x, 0, 1, out=tc.empty([3, 4]))
+    with pytest.raises(RuntimeError, match="same device"):
+        tc.where(xc > 0, x, 1.0)
+    with pytest.raises(TypeError):
+        tc.remainder(tc.tensor([True]).cuda(), tc.tensor([False]).cuda())
+    p = tc.tensor(np.array([[1.0, 0.0, 2.0], [3.0, 4.0, 0.0]])).cuda().requires_grad_()
+    pc = tc.tensor(np.array([[1.0, 0.0, 2.0], [3.0, 4.0, 0.0]]), requires_grad=True)
+    p.cumprod(1).sum().backward()
+    pc.cumprod(1).sum().backward()
+    _same(p.grad, pc.grad, what="cumprod's gradient with zeros")

@@ -38,3 +38,20 @@ def test_nan_and_inf_propagate(tcore):
     x[1, 0], x[2, 1] = np.nan, np.inf
     got = tcore.from_numpy(x).sum(0).numpy()
     assert np.isnan(got[0]) and np.isinf(got[1]) and got[2] == 4
+
+
+def test_scans_and_softmax_into_an_out_with_an_offset(tcore):
+    """out= a view that starts inside its storage (buf[1]): the rows are written there, not at the start."""
+    tc = tcore
+    buf = tc.zeros(3, 4)
+    tc.cumsum(tc.arange(4.0), 0, out=buf[1])
+    np.testing.assert_array_equal(buf.numpy(), [[0, 0, 0, 0], [0, 1, 3, 6], [0, 0, 0, 0]])
+    y = np.array([[1.0, 2.0], [3.0, 5.0]], dtype=np.float32)
+    buf = tc.zeros(3, 2, 2)
+    tc.softmax(tc.tensor(y), 0, out=buf[2])  # over a non-last dim: rows written back through the view
+    want = np.exp(y) / np.exp(y).sum(0, keepdims=True)
+    np.testing.assert_allclose(buf[2].numpy(), want, rtol=1e-6)
+    np.testing.assert_array_equal(buf[:2].numpy(), np.zeros((2, 2, 2)))
+    buf = tc.ones(2, 3)
+    tc.cumprod(tc.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, out=buf[:, 1:])
+    np.testing.assert_array_equal(buf.numpy(), [[1, 1, 2], [1, 3, 8]])

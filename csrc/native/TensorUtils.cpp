@@ -196,4 +196,23 @@ ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const
   return is_integral(self.dtype(), true) && floating_bound ? default_float_dtype() : self.dtype();
 }
 
+RoundingMode rounding_mode_of(std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return RoundingMode::True;
+  if (*rounding_mode == "trunc") return RoundingMode::Trunc;
+  if (*rounding_mode == "floor") return RoundingMode::Floor;
+  throw ValueError(detail::str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+                                   *rounding_mode, "'"));
+}
+
+std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims) {
+  std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, self.dim());
+    TCORE_CHECK(!flipped[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
+                dims.size() - 1);
+    flipped[w] = true;
+  }
+  return flipped;
+}
+
 }  // namespace tcore::native

@@ -1,5 +1,8 @@
 #pragma once
 // Shared rules of the kernels: broadcasting, type promotion, out= handling.
+#include <optional>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tcore/core/OpDecl.h"
@@ -55,6 +58,23 @@ inline bool cat_skipped(const Tensor& t) { return t.dim() == 1 && t.numel() == 0
 
 // clamp's result dtype: an integral tensor with a floating bound computes in the default float dtype.
 ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi);
+
+// The compute dtypes a binary operator accepts (every backend's binary kernels).
+enum class Kinds { All, Numeric, Integral, Floating };
+template <typename T>
+constexpr bool accepts(Kinds k) {
+  if (k == Kinds::Integral) return std::is_integral_v<T>;
+  if (k == Kinds::Floating) return std::is_floating_point_v<T>;
+  if (k == Kinds::Numeric) return !std::is_same_v<T, bool>;
+  return true;
+}
+
+// div's rounding_mode: none (true division), "trunc" or "floor"; another is a ValueError.
+enum class RoundingMode { True, Trunc, Floor };
+RoundingMode rounding_mode_of(std::optional<std::string_view> rounding_mode);
+
+// flip's dims as a mask over self's dims (duplicates are an error; a 0-dim tensor has one dim).
+std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims);
 
 // Writes `result` into `out` (resizing and casting), unless they are the same tensor.
 void write_result(const Tensor& out, const Tensor& result, const char* op);

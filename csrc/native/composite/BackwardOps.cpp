@@ -92,7 +92,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   const int64_t n = self.sizes()[d];
   std::vector<int64_t> shape(self.dim(), 1);
   shape[d] = n;
-  const Tensor pos = tcore::view(tcore::arange(n, ScalarType::Long), shape);
+  const Tensor pos = tcore::view(tcore::arange(n, ScalarType::Long, std::nullopt, self.device()), shape);
   std::vector<Tensor> parts;
   for (int64_t j = 0; j < n; ++j) {
     const Tensor without_j = tcore::where(tcore::eq(pos, j), tcore::ones_like(self), self);

@@ -13,15 +13,8 @@ inline namespace TCORE_CPU_NS {
 namespace binary {
 
 
-enum class Kinds { All, Numeric, Integral, Floating };  // which compute dtypes an operator accepts
-
-template <typename T>
-constexpr bool accepts(Kinds k) {
-  if (k == Kinds::Integral) return std::is_integral_v<T>;
-  if (k == Kinds::Floating) return std::is_floating_point_v<T>;
-  if (k == Kinds::Numeric) return !std::is_same_v<T, bool>;
-  return true;
-}
+using native::Kinds;  // native/TensorUtils.h
+using native::accepts;
 
 // out = f(x, y) with x, y cast to `compute` and the result of type `result`; `make(tag)` gives f.
 template <Kinds kinds, typename Make>

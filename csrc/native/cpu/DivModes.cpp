@@ -22,15 +22,7 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 using namespace binary;
 namespace {
 
-enum class Mode { True, Trunc, Floor };
-
-Mode mode_of(std::optional<std::string_view> rounding_mode) {
-  if (!rounding_mode) return Mode::True;
-  if (*rounding_mode == "trunc") return Mode::Trunc;
-  if (*rounding_mode == "floor") return Mode::Floor;
-  throw ValueError(detail::str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
-                                   *rounding_mode, "'"));
-}
+using Mode = RoundingMode;
 
 // Integer kernels note a zero divisor here (the loop cannot throw mid-way); checked after.
 struct ZeroFlag {
@@ -125,20 +117,20 @@ Tensor run_inplace(const Tensor& self, const Tensor& other, const char* op, Fn f
 // ------------------------------------------------------------------ div with rounding_mode
 // Without a rounding mode this is true division (div.Tensor); with one, integer inputs stay integers.
 Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  const Mode mode = mode_of(rounding_mode);
+  const Mode mode = rounding_mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div(self, other);
   return mode == Mode::Trunc ? run(nullptr, self, other, "div", div_fn<Mode::Trunc>)
                              : run(nullptr, self, other, "div", div_fn<Mode::Floor>);
 }
 Tensor div_mode_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
                     const Tensor& out) {
-  const Mode mode = mode_of(rounding_mode);
+  const Mode mode = rounding_mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div_out(out, self, other);
   return mode == Mode::Trunc ? run(&out, self, other, "div", div_fn<Mode::Trunc>)
                              : run(&out, self, other, "div", div_fn<Mode::Floor>);
 }
 Tensor div_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  const Mode mode = mode_of(rounding_mode);
+  const Mode mode = rounding_mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div_(self, other);
   return mode == Mode::Trunc ? run_inplace(self, other, "div_", div_fn<Mode::Trunc>)
                              : run_inplace(self, other, "div_", div_fn<Mode::Floor>);

@@ -50,10 +50,19 @@ int64_t wrapped_index(int64_t idx, int64_t dim, int64_t size) {
   return idx < 0 ? idx + size : idx;
 }
 
+// The loops below run where their first operand lives: every operand must be there.
+void check_devices(const Tensor& a, const Tensor& b, const Tensor& c, const char* op) {
+  for (const Tensor* t : {&b, &c}) {
+    TCORE_CHECK(t->device() == a.device(), op, "(): Expected all tensors to be on the same device, but found at "
+                "least two devices, ", a.device().str(), " and ", t->device().str(), "!");
+  }
+}
+
 // target[i] = self[i, with coordinate `dim` taken from idx[i]] over `shape`: src is self
 // restrided to the loop's shape, `stride` the real byte stride of dim, `size` its extent.
 void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntArrayRef shape, int64_t dim,
                int64_t size, int64_t stride, const char* op) {
+  check_devices(target, src, idx, op);
   if (!target.device().is_cpu()) return cuda::index_take(target, src, idx, shape, dim, size, stride, op);
   const LoopGeometry g = make_geometry(shape, {&target, &src, &idx});
   dispatch_dtype(target.dtype(), op, [&](auto tag) {
@@ -72,6 +81,7 @@ void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntAr
 // dst[i, with coordinate `dim` taken from idx[i]] += alpha * from[i] over `shape` (dst restrided as in take_loop).
 void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim,
                   int64_t size, int64_t stride, const Scalar& alpha, const char* op) {
+  check_devices(dst, from, idx, op);
   if (!dst.device().is_cpu()) return cuda::index_put(dst, from, idx, shape, dim, size, stride, alpha, true, op);
   const LoopGeometry g = make_geometry(shape, {&dst, &from, &idx});
   dispatch_numeric(dst.dtype(), op, [&](auto tag) {

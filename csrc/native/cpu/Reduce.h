@@ -1,6 +1,7 @@
 #pragma once
-// The row layout of the reductions (ReduceOps.cpp, ReduceMore.cpp, cuda/ReduceKernels.cu): the input viewed with
-// the kept dims first and the reduced dims last, contiguous, in the compute dtype.
+// The row layout of the reductions (ReduceOps.cpp, ReduceMore.cpp, cuda/ReduceKernels.cu,
+// cuda/ReduceMoreKernels.cu): the input viewed with the kept dims first and the reduced dims last,
+// contiguous, in the compute dtype; and the helpers both devices' reductions share.
 #include "tcore/core/CPUCapability.h"
 #include <algorithm>
 #include <vector>
@@ -40,6 +41,42 @@ inline Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool kee
   r.shape = reduced_shape(self.sizes(), mask, keepdim);
   return r;
 }
+
+// The mask of a reduction over one dim (a 0-dim tensor has one dim to name, -1 or 0).
+inline std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
+  if (self.dim() > 0) mask[wrap_dim(dim, self.dim())] = true;
+  else wrap_dim(dim, 0);
+  return mask;
+}
+
+// Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`, which has
+// the input's shape and order (on any device).
+inline void write_rows_back(const Tensor& result, const Tensor& rows, const std::vector<bool>& mask) {
+  if (result.dim() == 0) {
+    copy_kernel(result, make_view(rows, {}, {}, 0));
+    return;
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      if (mask[d] != (pass == 1)) continue;
+      sizes.push_back(result.sizes()[d]);
+      strides.push_back(result.strides()[d]);
+    }
+  }
+  copy_kernel(make_view(result, sizes, strides, result.storage_offset()), rows);
+}
+
+inline void check_nonempty(const Rows& rows, const Tensor& self, const char* op) {
+  TCORE_CHECK_INDEX(rows.inner > 0 || rows.outer == 0, op, "(): Expected reduction dim to be specified for "
+                    "input.numel() == 0. Specify the reduction dim with the 'dim' argument (input shape ",
+                    shape_str(self.sizes()), ")");
+}
+
+// float16/bfloat16 inputs of the extremes, var/std and logsumexp reduce in float32.
+inline bool widen(const Tensor& t) { return is_reduced_float(t.dtype()); }
+inline Tensor f32(const Tensor& t) { return cast(t, ScalarType::Float); }
 
 // The result dtype of sum (integers and bool accumulate in int64) and of mean (floating only).
 inline ScalarType sum_dtype(const Tensor& self, std::optional<ScalarType> dtype) {

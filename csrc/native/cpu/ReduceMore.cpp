@@ -34,34 +34,8 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-// Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`,
-// which has the input's shape and order.
-void write_rows_back(const Tensor& result, const Tensor& rows, const std::vector<bool>& mask) {
-  if (result.dim() == 0) {
-    copy_kernel(result, make_view(rows, {}, {}, 0));
-    return;
-  }
-  std::vector<int64_t> sizes, strides;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(result.sizes()[d]);
-      strides.push_back(result.strides()[d]);
-    }
-  }
-  copy_kernel(make_view(result, sizes, strides, 0), rows);
-}
 
-std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
-  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
-  if (self.dim() > 0) mask[wrap_dim(dim, self.dim())] = true;
-  else wrap_dim(dim, 0);
-  return mask;
-}
 
-// float16/bfloat16 inputs reduce in float32; values come back in the input's dtype.
-bool widen(const Tensor& t) { return is_reduced_float(t.dtype()); }
-Tensor f32(const Tensor& t) { return cast(t, ScalarType::Float); }
 
 // out[r] = f(row r, inner) for every row; Out is the result element type.
 template <typename T, typename Out, typename F>
@@ -81,11 +55,6 @@ void per_row_into(const Tensor& result, const Rows& rows, F f) {
   for_each_row(rows.outer, rows.inner, [&](int64_t r) { out[r] = f(in + r * rows.inner, rows.inner); });
 }
 
-void check_nonempty(const Rows& rows, const Tensor& self, const char* op) {
-  TCORE_CHECK_INDEX(rows.inner > 0 || rows.outer == 0, op, "(): Expected reduction dim to be specified for "
-                    "input.numel() == 0. Specify the reduction dim with the 'dim' argument (input shape ",
-                    shape_str(self.sizes()), ")");
-}
 
 template <typename T>
 bool nan(T v) {

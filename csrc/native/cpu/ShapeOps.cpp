@@ -20,14 +20,7 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 
 // ------------------------------------------------------------------ flip
 Tensor flip(const Tensor& self, IntArrayRef dims) {
-  // a 0-dim tensor has one dim to name (-1 or 0), as in PyTorch
-  std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, self.dim());
-    TCORE_CHECK(!flipped[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
-                dims.size() - 1);
-    flipped[w] = true;
-  }
+  const std::vector<bool> flipped = flip_mask(self, dims);
   Tensor out = empty_cpu(self.sizes(), self.dtype());
   if (self.numel() == 0) return out;
   if (self.dim() == 0) {

@@ -4,6 +4,8 @@
 // Indexing.cpp, AdvancedIndex.cpp, Cat.cpp, ShapeOps.cpp: device-neutral, they hand their loops
 // to these functions when the tensors are on a GPU). An index out of bounds is the CPU's
 // IndexError: the kernel records the first bad index in a device flag, read back after the launch.
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <tcore/ops/arange.h>
@@ -60,17 +62,54 @@ __global__ void take_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n
 }
 
 template <typename T>
-__device__ void atomic_add(T* cell, T v) {
-  if constexpr (std::is_same_v<T, int64_t>) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(cell), static_cast<unsigned long long>(v));  // wraps as int64
-  } else {
-    atomicAdd(cell, v);
-  }
+constexpr bool has_atomic_add = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+                                std::is_same_v<T, int64_t>;
+// 8- and 16-bit types (bool, int8, uint8, int16, float16, bfloat16): a compare-and-swap loop on
+// the aligned 32-bit word that holds the element
+template <typename T>
+constexpr bool has_narrow_atomic_add = !has_atomic_add<T> && sizeof(T) <= 2;
+
+// a + b as the CPU accumulates: float16/bfloat16 in float32, bool as or, integers wrapping
+template <typename T>
+__device__ T accumulated(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a || b;
+  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(float(a) + float(b));
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + b);
+  else return a + b;
 }
 
 template <typename T>
-constexpr bool has_atomic_add = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
-                                std::is_same_v<T, int64_t>;
+__device__ T scaled(T alpha, T v) {
+  if constexpr (std::is_same_v<T, bool>) return alpha && v;
+  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(float(alpha) * float(v));
+  else return static_cast<T>(alpha * v);
+}
+
+template <typename T>
+__device__ void atomic_add(T* cell, T v) {
+  if constexpr (std::is_same_v<T, int64_t>) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(cell), static_cast<unsigned long long>(v));  // wraps as int64
+  } else if constexpr (has_atomic_add<T>) {
+    atomicAdd(cell, v);
+  } else {
+    static_assert(has_narrow_atomic_add<T>);
+    const auto address = reinterpret_cast<uintptr_t>(cell);
+    auto* word = reinterpret_cast<unsigned int*>(address & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(address & 3) * 8;
+    const unsigned mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      const unsigned bits = (assumed & mask) >> shift;
+      T current;
+      memcpy(&current, &bits, sizeof(T));  // little-endian: the low bytes
+      const T next = accumulated(current, v);
+      unsigned next_bits = 0;
+      memcpy(&next_bits, &next, sizeof(T));
+      old = atomicCAS(word, assumed, (assumed & ~mask) | (next_bits << shift));
+    } while (old != assumed);
+  }
+}
 
 template <typename T, typename Index, bool Accumulate>
 __global__ void put_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n, int64_t size, int64_t stride, T alpha,
@@ -83,11 +122,17 @@ __global__ void put_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n,
     T* cell = reinterpret_cast<T*>(ptr.p[0] + off[0] + at);
     const T v = *reinterpret_cast<const T*>(ptr.p[1] + off[1]);
     if constexpr (Accumulate) {
-      if constexpr (has_atomic_add<T>) atomic_add(cell, static_cast<T>(alpha * v));
+      if constexpr (has_atomic_add<T> || has_narrow_atomic_add<T>) atomic_add(cell, scaled(alpha, v));
     } else {
       *cell = v;
     }
   }
+}
+
+template <typename T>
+T scalar_as(const Scalar& s) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(s.to_double()));
+  else return s.to<T>();
 }
 
 // A device flag for one launch, read back (synchronously) after it.
@@ -140,16 +185,15 @@ void index_put(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArra
   dispatch_all_types(dst.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (accumulate) {
-      if constexpr (has_atomic_add<T>) {
+      if constexpr (has_atomic_add<T> || has_narrow_atomic_add<T>) {
         with_index_type(n, [&](auto index) {
           using I = typename decltype(index)::type;
           put_kernel<T, I, true><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&dst, &f, &i}), calc, n, size,
-                                                                          stride, alpha.to<T>(), flag.get());
+                                                                          stride, scalar_as<T>(alpha), flag.get());
         });
       } else {
         throw NotImplementedError(detail::str_cat(op, ": accumulating into a ", to_string(dst.dtype()),
-                                                  " tensor on a CUDA device is not implemented (float32, float64, "
-                                                  "int32 and int64 are)"));
+                                                  " tensor on a CUDA device is not implemented"));
       }
     } else {
       with_index_type(n, [&](auto index) {
@@ -235,13 +279,7 @@ Tensor cat_out_cuda(ArrayRef<Tensor> tensors, int64_t dim, const Tensor& out) { 
 
 // each flipped dim read backwards through index_select
 Tensor flip_cuda(const Tensor& self, IntArrayRef dims) {
-  std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, self.dim());
-    TCORE_CHECK(!flipped[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
-                dims.size() - 1);
-    flipped[w] = true;
-  }
+  const std::vector<bool> flipped = flip_mask(self, dims);
   Tensor out = self;
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (!flipped[d] || self.sizes()[d] <= 1) continue;

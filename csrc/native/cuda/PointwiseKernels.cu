@@ -34,15 +34,6 @@
 namespace tcore::native {
 namespace {
 
-enum class Kinds { All, Numeric, Integral, Floating };  // the compute dtypes an operator accepts
-
-template <typename T>
-constexpr bool accepts(Kinds k) {
-  if (k == Kinds::Integral) return std::is_integral_v<T>;
-  if (k == Kinds::Floating) return std::is_floating_point_v<T>;
-  if (k == Kinds::Numeric) return !std::is_same_v<T, bool>;
-  return true;
-}
 
 ScalarType promoted(const Tensor& a, const Tensor& b) { return result_type({&a, &b}); }
 ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float_dtype(); }
@@ -99,7 +90,8 @@ struct BinaryFn {
 
 // Integer division by zero is an error, as on the CPU (one reduction on the device, read back).
 void check_nonzero_divisor(const Tensor& divisor) {
-  if (is_floating(divisor.dtype()) || divisor.numel() == 0) return;
+  // (bool is refused by the dtype check after this: a TypeError, as on the CPU)
+  if (is_floating(divisor.dtype()) || divisor.dtype() == ScalarType::Bool || divisor.numel() == 0) return;
   const Tensor zero = on_device(tcore::any(tcore::eq(divisor, Scalar(0))), Device());
   TCORE_CHECK_VALUE(!*zero.data_ptr<bool>(), "ZeroDivisionError");
 }
@@ -203,9 +195,14 @@ Tensor where_out_cuda(const Tensor& condition, const Tensor& self, const Tensor&
   cuda::check_same_device(condition, self, "where");
   const Device device = self.device().is_cpu() ? (other.device().is_cpu() ? condition.device() : other.device())
                                                : self.device();
+  TCORE_CHECK(condition.device() == device || (condition.device().is_cpu() && condition.dim() == 0),
+              "where: Expected all tensors to be on the same device, but found at least two devices, ",
+              device.str(), " and ", condition.device().str(), "!");
   const ScalarType t = promoted(self, other);
   TCORE_CHECK_TYPE(can_cast(t, out.dtype()), "where: result type ", t, " can't be cast to the desired output type ",
                    out.dtype());
+  TCORE_CHECK_VALUE(out.device() == device, "where: the out= tensor is on ", out.device().str(),
+                    " but the inputs are on ", device.str());
   const std::vector<int64_t> shape = where_shape(condition, self, other);
   resize_output(out, shape);
   const ScalarType kernel = cuda::kernel_compute_type(t);
@@ -252,7 +249,9 @@ Tensor threshold_backward_cuda(const Tensor& grad_output, const Tensor& self, co
 Tensor masked_fill_cuda_(const Tensor& self, const Tensor& mask, const Scalar& value) {
   TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               to_string(mask.dtype()));
-  cuda::check_same_device(self, mask, "masked_fill_");
+  TCORE_CHECK(mask.device() == self.device() || (mask.device().is_cpu() && mask.dim() == 0),
+              "masked_fill_: Expected all tensors to be on the same device, but found at least two devices, ",
+              self.device().str(), " and ", mask.device().str(), "!");
   const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
   TCORE_CHECK_VALUE(shape == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
                     " doesn't match the broadcast shape ", shape_str(shape));
@@ -276,12 +275,12 @@ Tensor masked_fill_cuda_(const Tensor& self, const Tensor& mask, const Tensor& v
 }
 Tensor masked_fill_cuda(const Tensor& self, const Tensor& mask, const Scalar& value) {
   Tensor out = empty_on(broadcast_shapes(self.sizes(), mask.sizes()), self.dtype(), self.device());
-  write_result(out, self, "masked_fill");
+  copy_kernel(out, self);  // broadcast to the mask's shape
   return masked_fill_cuda_(out, mask, value);
 }
 Tensor masked_fill_cuda(const Tensor& self, const Tensor& mask, const Tensor& value) {
   Tensor out = empty_on(broadcast_shapes(self.sizes(), mask.sizes()), self.dtype(), self.device());
-  write_result(out, self, "masked_fill");
+  copy_kernel(out, self);  // broadcast to the mask's shape
   return masked_fill_cuda_(out, mask, value);
 }
 
@@ -420,37 +419,27 @@ Tensor fmod_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out)
 
 
 // div with rounding_mode: "trunc" and "floor" keep integers integers; none is true division.
-namespace {
-enum class Rounding { True, Trunc, Floor };
-Rounding rounding_of(std::optional<std::string_view> mode) {
-  if (!mode) return Rounding::True;
-  if (*mode == "trunc") return Rounding::Trunc;
-  if (*mode == "floor") return Rounding::Floor;
-  throw ValueError(detail::str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
-                                   *mode, "'"));
-}
-}  // namespace
 
 Tensor div_mode_cuda(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  const Rounding r = rounding_of(rounding_mode);
-  if (r == Rounding::True) return tcore::div(self, other);
+  const RoundingMode r = rounding_mode_of(rounding_mode);
+  if (r == RoundingMode::True) return tcore::div(self, other);
   const ScalarType t = promoted(self, other);
-  return r == Rounding::Trunc ? binary_new<Op::DivTrunc>(self, other, t, t, "div")
+  return r == RoundingMode::Trunc ? binary_new<Op::DivTrunc>(self, other, t, t, "div")
                               : binary_new<Op::DivFloor>(self, other, t, t, "div");
 }
 Tensor div_mode_out_cuda(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
                          const Tensor& out) {
-  const Rounding r = rounding_of(rounding_mode);
-  if (r == Rounding::True) return tcore::div_out(out, self, other);
+  const RoundingMode r = rounding_mode_of(rounding_mode);
+  if (r == RoundingMode::True) return tcore::div_out(out, self, other);
   const ScalarType t = promoted(self, other);
-  return r == Rounding::Trunc ? binary_into<Op::DivTrunc>(out, self, other, t, t, "div")
+  return r == RoundingMode::Trunc ? binary_into<Op::DivTrunc>(out, self, other, t, t, "div")
                               : binary_into<Op::DivFloor>(out, self, other, t, t, "div");
 }
 Tensor div_mode_cuda_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  const Rounding r = rounding_of(rounding_mode);
-  if (r == Rounding::True) return tcore::div_(self, other);
+  const RoundingMode r = rounding_mode_of(rounding_mode);
+  if (r == RoundingMode::True) return tcore::div_(self, other);
   const ScalarType t = promoted(self, other);
-  return r == Rounding::Trunc ? binary_inplace<Op::DivTrunc>(self, other, t, "div_")
+  return r == RoundingMode::Trunc ? binary_inplace<Op::DivTrunc>(self, other, t, "div_")
                               : binary_inplace<Op::DivFloor>(self, other, t, "div_");
 }
 

@@ -230,7 +230,7 @@ __global__ void softmax_kernel(const T* in, T* out, int64_t inner) {
     if (threadIdx.x == 0) out[r] = static_cast<T>(m);
     return;
   }
-  const Acc shift = ::isinf(m) ? Acc(0) : m;  // a row of -inf: NaN results, as exp(-inf - -inf)
+  const Acc shift = m;  // an inf in the row (or a row of -inf): NaN results, as exp(inf - inf) on the CPU
   Acc s = 0;
   for (int64_t i = threadIdx.x; i < inner; i += blockDim.x) s += ::exp(static_cast<Acc>(x[i]) - shift);
   s = block_reduce(s, shared, [](Acc a, Acc b) { return a + b; });
@@ -260,40 +260,10 @@ __global__ void scan_kernel(const T* in, T* out, int64_t outer, int64_t inner) {
 }
 
 // ------------------------------------------------------------------ host side
-std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
-  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
-  if (self.dim() > 0) mask[wrap_dim(dim, self.dim())] = true;
-  else wrap_dim(dim, 0);
-  return mask;
-}
 std::vector<bool> every_dim(const Tensor& self) { return std::vector<bool>(static_cast<size_t>(self.dim()), true); }
 
-bool widen(const Tensor& t) { return is_reduced_float(t.dtype()); }
-Tensor f32(const Tensor& t) { return cast(t, ScalarType::Float); }
 
-void check_nonempty(const Rows& rows, const Tensor& self, const char* op) {
-  TCORE_CHECK_INDEX(rows.inner > 0 || rows.outer == 0, op, "(): Expected reduction dim to be specified for "
-                    "input.numel() == 0. Specify the reduction dim with the 'dim' argument (input shape ",
-                    shape_str(self.sizes()), ")");
-}
 
-// Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`, which has
-// the input's shape and order.
-void write_rows_back(const Tensor& result, const Tensor& rows, const std::vector<bool>& mask) {
-  if (result.dim() == 0) {
-    copy_kernel(result, make_view(rows, {}, {}, 0));
-    return;
-  }
-  std::vector<int64_t> sizes, strides;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(result.sizes()[d]);
-      strides.push_back(result.strides()[d]);
-    }
-  }
-  copy_kernel(make_view(result, sizes, strides, 0), rows);
-}
 
 template <bool Greater>
 void extreme_into(const Tensor& result, const Tensor& self, const std::vector<bool>& mask, const char* op) {

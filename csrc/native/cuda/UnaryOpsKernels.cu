@@ -104,8 +104,11 @@ constexpr bool floating_kind(Kind k) { return k >= Kind::Exp; }
 // min(max(x, lo), hi): a NaN element stays NaN, and lo > hi gives hi, as on the CPU.
 template <typename T>
 struct ClampOp {
-  T lo, hi;
+  T lo, hi;  // a NaN bound makes every element NaN, as on the CPU
   __device__ T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (lo != lo || hi != hi) return lo != lo ? lo : hi;
+    }
     const T r = x < lo ? lo : x;
     return r > hi ? hi : r;
   }
@@ -162,6 +165,8 @@ Tensor clamp_into(const Tensor& out, const Tensor& self, ScalarType t, const std
   TCORE_CHECK_TYPE(can_cast(t, out.dtype()), op, ": result type ", t, " can't be cast to the desired output type ",
                    out.dtype());
   TCORE_CHECK_TYPE(t != ScalarType::Bool, op, ": not implemented for 'bool'");
+  TCORE_CHECK_VALUE(out.device() == self.device(), op, ": the out= tensor is on ", out.device().str(),
+                    " but the input is on ", self.device().str());
   resize_output(out, self.sizes());
   const ScalarType kernel = cuda::kernel_compute_type(t);
   const Tensor x = cast(self, kernel);
