@@ -1,0 +1,80 @@
+"""out= into views, against PyTorch: a view that starts inside its storage (buf[1]), a transposed
+view and a strided one (every other column). The kernels write their result there and touch
+nothing else of the buffer, as torch does; a kernel that wrote at the storage's start, or
+assumed out contiguous from offset 0, fails here. torch is a test-only oracle."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+rng = np.random.default_rng(5)
+A = rng.standard_normal((4, 6)).astype(np.float32)
+B = rng.standard_normal((4, 6)).astype(np.float32)
+P = (np.abs(A) + 0.5).astype(np.float32)
+I = rng.integers(-5, 6, (4, 6)).astype(np.int64)
+J = rng.integers(1, 6, (4, 6)).astype(np.int64)
+M = rng.standard_normal((6, 5)).astype(np.float32)
+IDX = rng.integers(0, 6, (4, 3)).astype(np.int64)
+ROWS = np.array([3, 0, 0, 2], dtype=np.int64)
+
+# label -> (function, positional inputs (numpy arrays or Python values), keyword arguments)
+CASES = {
+    "exp": ("exp", (A,), {}), "log": ("log", (P,), {}), "abs": ("abs", (A,), {}), "neg": ("neg", (I,), {}),
+    "sigmoid": ("sigmoid", (A,), {}), "tanh": ("tanh", (A,), {}), "erf": ("erf", (A,), {}),
+    "floor": ("floor", (A,), {}), "sign": ("sign", (A,), {}), "sqrt": ("sqrt", (P,), {}),
+    "add": ("add", (A, B), {"alpha": 2}), "sub": ("sub", (A, B), {}), "mul": ("mul", (I, J), {}),
+    "div": ("div", (A, P), {}), "div floor": ("div", (I, J), {"rounding_mode": "floor"}),
+    "maximum": ("maximum", (A, B), {}), "pow": ("pow", (P, B), {}), "remainder": ("remainder", (I, J), {}),
+    "fmod": ("fmod", (A, P), {}), "atan2": ("atan2", (A, B), {}), "eq": ("eq", (I, J), {}),
+    "lt": ("lt", (A, B), {}), "logical_and": ("logical_and", (A, B), {}), "bitwise_xor": ("bitwise_xor", (I, J), {}),
+    "where": ("where", (A > 0, A, B), {}), "clamp": ("clamp", (A, -0.5, 0.5), {}),
+    "lerp": ("lerp", (A, B, 0.3), {}),
+    "sum dim": ("sum", (A, [0]), {"keepdim": True}), "mean dim": ("mean", (A, [0]), {"keepdim": True}),
+    "prod dim": ("prod", (A, 0), {"keepdim": True}), "amax": ("amax", (A, [0]), {"keepdim": True}),
+    "argmax": ("argmax", (A, 0), {"keepdim": True}), "cumsum 0": ("cumsum", (A, 0), {}),
+    "cumsum 1": ("cumsum", (A, 1), {}), "cumprod 0": ("cumprod", (A, 0), {}),
+    "softmax 0": ("softmax", (A, 0), {}), "log_softmax 0": ("log_softmax", (A, 0), {}),
+    "softmax 1": ("softmax", (A, 1), {}), "all dim": ("all", (A > -1, 0), {"keepdim": True}),
+    "mm": ("mm", (A, M[:, :6]), {}), "matmul": ("matmul", (A, M[:, :6]), {}),
+    "gather": ("gather", (A, 1, IDX), {}), "index_select": ("index_select", (A, 0, ROWS), {}),
+    "cat": ("cat", ([A[:2], B[:2]],), {}),
+}
+
+
+def _to(lib, value):
+    if isinstance(value, np.ndarray):
+        return lib.from_numpy(value.copy())
+    if isinstance(value, list):
+        return [_to(lib, v) for v in value]
+    return value
+
+
+def _views(lib, shape, dtype):
+    """(label, buffer, out view of `shape` into it), the buffer filled with a sentinel."""
+    sentinel = 7 if dtype in (lib.int64, lib.bool) else -123.0
+    rows, cols = shape
+    buf = lib.full((3, rows, cols), sentinel, dtype=dtype)
+    yield "offset", buf, buf[1]
+    buf = lib.full((cols, rows), sentinel, dtype=dtype)
+    yield "transposed", buf, buf.t()
+    buf = lib.full((rows, 2 * cols), sentinel, dtype=dtype)
+    yield "strided", buf, buf[:, ::2]
+
+
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_out_into_views_like_torch(tcore, label):
+    name, inputs, kwargs = CASES[label]
+    want = getattr(torch, name)(*[_to(torch, v) for v in inputs], **kwargs)
+    if want.dim() != 2:
+        pytest.skip("the views are of 2-D results")
+    shape, tdtype = tuple(want.shape), want.dtype
+    dtype = getattr(tcore, str(tdtype).replace("torch.", ""))
+    for (kind, tbuf, tout), (_, buf, out) in zip(_views(torch, shape, tdtype), _views(tcore, shape, dtype)):
+        getattr(torch, name)(*[_to(torch, v) for v in inputs], **kwargs, out=tout)
+        result = getattr(tcore, name)(*[_to(tcore, v) for v in inputs], **kwargs, out=out)
+        assert result._is_same(out) if hasattr(result, "_is_same") else True, (label, kind)
+        got, expected = buf.numpy(), tbuf.numpy()
+        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{label}, out= a {kind} view: the buffer differs from torch's")
