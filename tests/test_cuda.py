@@ -557,6 +557,11 @@ def test_edge_cases_like_cpu(gpu):
     mask = tc.tensor([[True, False, True, False]] * 2)
     _same(tc.zeros(4, device="cuda").masked_fill(mask.cuda(), 1.0), tc.zeros(4).masked_fill(mask, 1.0),
           what="masked_fill with a mask that broadcasts self")
+    long_rows = tc.tensor(_rand((2, 5000), "float64", 22))  # a block per row
+    _same(long_rows.cuda().cumsum(1), long_rows.cumsum(1), rtol=1e-9, atol=1e-9, what="cumsum of long rows")
+    ints = tc.tensor(_rand((100_003,), "int64", 23))
+    _same(ints.cuda().cumsum(0), ints.cumsum(0), what="int64 cumsum of one long row")
+    _same((ints.cuda() % 3 + 1).cumprod(0)[:40], (ints % 3 + 1).cumprod(0)[:40], what="cumprod (wrapping)")
     buf, bufc = tc.zeros(3, 4, device="cuda"), tc.zeros(3, 4)
     tc.cumsum(x[0], 0, out=buf[1])
     tc.cumsum(xc[0], 0, out=bufc[1])

@@ -3,7 +3,8 @@
 // (native/cpu/ReduceMore.cpp): the input is laid out as contiguous rows (the kept dims first, the
 // reduced ones last: rows_for), and one block reduces each row through shared memory; NaN wins
 // in the extremes, the first index on ties; float16/bfloat16 inputs compute in float32. The scans
-// give each row to one thread (correct for any length, fast for many short rows).
+// give each short row to one thread and each long row to a block (chunks per thread, a scan of
+// the chunks' totals in shared memory).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -248,6 +249,36 @@ __global__ void softmax_kernel(const T* in, T* out, int64_t inner) {
   }
 }
 
+// One long row per block: each thread scans its chunk's total, the block scans the totals in
+// shared memory (Hillis-Steele), then each thread writes its chunk from its offset.
+template <typename T, bool Product>
+__global__ void row_scan_kernel(const T* in, T* out, int64_t inner) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* totals = reinterpret_cast<T*>(smem);
+  const int64_t r = blockIdx.x;
+  const T* x = in + r * inner;
+  T* y = out + r * inner;
+  const auto op = [](T a, T b) { return Product ? static_cast<T>(a * b) : static_cast<T>(a + b); };
+  const T identity = Product ? T(1) : T(0);
+  const int64_t chunk = (inner + blockDim.x - 1) / blockDim.x;
+  const int64_t begin = threadIdx.x * chunk, end = begin + chunk < inner ? begin + chunk : inner;
+  T acc = identity;
+  for (int64_t i = begin; i < end; ++i) acc = op(acc, x[i]);
+  totals[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {  // inclusive scan of the totals
+    const T left = threadIdx.x >= stride ? totals[threadIdx.x - stride] : identity;
+    __syncthreads();
+    totals[threadIdx.x] = op(left, totals[threadIdx.x]);
+    __syncthreads();
+  }
+  acc = threadIdx.x > 0 ? totals[threadIdx.x - 1] : identity;
+  for (int64_t i = begin; i < end; ++i) {
+    acc = op(acc, x[i]);
+    y[i] = acc;
+  }
+}
+
 template <typename T, bool Product>
 __global__ void scan_kernel(const T* in, T* out, int64_t outer, int64_t inner) {
   for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < outer; r += int64_t(blockDim.x) * gridDim.x) {
@@ -371,6 +402,8 @@ void softmax_out(const Tensor& self, int64_t dim, const Tensor& out, const char*
   into_output(out, t, {self}, [&](const Tensor& r) { softmax_into<Log>(r, self, dim, t, op); });
 }
 
+constexpr int64_t kLongScan = 1024;  // rows at least this long are scanned by a block each
+
 template <bool Product>
 void scan_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
   const ScalarType t = compute_dtype(out);
@@ -382,9 +415,16 @@ void scan_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op
       const cuda::OnDevice on(result);
       dispatch_dtype(t, op, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        scan_kernel<T, Product><<<cuda::grid_for(rows.outer), cuda::kThreads, 0, on.stream>>>(
-            rows.data.template data_ptr<T>(), scanned.template data_ptr<T>(), rows.outer, rows.inner);
-        cuda::check(cudaGetLastError(), "scan_kernel launch");
+        if (rows.inner >= kLongScan && rows.outer <= int64_t{0x7fffffff}) {  // a block per row
+          row_scan_kernel<T, Product><<<static_cast<unsigned>(rows.outer), cuda::kThreads, cuda::kThreads * sizeof(T),
+                                        on.stream>>>(rows.data.template data_ptr<T>(), scanned.template data_ptr<T>(),
+                                                     rows.inner);
+          cuda::check(cudaGetLastError(), "row_scan_kernel launch");
+        } else {  // a thread per row
+          scan_kernel<T, Product><<<cuda::grid_for(rows.outer), cuda::kThreads, 0, on.stream>>>(
+              rows.data.template data_ptr<T>(), scanned.template data_ptr<T>(), rows.outer, rows.inner);
+          cuda::check(cudaGetLastError(), "scan_kernel launch");
+        }
       });
     }
     write_rows_back(result, scanned, mask);
