@@ -78,3 +78,33 @@ def test_out_into_views_like_torch(tcore, label):
         got, expected = buf.numpy(), tbuf.numpy()
         np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=1e-5, atol=1e-6,
                                    err_msg=f"{label}, out= a {kind} view: the buffer differs from torch's")
+
+
+# in-place operators on the same views: label -> f(lib, view) (the view's own values are A's)
+INPLACE = {
+    "exp_": lambda L, v: v.exp_(), "add_": lambda L, v: v.add_(L.from_numpy(B.copy()), alpha=0.5),
+    "mul_ scalar": lambda L, v: v.mul_(3), "clamp_": lambda L, v: v.clamp_(-0.5, 0.5),
+    "masked_fill_": lambda L, v: v.masked_fill_(v > 0, 9.0), "fill_": lambda L, v: v.fill_(2.5),
+    "zero_": lambda L, v: v.zero_(), "copy_": lambda L, v: v.copy_(L.from_numpy(B.copy())),
+    "div_ floor": lambda L, v: v.div_(L.from_numpy(P.copy()), rounding_mode="floor"),
+    "pow_": lambda L, v: v.abs_().pow_(1.5), "tril_": lambda L, v: v.tril_(1),
+    "index_add_": lambda L, v: v.index_add_(0, L.from_numpy(ROWS.copy()), L.from_numpy(B.copy())),
+    "scatter_add_": lambda L, v: v.scatter_add_(1, L.from_numpy(IDX.copy()), L.from_numpy(B[:, :3].copy())),
+    "index_put_ accumulate": lambda L, v: v.index_put_((L.from_numpy(ROWS.copy()),), L.from_numpy(B.copy()),
+                                                       accumulate=True),
+    "setitem mask": lambda L, v: v.__setitem__(v < 0, 0.25),
+    "relu_": lambda L, v: v.relu_(), "sigmoid_": lambda L, v: v.sigmoid_(),
+}
+
+
+@pytest.mark.parametrize("label", sorted(INPLACE))
+def test_inplace_on_views_like_torch(tcore, label):
+    f = INPLACE[label]
+    for (kind, tbuf, tview), (_, buf, view) in zip(_views(torch, A.shape, torch.float32),
+                                                   _views(tcore, A.shape, tcore.float32)):
+        tview.copy_(torch.from_numpy(A.copy()))
+        view.copy_(tcore.from_numpy(A.copy()))
+        f(torch, tview)
+        f(tcore, view)
+        np.testing.assert_allclose(buf.numpy(), tbuf.numpy(), rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{label} on a {kind} view: the buffer differs from torch's")
