@@ -217,6 +217,15 @@ def test_streams(gpu):
     s.synchronize()
     assert s.query()
     np.testing.assert_allclose(y.cpu().numpy(), a @ a + 1, rtol=1e-4, atol=1e-3)
+    # the caching allocator hands a block back to the stream it was allocated on only
+    with tc.cuda.stream(s):
+        t = tc.empty(4096, device="cuda")
+        p = t.data_ptr()
+        del t
+    other = tc.empty(4096, device="cuda")  # the default stream: not the block s may still use
+    assert other.data_ptr() != p
+    with tc.cuda.stream(s):
+        assert tc.empty(4096, device="cuda").data_ptr() == p  # s itself reuses it
 
 
 @pytest.mark.gpu

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "native/TensorUtils.h"
@@ -62,8 +63,12 @@ void require_available(const char* what) {
 }
 
 // ----------------------------------------------------------------- caching allocator
-// Size classes: multiples of 512 bytes below 1 MiB, of 2 MiB above. A freed block goes
-// back to the free list of its (device, class); an allocation reuses one when it can.
+// Size classes: multiples of 512 bytes below 1 MiB, of 2 MiB above. A block belongs to the
+// stream that was current when it was allocated (as in PyTorch): freed, it goes back to the
+// free list of its (device, stream, class), and only an allocation on that stream reuses it, so
+// work still queued on the stream that used it (a kernel reading a temporary) is ordered before
+// the next use. A tensor handed to another stream must outlive that stream's work (PyTorch's
+// record_stream case), or that stream be synchronized first.
 size_t size_class(size_t nbytes) {
   constexpr size_t kSmall = 512, kLarge = size_t{2} << 20, kSmallLimit = size_t{1} << 20;
   if (nbytes <= kSmallLimit) return (nbytes + kSmall - 1) / kSmall * kSmall;
@@ -71,16 +76,17 @@ size_t size_class(size_t nbytes) {
 }
 
 struct Allocator {
+  using Key = std::tuple<int, cudaStream_t, size_t>;  // device, stream, size class
   std::mutex mutex;
-  std::map<std::pair<int, size_t>, std::vector<void*>> free_blocks;
+  std::map<Key, std::vector<void*>> free_blocks;
   std::array<size_t, kMaxDevices> allocated{}, reserved{};
 
-  void* take(int device, size_t bytes) {
+  void* take(int device, cudaStream_t stream, size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex);
-    auto& list = free_blocks[{device, bytes}];
-    if (!list.empty()) {
-      void* p = list.back();
-      list.pop_back();
+    auto it = free_blocks.find({device, stream, bytes});
+    if (it != free_blocks.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
       allocated[device] += bytes;
       return p;
     }
@@ -103,10 +109,26 @@ struct Allocator {
     return p;
   }
 
-  void give_back(int device, size_t bytes, void* p) {
+  void give_back(int device, cudaStream_t stream, size_t bytes, void* p) {
     std::lock_guard<std::mutex> lock(mutex);
-    free_blocks[{device, bytes}].push_back(p);
+    free_blocks[{device, stream, bytes}].push_back(p);
     allocated[device] -= bytes;
+  }
+
+  // A stream about to be destroyed: its work is finished (the caller synchronized it), so its
+  // idle blocks join the default stream's lists (a later stream may get the same handle).
+  void adopt_blocks_of(cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = free_blocks.begin(); it != free_blocks.end();) {
+      const auto [device, owner, bytes] = it->first;
+      if (owner != stream) {
+        ++it;
+        continue;
+      }
+      auto& target = free_blocks[{device, nullptr, bytes}];
+      target.insert(target.end(), it->second.begin(), it->second.end());
+      it = free_blocks.erase(it);
+    }
   }
 
   void release_cached() {
@@ -114,7 +136,7 @@ struct Allocator {
     for (auto& [key, list] : free_blocks) {
       for (void* p : list) {
         (void)cudaFree(p);
-        reserved[key.first] -= key.second;
+        reserved[std::get<0>(key)] -= std::get<2>(key);
       }
       list.clear();
     }
@@ -168,10 +190,11 @@ Storage allocate(size_t nbytes, int device) {
   const int d = resolve(device);
   if (nbytes == 0) return Storage(std::make_shared<StorageImpl>(nullptr, 0, Device(DeviceType::CUDA, d), nullptr));
   const size_t bytes = size_class(nbytes);
-  void* p = allocator().take(d, bytes);
+  const cudaStream_t stream = current_streams[d];
+  void* p = allocator().take(d, stream, bytes);
   if (!p) p = allocator().fresh(d, bytes);
   return Storage(std::make_shared<StorageImpl>(p, nbytes, Device(DeviceType::CUDA, static_cast<DeviceIndex>(d)),
-                                               [d, bytes](void* q) { allocator().give_back(d, bytes, q); }));
+                                               [d, stream, bytes](void* q) { allocator().give_back(d, stream, bytes, q); }));
 }
 
 size_t memory_allocated(int device) {
@@ -217,7 +240,11 @@ void* create_stream(int device) {
 }
 
 void destroy_stream(void* stream) {
-  if (stream) (void)cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+  if (!stream) return;
+  const auto s = static_cast<cudaStream_t>(stream);
+  (void)cudaStreamSynchronize(s);  // its blocks are idle now: the default stream's lists take them
+  allocator().adopt_blocks_of(s);
+  (void)cudaStreamDestroy(s);
 }
 
 bool stream_query(void* stream) {
