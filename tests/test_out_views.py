@@ -1,4 +1,5 @@
-"""out= into views, against PyTorch: a view that starts inside its storage (buf[1]), a transposed
+"""Views against PyTorch: out= into, in-place on, and inputs as a view that starts inside its storage
+(buf[1]), a transposed
 view and a strided one (every other column). The kernels write their result there and touch
 nothing else of the buffer, as torch does; a kernel that wrote at the storage's start, or
 assumed out contiguous from offset 0, fails here. torch is a test-only oracle."""
@@ -108,3 +109,49 @@ def test_inplace_on_views_like_torch(tcore, label):
         f(tcore, view)
         np.testing.assert_allclose(buf.numpy(), tbuf.numpy(), rtol=1e-5, atol=1e-6,
                                    err_msg=f"{label} on a {kind} view: the buffer differs from torch's")
+
+
+def _as_view(lib, array: np.ndarray, kind: str):
+    """`array` as an offset, a transposed or a strided view of a larger tensor."""
+    t = lib.from_numpy(np.ascontiguousarray(array))
+    if kind == "offset":
+        buf = lib.stack([lib.zeros_like(t), t, lib.zeros_like(t)])
+        return buf[1]
+    if kind == "transposed":
+        return lib.from_numpy(np.ascontiguousarray(array.T)).t()
+    buf = lib.zeros((array.shape[0], 2 * array.shape[1]), dtype=t.dtype)
+    buf[:, ::2] = t
+    return buf[:, ::2]
+
+
+# functional operators whose tensor inputs arrive as views: label -> (function, inputs, kwargs)
+VIEW_INPUTS = {
+    "gather": ("gather", (A, 1, IDX), {}), "index_select": ("index_select", (A, 1, ROWS), {}),
+    "scatter_add": ("scatter_add", (A, 1, IDX, B), {}), "index_add": ("index_add", (A, 0, ROWS, B), {}),
+    "cat": ("cat", ([A, B], 1), {}), "where": ("where", (A > 0, A, B), {}), "mm": ("mm", (A, M[:, :6]), {}),
+    "softmax": ("softmax", (A, 0), {}), "cumsum": ("cumsum", (A, 0), {}), "argmax": ("argmax", (A, 0), {}),
+    "masked_fill": ("masked_fill", (A, A > 0, 2.0), {}), "tril": ("tril", (A,), {}), "flip": ("flip", (A, [0, 1]), {}),
+    "clamp": ("clamp", (A, -0.3, 0.3), {}), "remainder": ("remainder", (I, J), {}),
+}
+
+
+@pytest.mark.parametrize("kind", ["offset", "transposed", "strided"])
+@pytest.mark.parametrize("label", sorted(VIEW_INPUTS))
+def test_inputs_as_views_like_torch(tcore, label, kind):
+    name, inputs, kwargs = VIEW_INPUTS[label]
+
+    def args(lib):
+        out = []
+        for v in inputs:
+            if isinstance(v, np.ndarray) and v.ndim == 2:
+                out.append(_as_view(lib, v, kind))
+            elif isinstance(v, list) and all(isinstance(u, np.ndarray) for u in v):
+                out.append([_as_view(lib, u, kind) for u in v])
+            else:
+                out.append(_to(lib, v))
+        return out
+
+    want = getattr(torch, name)(*args(torch), **kwargs)
+    got = getattr(tcore, name)(*args(tcore), **kwargs)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1] and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-5, atol=1e-6)
