@@ -1,8 +1,8 @@
-"""Views against PyTorch: out= into, in-place on, and inputs as a view that starts inside its storage
-(buf[1]), a transposed
-view and a strided one (every other column). The kernels write their result there and touch
-nothing else of the buffer, as torch does; a kernel that wrote at the storage's start, or
-assumed out contiguous from offset 0, fails here. torch is a test-only oracle."""
+"""Views against PyTorch: out= into, in-place on, and inputs as a view that starts inside its
+storage (buf[1]), a transposed view and a strided one (every other column). The kernels write
+their result there and touch nothing else of the buffer, as torch does; a kernel that wrote at
+the storage's start, or assumed a tensor contiguous from offset 0, fails here. torch is a
+test-only oracle."""
 from __future__ import annotations
 
 import numpy as np
