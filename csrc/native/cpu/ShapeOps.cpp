@@ -14,6 +14,7 @@
 #include "tcore/core/SizeMath.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
+#include "native/cuda/DeviceLoops.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -64,7 +65,13 @@ Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, co
   const Tensor src = contiguous_copy(self);
   const int64_t rows = self.sizes()[self.dim() - 2], cols = self.sizes()[self.dim() - 1];
   const int64_t mats = rows * cols == 0 ? 0 : self.numel() / (rows * cols);
-  Tensor result = empty_cpu(self.sizes(), self.dtype());
+  Tensor result = empty_on(self.sizes(), self.dtype(), self.device());
+  if (!self.device().is_cpu()) {  // device-neutral: on a GPU the loop is native/cuda/DeviceLoops.h's
+    cuda::triangle(result, src, diagonal, Lower);
+    copy_kernel(out, result);
+    out.bump_version();
+    return out;
+  }
   const int64_t esize = self.element_size();
   const char* in = static_cast<const char*>(src.data_ptr());
   char* o = static_cast<char*>(result.data_ptr());
@@ -89,11 +96,11 @@ Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, co
 }  // namespace
 
 Tensor tril(const Tensor& self, int64_t diagonal) {
-  return triangle_into<true>(empty_cpu(self.sizes(), self.dtype()), self, diagonal, "tril");
+  return triangle_into<true>(empty_on(self.sizes(), self.dtype(), self.device()), self, diagonal, "tril");
 }
 Tensor tril_(const Tensor& self, int64_t diagonal) { return triangle_into<true>(self, self, diagonal, "tril_"); }
 Tensor triu(const Tensor& self, int64_t diagonal) {
-  return triangle_into<false>(empty_cpu(self.sizes(), self.dtype()), self, diagonal, "triu");
+  return triangle_into<false>(empty_on(self.sizes(), self.dtype(), self.device()), self, diagonal, "triu");
 }
 Tensor triu_(const Tensor& self, int64_t diagonal) { return triangle_into<false>(self, self, diagonal, "triu_"); }
 

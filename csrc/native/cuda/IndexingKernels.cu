@@ -294,26 +294,9 @@ Tensor flip_cuda(const Tensor& self, IntArrayRef dims) {
   return out;
 }
 
-namespace {
-template <bool Lower>
-Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, const char* op) {
-  TCORE_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions");
-  const Tensor src = contiguous_copy(self);
-  const Tensor result = empty_on(self.sizes(), self.dtype(), self.device());
-  cuda::triangle(result, src, diagonal, Lower);
-  write_result(out, result, op);
-  out.bump_version();
-  return out;
-}
-}  // namespace
-
-Tensor tril_cuda(const Tensor& self, int64_t diagonal) {
-  return triangle_into<true>(empty_on(self.sizes(), self.dtype(), self.device()), self, diagonal, "tril");
-}
-Tensor tril_cuda_(const Tensor& self, int64_t diagonal) { return triangle_into<true>(self, self, diagonal, "tril_"); }
-Tensor triu_cuda(const Tensor& self, int64_t diagonal) {
-  return triangle_into<false>(empty_on(self.sizes(), self.dtype(), self.device()), self, diagonal, "triu");
-}
-Tensor triu_cuda_(const Tensor& self, int64_t diagonal) { return triangle_into<false>(self, self, diagonal, "triu_"); }
+Tensor tril_cuda(const Tensor& self, int64_t diagonal) { return TCORE_CPU_NS::tril(self, diagonal); }
+Tensor tril_cuda_(const Tensor& self, int64_t diagonal) { return TCORE_CPU_NS::tril_(self, diagonal); }
+Tensor triu_cuda(const Tensor& self, int64_t diagonal) { return TCORE_CPU_NS::triu(self, diagonal); }
+Tensor triu_cuda_(const Tensor& self, int64_t diagonal) { return TCORE_CPU_NS::triu_(self, diagonal); }
 
 }  // namespace tcore::native
