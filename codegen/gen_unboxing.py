@@ -120,7 +120,7 @@ def unboxed(f: NativeFunction) -> dict | None:
             default=_default(a, ty) if a.default is not None else None,
             passed=pass_expr.format(x=f"a_{cpp.cpp_ident(a.name)}"),
             schema_name=a.name, schema_type=str(a.type_str()),
-            kwarg_only=a in f.func.kwarg_only,
+            kwarg_only=f.func.kwarg_only_start is not None and i >= f.func.kwarg_only_start,
             ivalue_default=_ivalue_default(a),
         ))
     push = _push(f)

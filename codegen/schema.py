@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterator
 
 from .defaults import check_default
@@ -164,7 +165,9 @@ class FunctionSchema:
     def kwarg_only(self) -> tuple[Argument, ...]:
         return () if self.kwarg_only_start is None else self.arguments[self.kwarg_only_start:]
 
-    @property
+    # cached (the generators ask for these thousands of times a schema; a frozen dataclass's
+    # cached_property lives in the instance's __dict__, outside its fields, equality and hash)
+    @cached_property
     def out_arguments(self) -> tuple[Argument, ...]:
         return tuple(a for a in self.kwarg_only if a.is_write)
 
@@ -181,6 +184,10 @@ class FunctionSchema:
         return "functional"
 
     def __str__(self) -> str:
+        return self._text
+
+    @cached_property
+    def _text(self) -> str:
         parts = [str(a) for a in self.arguments]
         if self.kwarg_only_start is not None:
             parts.insert(self.kwarg_only_start, "*")

@@ -197,8 +197,9 @@ def public_args(f: NativeFunction) -> list[CppArg]:
     """The public API: out arguments first (tcore::add_out(out, a, b)), then the rest with
     defaults, except that defaults are dropped before the last non-defaulted argument."""
     func = f.func
-    outs = [a for a in func.arguments if a in func.out_arguments]
-    rest = [a for a in func.arguments if a not in func.out_arguments]
+    out_ids = {id(a) for a in func.out_arguments}
+    outs = [a for a in func.arguments if id(a) in out_ids]
+    rest = [a for a in func.arguments if id(a) not in out_ids]
     ordered = outs + rest
     args = []
     for a in ordered:
