@@ -390,6 +390,8 @@ def replay_captures(f: NativeFunction) -> tuple[list[str], list[str]]:
 
 
 def view_kernel(f: NativeFunction, functions: tuple[NativeFunction, ...]) -> dict | None:
+    if not is_view_op(f) and not ("inplace_view" in f.tags and f.func.name.inplace):
+        return None
     args = cpp.dispatcher_args(f.func)
     common = dict(struct=cpp.struct_name(f.func), ret=cpp.return_type(f.func),
                   params=", ".join(a.decl(False) for a in args), args=", ".join(a.name for a in args),

@@ -142,9 +142,14 @@ def render_unboxing(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
     return render("unboxing.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, ops=ops)
 
 
+def boxable(f: NativeFunction) -> bool:
+    """Whether unboxed(f) is not None (every argument and the returns have a boxed form), cheaply."""
+    return all(_local(a.type) is not None for a in f.func.arguments) and _push(f) is not None
+
+
 def traced(f: NativeFunction) -> dict | None:
     """The trace kernel's view of one function (same types as unboxing; tensor returns only)."""
-    if unboxed(f) is None:
+    if not boxable(f):
         return None
     rets = f.func.returns
     if not all(isinstance(r.type, BaseType) and r.type.name == "Tensor" for r in rets):
