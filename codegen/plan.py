@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import Callable
 
 from . import gen_autograd, gen_dispatch, gen_functionalization, gen_headers, gen_lazy, gen_pyi, gen_python, gen_unboxing
@@ -52,6 +52,7 @@ class Unit:
     render: Callable[[], dict[str, str]] = field(compare=False, repr=False)
 
 
+@lru_cache(maxsize=None)
 def shard_of(root: str, num_shards: int) -> int:
     """Stable across runs and machines (sha1, never Python's hash())."""
     return int.from_bytes(hashlib.sha1(root.encode()).digest()[:4], "big") % num_shards
