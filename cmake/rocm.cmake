@@ -57,13 +57,16 @@ function(tcore_add_rocm_objects target)
   set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(objects "")
+  # hipcc's offload driver leaves an empty folder per compilation in TMPDIR: keep them in the build tree
+  set(hip_tmp "${CMAKE_CURRENT_BINARY_DIR}/rocm/tmp")
+  file(MAKE_DIRECTORY "${hip_tmp}")
   foreach(hip_rel IN LISTS TCORE_HIP_SOURCES)
     set(src "${TCORE_HIP_DIR}/${hip_rel}")
     set(obj "${CMAKE_CURRENT_BINARY_DIR}/rocm/${hip_rel}.o")
     get_filename_component(obj_dir "${obj}" DIRECTORY)
     file(MAKE_DIRECTORY "${obj_dir}")
     add_custom_command(OUTPUT "${obj}"
-      COMMAND "${CMAKE_COMMAND}" -E env --unset=CCACHE_PREFIX HIP_PLATFORM=amd ${launcher} "${TCORE_HIPCC}"
+      COMMAND "${CMAKE_COMMAND}" -E env --unset=CCACHE_PREFIX HIP_PLATFORM=amd "TMPDIR=${hip_tmp}" ${launcher} "${TCORE_HIPCC}"
               -x hip -std=c++17 -fPIC ${flags} ${arch_flags}
               "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>"
               "-I${TCORE_HIP_DIR}" "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
