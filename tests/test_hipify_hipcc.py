@@ -190,6 +190,7 @@ def test_translations_compile_with_hipcc(tmp_path, ggl):
     assert ("hipLaunchKernelGGL(saxpy" in saxpy) == ggl and "<<<here>>>" in saxpy
     assert "cudaNothing<<<" in (out / "kernels/timing.hip").read_text()
     r = subprocess.run(["hipcc", "-std=c++17", "-fsyntax-only", "--offload-arch=gfx90a", "-Wno-unused-command-line-argument",
-                        *map(str, units)], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"},
+                        *map(str, units)], capture_output=True, text=True,
+                       env={**os.environ, "HIP_PLATFORM": "amd", "TMPDIR": str(tmp_path)},  # its temp folders stay here
                        timeout=600)
     assert r.returncode == 0, r.stderr[-4000:]
