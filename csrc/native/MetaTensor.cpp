@@ -72,9 +72,7 @@ Tensor threshold_backward_meta(const Tensor& grad_output, const Tensor& self, co
 }
 
 Tensor where_meta(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  TCORE_CHECK_TYPE(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
-                   "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
-                   to_string(condition.dtype()));
+  check_where_condition(condition);
   const std::vector<int64_t> shape = broadcast_shapes(condition.sizes(), broadcast_shapes(self.sizes(), other.sizes()));
   return empty_on(shape, result_type({&self, &other}), Device(DeviceType::Meta));
 }
@@ -105,17 +103,6 @@ Tensor clamp_meta_(const Tensor& self, const std::optional<Scalar>& min, const s
 }
 
 namespace {
-void check_masked_fill(const Tensor& self, const Tensor& mask) {
-  TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              to_string(mask.dtype()));
-  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
-  TCORE_CHECK_VALUE(shape == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
-                    " doesn't match the broadcast shape ", shape_str(shape));
-}
-void check_fill_value(const Tensor& value) {
-  TCORE_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
-              value.dim(), " dimension(s).");
-}
 Tensor masked_fill_result(const Tensor& self, const Tensor& mask) {
   Tensor out = empty_on(broadcast_shapes(self.sizes(), mask.sizes()), self.dtype(), Device(DeviceType::Meta));
   check_masked_fill(out, mask);
@@ -130,7 +117,7 @@ Tensor masked_fill_meta_(const Tensor& self, const Tensor& mask, const Scalar& v
   return self;
 }
 Tensor masked_fill_meta_(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  check_fill_value(value);
+  check_masked_fill_value(value);
   return masked_fill_meta_(self, mask, Scalar(0));
 }
 Tensor masked_fill_meta(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -138,7 +125,7 @@ Tensor masked_fill_meta(const Tensor& self, const Tensor& mask, const Scalar& va
   return masked_fill_result(self, mask);
 }
 Tensor masked_fill_meta(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  check_fill_value(value);
+  check_masked_fill_value(value);
   return masked_fill_result(self, mask);
 }
 

@@ -204,6 +204,37 @@ RoundingMode rounding_mode_of(std::optional<std::string_view> rounding_mode) {
                                    *rounding_mode, "'"));
 }
 
+void check_where_condition(const Tensor& condition) {
+  TCORE_CHECK_TYPE(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
+                   "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
+                   to_string(condition.dtype()));
+}
+
+void check_bitwise_operands(const Tensor& a, const Tensor& b, const char* op) {
+  TCORE_CHECK_TYPE(!is_floating(a.dtype()) && !is_floating(b.dtype()), op, ": not implemented for '",
+                   to_string(is_floating(a.dtype()) ? a.dtype() : b.dtype()), "' (integral and bool dtypes only)");
+}
+
+void check_masked_fill(const Tensor& self, const Tensor& mask) {
+  TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              to_string(mask.dtype()));
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  TCORE_CHECK_VALUE(shape == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
+                    " doesn't match the broadcast shape ", shape_str(shape));
+}
+
+void check_masked_fill_value(const Tensor& value) {
+  TCORE_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+}
+
+Scalar masked_fill_value(const Tensor& value) {
+  check_masked_fill_value(value);
+  const Tensor v = on_device(cast(value, is_floating(value.dtype()) ? ScalarType::Double : ScalarType::Long), Device());
+  const Scalar s = v.dtype() == ScalarType::Double ? Scalar(*v.data_ptr<double>()) : Scalar(*v.data_ptr<int64_t>());
+  return value.dtype() == ScalarType::Bool ? Scalar(s.to<bool>()) : s;
+}
+
 std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims) {
   std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
   for (int64_t d : dims) {

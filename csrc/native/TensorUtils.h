@@ -73,6 +73,25 @@ constexpr bool accepts(Kinds k) {
 enum class RoundingMode { True, Trunc, Floor };
 RoundingMode rounding_mode_of(std::optional<std::string_view> rounding_mode);
 
+// where's condition: bool or uint8, else a TypeError (every backend's, Meta's too).
+void check_where_condition(const Tensor& condition);
+
+// The bitwise operators take integral and bool tensors; a floating one is a TypeError.
+void check_bitwise_operands(const Tensor& a, const Tensor& b, const char* op);
+
+// masked_fill_'s mask: bool, and broadcasting to self's shape.
+void check_masked_fill(const Tensor& self, const Tensor& mask);
+// masked_fill's value given as a tensor: 0-dim (checked), read on the host as a Scalar of its kind.
+void check_masked_fill_value(const Tensor& value);
+Scalar masked_fill_value(const Tensor& value);
+
+// A Scalar as an element of T; the 16-bit floats through float (Scalar converts to the C++ types).
+template <typename T>
+T scalar_as(const Scalar& s) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(s.to_double()));
+  else return s.to<T>();
+}
+
 // flip's dims as a mask over self's dims (duplicates are an error; a 0-dim tensor has one dim).
 std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims);
 

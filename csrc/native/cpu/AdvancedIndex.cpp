@@ -275,21 +275,11 @@ Tensor nonzero(const Tensor& self) {
 
 // ------------------------------------------------------------------ masked_fill
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              to_string(mask.dtype()));
-  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
-  TCORE_CHECK_VALUE(shape == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
-                    " doesn't match the broadcast shape ", shape_str(shape));
+  check_masked_fill(self, mask);
   const LoopGeometry g = make_geometry(self.sizes(), {&self, &mask});
   dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = [&] {
-      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-        return T(static_cast<float>(value.to_double()));
-      } else {
-        return value.to<T>();
-      }
-    }();
+    const T v = scalar_as<T>(value);
     parallel_loop_nd<2>(g, {static_cast<char*>(self.data_ptr()), static_cast<char*>(mask.data_ptr())},
                         [&](char** p, const int64_t* s, int64_t n) {
                           for (int64_t i = 0; i < n; ++i)
@@ -301,11 +291,7 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
 }
 
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  TCORE_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
-                    value.dim(), " dimension(s).");
-  const Tensor v = contiguous_copy(cast(value, is_floating(value.dtype()) ? ScalarType::Double : ScalarType::Long));
-  const Scalar s = v.dtype() == ScalarType::Double ? Scalar(*v.data_ptr<double>()) : Scalar(*v.data_ptr<int64_t>());
-  return masked_fill_(self, mask, value.dtype() == ScalarType::Bool ? Scalar(s.to<bool>()) : s);
+  return masked_fill_(self, mask, masked_fill_value(value));
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {

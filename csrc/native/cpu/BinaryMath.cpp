@@ -95,16 +95,8 @@ Tensor lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, con
 }
 
 // ------------------------------------------------------------------ where
-namespace {
-void check_condition(const Tensor& condition) {
-  TCORE_CHECK_TYPE(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
-                   "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
-                   to_string(condition.dtype()));
-}
-}  // namespace
-
 Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_condition(condition);
+  check_where_condition(condition);
   const ScalarType t = promoted(self, other);
   TCORE_CHECK_TYPE(can_cast(t, out.dtype()), "where: result type ", t, " can't be cast to the desired output type ",
                    out.dtype());
@@ -123,7 +115,7 @@ Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& othe
   return out;
 }
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  check_condition(condition);
+  check_where_condition(condition);
   const std::vector<int64_t> shape = broadcast_shapes(condition.sizes(), broadcast_shapes(self.sizes(), other.sizes()));
   return where_out(condition, self, other, empty_cpu(shape, promoted(self, other)));
 }

@@ -19,41 +19,37 @@ TCORE_BINARY_FN(bitwise_or_fn, static_cast<T>(x | y))
 TCORE_BINARY_FN(bitwise_xor_fn, static_cast<T>(x ^ y))
 #undef TCORE_BINARY_FN
 
-void check_bitwise(const Tensor& a, const Tensor& b, const char* op) {
-  TCORE_CHECK_TYPE(!is_floating(a.dtype()) && !is_floating(b.dtype()), op, ": not implemented for '",
-                   to_string(is_floating(a.dtype()) ? a.dtype() : b.dtype()), "' (integral and bool dtypes only)");
-}
 
 }  // namespace
 
 // ------------------------------------------------------------------ bitwise (integral and bool)
 Tensor bitwise_and(const Tensor& self, const Tensor& other) {
-  check_bitwise(self, other, "bitwise_and");
+  check_bitwise_operands(self, other, "bitwise_and");
   const ScalarType t = promoted(self, other);
   return binary_op<Kinds::Integral>(self, other, t, t, "bitwise_and", bitwise_and_fn());
 }
 Tensor bitwise_and_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_bitwise(self, other, "bitwise_and");
+  check_bitwise_operands(self, other, "bitwise_and");
   const ScalarType t = promoted(self, other);
   return binary_op_into<Kinds::Integral>(out, self, other, t, t, "bitwise_and", bitwise_and_fn());
 }
 Tensor bitwise_or(const Tensor& self, const Tensor& other) {
-  check_bitwise(self, other, "bitwise_or");
+  check_bitwise_operands(self, other, "bitwise_or");
   const ScalarType t = promoted(self, other);
   return binary_op<Kinds::Integral>(self, other, t, t, "bitwise_or", bitwise_or_fn());
 }
 Tensor bitwise_or_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_bitwise(self, other, "bitwise_or");
+  check_bitwise_operands(self, other, "bitwise_or");
   const ScalarType t = promoted(self, other);
   return binary_op_into<Kinds::Integral>(out, self, other, t, t, "bitwise_or", bitwise_or_fn());
 }
 Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
-  check_bitwise(self, other, "bitwise_xor");
+  check_bitwise_operands(self, other, "bitwise_xor");
   const ScalarType t = promoted(self, other);
   return binary_op<Kinds::Integral>(self, other, t, t, "bitwise_xor", bitwise_xor_fn());
 }
 Tensor bitwise_xor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_bitwise(self, other, "bitwise_xor");
+  check_bitwise_operands(self, other, "bitwise_xor");
   const ScalarType t = promoted(self, other);
   return binary_op_into<Kinds::Integral>(out, self, other, t, t, "bitwise_xor", bitwise_xor_fn());
 }

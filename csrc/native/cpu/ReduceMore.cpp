@@ -34,9 +34,6 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-
-
-
 // out[r] = f(row r, inner) for every row; Out is the result element type.
 template <typename T, typename Out, typename F>
 Tensor per_row(const Rows& rows, ScalarType out_dtype, F f) {
@@ -54,7 +51,6 @@ void per_row_into(const Tensor& result, const Rows& rows, F f) {
   Out* out = result.template data_ptr<Out>();
   for_each_row(rows.outer, rows.inner, [&](int64_t r) { out[r] = f(in + r * rows.inner, rows.inner); });
 }
-
 
 template <typename T>
 bool nan(T v) {

@@ -68,22 +68,20 @@ Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, co
   Tensor result = empty_on(self.sizes(), self.dtype(), self.device());
   if (!self.device().is_cpu()) {  // device-neutral: on a GPU the loop is native/cuda/DeviceLoops.h's
     cuda::triangle(result, src, diagonal, Lower);
-    copy_kernel(out, result);
-    out.bump_version();
-    return out;
-  }
-  const int64_t esize = self.element_size();
-  const char* in = static_cast<const char*>(src.data_ptr());
-  char* o = static_cast<char*>(result.data_ptr());
-  for (int64_t m = 0; m < mats; ++m) {
-    for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t j = 0; j < cols; ++j) {
-        const int64_t at = ((m * rows + i) * cols + j) * esize;
-        const bool keep = Lower ? j - i <= diagonal : j - i >= diagonal;
-        if (keep) {
-          std::memcpy(o + at, in + at, static_cast<size_t>(esize));
-        } else {
-          std::memset(o + at, 0, static_cast<size_t>(esize));  // zero in every dtype
+  } else {
+    const int64_t esize = self.element_size();
+    const char* in = static_cast<const char*>(src.data_ptr());
+    char* o = static_cast<char*>(result.data_ptr());
+    for (int64_t m = 0; m < mats; ++m) {
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < cols; ++j) {
+          const int64_t at = ((m * rows + i) * cols + j) * esize;
+          const bool keep = Lower ? j - i <= diagonal : j - i >= diagonal;
+          if (keep) {
+            std::memcpy(o + at, in + at, static_cast<size_t>(esize));
+          } else {
+            std::memset(o + at, 0, static_cast<size_t>(esize));  // zero in every dtype
+          }
         }
       }
     }

@@ -129,12 +129,6 @@ __global__ void put_kernel(Pointers<3> ptr, OffsetCalculator<3> calc, int64_t n,
   }
 }
 
-template <typename T>
-T scalar_as(const Scalar& s) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(s.to_double()));
-  else return s.to<T>();
-}
-
 // A device flag for one launch, read back (synchronously) after it.
 struct Flag {
   explicit Flag(const Tensor& like) : bytes(empty_on({int64_t{sizeof(BadIndex)}}, ScalarType::Byte, like.device())) {

@@ -141,10 +141,6 @@ Tensor binary_inplace(const Tensor& self, const Tensor& other, ScalarType comput
   return binary_into<op>(self, self, other, compute, compute, name);
 }
 
-void check_bitwise(const Tensor& a, const Tensor& b, const char* op) {
-  TCORE_CHECK_TYPE(!is_floating(a.dtype()) && !is_floating(b.dtype()), op, ": not implemented for '",
-                   to_string(is_floating(a.dtype()) ? a.dtype() : b.dtype()), "' (integral and bool dtypes only)");
-}
 
 // ------------------------------------------------------------------ where, threshold_backward, masked_fill
 template <typename T>
@@ -177,10 +173,9 @@ struct LogicalNotOp {
   __device__ bool operator()(T v) const { return !truthy(v); }
 };
 
-void check_condition(const Tensor& condition) {
-  TCORE_CHECK_TYPE(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
-                   "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
-                   to_string(condition.dtype()));
+// where's device: the first operand's that is not a Python number (a CPU 0-dim tensor)
+Device where_device(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return self.device().is_cpu() ? (other.device().is_cpu() ? condition.device() : other.device()) : self.device();
 }
 
 std::vector<int64_t> where_shape(const Tensor& c, const Tensor& a, const Tensor& b) {
@@ -190,11 +185,10 @@ std::vector<int64_t> where_shape(const Tensor& c, const Tensor& a, const Tensor&
 }  // namespace
 
 Tensor where_out_cuda(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_condition(condition);
+  check_where_condition(condition);
   cuda::check_same_device(self, other, "where");
   cuda::check_same_device(condition, self, "where");
-  const Device device = self.device().is_cpu() ? (other.device().is_cpu() ? condition.device() : other.device())
-                                               : self.device();
+  const Device device = where_device(condition, self, other);
   TCORE_CHECK(condition.device() == device || (condition.device().is_cpu() && condition.dim() == 0),
               "where: Expected all tensors to be on the same device, but found at least two devices, ",
               device.str(), " and ", condition.device().str(), "!");
@@ -222,10 +216,10 @@ Tensor where_out_cuda(const Tensor& condition, const Tensor& self, const Tensor&
   return out;
 }
 Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  check_condition(condition);
-  const Device device = self.device().is_cpu() ? (other.device().is_cpu() ? condition.device() : other.device())
-                                               : self.device();
-  return where_out_cuda(condition, self, other, empty_on(where_shape(condition, self, other), promoted(self, other), device));
+  check_where_condition(condition);
+  const Device device = where_device(condition, self, other);
+  return where_out_cuda(condition, self, other,
+                        empty_on(where_shape(condition, self, other), promoted(self, other), device));
 }
 
 // grad where self > threshold, else 0 (the backward of relu and threshold).
@@ -247,31 +241,20 @@ Tensor threshold_backward_cuda(const Tensor& grad_output, const Tensor& self, co
 }
 
 Tensor masked_fill_cuda_(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              to_string(mask.dtype()));
+  check_masked_fill(self, mask);
   TCORE_CHECK(mask.device() == self.device() || (mask.device().is_cpu() && mask.dim() == 0),
               "masked_fill_: Expected all tensors to be on the same device, but found at least two devices, ",
               self.device().str(), " and ", mask.device().str(), "!");
-  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
-  TCORE_CHECK_VALUE(shape == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
-                    " doesn't match the broadcast shape ", shape_str(shape));
   const Tensor m = on_device(mask, self.device());
   dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T v;
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) v = T(static_cast<float>(value.to_double()));
-    else v = value.to<T>();
-    cuda::launch_ternary<T, bool, T, T>(self, m, self, self, MaskedFillOp<T>{v});
+    cuda::launch_ternary<T, bool, T, T>(self, m, self, self, MaskedFillOp<T>{scalar_as<T>(value)});
   });
   self.bump_version();
   return self;
 }
 Tensor masked_fill_cuda_(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  TCORE_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
-              value.dim(), " dimension(s).");
-  const Tensor v = on_device(cast(value, is_floating(value.dtype()) ? ScalarType::Double : ScalarType::Long), Device());
-  const Scalar s = v.dtype() == ScalarType::Double ? Scalar(*v.data_ptr<double>()) : Scalar(*v.data_ptr<int64_t>());
-  return masked_fill_cuda_(self, mask, value.dtype() == ScalarType::Bool ? Scalar(s.to<bool>()) : s);
+  return masked_fill_cuda_(self, mask, masked_fill_value(value));
 }
 Tensor masked_fill_cuda(const Tensor& self, const Tensor& mask, const Scalar& value) {
   Tensor out = empty_on(broadcast_shapes(self.sizes(), mask.sizes()), self.dtype(), self.device());
@@ -304,27 +287,27 @@ Tensor logical_xor_out_cuda(const Tensor& self, const Tensor& other, const Tenso
   return binary_into<Op::LogicalXor>(out, self, other, promoted(self, other), ScalarType::Bool, "logical_xor");
 }
 Tensor bitwise_and_cuda(const Tensor& self, const Tensor& other) {
-  check_bitwise(self, other, "bitwise_and");
+  check_bitwise_operands(self, other, "bitwise_and");
   return binary_new<Op::BitAnd>(self, other, promoted(self, other), promoted(self, other), "bitwise_and");
 }
 Tensor bitwise_and_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_bitwise(self, other, "bitwise_and");
+  check_bitwise_operands(self, other, "bitwise_and");
   return binary_into<Op::BitAnd>(out, self, other, promoted(self, other), promoted(self, other), "bitwise_and");
 }
 Tensor bitwise_or_cuda(const Tensor& self, const Tensor& other) {
-  check_bitwise(self, other, "bitwise_or");
+  check_bitwise_operands(self, other, "bitwise_or");
   return binary_new<Op::BitOr>(self, other, promoted(self, other), promoted(self, other), "bitwise_or");
 }
 Tensor bitwise_or_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_bitwise(self, other, "bitwise_or");
+  check_bitwise_operands(self, other, "bitwise_or");
   return binary_into<Op::BitOr>(out, self, other, promoted(self, other), promoted(self, other), "bitwise_or");
 }
 Tensor bitwise_xor_cuda(const Tensor& self, const Tensor& other) {
-  check_bitwise(self, other, "bitwise_xor");
+  check_bitwise_operands(self, other, "bitwise_xor");
   return binary_new<Op::BitXor>(self, other, promoted(self, other), promoted(self, other), "bitwise_xor");
 }
 Tensor bitwise_xor_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  check_bitwise(self, other, "bitwise_xor");
+  check_bitwise_operands(self, other, "bitwise_xor");
   return binary_into<Op::BitXor>(out, self, other, promoted(self, other), promoted(self, other), "bitwise_xor");
 }
 
