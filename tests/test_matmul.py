@@ -105,3 +105,136 @@ def test_threads_give_the_same_product(tcore):
 
 def test_the_build_says_what_computes_matmul(tcore):
     assert tcore.backends.cpu.blas() in ("openblas", "tcore")
+
+
+def batch_layouts(tcore, x: np.ndarray):
+    """The same batch of matrices as tensors laid out in several ways."""
+    yield "contiguous", tcore.from_numpy(x.copy())
+    yield "each matrix transposed", tcore.from_numpy(np.ascontiguousarray(x.transpose(0, 2, 1))).transpose(1, 2)
+    yield "every other matrix", tcore.from_numpy(np.repeat(x, 2, axis=0))[::2]
+    yield "batch-major inside", tcore.from_numpy(np.ascontiguousarray(x.transpose(1, 0, 2))).transpose(0, 1)
+    if x.shape[2] > 0:
+        yield "strided columns", tcore.from_numpy(np.repeat(x, 2, axis=2))[:, :, ::2]
+    if x.shape[0] > 0:
+        yield "expanded batch", tcore.from_numpy(x[:1].copy()).expand(*x.shape)
+
+
+# (batch, n, k, m): at two threads, products split over threads (many small ones, or as many as
+# threads), or one after the other (a few, or large)
+BMM_SHAPES = [(1, 3, 4, 5), (2, 5, 6, 7), (3, 4, 5, 6), (8, 33, 17, 9), (64, 16, 16, 16), (0, 3, 4, 5), (4, 0, 3, 2),
+              (4, 3, 0, 2), (4, 3, 2, 0), (3, 129, 65, 40)]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("b, n, k, m", BMM_SHAPES)
+def test_bmm_every_layout(tcore, b, n, k, m, dtype, threads):
+    rng = np.random.default_rng(b * 10_000 + n * 1000 + k * 10 + m)
+    x, y = rng.standard_normal((b, n, k)).astype(dtype), rng.standard_normal((b, k, m)).astype(dtype)
+    tol = 1e-5 * max(1, k) ** 0.5 if dtype == np.float32 else 1e-12 * max(1, k)
+    before = tcore.get_num_threads()
+    tcore.set_num_threads(threads)
+    try:
+        for lx, tx in batch_layouts(tcore, x):
+            want_x = tx.numpy().astype(np.float64)
+            for ly, ty in batch_layouts(tcore, y):
+                got = tcore.bmm(tx, ty)
+                assert got.dtype == tx.dtype and tuple(got.shape) == (b, n, m) and got.is_contiguous()
+                np.testing.assert_allclose(got.numpy(), want_x @ ty.numpy().astype(np.float64), rtol=tol, atol=tol,
+                                           err_msg=f"{lx} @ {ly}")
+    finally:
+        tcore.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float16", "bfloat16"])
+def test_bmm_other_dtypes(tcore, dtype):
+    rng = np.random.default_rng(4)
+    a, b = rng.integers(-5, 5, (3, 7, 9)), rng.integers(-5, 5, (3, 9, 4))
+    ta, tb = (tcore.tensor(x.tolist(), dtype=getattr(tcore, dtype)) for x in (a, b))
+    got = tcore.bmm(ta, tb.transpose(1, 2).contiguous().transpose(1, 2))
+    assert got.dtype == getattr(tcore, dtype)
+    np.testing.assert_array_equal(got.float().numpy(), (a @ b).astype(np.float32))
+
+
+def test_bmm_out_and_errors_as_torch(tcore):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((4, 3, 5)).astype(np.float32), rng.standard_normal((4, 5, 2)).astype(np.float32)
+    want = torch.bmm(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    # out=: empty (resized), of the right size, a transposed view, an operand's alias
+    for out in (tcore.empty(0), tcore.empty(4, 3, 2), tcore.empty(4, 2, 3).transpose(1, 2)):
+        r = tcore.bmm(tcore.from_numpy(x), tcore.from_numpy(y), out=out)
+        assert r is out
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
+    sq = tcore.from_numpy(rng.standard_normal((2, 3, 3)).astype(np.float32))
+    want_sq = torch.bmm(torch.from_numpy(sq.numpy()), torch.from_numpy(sq.numpy())).numpy()
+    tcore.bmm(sq, sq.clone(), out=sq)
+    np.testing.assert_allclose(sq.numpy(), want_sq, rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError):
+        tcore.bmm(tcore.from_numpy(x), tcore.from_numpy(y), out=tcore.empty(4, 3, 2, dtype=tcore.float64))
+    bad = [((2, 3, 4), (3, 4, 5), "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
+           ((2, 3, 4), (2, 3, 5), "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 3]."),
+           ((3, 4), (2, 4, 5), "batch1 must be a 3D tensor"), ((2, 3, 4), (4, 5), "batch2 must be a 3D tensor")]
+    for sa, sb, message in bad:
+        with pytest.raises(RuntimeError, match=message.replace("[", r"\[").replace("]", r"\]")):
+            torch.bmm(torch.ones(sa), torch.ones(sb))
+        with pytest.raises(ValueError) as e:
+            tcore.bmm(tcore.ones(*sa), tcore.ones(*sb))
+        assert message in str(e.value)
+    with pytest.raises(TypeError, match="expected scalar type"):
+        tcore.bmm(tcore.ones(2, 3, 4), tcore.ones(2, 4, 5, dtype=tcore.float64))
+    with pytest.raises(TypeError, match="Bool|bool"):
+        tcore.bmm(tcore.ones(2, 3, 4, dtype=tcore.bool), tcore.ones(2, 4, 5, dtype=tcore.bool))
+
+
+def test_bmm_on_meta_and_its_gradients(tcore):
+    torch = pytest.importorskip("torch")
+    m = tcore.bmm(tcore.empty(6, 3, 4, device="meta"), tcore.empty(6, 4, 5, device="meta"))
+    assert tuple(m.shape) == (6, 3, 5) and m.device.type == "meta"
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 5, 2))
+    a = tcore.from_numpy(x.copy()).requires_grad_()
+    b = tcore.from_numpy(y.copy()).requires_grad_()
+    assert tcore.autograd.gradcheck(lambda p, q: tcore.bmm(p.transpose(1, 2).transpose(1, 2), q), (a, b))
+    ta, tb = torch.from_numpy(x).requires_grad_(), torch.from_numpy(y).requires_grad_()
+    g = rng.standard_normal((3, 4, 2))
+    tcore.bmm(a, b).backward(tcore.from_numpy(g))
+    torch.bmm(ta, tb).backward(torch.from_numpy(g))
+    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_bmm_in_threads_of_python(tcore):
+    """mm (BLAS threaded) and bmm (BLAS single-threaded, products on tcore's threads) called from
+    several Python threads at once: OpenBLAS's thread count is one setting for the process."""
+    import threading
+
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal((16, 40, 30)).astype(np.float32), rng.standard_normal((16, 30, 20)).astype(np.float32)
+    p, q = rng.standard_normal((200, 150)).astype(np.float32), rng.standard_normal((150, 100)).astype(np.float32)
+    want_b, want_m = x.astype(np.float64) @ y, p.astype(np.float64) @ q
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(20):
+                if i % 2:
+                    np.testing.assert_allclose(tcore.bmm(tcore.from_numpy(x), tcore.from_numpy(y)).numpy(), want_b,
+                                               rtol=1e-4, atol=1e-4)
+                else:
+                    np.testing.assert_allclose(tcore.mm(tcore.from_numpy(p), tcore.from_numpy(q)).numpy(), want_m,
+                                               rtol=1e-4, atol=1e-4)
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    before = tcore.get_num_threads()
+    tcore.set_num_threads(2)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        tcore.set_num_threads(before)
+    assert not errors, errors[0]

@@ -1,10 +1,9 @@
-// Linear algebra over mm: bmm (one mm per batch), and PyTorch's composites matmul (with
-// broadcast batch dims), dot, mv, outer, addmm and linear; torch.linalg's matmul, vecdot,
-#include <vector>
-// vector_norm and diagonal (python_module: linalg).
+// Linear algebra over mm and bmm: PyTorch's composites matmul (with broadcast batch dims), dot,
+// mv, outer, addmm and linear; torch.linalg's matmul, vecdot, vector_norm and diagonal
+// (python_module: linalg).
 #include <algorithm>
+#include <vector>
 
-#include <tcore/ops/bmm_native.h>
 #include <tcore/ops/matmul_native.h>
 #include <tcore/ops/dot_native.h>
 #include <tcore/ops/mv_native.h>
@@ -20,16 +19,13 @@
 #include <tcore/ops/to.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/bmm.h>
-#include <tcore/ops/copy.h>
 #include <tcore/ops/dot.h>
-#include <tcore/ops/empty.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/mm.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/mv.h>
 #include <tcore/ops/reshape.h>
-#include <tcore/ops/select.h>
 #include <tcore/ops/squeeze.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/t.h>
@@ -39,20 +35,6 @@
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
-
-Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  TCORE_CHECK_VALUE(self.dim() == 3 && mat2.dim() == 3, "bmm: expected 3-D tensors, got ", self.dim(), "-D and ",
-                    mat2.dim(), "-D");
-  const int64_t b = self.sizes()[0], n = self.sizes()[1], m = mat2.sizes()[2];
-  TCORE_CHECK_VALUE(mat2.sizes()[0] == b, "bmm: batch sizes differ (", b, " and ", mat2.sizes()[0], ")");
-  TCORE_CHECK_VALUE(mat2.sizes()[1] == self.sizes()[2], "Expected size for first two dimensions of batch2 tensor to be: [",
-                    b, ", ", self.sizes()[2], "] but got: [", mat2.sizes()[0], ", ", mat2.sizes()[1], "].");
-  Tensor result = tcore::empty({b, n, m}, self.dtype(), Layout::Strided, self.device(), std::nullopt, std::nullopt);
-  for (int64_t i = 0; i < b; ++i) {
-    tcore::copy_(tcore::select(result, 0, i), tcore::mm(tcore::select(self, 0, i), tcore::select(mat2, 0, i)));
-  }
-  return result;
-}
 
 Tensor dot(const Tensor& self, const Tensor& tensor) {
   TCORE_CHECK_VALUE(self.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",

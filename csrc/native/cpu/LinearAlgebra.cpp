@@ -1,13 +1,17 @@
-// mm: float32/float64 through OpenBLAS's sgemm/dgemm when the build found it (operands given as
-// they are laid out: row-major, or transposed views without a copy); otherwise, and for the
-// other dtypes, a packed, register-blocked loop over contiguous operands, panels across threads.
+// mm and bmm: float32/float64 through OpenBLAS's sgemm/dgemm when the build found it (operands
+// given as they are laid out: row-major, or transposed views without a copy); otherwise, and for
+// the other dtypes, a packed, register-blocked loop over contiguous operands, panels across
+// threads. bmm's products go to threads whole (each a single-threaded BLAS call) when there are
+// enough of them and they are small; a few large ones run one after the other, each threaded.
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <type_traits>
 
+#include <tcore/ops/bmm_native.h>
 #include <tcore/ops/mm_native.h>
 
 #include "native/TensorUtils.h"
@@ -99,39 +103,101 @@ struct BlasOperand {
   char trans;
   int ld;
 };
-std::optional<BlasOperand> blas_layout(const Tensor& x) {
-  const int64_t r = x.sizes()[0], c = x.sizes()[1], sr = x.strides()[0], sc = x.strides()[1];
+std::optional<BlasOperand> blas_layout(int64_t r, int64_t c, int64_t sr, int64_t sc) {
   if ((sc == 1 || c == 1) && sr >= std::max<int64_t>(1, c) && sr <= INT_MAX) return BlasOperand{'N', static_cast<int>(sr)};
   if ((sr == 1 || r == 1) && sc >= std::max<int64_t>(1, r) && sc <= INT_MAX) return BlasOperand{'T', static_cast<int>(sc)};
   return std::nullopt;
 }
 
-// C (n x m, row-major) = A (n x k) @ B (k x m) by the column-major product C^T = B^T A^T.
-// False when the sizes do not fit BLAS's int.
+// The last two dims of x (a matrix, or a batch of them) as BLAS takes them: x itself when it can,
+// else a row-major copy.
+struct BlasMatrix {
+  Tensor t;
+  BlasOperand op;
+};
+BlasMatrix blas_matrix(const Tensor& x) {
+  const int64_t d = x.dim();
+  const int64_t r = x.sizes()[d - 2], c = x.sizes()[d - 1];
+  if (auto op = blas_layout(r, c, x.strides()[d - 2], x.strides()[d - 1])) return {x, *op};
+  return {contiguous_copy(x), BlasOperand{'N', static_cast<int>(std::max<int64_t>(c, 1))}};
+}
+
+// C (n x m, row-major, leading dimension m) = A (n x k) @ B (k x m) by the column-major product
+// C^T = B^T A^T.
+template <typename T>
+void blas_gemm(const T* a, BlasOperand la, const T* b, BlasOperand lb, T* c, int n, int k, int m) {
+  const T one = 1, zero = 0;
+  const int lda = std::max(la.ld, 1), ldb = std::max(lb.ld, 1);
+  if constexpr (std::is_same_v<T, float>) {
+    sgemm_(&lb.trans, &la.trans, &m, &n, &k, &one, b, &ldb, a, &lda, &zero, c, &m);
+  } else {
+    dgemm_(&lb.trans, &la.trans, &m, &n, &k, &one, b, &ldb, a, &lda, &zero, c, &m);
+  }
+}
+
+// OpenBLAS's thread count is one setting for the process: f runs with it at `threads`. Callers
+// at the count already set share the lock; changing it waits for them to finish.
+std::shared_mutex blas_threads_mutex;
+int blas_threads = 0;  // guarded by blas_threads_mutex
+template <typename F>
+void with_blas_threads(int threads, const F& f) {
+  if (openblas_set_num_threads == nullptr) {  // another BLAS: its own rule
+    f();
+    return;
+  }
+  {
+    std::shared_lock<std::shared_mutex> shared(blas_threads_mutex);
+    if (blas_threads == threads) {
+      f();
+      return;
+    }
+  }
+  std::unique_lock<std::shared_mutex> exclusive(blas_threads_mutex);
+  if (blas_threads != threads) {
+    openblas_set_num_threads(threads);
+    blas_threads = threads;
+  }
+  f();
+}
+
+bool fits_blas_int(int64_t n, int64_t k, int64_t m) { return n <= INT_MAX && k <= INT_MAX && m <= INT_MAX; }
+
+// mm through BLAS; false when the sizes do not fit BLAS's int or one of them is 0.
 template <typename T>
 bool blas_mm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
-  if (n > INT_MAX || k > INT_MAX || m > INT_MAX || n == 0 || m == 0 || k == 0) return false;
-  // an operand BLAS cannot take as it is becomes a row-major copy
-  const std::optional<BlasOperand> oa = blas_layout(self), ob = blas_layout(mat2);
-  const Tensor a = oa ? self : contiguous_copy(self);
-  const Tensor b = ob ? mat2 : contiguous_copy(mat2);
-  const BlasOperand la = oa ? *oa : BlasOperand{'N', static_cast<int>(k)};
-  const BlasOperand lb = ob ? *ob : BlasOperand{'N', static_cast<int>(m)};
-  static std::atomic<int> blas_threads{0};
-  if (openblas_set_num_threads != nullptr && blas_threads.load() != get_num_threads()) {
-    blas_threads.store(get_num_threads());
-    openblas_set_num_threads(get_num_threads());
-  }
-  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  const int ldc = mi, lda = std::max(la.ld, 1), ldb = std::max(lb.ld, 1);
-  const T one = 1, zero = 0;
-  if constexpr (std::is_same_v<T, float>) {
-    sgemm_(&lb.trans, &la.trans, &mi, &ni, &ki, &one, b.data_ptr<float>(), &ldb, a.data_ptr<float>(), &lda, &zero,
-           out.data_ptr<float>(), &ldc);
+  if (!fits_blas_int(n, k, m) || n == 0 || m == 0 || k == 0) return false;
+  const BlasMatrix a = blas_matrix(self), b = blas_matrix(mat2);
+  with_blas_threads(get_num_threads(), [&] {
+    blas_gemm<T>(a.t.template data_ptr<T>(), a.op, b.t.template data_ptr<T>(), b.op, out.template data_ptr<T>(),
+                 static_cast<int>(n), static_cast<int>(k), static_cast<int>(m));
+  });
+  return true;
+}
+
+// bmm through BLAS, into a contiguous out; false as blas_mm.
+template <typename T>
+bool blas_bmm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const int64_t batch = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];
+  if (!fits_blas_int(n, k, m) || n == 0 || m == 0 || k == 0) return false;
+  const BlasMatrix a = blas_matrix(self), b = blas_matrix(mat2);
+  const T* pa = a.t.template data_ptr<T>();
+  const T* pb = b.t.template data_ptr<T>();
+  T* pc = out.template data_ptr<T>();
+  const int64_t sa = a.t.strides()[0], sb = b.t.strides()[0];
+  const auto products = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i)
+      blas_gemm<T>(pa + i * sa, a.op, pb + i * sb, b.op, pc + i * n * m, static_cast<int>(n), static_cast<int>(k),
+                   static_cast<int>(m));
+  };
+  // Whole products per thread when every thread gets its share (a few large products would leave
+  // threads idle: those run one after the other, BLAS threading each).
+  const int64_t threads = get_num_threads();
+  const bool by_product = threads > 1 && (batch % threads == 0 || batch >= 4 * threads) && n * k * m <= (int64_t{1} << 27);
+  if (by_product) {
+    with_blas_threads(1, [&] { parallel_for(0, batch, 1, products); });
   } else {
-    dgemm_(&lb.trans, &la.trans, &mi, &ni, &ki, &one, b.data_ptr<double>(), &ldb, a.data_ptr<double>(), &lda, &zero,
-           out.data_ptr<double>(), &ldc);
+    with_blas_threads(static_cast<int>(threads), [&] { products(0, batch); });
   }
   return true;
 }
@@ -157,12 +223,39 @@ void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   });
 }
 
+// The same for batches: self (b x n x k) @ mat2 (b x k x m) into a contiguous out.
+void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  if (is_reduced_float(self.dtype())) {
+    const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
+    bmm_into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
+    copy_kernel(out, wide);
+    return;
+  }
+  const int64_t batch = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];
+#if TCORE_HAVE_BLAS
+  if (self.dtype() == ScalarType::Float && blas_bmm<float>(self, mat2, out)) return;
+  if (self.dtype() == ScalarType::Double && blas_bmm<double>(self, mat2, out)) return;
+#endif
+  const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
+  dispatch_numeric(self.dtype(), "bmm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < batch; ++i)
+      gemm<T>(a.template data_ptr<T>() + i * n * k, b.template data_ptr<T>() + i * k * m,
+              out.template data_ptr<T>() + i * n * m, n, k, m);
+  });
+}
+
 }  // namespace
 
-// The impl of the structured mm.out (its meta function, with the checks: native/LinearAlgebra.cpp);
-// an out that is strided or aliases an operand gets the product through a fresh tensor.
+// The impls of the structured mm.out and bmm.out (their meta functions, with the checks:
+// native/LinearAlgebra.cpp); an out that is strided or aliases an operand gets the product through
+// a fresh tensor.
 TCORE_IMPL_FUNC(mm_out)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { mm_into(self, mat2, result); });
+}
+
+TCORE_IMPL_FUNC(bmm_out)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { bmm_into(self, mat2, result); });
 }
 
 }  // namespace TCORE_CPU_NS
