@@ -35,7 +35,7 @@ OPS = {
     "sum": ("sum 64M f32", 256 * M), "sum_dim1": ("sum (8192,8192) dim 1", 256 * M),
     "sum_dim0": ("sum (8192,8192) dim 0", 256 * M), "mean_dim1": ("mean (65536,1024) dim 1", 256 * M),
     "mm1024": ("mm 1024 f32", None), "mm4096": ("mm 4096 f32", None), "mm_f64": ("mm 1024 f64", None),
-    "mm_skinny": ("(8192x64)@(64x8192) f32", None),
+    "mm_skinny": ("(8192x64)@(64x8192) f32", None), "bmm": ("bmm (256,128,128) f32", None),
     "softmax": ("softmax (65536,1024) dim 1", 2 * 256 * M), "log_softmax": ("log_softmax (65536,1024) dim 1", 2 * 256 * M),
     "amax_dim1": ("amax (8192,8192) dim 1", 256 * M), "argmax_dim1": ("argmax (8192,8192) dim 1", 256 * M),
     "where": ("where 64M f32", 4.25 * 256 * M), "gather": ("gather (8192,8192) dim 1, 64 each", None),
@@ -43,7 +43,8 @@ OPS = {
     "mlp_step": ("MLP step (784-512-10, batch 256, SGD)", None),
     "h2d": ("host->device 64M f32", 256 * M), "d2h": ("device->host 64M f32", 256 * M),
 }
-FLOPS = {"mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_f64": 2 * 1024**3, "mm_skinny": 2 * 8192 * 64 * 8192}
+FLOPS = {"mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_f64": 2 * 1024**3, "mm_skinny": 2 * 8192 * 64 * 8192,
+         "bmm": 2 * 256 * 128**3}
 
 WORKLOAD = r'''
 import json, sys, time
@@ -69,6 +70,7 @@ m1024 = T.from_numpy(rng.standard_normal((1024, 1024), dtype=np.float32)).to("cu
 m1024d = m1024.to(T.float64)
 m4096 = dev["a"][: 4096 * 4096].view(4096, 4096)
 tall = T.from_numpy(rng.standard_normal((8192, 64), dtype=np.float32)).to("cuda")
+b3 = T.from_numpy(rng.standard_normal((256, 128, 128), dtype=np.float32)).to("cuda")
 wide = T.from_numpy(rng.standard_normal((64, 8192), dtype=np.float32)).to("cuda")
 host_t = T.from_numpy(host["a"])
 rows = dev["a"].view(65536, 1024)
@@ -99,7 +101,7 @@ ops = {
     "sum": lambda: dev["a"].sum(), "sum_dim1": lambda: sq.sum(1), "sum_dim0": lambda: sq.sum(0),
     "mean_dim1": lambda: dev["a"].view(65536, 1024).mean(1),
     "mm1024": lambda: T.mm(m1024, m1024), "mm4096": lambda: T.mm(m4096, m4096), "mm_f64": lambda: T.mm(m1024d, m1024d),
-    "mm_skinny": lambda: T.mm(tall, wide),
+    "mm_skinny": lambda: T.mm(tall, wide), "bmm": lambda: T.bmm(b3, b3),
     "softmax": lambda: rows.softmax(1), "log_softmax": lambda: rows.log_softmax(1),
     "amax_dim1": lambda: sq.amax(1), "argmax_dim1": lambda: sq.argmax(1),
     "where": lambda: T.where(cond, dev["a"], dev["b"]), "gather": lambda: sq.gather(1, gidx),

@@ -21,7 +21,7 @@ CUDA_KERNELS = ["empty.memory_format", "fill_.Scalar", "copy_", "add.Tensor", "a
                 "max.dim", "argmax.out", "all.out", "any.all_out", "var.correction", "logsumexp", "cumsum.out",
                 "softmax.int_out", "log_softmax.int", "cat", "gather", "scatter_add_", "index_select", "index_add_",
                 "index.Tensor", "index_put_", "nonzero", "flip", "tril", "triu_", "div.Tensor_mode",
-                "native_layer_norm"]
+                "native_layer_norm", "bmm", "bmm.out"]
 
 
 def _expect_cuda_build() -> bool:
@@ -320,6 +320,26 @@ def test_mm_shapes_and_layouts(gpu):
     with pytest.warns(UserWarning):
         tc.mm(a, a.t(), out=out)  # a non-empty out of the wrong shape is resized, with torch's warning
     assert out.shape == (4, 4) and out.cpu().tolist() == [[5.0] * 4] * 4
+
+
+@pytest.mark.gpu
+def test_bmm_like_cpu(gpu):
+    tc = gpu
+    rng = np.random.default_rng(18)
+    for b, n, k, m in ((64, 128, 128, 128), (3, 33, 17, 5), (2, 0, 4, 3), (2, 3, 0, 4), (70_000, 1, 2, 1)):
+        p = rng.standard_normal((b, n, k)).astype(np.float32)
+        q = rng.standard_normal((b, k, m)).astype(np.float32)
+        want = p.astype(np.float64) @ q.astype(np.float64)
+        got = tc.bmm(tc.tensor(p).cuda(), tc.tensor(q).cuda()).cpu().numpy()  # 70,000 products: more than grid z
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(max(k, 1)))
+        if b and n and k:  # transposed matrices, an expanded batch
+            pt = tc.tensor(np.ascontiguousarray(p.transpose(0, 2, 1))).cuda().transpose(1, 2)
+            qe = tc.tensor(q[:1].copy()).cuda().expand(b, k, m)
+            np.testing.assert_allclose(tc.bmm(pt, qe).cpu().numpy(), p.astype(np.float64) @ q[:1].astype(np.float64),
+                                       rtol=1e-4, atol=1e-4 * np.sqrt(k))
+    d = rng.integers(-9, 9, (4, 5, 6))
+    e = rng.integers(-9, 9, (4, 6, 3))
+    assert tc.bmm(tc.tensor(d).cuda(), tc.tensor(e).cuda()).cpu().tolist() == (d @ e).tolist()
 
 
 @pytest.mark.gpu
