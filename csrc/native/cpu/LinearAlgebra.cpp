@@ -3,6 +3,8 @@
 // the other dtypes, a packed, register-blocked loop over contiguous operands, panels across
 // threads. bmm's products go to threads whole (each a single-threaded BLAS call) when there are
 // enough of them and they are small; a few large ones run one after the other, each threaded.
+// OpenBLAS's OpenMP build shares tcore's threads (CMakeLists.txt prefers it); with its pthreads
+// build the two pools take turns.
 #include <algorithm>
 #include <climits>
 #include <memory>
@@ -18,7 +20,7 @@
 #include "native/cpu/Copy.h"
 #include "native/cpu/IntoOutput.h"
 #include "native/cpu/Parallel.h"
-#include "tcore_build_config.h"  // TCORE_HAVE_BLAS (CMakeLists.txt)
+#include "tcore_build_config.h"  // TCORE_HAVE_BLAS, TCORE_BLAS_OPENMP (CMakeLists.txt)
 
 #if TCORE_HAVE_BLAS
 extern "C" {  // the Fortran BLAS interface (column-major), as every BLAS exports it
@@ -135,8 +137,17 @@ void blas_gemm(const T* a, BlasOperand la, const T* b, BlasOperand lb, T* c, int
   }
 }
 
-// OpenBLAS's thread count is one setting for the process: f runs with it at `threads`. Callers
-// at the count already set share the lock; changing it waits for them to finish.
+#if TCORE_BLAS_OPENMP
+// OpenBLAS's OpenMP build: a call takes as many threads as its caller's OpenMP setting (one
+// inside a parallel region), from the pool tcore's kernels use.
+template <typename F>
+void with_blas_threads(int threads, const F& f) {
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+  f();
+}
+#else
+// OpenBLAS's pthreads build: its thread count is one setting for the process, and f runs with it
+// at `threads`. Callers at the count already set share the lock; changing it waits for them.
 std::shared_mutex blas_threads_mutex;
 int blas_threads = 0;  // guarded by blas_threads_mutex
 template <typename F>
@@ -159,6 +170,7 @@ void with_blas_threads(int threads, const F& f) {
   }
   f();
 }
+#endif
 
 bool fits_blas_int(int64_t n, int64_t k, int64_t m) { return n <= INT_MAX && k <= INT_MAX && m <= INT_MAX; }
 
@@ -195,7 +207,11 @@ bool blas_bmm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   const int64_t threads = get_num_threads();
   const bool by_product = threads > 1 && (batch % threads == 0 || batch >= 4 * threads) && n * k * m <= (int64_t{1} << 27);
   if (by_product) {
+#if TCORE_BLAS_OPENMP
+    parallel_for(0, batch, 1, products);  // each call on its own thread
+#else
     with_blas_threads(1, [&] { parallel_for(0, batch, 1, products); });
+#endif
   } else {
     with_blas_threads(static_cast<int>(threads), [&] { products(0, batch); });
   }
