@@ -219,14 +219,20 @@ bool blas_bmm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 }
 #endif
 
+// float16/bfloat16 operands: `into` computes in float32 (products and sums), rounded once on the
+// copy into out. False for the other dtypes.
+template <typename Into>
+bool through_float(const Tensor& self, const Tensor& mat2, const Tensor& out, const Into& into) {
+  if (!is_reduced_float(self.dtype())) return false;
+  const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
+  into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
+  copy_kernel(out, wide);
+  return true;
+}
+
 // self @ mat2 into `out`: contiguous, of their dtype, sharing memory with neither.
 void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  if (is_reduced_float(self.dtype())) {  // float16/bfloat16: float32 products and sums, rounded on store
-    const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
-    mm_into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
-    copy_kernel(out, wide);
-    return;
-  }
+  if (through_float(self, mat2, out, mm_into)) return;
   const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
 #if TCORE_HAVE_BLAS
   if (self.dtype() == ScalarType::Float && blas_mm<float>(self, mat2, out)) return;
@@ -241,12 +247,7 @@ void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 
 // The same for batches: self (b x n x k) @ mat2 (b x k x m) into a contiguous out.
 void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  if (is_reduced_float(self.dtype())) {
-    const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
-    bmm_into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
-    copy_kernel(out, wide);
-    return;
-  }
+  if (through_float(self, mat2, out, bmm_into)) return;
   const int64_t batch = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];
 #if TCORE_HAVE_BLAS
   if (self.dtype() == ScalarType::Float && blas_bmm<float>(self, mat2, out)) return;
