@@ -174,29 +174,19 @@ void with_blas_threads(int threads, const F& f) {
 
 bool fits_blas_int(int64_t n, int64_t k, int64_t m) { return n <= INT_MAX && k <= INT_MAX && m <= INT_MAX; }
 
-// mm through BLAS; false when the sizes do not fit BLAS's int or one of them is 0.
+// self @ mat2 through BLAS into a contiguous out: two matrices, or two batches of as many
+// (b x n x k, b x k x m); false when the sizes do not fit BLAS's int or one of them is 0.
 template <typename T>
-bool blas_mm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
-  if (!fits_blas_int(n, k, m) || n == 0 || m == 0 || k == 0) return false;
-  const BlasMatrix a = blas_matrix(self), b = blas_matrix(mat2);
-  with_blas_threads(get_num_threads(), [&] {
-    blas_gemm<T>(a.t.template data_ptr<T>(), a.op, b.t.template data_ptr<T>(), b.op, out.template data_ptr<T>(),
-                 static_cast<int>(n), static_cast<int>(k), static_cast<int>(m));
-  });
-  return true;
-}
-
-// bmm through BLAS, into a contiguous out; false as blas_mm.
-template <typename T>
-bool blas_bmm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const int64_t batch = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];
+bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const bool batched = self.dim() == 3;
+  const int64_t batch = batched ? self.sizes()[0] : 1;
+  const int64_t n = self.sizes()[self.dim() - 2], k = self.sizes()[self.dim() - 1], m = mat2.sizes()[mat2.dim() - 1];
   if (!fits_blas_int(n, k, m) || n == 0 || m == 0 || k == 0) return false;
   const BlasMatrix a = blas_matrix(self), b = blas_matrix(mat2);
   const T* pa = a.t.template data_ptr<T>();
   const T* pb = b.t.template data_ptr<T>();
   T* pc = out.template data_ptr<T>();
-  const int64_t sa = a.t.strides()[0], sb = b.t.strides()[0];
+  const int64_t sa = batched ? a.t.strides()[0] : 0, sb = batched ? b.t.strides()[0] : 0;
   const auto products = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i)
       blas_gemm<T>(pa + i * sa, a.op, pb + i * sb, b.op, pc + i * n * m, static_cast<int>(n), static_cast<int>(k),
@@ -219,42 +209,24 @@ bool blas_bmm(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 }
 #endif
 
-// float16/bfloat16 operands: `into` computes in float32 (products and sums), rounded once on the
-// copy into out. False for the other dtypes.
-template <typename Into>
-bool through_float(const Tensor& self, const Tensor& mat2, const Tensor& out, const Into& into) {
-  if (!is_reduced_float(self.dtype())) return false;
-  const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
-  into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
-  copy_kernel(out, wide);
-  return true;
-}
-
-// self @ mat2 into `out`: contiguous, of their dtype, sharing memory with neither.
-void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  if (through_float(self, mat2, out, mm_into)) return;
-  const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
+// self @ mat2 into `out` (contiguous, of their dtype, sharing memory with neither): two matrices,
+// or two batches of as many. float16/bfloat16 compute in float32 (products and sums), rounded once
+// on the copy into out.
+void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  if (is_reduced_float(self.dtype())) {
+    const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
+    products_into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
+    copy_kernel(out, wide);
+    return;
+  }
 #if TCORE_HAVE_BLAS
-  if (self.dtype() == ScalarType::Float && blas_mm<float>(self, mat2, out)) return;
-  if (self.dtype() == ScalarType::Double && blas_mm<double>(self, mat2, out)) return;
+  if (self.dtype() == ScalarType::Float && blas_products<float>(self, mat2, out)) return;
+  if (self.dtype() == ScalarType::Double && blas_products<double>(self, mat2, out)) return;
 #endif
+  const int64_t batch = self.dim() == 3 ? self.sizes()[0] : 1;
+  const int64_t n = self.sizes()[self.dim() - 2], k = self.sizes()[self.dim() - 1], m = mat2.sizes()[mat2.dim() - 1];
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
-  dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    gemm<T>(a.template data_ptr<T>(), b.template data_ptr<T>(), out.template data_ptr<T>(), n, k, m);
-  });
-}
-
-// The same for batches: self (b x n x k) @ mat2 (b x k x m) into a contiguous out.
-void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  if (through_float(self, mat2, out, bmm_into)) return;
-  const int64_t batch = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];
-#if TCORE_HAVE_BLAS
-  if (self.dtype() == ScalarType::Float && blas_bmm<float>(self, mat2, out)) return;
-  if (self.dtype() == ScalarType::Double && blas_bmm<double>(self, mat2, out)) return;
-#endif
-  const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
-  dispatch_numeric(self.dtype(), "bmm", [&](auto tag) {
+  dispatch_numeric(self.dtype(), self.dim() == 3 ? "bmm" : "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < batch; ++i)
       gemm<T>(a.template data_ptr<T>() + i * n * k, b.template data_ptr<T>() + i * k * m,
@@ -268,11 +240,11 @@ void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 // native/LinearAlgebra.cpp); an out that is strided or aliases an operand gets the product through
 // a fresh tensor.
 TCORE_IMPL_FUNC(mm_out)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { mm_into(self, mat2, result); });
+  into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { products_into(self, mat2, result); });
 }
 
 TCORE_IMPL_FUNC(bmm_out)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { bmm_into(self, mat2, result); });
+  into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { products_into(self, mat2, result); });
 }
 
 }  // namespace TCORE_CPU_NS
