@@ -1,6 +1,8 @@
 """doit codegen: one sub-task per unit of the generation plan (per operator, per
 shard, aggregates). A unit reruns when its YAML entries, the options, its templates
 or the generator's code change; its files are rewritten only if their text changes.
+On a cold run the units whose files are all missing are rendered first by forked
+workers, one per core (MAX_JOBS caps them), and their tasks report what was written.
 
 A no-op run must be fast, so the plan's index (unit names, outputs and keys) is
 cached under the state folder, keyed by the bytes of the inputs: when nothing
@@ -19,7 +21,7 @@ from pathlib import Path
 from doit.tools import config_changed
 
 from . import progress
-from .config import LIVE_OUTPUT, Paths
+from .config import LIVE_OUTPUT, Paths, max_jobs
 
 CODEGEN_DIR = Path(__file__).resolve().parent.parent / "codegen"
 TEMPLATE_DIR = CODEGEN_DIR / "templates"
@@ -143,24 +145,79 @@ def generated_files(p: Paths) -> list[str]:
     return [root + o for u in plan_index(p).units for o in u.outputs]
 
 
-def write_unit(p: Paths, name: str):
-    from codegen.errors import SourceError
+@lru_cache(maxsize=None)
+def _units_by_name(p: Paths) -> dict:
+    return {u.name: u for u in full_plan(p)}
+
+
+def _render_and_write(p: Paths, name: str) -> list[str]:
+    """One unit's files, written where their text changed: the paths written."""
     from codegen.file_writer import FileWriter
 
+    writer = FileWriter(p.gen_dir)
+    for rel, text in _units_by_name(p)[name].render().items():
+        writer.write(rel, text)
+    return writer.written
+
+
+# A cold run renders every unit whose files are all missing on all the cores at once, before doit
+# reaches them one at a time (the units' own tasks then report what was written). Rendering is
+# Python (one core), and creating thousands of files costs this VM's kernel as much again
+# (docs/benchmarks.md). Worker processes are forked from this one, which holds the plan already:
+# only from doit's main process and thread, and only when at least this many units are cold.
+_COLD_UNITS = 64
+_prerendered: dict[str, list[str]] = {}  # unit name -> files written by the workers
+_prerender_tried = False
+
+
+def _render_chunk(p: Paths, names: list[str]) -> list[tuple[str, list[str] | None]]:
+    """In a worker: each unit rendered and written, None for one that failed (its own task
+    renders it again and reports the error)."""
+    done = []
+    for name in names:
+        try:
+            done.append((name, _render_and_write(p, name)))
+        except Exception:  # noqa: BLE001 (reported by the unit's own task)
+            done.append((name, None))
+    return done
+
+
+def _prerender_cold_units(p: Paths) -> None:
+    global _prerender_tried
+    if _prerender_tried:
+        return
+    _prerender_tried = True
+    import multiprocessing
+
+    workers = min(len(os.sched_getaffinity(0)), max_jobs() or 64)
+    if workers < 2 or threading.active_count() > 1 or multiprocessing.parent_process() is not None:
+        return
+    root = f"{p.gen_dir}{os.sep}"
+    cold = [u.name for u in plan_index(p).units if not any(os.path.exists(root + o) for o in u.outputs)]
+    if len(cold) < _COLD_UNITS:
+        return
+    _units_by_name(p)  # the plan, before the fork
+    chunks = [cold[i::workers * 4] for i in range(workers * 4)]
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for done in pool.starmap(_render_chunk, [(p, c) for c in chunks]):
+            _prerendered.update((name, written) for name, written in done if written is not None)
+
+
+def write_unit(p: Paths, name: str):
+    from codegen.errors import SourceError
     from codegen.templates import keep_compiled_templates
 
     keep_compiled_templates(str(p.state_dir / "template-cache"))
-    unit = next(u for u in full_plan(p) if u.name == name)
-    writer = FileWriter(p.gen_dir)
-    try:  # rules checked while rendering (structured groups) are input errors too: no traceback
-        files = unit.render()
-    except SourceError as e:
-        print(e)
-        return False
-    for rel, text in files.items():
-        writer.write(rel, text)
-    if writer.written:
-        progress.note(f"  rewrote {', '.join(writer.written)}")
+    _prerender_cold_units(p)
+    written = _prerendered.pop(name, None)
+    if written is None:
+        try:  # rules checked while rendering (structured groups) are input errors too: no traceback
+            written = _render_and_write(p, name)
+        except SourceError as e:
+            print(e)
+            return False
+    if written:
+        progress.note(f"  rewrote {', '.join(written)}")
 
 
 def _fail(message: str):

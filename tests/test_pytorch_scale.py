@@ -52,3 +52,23 @@ def test_one_entry_edit_at_pytorch_scale(pytorch_dir, tmp_path):
                                                                 "pyi"}, ran
     if main_build:
         assert snapshot(ROOT / "generated") == main_build, "the main build's generated files must not change"
+
+
+def test_a_cold_run_on_every_core_writes_what_one_core_writes(tmp_path):
+    """A cold `doit codegen` renders the cold units in forked workers first (tasks/codegen.py);
+    with MAX_JOBS=1 it renders them one by one in doit's order. Same files, same bytes, the same
+    tasks reporting the same files written; a second run of either is a no-op."""
+    runs = {}
+    for name, extra in (("workers", {}), ("one", {"MAX_JOBS": "1"})):
+        gen = tmp_path / name
+        env = {**os.environ, "TCORE_GEN_DIR": str(gen)}
+        env.pop("MAX_JOBS", None)
+        env.update(extra)
+        out = doit_codegen(env).stdout
+        rewrote = sorted(line.strip() for line in out.splitlines() if line.strip().startswith("rewrote "))
+        runs[name] = (generated(gen), rewrote, sorted(executed_tasks(out)))
+        assert executed_tasks(doit_codegen(env).stdout) == []
+    (files_w, rewrote_w, ran_w), (files_1, rewrote_1, ran_1) = runs["workers"], runs["one"]
+    assert len(ran_w) > 64 and ran_w == ran_1
+    assert {f: v[1] for f, v in files_w.items()} == {f: v[1] for f, v in files_1.items()}
+    assert rewrote_w == rewrote_1 and len(rewrote_w) == len(ran_w)
