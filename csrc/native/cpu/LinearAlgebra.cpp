@@ -195,7 +195,8 @@ bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   // Whole products per thread when every thread gets its share (a few large products would leave
   // threads idle: those run one after the other, BLAS threading each).
   const int64_t threads = get_num_threads();
-  const bool by_product = threads > 1 && (batch % threads == 0 || batch >= 4 * threads) && n * k * m <= (int64_t{1} << 27);
+  const bool small = static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(m) <= double(1 << 27);
+  const bool by_product = threads > 1 && (batch % threads == 0 || batch >= 4 * threads) && small;
   if (by_product) {
 #if TCORE_BLAS_OPENMP
     parallel_for(0, batch, 1, products);  // each call on its own thread

@@ -46,7 +46,7 @@ void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out, int64_t
               int64_t m) {
   if (batch == 0 || n == 0 || m == 0) return;
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
-  dispatch_numeric(self.dtype(), "mm", [&](auto tag) {
+  dispatch_numeric(self.dtype(), self.dim() == 3 ? "bmm" : "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_same_v<T, double>, double,
                                    std::conditional_t<std::is_floating_point_v<T>, float, int64_t>>;
