@@ -155,3 +155,24 @@ def test_inputs_as_views_like_torch(tcore, label, kind):
     got = getattr(tcore, name)(*args(tcore), **kwargs)
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1] and tuple(got.shape) == tuple(want.shape)
     np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-5, atol=1e-6)
+
+
+# The elementwise loop's tiles (native/cpu/Loops.h, tiled_loop_2d): a transposed operand of at
+# least 128 rows, tiles of 64 rows by 8-32 columns (by the element size), ragged edges, negative
+# strides, a transposed out, every element size.
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int16", "bool", "float16"])
+@pytest.mark.parametrize("rows, cols", [(128, 16), (129, 77), (300, 130), (1000, 513)])
+def test_tiled_transposed_operands(tcore, dtype, rows, cols):
+    tc = tcore
+    r = np.random.default_rng(rows * 1000 + cols)
+    x = (r.standard_normal((rows, cols)) * 20).astype(dtype)
+    y = (r.standard_normal((cols, rows)) * 20).astype(dtype)
+    tx, ty = tc.from_numpy(x.copy()), tc.from_numpy(y.copy())
+    op = np.logical_or if dtype == "bool" else np.add
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal((tx + ty.t()).numpy(), op(x, y.T))
+        np.testing.assert_array_equal(ty.t().contiguous().numpy(), y.T)
+        np.testing.assert_array_equal((tx.flip(0) + ty.t().flip(1)).numpy(), op(x[::-1], y.T[:, ::-1]))
+        out = tc.from_numpy(np.zeros((cols, rows), dtype=dtype)).t()  # a transposed out
+        tc.add(tx, tx, out=out)
+        np.testing.assert_array_equal(out.numpy(), op(x, x))
