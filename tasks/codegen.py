@@ -188,6 +188,7 @@ def _prerender_cold_units(p: Paths) -> None:
         return
     _prerender_tried = True
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     workers = min(len(os.sched_getaffinity(0)), max_jobs() or 64)
     if workers < 2 or threading.active_count() > 1 or multiprocessing.parent_process() is not None:
@@ -198,9 +199,13 @@ def _prerender_cold_units(p: Paths) -> None:
         return
     _units_by_name(p)  # the plan, before the fork
     chunks = [cold[i::workers * 4] for i in range(workers * 4)]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for done in pool.starmap(_render_chunk, [(p, c) for c in chunks]):
-            _prerendered.update((name, written) for name, written in done if written is not None)
+    try:  # an executor, not a Pool: a worker that dies is an error here, not a hang
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = list(pool.map(_render_chunk, [p] * len(chunks), chunks))
+    except Exception:  # noqa: BLE001 (a worker killed, no fork here...): the tasks render one by one
+        return
+    for done in results:
+        _prerendered.update((name, written) for name, written in done if written is not None)
 
 
 def write_unit(p: Paths, name: str):
