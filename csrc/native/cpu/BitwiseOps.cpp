@@ -19,7 +19,6 @@ TCORE_BINARY_FN(bitwise_or_fn, static_cast<T>(x | y))
 TCORE_BINARY_FN(bitwise_xor_fn, static_cast<T>(x ^ y))
 #undef TCORE_BINARY_FN
 
-
 }  // namespace
 
 // ------------------------------------------------------------------ bitwise (integral and bool)

@@ -98,6 +98,16 @@ void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
   }
 }
 
+// The sizes of self @ mat2: two matrices (n x k, k x m), or two batches of as many.
+struct Products {
+  bool batched;
+  int64_t batch, n, k, m;
+};
+Products products_of(const Tensor& self, const Tensor& mat2) {
+  const int64_t d = self.dim();
+  return {d == 3, d == 3 ? self.sizes()[0] : 1, self.sizes()[d - 2], self.sizes()[d - 1], mat2.sizes()[d - 1]};
+}
+
 #if TCORE_HAVE_BLAS
 // How BLAS sees a matrix (r x c) with strides (sr, sc): row-major is its transpose in column-major
 // ('N' for X^T, leading dimension sr); column-major is itself ('T' for X^T, leading dimension sc).
@@ -174,19 +184,17 @@ void with_blas_threads(int threads, const F& f) {
 
 bool fits_blas_int(int64_t n, int64_t k, int64_t m) { return n <= INT_MAX && k <= INT_MAX && m <= INT_MAX; }
 
-// self @ mat2 through BLAS into a contiguous out: two matrices, or two batches of as many
-// (b x n x k, b x k x m); false when the sizes do not fit BLAS's int or one of them is 0.
+// self @ mat2 through BLAS into a contiguous out; false when the sizes do not fit BLAS's int or
+// one of them is 0.
 template <typename T>
-bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const bool batched = self.dim() == 3;
-  const int64_t batch = batched ? self.sizes()[0] : 1;
-  const int64_t n = self.sizes()[self.dim() - 2], k = self.sizes()[self.dim() - 1], m = mat2.sizes()[mat2.dim() - 1];
+bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, const Products& s) {
+  const int64_t batch = s.batch, n = s.n, k = s.k, m = s.m;
   if (!fits_blas_int(n, k, m) || n == 0 || m == 0 || k == 0) return false;
   const BlasMatrix a = blas_matrix(self), b = blas_matrix(mat2);
   const T* pa = a.t.template data_ptr<T>();
   const T* pb = b.t.template data_ptr<T>();
   T* pc = out.template data_ptr<T>();
-  const int64_t sa = batched ? a.t.strides()[0] : 0, sb = batched ? b.t.strides()[0] : 0;
+  const int64_t sa = s.batched ? a.t.strides()[0] : 0, sb = s.batched ? b.t.strides()[0] : 0;
   const auto products = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i)
       blas_gemm<T>(pa + i * sa, a.op, pb + i * sb, b.op, pc + i * n * m, static_cast<int>(n), static_cast<int>(k),
@@ -220,18 +228,17 @@ void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
     copy_kernel(out, wide);
     return;
   }
+  const Products s = products_of(self, mat2);
 #if TCORE_HAVE_BLAS
-  if (self.dtype() == ScalarType::Float && blas_products<float>(self, mat2, out)) return;
-  if (self.dtype() == ScalarType::Double && blas_products<double>(self, mat2, out)) return;
+  if (self.dtype() == ScalarType::Float && blas_products<float>(self, mat2, out, s)) return;
+  if (self.dtype() == ScalarType::Double && blas_products<double>(self, mat2, out, s)) return;
 #endif
-  const int64_t batch = self.dim() == 3 ? self.sizes()[0] : 1;
-  const int64_t n = self.sizes()[self.dim() - 2], k = self.sizes()[self.dim() - 1], m = mat2.sizes()[mat2.dim() - 1];
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
-  dispatch_numeric(self.dtype(), self.dim() == 3 ? "bmm" : "mm", [&](auto tag) {
+  dispatch_numeric(self.dtype(), s.batched ? "bmm" : "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    for (int64_t i = 0; i < batch; ++i)
-      gemm<T>(a.template data_ptr<T>() + i * n * k, b.template data_ptr<T>() + i * k * m,
-              out.template data_ptr<T>() + i * n * m, n, k, m);
+    for (int64_t i = 0; i < s.batch; ++i)
+      gemm<T>(a.template data_ptr<T>() + i * s.n * s.k, b.template data_ptr<T>() + i * s.k * s.m,
+              out.template data_ptr<T>() + i * s.n * s.m, s.n, s.k, s.m);
   });
 }
 

@@ -141,7 +141,6 @@ Tensor binary_inplace(const Tensor& self, const Tensor& other, ScalarType comput
   return binary_into<op>(self, self, other, compute, compute, name);
 }
 
-
 // ------------------------------------------------------------------ where, threshold_backward, masked_fill
 template <typename T>
 struct SelectOp {
