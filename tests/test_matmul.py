@@ -238,3 +238,16 @@ def test_bmm_in_threads_of_python(tcore):
     finally:
         tcore.set_num_threads(before)
     assert not errors, errors[0]
+
+
+def test_bmm_hostile_sizes(tcore):
+    """Dims past BLAS's int with nothing to compute, a k of 0 (zeros, as torch), and a product
+    whose element count overflows int64 (an error, not a crash), on the CPU and on meta."""
+    assert tuple(tcore.bmm(tcore.empty(1, 2**31 + 1, 0), tcore.empty(1, 0, 0)).shape) == (1, 2**31 + 1, 0)
+    assert tuple(tcore.bmm(tcore.empty(1, 0, 2**31 + 3), tcore.empty(1, 2**31 + 3, 0)).shape) == (1, 0, 0)
+    z = tcore.bmm(tcore.empty(2, 3, 0), tcore.empty(2, 0, 1 << 16))
+    assert tuple(z.shape) == (2, 3, 1 << 16) and not z.any().item()
+    for device in ("cpu", "meta"):  # empty operands, a result of 2^63 elements
+        a, b = tcore.empty(2**21, 2**21, 0, device=device), tcore.empty(2**21, 0, 2**21, device=device)
+        with pytest.raises(RuntimeError, match="overflows int64"):
+            tcore.bmm(a, b)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from workspace import executed_tasks, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,14 +56,21 @@ def test_one_entry_edit_at_pytorch_scale(pytorch_dir, tmp_path):
         assert snapshot(ROOT / "generated") == main_build, "the main build's generated files must not change"
 
 
-def test_a_cold_run_on_every_core_writes_what_one_core_writes(tmp_path):
+@pytest.mark.parametrize("operators", ["tcore", "pytorch"])
+def test_a_cold_run_on_every_core_writes_what_one_core_writes(operators, request, tmp_path):
     """A cold `doit codegen` renders the cold units in forked workers first (tasks/codegen.py);
     with MAX_JOBS=1 it renders them one by one in doit's order. Same files, same bytes, the same
-    tasks reporting the same files written; a second run of either is a no-op."""
+    tasks reporting the same files written; a second run of either is a no-op. tcore's operators
+    and PyTorch's (its native_functions, tags and derivatives)."""
+    yaml = {}
+    if operators == "pytorch":
+        d = request.getfixturevalue("pytorch_dir")
+        yaml = {"TCORE_NATIVE_FUNCTIONS_PATH": str(d / "native_functions.yaml"), "TCORE_TAGS_PATH": str(d / "tags.yaml"),
+                "TCORE_DERIVATIVES_PATH": str(d / "derivatives.yaml")}
     runs = {}
     for name, extra in (("workers", {}), ("one", {"MAX_JOBS": "1"})):
         gen = tmp_path / name
-        env = {**os.environ, "TCORE_GEN_DIR": str(gen)}
+        env = {**os.environ, **yaml, "TCORE_GEN_DIR": str(gen)}
         env.pop("MAX_JOBS", None)
         env.update(extra)
         out = doit_codegen(env).stdout
