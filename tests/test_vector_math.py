@@ -122,7 +122,7 @@ def test_gelu_keeps_its_tail(tcore):
 
 
 PROGRAM = r"""
-import json, sys
+import json, math, sys
 sys.path.insert(0, sys.argv[1])
 import numpy as np, tcore
 from test_vector_math import FUNCTIONS, inputs, max_ulp
@@ -132,6 +132,17 @@ for name, spec, b32, b64 in FUNCTIONS:
         x = inputs(np.random.default_rng(3), spec, 20_011, dtype)
         out["ulp"][f"{name}/{np.dtype(dtype).name}"] = [max_ulp(getattr(tcore, name)(tcore.from_numpy(x)).numpy(), x, name),
                                                         b32 if dtype == np.float32 else b64]
+# gelu (exact form), float32: the largest relative error over the core [-4, 4] (of the evenly spaced
+# inputs, whose vectors are all within it), the body [-5, 14]
+# and the tail [-12.5, -5) against float64 erfc, and IEEE special values
+x = np.concatenate([np.linspace(-12.5, 14, 200_003), np.random.default_rng(4).standard_normal(100_001) * 2]).astype(np.float32)
+x64 = x.astype(np.float64)
+exact = 0.5 * x64 * np.vectorize(math.erfc, otypes=[np.float64])(-x64 / math.sqrt(2))
+got = tcore.nn.functional.gelu(tcore.from_numpy(x)).numpy().astype(np.float64)
+rel = np.abs(got - exact) / np.abs(exact).clip(np.finfo(np.float32).tiny)
+out["gelu"] = {"body": float(rel[x >= -5].max()), "tail": float(rel[x < -5].max()), "core": float(rel[:200_003][abs(x[:200_003]) <= 4].max())}
+special = [float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 3.4e38, -3.4e38, 5.5, 5.43, -5.0, 1e-45]
+out["gelu"]["special"] = [repr(v) for v in tcore.nn.functional.gelu(tcore.tensor(special)).tolist()]
 print(json.dumps(out))
 """
 
@@ -145,6 +156,13 @@ def test_every_capability_within_the_bounds(tcore, capability):
     out = json.loads(r.stdout.strip().splitlines()[-1])
     over = {k: v for k, v in out["ulp"].items() if v[0] > v[1]}
     assert not over, (out["capability"], over)
+    # gelu: the SSE4 copy takes Phi from a table, AVX2/AVX-512 from the erfc fit: both within these
+    bound = {"core": 5e-7 if out["capability"] == "DEFAULT" else 2e-6, "body": 2.5e-6, "tail": 5e-5}
+    assert all(out["gelu"][k] < b for k, b in bound.items()), (out["capability"], out["gelu"])
+    f32 = lambda v: repr(float(np.float32(v)))  # noqa: E731
+    special = out["gelu"]["special"]
+    assert special[:9] + special[10:] == ["nan", "inf", "nan", "0.0", "-0.0", f32(3.4e38), "-0.0", "5.5", f32(5.43), "0.0"]
+    assert abs(float(special[9]) / (-5 * 0.5 * math.erfc(5 / math.sqrt(2))) - 1) < 2e-6, special
 
 
 def test_the_build_says_where_its_vector_math_comes_from(tcore):
