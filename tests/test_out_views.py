@@ -176,3 +176,37 @@ def test_tiled_transposed_operands(tcore, dtype, rows, cols):
         out = tc.from_numpy(np.zeros((cols, rows), dtype=dtype)).t()  # a transposed out
         tc.add(tx, tx, out=out)
         np.testing.assert_array_equal(out.numpy(), op(x, x))
+
+
+# Transposed operands of 4 and 8 bytes go through a buffer (64 x 64 tiles transposed by 4 x 4 or
+# 2 x 2 vector blocks): ragged tiles and blocks, both operands transposed, a transposed out (the
+# buffer is transposed back), in place on a transposed tensor, unary kernels and where (its bool
+# condition keeps the narrow tiles), 4- and 8-byte dtypes; bit-exact against numpy.
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])
+@pytest.mark.parametrize("rows, cols", [(64, 64), (67, 131), (130, 65), (257, 100), (64, 4099)])
+def test_buffered_transposed_operands(tcore, dtype, rows, cols):
+    tc = tcore
+    r = np.random.default_rng(rows * 7 + cols)
+    def sample(shape):
+        return (r.standard_normal(shape) * 1000).astype(dtype)
+    x, y, z = sample((rows, cols)), sample((cols, rows)), sample((cols, rows))
+    tx, ty, tz = tc.from_numpy(x.copy()), tc.from_numpy(y.copy()), tc.from_numpy(z.copy())
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal((tx + ty.t()).numpy(), x + y.T)
+        np.testing.assert_array_equal((ty.t() * tx).numpy(), y.T * x)
+        np.testing.assert_array_equal((ty.t() - tz.t()).numpy(), y.T - z.T)  # both through buffers
+        np.testing.assert_array_equal(ty.t().contiguous().numpy(), y.T)
+        np.testing.assert_array_equal(tc.neg(ty.t()).numpy(), -y.T)
+        out = tc.from_numpy(np.zeros((cols, rows), dtype=dtype)).t()  # a transposed out, contiguous inputs
+        tc.add(tx, tx, out=out)
+        np.testing.assert_array_equal(out.numpy(), x + x)
+        np.testing.assert_array_equal(out.contiguous().numpy(), x + x)
+        inplace = tc.from_numpy(y.copy())
+        inplace.t().add_(tx)  # self transposed: read and written through the buffer
+        np.testing.assert_array_equal(inplace.numpy(), y + x.T)
+        cond = tc.from_numpy(r.standard_normal((cols, rows)) > 0)
+        np.testing.assert_array_equal(tc.where(cond.t(), tx, ty.t()).numpy(), np.where(cond.numpy().T, x, y.T))
+        cond = cond.t().contiguous()  # a bool operand that runs along the rows: the buffered tiles
+        np.testing.assert_array_equal(tc.where(cond, ty.t(), tx).numpy(), np.where(cond.numpy(), y.T, x))
+        if dtype in ("float32", "float64"):
+            np.testing.assert_allclose(tc.exp(ty.t() / 1000).numpy(), np.exp(y.T / 1000), rtol=4e-7 if dtype == "float32" else 1e-15)

@@ -19,6 +19,7 @@ LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& 
   for (const Tensor* t : operands) strides.push_back(broadcast_strides(*t, shape));
   LoopGeometry g;
   g.strides.resize(operands.size());
+  for (const Tensor* t : operands) g.itemsize.push_back(t->element_size());
   // drop size-1 dims, then merge a dim into the next inner one when contiguous for all
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;

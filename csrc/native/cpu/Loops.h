@@ -10,7 +10,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
 
 #include "native/TensorUtils.h"
 #include "native/cpu/Parallel.h"
@@ -22,6 +29,7 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 struct LoopGeometry {
   std::vector<int64_t> shape;                 // coalesced shape, innermost last
   std::vector<std::vector<int64_t>> strides;  // [operand][dim], in bytes
+  std::vector<int64_t> itemsize;              // [operand], bytes
 };
 
 // Strides of `t` seen with `shape` (which t broadcasts to), in bytes.
@@ -99,30 +107,130 @@ void loop_nd_range(const LoopGeometry& g, std::array<char*, N> base, int64_t beg
   }
 }
 
+// A transposing copy of one block: vector q of src (16 contiguous bytes at src + q * src_step)
+// becomes lane q of each of dst's vectors (dst + r * dst_step): 4 x 4 elements of 4 bytes, 2 x 2
+// of 8. Bytes are moved as they are (shuffles, no arithmetic): any 4- or 8-byte type.
+template <int64_t E>
+inline void transpose_block(char* dst, int64_t dst_step, const char* src, int64_t src_step) {
+#if defined(__SSE2__)
+  if constexpr (E == 4) {
+    __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(src));
+    __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(src + src_step));
+    __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(src + 2 * src_step));
+    __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(src + 3 * src_step));
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(reinterpret_cast<float*>(dst), r0);
+    _mm_storeu_ps(reinterpret_cast<float*>(dst + dst_step), r1);
+    _mm_storeu_ps(reinterpret_cast<float*>(dst + 2 * dst_step), r2);
+    _mm_storeu_ps(reinterpret_cast<float*>(dst + 3 * dst_step), r3);
+  } else {
+    const __m128d a = _mm_loadu_pd(reinterpret_cast<const double*>(src));
+    const __m128d b = _mm_loadu_pd(reinterpret_cast<const double*>(src + src_step));
+    _mm_storeu_pd(reinterpret_cast<double*>(dst), _mm_unpacklo_pd(a, b));
+    _mm_storeu_pd(reinterpret_cast<double*>(dst + dst_step), _mm_unpackhi_pd(a, b));
+  }
+#else
+  constexpr int64_t B = 16 / E;
+  for (int64_t q = 0; q < B; ++q)
+    for (int64_t r = 0; r < B; ++r) std::memcpy(dst + r * dst_step + q * E, src + q * src_step + r * E, E);
+#endif
+}
+
+// dst(i, j) = src(i, j) for a h x w tile of E-byte elements at p + i * step_i + j * step_j, where
+// one side runs along i (step_i == E) and the other along j (step_j == E): whole blocks through
+// transpose_block, columns outermost (the side that runs along i keeps its few lines in L1 down
+// the tile), the ragged edges element by element.
+template <int64_t E>
+void transpose_tile(char* dst, int64_t di, int64_t dj, const char* src, int64_t si, int64_t sj, int64_t h, int64_t w) {
+  constexpr int64_t B = 16 / E;
+  const bool gather = si == E && dj == E;  // else scatter: sj == E && di == E
+  const int64_t hb = h - h % B, wb = w - w % B;
+  for (int64_t j = 0; j < wb; j += B)
+    for (int64_t i = 0; i < hb; i += B) {
+      if (gather) transpose_block<E>(dst + i * di + j * E, di, src + i * E + j * sj, sj);
+      else transpose_block<E>(dst + i * E + j * dj, dj, src + i * si + j * E, si);
+    }
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t j = i < hb ? wb : 0; j < w; ++j) std::memcpy(dst + i * di + j * dj, src + i * si + j * sj, E);
+}
+
 // A 2-D loop in which some operand steps through memory in the outer dim and far apart in the
 // inner one (a transposed operand: x + y.t(), y.t().contiguous()): row by row, each of its
 // elements would come from another cache line. In tiles instead, the cache lines that operand
-// touches are reused by the tile's rows before they are evicted. The tile is tall and narrow
-// (kRows x `width` elements, width * the row operands' element size >= 32 bytes): the
-// transposed operand's lines in a tile sit a row apart, in one cache set when rows are a
-// multiple of 4 KiB long, and 8 of them fit the set's ways where 32 thrashed (4096^2 float add
-// with one operand transposed: 110 ms row by row, 47-74 ms in 32 x 32 tiles, 17-21 ms in 64 x 8
-// in a standalone copy). Returns false when the geometry is not such a loop.
+// touches are reused by the tile's rows before they are evicted.
+//
+// With `buffered` (the body only computes element i of its outputs from element i of its inputs,
+// and writes every output element), each transposed operand of 4 or 8 bytes goes through a
+// buffer: its 64 x 64 tile is transposed into a contiguous buffer by 4 x 4 (2 x 2) vector blocks
+// before the tile's rows run (an output's is transposed back after), and the body sees
+// contiguous rows of 64 elements, which it vectorizes. Otherwise the tile is tall and narrow
+// (kRows x `width` elements, width * the row operands' element size >= 32 bytes): the transposed
+// operand's lines in a tile sit a row apart, in one cache set when rows are a multiple of 4 KiB
+// long, and 8 of them fit the set's ways where 32 thrashed, and its elements go one by one
+// through the body's strided loop (4096^2 float add, one operand transposed, one thread: 110 ms
+// row by row, 47-74 ms in 32 x 32 tiles, 22 ms in 64 x 8, 0.9 ns an element even in cache; see
+// docs/benchmarks.md for the buffered figures). Returns false when the geometry is not such a loop.
 template <size_t N, typename Body>
-bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body) {
+bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body, bool buffered) {
   constexpr int64_t kRows = 64;
   if (g.shape.size() != 2) return false;
   const int64_t rows = g.shape[0], cols = g.shape[1];
-  bool transposed = false;
+  std::array<bool, N> flipped{};  // operands that run along the rows (transposed)
+  bool transposed = false, bufferable = buffered;
   int64_t element = 16;  // the smallest element size among the operands that run along a row
   for (size_t k = 0; k < N; ++k) {
     const int64_t outer = g.strides[k][0] < 0 ? -g.strides[k][0] : g.strides[k][0];
     const int64_t inner = g.strides[k][1] < 0 ? -g.strides[k][1] : g.strides[k][1];
-    transposed = transposed || (outer != 0 && outer <= 16 && inner >= 256);
+    flipped[k] = outer != 0 && outer <= 16 && inner >= 256;
+    transposed = transposed || flipped[k];
+    if (flipped[k])
+      bufferable = bufferable && g.strides[k][0] == g.itemsize[k] && (g.itemsize[k] == 4 || g.itemsize[k] == 8);
     if (inner != 0 && inner < element) element = inner;
   }
+  if (!transposed) return false;
+  if (bufferable && rows >= kRows && cols >= kRows) {
+    constexpr int64_t kCols = 64;
+    const int64_t bands = (rows + kRows - 1) / kRows;
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / (kRows * cols));
+    parallel_for(0, bands, grain, [&](int64_t b, int64_t e) {
+      std::array<std::unique_ptr<char[]>, N> buffer;
+      std::array<int64_t, N> inner;
+      for (size_t k = 0; k < N; ++k) {
+        if (flipped[k]) buffer[k] = std::make_unique<char[]>(static_cast<size_t>(kRows * kCols * g.itemsize[k]));
+        inner[k] = flipped[k] ? g.itemsize[k] : g.strides[k][1];
+      }
+      const auto transpose = [&](size_t k, bool in, char* tile, int64_t h, int64_t w) {  // tile <-> buffer
+        const int64_t E = g.itemsize[k], pitch = kCols * E;
+        char* buf = buffer[k].get();
+        const int64_t si = g.strides[k][0], sj = g.strides[k][1];
+        if (E == 4) {
+          in ? transpose_tile<4>(buf, pitch, E, tile, si, sj, h, w) : transpose_tile<4>(tile, si, sj, buf, pitch, E, h, w);
+        } else {
+          in ? transpose_tile<8>(buf, pitch, E, tile, si, sj, h, w) : transpose_tile<8>(tile, si, sj, buf, pitch, E, h, w);
+        }
+      };
+      for (int64_t band = b; band < e; ++band) {
+        const int64_t i0 = band * kRows, h = std::min(kRows, rows - i0);
+        for (int64_t j0 = 0; j0 < cols; j0 += kCols) {
+          const int64_t w = std::min(kCols, cols - j0);
+          std::array<char*, N> corner;
+          for (size_t k = 0; k < N; ++k) corner[k] = base[k] + i0 * g.strides[k][0] + j0 * g.strides[k][1];
+          for (size_t k = 1; k < N; ++k)
+            if (flipped[k]) transpose(k, true, corner[k], h, w);
+          for (int64_t i = 0; i < h; ++i) {
+            std::array<char*, N> ptrs;
+            for (size_t k = 0; k < N; ++k)
+              ptrs[k] = flipped[k] ? buffer[k].get() + i * kCols * g.itemsize[k] : corner[k] + i * g.strides[k][0];
+            body(ptrs.data(), inner.data(), w);
+          }
+          if (flipped[0]) transpose(0, false, corner[0], h, w);
+        }
+      }
+    });
+    return true;
+  }
   const int64_t width = std::max<int64_t>(8, 32 / element);
-  if (!transposed || rows < 2 * kRows || cols < 2 * width) return false;
+  if (rows < 2 * kRows || cols < 2 * width) return false;
   std::array<int64_t, N> inner;
   for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][1];
   const int64_t bands = (rows + kRows - 1) / kRows;
@@ -144,12 +252,14 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body)
 }
 
 // loop_nd split across threads (parallel_for) when the loop is large; the body must not
-// throw and must write only its own elements.
+// throw and must write only its own elements. `elementwise`: the body computes output element i
+// from input elements i only, through the pointers it is given, and writes every output element
+// (the pointers may then be a buffer's: tiled_loop_2d).
 template <size_t N, typename Body>
-void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& body) {
+void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& body, bool elementwise = false) {
   int64_t numel = 1;
   for (int64_t s : g.shape) numel *= s;
-  if (tiled_loop_2d<N>(g, base, body)) return;
+  if (tiled_loop_2d<N>(g, base, body, elementwise)) return;
   if (numel <= kGrainSize) {
     loop_nd<N>(g, base, body);
     return;
@@ -170,7 +280,7 @@ void unary_loop_runs(const Tensor& out, const Tensor& a, F f, Run run) {
                  for (int64_t i = 0; i < n; ++i)
                    *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
                }
-             });
+             }, /*elementwise=*/true);
 }
 
 // out[i] = f(a[i]) with Out/In element types (the contiguous loop is the one that vectorizes).
@@ -205,7 +315,7 @@ void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                    *reinterpret_cast<Out*>(p[0] + i * s[0]) =
                        f(*reinterpret_cast<const In*>(p[1] + i * s[1]), *reinterpret_cast<const In*>(p[2] + i * s[2]));
                }
-             });
+             }, /*elementwise=*/true);
 }
 
 // out[i] = f(a[i], b[i]), all of type T.
@@ -227,7 +337,7 @@ void select_loop(const Tensor& out, const Tensor& cond, const Tensor& a, const T
                  *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
                                                               ? *reinterpret_cast<const T*>(p[2] + i * s[2])
                                                               : *reinterpret_cast<const T*>(p[3] + i * s[3]);
-             });
+             }, /*elementwise=*/true);
 }
 
 }  // namespace TCORE_CPU_NS
