@@ -183,7 +183,7 @@ def test_tiled_transposed_operands(tcore, dtype, rows, cols):
 # buffer is transposed back), in place on a transposed tensor, unary kernels and where (its bool
 # condition keeps the narrow tiles), 4- and 8-byte dtypes; bit-exact against numpy.
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])
-@pytest.mark.parametrize("rows, cols", [(64, 64), (67, 131), (130, 65), (257, 100), (64, 4099)])
+@pytest.mark.parametrize("rows, cols", [(64, 64), (67, 131), (130, 65), (257, 300), (64, 4099), (300, 257)])
 def test_buffered_transposed_operands(tcore, dtype, rows, cols):
     tc = tcore
     r = np.random.default_rng(rows * 7 + cols)

@@ -161,15 +161,16 @@ void transpose_tile(char* dst, int64_t di, int64_t dj, const char* src, int64_t 
 //
 // With `buffered` (the body only computes element i of its outputs from element i of its inputs,
 // and writes every output element), each transposed operand of 4 or 8 bytes goes through a
-// buffer: its 64 x 64 tile is transposed into a contiguous buffer by 4 x 4 (2 x 2) vector blocks
+// buffer: its 64 x 256 tile is transposed into a contiguous buffer by 4 x 4 (2 x 2) vector blocks
 // before the tile's rows run (an output's is transposed back after), and the body sees
-// contiguous rows of 64 elements, which it vectorizes. Otherwise the tile is tall and narrow
+// contiguous rows of 256 elements, which it vectorizes. Otherwise the tile is tall and narrow
 // (kRows x `width` elements, width * the row operands' element size >= 32 bytes): the transposed
 // operand's lines in a tile sit a row apart, in one cache set when rows are a multiple of 4 KiB
 // long, and 8 of them fit the set's ways where 32 thrashed, and its elements go one by one
-// through the body's strided loop (4096^2 float add, one operand transposed, one thread: 110 ms
-// row by row, 47-74 ms in 32 x 32 tiles, 22 ms in 64 x 8, 0.9 ns an element even in cache; see
-// docs/benchmarks.md for the buffered figures). Returns false when the geometry is not such a loop.
+// through the body's strided loop. 4096^2 float add, one operand transposed, one thread: 110 ms
+// row by row, 47-74 ms in 32 x 32 tiles, 22 ms in 64 x 8 (0.9 ns an element even in cache);
+// buffered in 64 x 64 tiles 18.5 ms, 64 x 256 16.1 (0.35 ns in cache), 64 x 512 15.9, 64 x 1024
+// 24.3, 32 or 128 x 256 20.8 / 17.6. Returns false when the geometry is not such a loop.
 template <size_t N, typename Body>
 bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body, bool buffered) {
   constexpr int64_t kRows = 64;
@@ -189,7 +190,7 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
   }
   if (!transposed) return false;
   if (bufferable && rows >= kRows && cols >= kRows) {
-    constexpr int64_t kCols = 64;
+    constexpr int64_t kCols = 256;  // rows of 1 KiB for float operands that run along them
     const int64_t bands = (rows + kRows - 1) / kRows;
     const int64_t grain = std::max<int64_t>(1, kGrainSize / (kRows * cols));
     parallel_for(0, bands, grain, [&](int64_t b, int64_t e) {
