@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -194,11 +195,20 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
     const int64_t bands = (rows + kRows - 1) / kRows;
     const int64_t grain = std::max<int64_t>(1, kGrainSize / (kRows * cols));
     parallel_for(0, bands, grain, [&](int64_t b, int64_t e) {
+      // in a parallel region nothing may throw: without memory for its buffers (128 KiB at most
+      // an operand), a thread runs its tiles on the operands themselves, through the strided loop
       std::array<std::unique_ptr<char[]>, N> buffer;
+      bool allocated = true;
+      for (size_t k = 0; k < N; ++k)
+        if (flipped[k]) {
+          buffer[k].reset(new (std::nothrow) char[static_cast<size_t>(kRows * kCols * g.itemsize[k])]);
+          allocated = allocated && buffer[k] != nullptr;
+        }
+      std::array<bool, N> via{};  // operands read and written through their buffer
       std::array<int64_t, N> inner;
       for (size_t k = 0; k < N; ++k) {
-        if (flipped[k]) buffer[k] = std::make_unique<char[]>(static_cast<size_t>(kRows * kCols * g.itemsize[k]));
-        inner[k] = flipped[k] ? g.itemsize[k] : g.strides[k][1];
+        via[k] = flipped[k] && allocated;
+        inner[k] = via[k] ? g.itemsize[k] : g.strides[k][1];
       }
       const auto transpose = [&](size_t k, bool in, char* tile, int64_t h, int64_t w) {  // tile <-> buffer
         const int64_t E = g.itemsize[k], pitch = kCols * E;
@@ -217,14 +227,14 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
           std::array<char*, N> corner;
           for (size_t k = 0; k < N; ++k) corner[k] = base[k] + i0 * g.strides[k][0] + j0 * g.strides[k][1];
           for (size_t k = 1; k < N; ++k)
-            if (flipped[k]) transpose(k, true, corner[k], h, w);
+            if (via[k]) transpose(k, true, corner[k], h, w);
           for (int64_t i = 0; i < h; ++i) {
             std::array<char*, N> ptrs;
             for (size_t k = 0; k < N; ++k)
-              ptrs[k] = flipped[k] ? buffer[k].get() + i * kCols * g.itemsize[k] : corner[k] + i * g.strides[k][0];
+              ptrs[k] = via[k] ? buffer[k].get() + i * kCols * g.itemsize[k] : corner[k] + i * g.strides[k][0];
             body(ptrs.data(), inner.data(), w);
           }
-          if (flipped[0]) transpose(0, false, corner[0], h, w);
+          if (via[0]) transpose(0, false, corner[0], h, w);
         }
       }
     });
