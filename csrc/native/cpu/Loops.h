@@ -15,7 +15,9 @@
 #include <new>
 #include <vector>
 
-#if defined(__SSE2__)
+#if defined(__AVX__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #include <xmmintrin.h>
 #endif
@@ -108,12 +110,49 @@ void loop_nd_range(const LoopGeometry& g, std::array<char*, N> base, int64_t beg
   }
 }
 
-// A transposing copy of one block: vector q of src (16 contiguous bytes at src + q * src_step)
-// becomes lane q of each of dst's vectors (dst + r * dst_step): 4 x 4 elements of 4 bytes, 2 x 2
-// of 8. Bytes are moved as they are (shuffles, no arithmetic): any 4- or 8-byte type.
+// A transposing copy of one block: vector q of src (kBlockBytes contiguous bytes at
+// src + q * src_step) becomes lane q of each of dst's vectors (dst + r * dst_step): 8 x 8 elements
+// of 4 bytes, 4 x 4 of 8 with AVX (4 x 4 and 2 x 2 with SSE2). Bytes are moved as they are
+// (shuffles, no arithmetic): any 4- or 8-byte type. (AVX's blocks against SSE's in a standalone
+// copy of the buffered add: 17.8 -> 15.4 ms for 4096^2 floats, 7.2 -> 5.4 in the cache.)
+#if defined(__AVX__)
+constexpr int64_t kBlockBytes = 32;
+#else
+constexpr int64_t kBlockBytes = 16;
+#endif
 template <int64_t E>
 inline void transpose_block(char* dst, int64_t dst_step, const char* src, int64_t src_step) {
-#if defined(__SSE2__)
+#if defined(__AVX__)
+  if constexpr (E == 4) {
+    __m256 r[8], t[8], u[8];
+    for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + q * src_step));
+    for (int q = 0; q < 8; q += 2) {
+      t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+      t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+    }
+    for (int q = 0; q < 8; q += 4) {
+      u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
+      u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xEE);
+      u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
+      u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
+    }
+    for (int q = 0; q < 4; ++q) {
+      _mm256_storeu_ps(reinterpret_cast<float*>(dst + q * dst_step), _mm256_permute2f128_ps(u[q], u[q + 4], 0x20));
+      _mm256_storeu_ps(reinterpret_cast<float*>(dst + (q + 4) * dst_step), _mm256_permute2f128_ps(u[q], u[q + 4], 0x31));
+    }
+  } else {
+    const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(src));
+    const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(src + src_step));
+    const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(src + 2 * src_step));
+    const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(src + 3 * src_step));
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(reinterpret_cast<double*>(dst), _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(reinterpret_cast<double*>(dst + dst_step), _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(reinterpret_cast<double*>(dst + 2 * dst_step), _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(reinterpret_cast<double*>(dst + 3 * dst_step), _mm256_permute2f128_pd(t1, t3, 0x31));
+  }
+#elif defined(__SSE2__)
   if constexpr (E == 4) {
     __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(src));
     __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(src + src_step));
@@ -131,7 +170,7 @@ inline void transpose_block(char* dst, int64_t dst_step, const char* src, int64_
     _mm_storeu_pd(reinterpret_cast<double*>(dst + dst_step), _mm_unpackhi_pd(a, b));
   }
 #else
-  constexpr int64_t B = 16 / E;
+  constexpr int64_t B = kBlockBytes / E;
   for (int64_t q = 0; q < B; ++q)
     for (int64_t r = 0; r < B; ++r) std::memcpy(dst + r * dst_step + q * E, src + q * src_step + r * E, E);
 #endif
@@ -143,7 +182,7 @@ inline void transpose_block(char* dst, int64_t dst_step, const char* src, int64_
 // the tile), the ragged edges element by element.
 template <int64_t E>
 void transpose_tile(char* dst, int64_t di, int64_t dj, const char* src, int64_t si, int64_t sj, int64_t h, int64_t w) {
-  constexpr int64_t B = 16 / E;
+  constexpr int64_t B = kBlockBytes / E;
   const bool gather = si == E && dj == E;  // else scatter: sj == E && di == E
   const int64_t hb = h - h % B, wb = w - w % B;
   for (int64_t j = 0; j < wb; j += B)
@@ -162,7 +201,7 @@ void transpose_tile(char* dst, int64_t di, int64_t dj, const char* src, int64_t 
 //
 // With `buffered` (the body only computes element i of its outputs from element i of its inputs,
 // and writes every output element), each transposed operand of 4 or 8 bytes goes through a
-// buffer: its 64 x 256 tile is transposed into a contiguous buffer by 4 x 4 (2 x 2) vector blocks
+// buffer: its 64 x 256 tile is transposed into a contiguous buffer by vector blocks (8 x 8 floats)
 // before the tile's rows run (an output's is transposed back after), and the body sees
 // contiguous rows of 256 elements, which it vectorizes. Otherwise the tile is tall and narrow
 // (kRows x `width` elements, width * the row operands' element size >= 32 bytes): the transposed
