@@ -178,8 +178,8 @@ def test_tiled_transposed_operands(tcore, dtype, rows, cols):
         np.testing.assert_array_equal(out.numpy(), op(x, x))
 
 
-# Transposed operands of 4 and 8 bytes go through a buffer (64 x 64 tiles transposed by 4 x 4 or
-# 2 x 2 vector blocks): ragged tiles and blocks, both operands transposed, a transposed out (the
+# Transposed operands of 4 and 8 bytes go through a buffer (64 x 256 tiles transposed by vector
+# blocks: 8 x 8 / 4 x 4 with AVX, 4 x 4 / 2 x 2 with SSE2): ragged tiles and blocks, both operands transposed, a transposed out (the
 # buffer is transposed back), in place on a transposed tensor, unary kernels and where (its bool
 # condition keeps the narrow tiles), 4- and 8-byte dtypes; bit-exact against numpy.
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])
