@@ -225,3 +225,37 @@ def test_buffered_transpose_keeps_every_bit(tcore, dtype, bits):
     out = tcore.from_numpy(np.zeros((257, 300), dtype=dtype)).t()
     out.copy_(t)  # into a transposed out: through the buffer and back
     np.testing.assert_array_equal(out.numpy().view(bits), raw)
+
+
+# Outputs of 32 MiB and more, whose rows run along the tiles' rows, leave the buffered tiles row by
+# row through non-temporal stores (a row buffer, then aligned vector stores, plain copies at the
+# ends), and the inputs read in place are prefetched rows ahead (into the next tile at a tile's end;
+# never past a short last band): ragged tiles, a short last band (rows % 64 == 3), an out whose
+# rows are not aligned to a vector (a view one element in), in place on the contiguous operand;
+# bit-exact against numpy. The fence after the streamed rows: the result is read by this thread
+# after another wrote it (two threads).
+@pytest.mark.parametrize("dtype, rows, cols", [("float32", 2883, 2917), ("float64", 2051, 2050)])
+def test_streamed_output_of_buffered_tiles(tcore, dtype, rows, cols):
+    tc = tcore
+    assert rows * cols * np.dtype(dtype).itemsize >= 32 << 20
+    r = np.random.default_rng(rows)
+    x = r.standard_normal((rows, cols)).astype(dtype)
+    y = r.standard_normal((cols, rows)).astype(dtype)
+    tx, ty = tc.from_numpy(x.copy()), tc.from_numpy(y.copy())
+    threads = tc.get_num_threads()
+    try:
+        for n in (1, 2):
+            tc.set_num_threads(n)
+            np.testing.assert_array_equal((tx + ty.t()).numpy(), x + y.T)
+            np.testing.assert_array_equal(ty.t().contiguous().numpy(), y.T)
+            big = tc.from_numpy(np.zeros((rows + 1, cols + 1), dtype=dtype))
+            out = big[1:, 1:]  # rows start one element past a vector boundary
+            tc.mul(tx, ty.t(), out=out)
+            np.testing.assert_array_equal(out.numpy(), x * y.T)
+            np.testing.assert_array_equal(big.numpy()[0], 0)  # nothing written outside the view
+            np.testing.assert_array_equal(big.numpy()[:, 0], 0)
+            inplace = tc.from_numpy(x.copy())
+            inplace.sub_(ty.t())  # out = the input read in place (and prefetched)
+            np.testing.assert_array_equal(inplace.numpy(), x - y.T)
+    finally:
+        tc.set_num_threads(threads)
