@@ -297,7 +297,8 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
       bool allocated = true;
       for (size_t k = 0; k < N; ++k)
         if (flipped[k] || (k == 0 && stream)) {
-          buffer[k].reset(new (std::nothrow) char[static_cast<size_t>((flipped[k] ? kRows : 1) * pitch(k))]);
+          const int64_t bytes = flipped[k] ? kRows * pitch(k) : kCols * g.itemsize[k] + 8192;  // 8 KiB: see row_for
+          buffer[k].reset(new (std::nothrow) char[static_cast<size_t>(bytes)]);
           allocated = allocated && buffer[k] != nullptr;
         }
       std::array<bool, N> via{};  // operands read and written through their buffer
@@ -307,6 +308,16 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
         inner[k] = via[k] ? g.itemsize[k] : g.strides[k][1];
       }
       const bool streamed = stream && allocated;
+      // The row buffer of a streamed output row at `out`: 2 KiB + 64 bytes past it modulo 4 KiB.
+      // One fixed row buffer, wherever the heap put it, could share its address bits 0-11 with
+      // the output rows (rows of 16 KiB all do), and its loads wait on the non-temporal stores
+      // still draining to those bits (4K aliasing, the likely cause): 4096^2 floats, one thread,
+      // x + y.t() took 12.8 or 22 ms and y.t().contiguous() 8.1 or 22 as the buffer fell; at 64,
+      // 1088, 2112 or 3136 bytes from the output's bits, 12.7-13.1 and 8.0-8.2 every time.
+      const auto row_for = [&](const char* out) {
+        const uintptr_t page = (reinterpret_cast<uintptr_t>(buffer[0].get()) + 4095) & ~uintptr_t{4095};
+        return reinterpret_cast<char*>(page + ((reinterpret_cast<uintptr_t>(out) + 2048 + 64) & 4095));
+      };
       const auto transpose = [&](size_t k, bool in, char* tile, int64_t h, int64_t w, int64_t ahead) {  // tile <-> buffer
         const int64_t E = g.itemsize[k], P = pitch(k);
         char* buf = buffer[k].get();
@@ -329,7 +340,8 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
             std::array<char*, N> ptrs;
             for (size_t k = 0; k < N; ++k)
               ptrs[k] = via[k] ? buffer[k].get() + i * pitch(k) : corner[k] + i * g.strides[k][0];
-            if (streamed) ptrs[0] = buffer[0].get();
+            char* const out = corner[0] + i * g.strides[0][0];
+            if (streamed) ptrs[0] = row_for(out);
             for (size_t k = 1; k < N && large; ++k)  // the inputs read in place: their row kAhead rows on
               if (!via[k] && g.strides[k][1] == g.itemsize[k]) {
                 const int64_t r = i + kAhead;  // in this tile, or else in the next one along the band
@@ -340,7 +352,7 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
                   for (int64_t l = 0; l < w * g.itemsize[k]; l += 64) __builtin_prefetch(next + l);
               }
             body(ptrs.data(), inner.data(), w);
-            if (streamed) stream_bytes(corner[0] + i * g.strides[0][0], buffer[0].get(), w * g.itemsize[0]);
+            if (streamed) stream_bytes(out, ptrs[0], w * g.itemsize[0]);
           }
           if (via[0]) transpose(0, false, corner[0], h, w, -1);
         }
