@@ -231,7 +231,8 @@ def test_buffered_transpose_keeps_every_bit(tcore, dtype, bits):
 # row through non-temporal stores (a row buffer, then aligned vector stores, plain copies at the
 # ends), and the inputs read in place are prefetched rows ahead (into the next tile at a tile's end;
 # never past a short last band): ragged tiles, a short last band (rows % 64 == 3), an out whose
-# rows are not aligned to a vector (a view one element in), in place on the contiguous operand;
+# rows are not aligned to a vector (a view one element in), in place on the contiguous operand,
+# negative strides, where with a bool condition read in place;
 # bit-exact against numpy. The fence after the streamed rows: the result is read by this thread
 # after another wrote it (two threads).
 @pytest.mark.parametrize("dtype, rows, cols", [("float32", 2883, 2917), ("float64", 2051, 2050)])
@@ -257,5 +258,10 @@ def test_streamed_output_of_buffered_tiles(tcore, dtype, rows, cols):
             inplace = tc.from_numpy(x.copy())
             inplace.sub_(ty.t())  # out = the input read in place (and prefetched)
             np.testing.assert_array_equal(inplace.numpy(), x - y.T)
+            # negative strides: the in-place input's rows and the transposed operand's rows past
+            # the tile are prefetched backwards through memory
+            np.testing.assert_array_equal((tx.flip(0) + ty.t().flip(1)).numpy(), x[::-1] + y.T[:, ::-1])
+            cond = tc.from_numpy(r.standard_normal((rows, cols)) > 0)  # a 1-byte input read in place
+            np.testing.assert_array_equal(tc.where(cond, tx, ty.t()).numpy(), np.where(cond.numpy(), x, y.T))
     finally:
         tc.set_num_threads(threads)

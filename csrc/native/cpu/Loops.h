@@ -282,8 +282,8 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body,
     // operands it reads: the transposed ones in transpose_tile, those read in place (rows of
     // 1 KiB, a row apart) kAhead rows ahead. An output of it whose rows run along the tile's rows
     // is streamed: each row of the body's goes to a buffer row in L1 first, and from there to
-    // memory through non-temporal stores. 4096^2 floats, one thread: x + y.t() 15.3 -> 12.5 ms,
-    // y.t().contiguous() 11.5 -> 8.0 (streamed without the prefetches, x + y.t() took 18.5: the
+    // memory through non-temporal stores. 4096^2 floats, one thread: x + y.t() 15.2 -> 12.5-13.1
+    // ms, y.t().contiguous() 11.5 -> 8.0-8.4 (streamed without the prefetches, x + y.t() took 18.5: the
     // misses on x were then what the thread waited on).
     constexpr int64_t kAhead = 4;
     const bool large = rows * cols * g.itemsize[0] >= kStreamBytes;
