@@ -3,8 +3,16 @@ of kept elements added into an accumulator row) against numpy in float64 / int64
 same results as the row path gives for the same values transposed."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 CASES = [((4096, 64), 0), ((3, 5, 7), 1), ((3, 5, 7), (0, 1)), ((2, 1), 0), ((5, 3000), 0), ((4, 0, 3), 1),
          ((0, 3), 0), ((2, 3, 4, 5), (1, 2)), ((6, 2049), 0)]
@@ -55,3 +63,42 @@ def test_scans_and_softmax_into_an_out_with_an_offset(tcore):
     buf = tc.ones(2, 3)
     tc.cumprod(tc.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, out=buf[:, 1:])
     np.testing.assert_array_equal(buf.numpy(), [[1, 1, 2], [1, 3, 8]])
+
+
+# argmax/argmin and max/min(dim) at one capability: lengths around the vector widths (4 registers of
+# 4, 8 or 16 lanes, the scalar tail), ties, signed zeros, infinities and NaNs (the first NaN wins,
+# as in numpy and PyTorch), for every dtype with a vector path and one without; prints the mismatches.
+ARG_PROGRAM = r"""
+import json, numpy as np, tcore
+rng = np.random.default_rng(7)
+bad = []
+for dt in ("float32", "float64", "int32", "int64", "int16"):
+    for n in (1, 2, 15, 16, 31, 32, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 4099):
+        for kind in ("normal", "ties", "nan", "last_nan", "signed_zeros", "inf", "all_nan", "max_at_end"):
+            if dt[0] != "f" and kind in ("nan", "last_nan", "signed_zeros", "inf", "all_nan"):
+                continue
+            a = (rng.integers(-3, 4, (3, n)) if kind == "ties" else rng.standard_normal((3, n)) * 100).astype(dt)
+            if kind == "nan": a[:, rng.integers(0, n, 3)] = np.nan
+            if kind == "last_nan": a[0, -1] = np.nan; a[1, n // 2] = np.nan
+            if kind == "signed_zeros": a[:] = 0.0; a[:, ::3] = -0.0
+            if kind == "inf": a[:, rng.integers(0, n, 2)] = np.inf; a[:, rng.integers(0, n, 2)] = -np.inf
+            if kind == "all_nan": a[:] = np.nan
+            if kind == "max_at_end": a[:, -1] = np.iinfo(dt).max if dt[0] == "i" else 1e30; a[:, 0] = a[:, -1]
+            t = tcore.from_numpy(a)
+            got = {"argmax": t.argmax(1).numpy(), "argmin": t.argmin(1).numpy(), "max": t.max(1)[1].numpy(),
+                   "min": t.min(1)[1].numpy(), "argmax_all": np.array(t.argmax().item())}
+            want = {"argmax": a.argmax(1), "argmin": a.argmin(1), "max": a.argmax(1), "min": a.argmin(1),
+                    "argmax_all": np.array(a.argmax())}
+            bad += [[dt, n, kind, k] for k in got if not np.array_equal(got[k], want[k])]
+print(json.dumps({"capability": tcore.backends.cpu.get_cpu_capability(), "bad": bad}))
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_arg_extremes_at_every_capability(tcore, capability):
+    env = {**os.environ, "TCORE_CPU_CAPABILITY": capability}
+    r = subprocess.run([sys.executable, "-c", ARG_PROGRAM], capture_output=True, text=True, cwd=ROOT, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["bad"] == [], out

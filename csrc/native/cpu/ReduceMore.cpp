@@ -3,7 +3,9 @@
 // logsumexp, softmax/log_softmax and the scans cumsum/cumprod. Like sum (ReduceOps.cpp), the input is viewed
 // with the kept dims first and the reduced dims last, made contiguous, and each row is
 // reduced on its own.
+#include <climits>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -60,13 +62,72 @@ bool nan(T v) {
 
 // The position of the largest (Greater) or smallest element of a row; NaN wins, first one on ties.
 template <bool Greater, typename T>
-int64_t arg_extreme(const T* row, int64_t n) {
+int64_t arg_extreme_scalar(const T* row, int64_t n) {
   int64_t best = 0;
   for (int64_t i = 1; i < n; ++i) {
     if (nan(row[best])) break;
     if (nan(row[i]) || (Greater ? row[i] > row[best] : row[i] < row[best])) best = i;
   }
   return best;
+}
+
+// The same in one pass of vectors for element types whose lanes an index of the same width can
+// follow (float and int32 with int32 positions, double and int64 with int64 ones): each lane of
+// four registers keeps its best value and where it was, replaced only by a strictly better value
+// or by a first NaN (`!(v <= best)` is true for both; a NaN best is never replaced), so a lane
+// keeps the first of its equal values. The lanes are then merged by value, ties to the smaller
+// position, and the tail (fewer than four registers) follows by the scalar rule.
+template <typename T>
+constexpr bool kVectorArg = (std::is_floating_point_v<T> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>);
+
+template <bool Greater, typename T>
+int64_t arg_extreme_vector(const T* row, int64_t n) {
+  using Pos = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  constexpr int64_t W = kVectorBytes / sizeof(T);
+  typedef T V __attribute__((vector_size(kVectorBytes)));
+  typedef Pos P __attribute__((vector_size(kVectorBytes)));
+  V best[4];
+  P where[4], iota;
+  for (int64_t j = 0; j < W; ++j) iota[j] = static_cast<Pos>(j);
+  for (int k = 0; k < 4; ++k) {
+    std::memcpy(&best[k], row + k * W, sizeof(V));
+    where[k] = iota + static_cast<Pos>(k * W);
+  }
+  int64_t i = 4 * W;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    for (int k = 0; k < 4; ++k) {
+      V v;
+      std::memcpy(&v, row + i + k * W, sizeof v);
+      // Greater: v > best, or v NaN, and best not NaN (for integers the NaN terms fold away)
+      const P take = ~(Greater ? v <= best[k] : v >= best[k]) & (best[k] == best[k]);
+      best[k] = take ? v : best[k];
+      where[k] = take ? iota + static_cast<Pos>(i + k * W) : where[k];
+    }
+  }
+  T m = best[0][0];
+  int64_t at = where[0][0];
+  for (int k = 0; k < 4; ++k) {
+    for (int64_t j = 0; j < W; ++j) {
+      const T v = best[k][j];
+      const int64_t p = where[k][j];
+      const bool better = nan(m) ? (nan(v) && p < at)
+                                 : (nan(v) || (Greater ? v > m : v < m) || (v == m && p < at));
+      if (better) m = v, at = p;
+    }
+  }
+  for (; i < n && !nan(m); ++i)
+    if (nan(row[i]) || (Greater ? row[i] > m : row[i] < m)) m = row[i], at = i;
+  return at;
+}
+
+template <bool Greater, typename T>
+int64_t arg_extreme(const T* row, int64_t n) {
+  if constexpr (kVectorArg<T>) {
+    // positions held in 32-bit lanes: rows past 2^31 elements take the scalar rule
+    if (n >= 8 * kVectorBytes / static_cast<int64_t>(sizeof(T)) && (sizeof(T) == 8 || n <= INT32_MAX))
+      return arg_extreme_vector<Greater>(row, n);
+  }
+  return arg_extreme_scalar<Greater>(row, n);
 }
 
 // The largest (Greater) or smallest element over `dim` (all dims when empty) into result, of the
