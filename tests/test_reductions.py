@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 CASES = [((4096, 64), 0), ((3, 5, 7), 1), ((3, 5, 7), (0, 1)), ((2, 1), 0), ((5, 3000), 0), ((4, 0, 3), 1),
-         ((0, 3), 0), ((2, 3, 4, 5), (1, 2)), ((6, 2049), 0)]
+         ((0, 3), 0), ((2, 3, 4, 5), (1, 2)), ((6, 2049), 0),
+         ((3, 0), 0), ((9, 4099), 0), ((17, 3, 5000), 1)]  # no columns; eight rows a pass and a remainder
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
