@@ -50,13 +50,8 @@ inline std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
   return mask;
 }
 
-// Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`, which has
-// the input's shape and order (on any device).
-inline void write_rows_back(const Tensor& result, const Tensor& rows, const std::vector<bool>& mask) {
-  if (result.dim() == 0) {
-    copy_kernel(result, make_view(rows, {}, {}, 0));
-    return;
-  }
+// `result` (the input's shape and order) viewed in rows_for's order: kept dims, then reduced dims.
+inline Tensor rows_view(const Tensor& result, const std::vector<bool>& mask) {
   std::vector<int64_t> sizes, strides;
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t d = 0; d < mask.size(); ++d) {
@@ -65,7 +60,17 @@ inline void write_rows_back(const Tensor& result, const Tensor& rows, const std:
       strides.push_back(result.strides()[d]);
     }
   }
-  copy_kernel(make_view(result, sizes, strides, result.storage_offset()), rows);
+  return make_view(result, sizes, strides, result.storage_offset());
+}
+
+// Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`, which has
+// the input's shape and order (on any device).
+inline void write_rows_back(const Tensor& result, const Tensor& rows, const std::vector<bool>& mask) {
+  if (result.dim() == 0) {
+    copy_kernel(result, make_view(rows, {}, {}, 0));
+    return;
+  }
+  copy_kernel(rows_view(result, mask), rows);
 }
 
 inline void check_nonempty(const Rows& rows, const Tensor& self, const char* op) {

@@ -230,26 +230,63 @@ Tensor variance(const Tensor& self, OptionalIntArrayRef dim, const std::optional
   });
 }
 
-// the scan of self along dim, in dtype t, into result (contiguous, self's sizes, of dtype t)
+// The scans of `outer` contiguous rows of `inner` elements, floats accumulated in double (as torch
+// does on the CPU: float32 partial sums drift, 0.07 off after 100k normal values), each row in its
+// own order (torch's results, bit for bit). Eight rows are scanned side by side, eight independent
+// chains of additions (or products) hiding the adder's latency, into a small buffer in L1 copied
+// out a row at a time. cumsum of 4096² float32 at one thread: 18.4 ms a row at a time, 11.7 this
+// way; 30 storing straight to the eight rows in turn; slower still with 16 rows, or with the block
+// converted to double by vectors first (measured on a standalone copy).
+template <bool Product, typename T>
+void scan_rows(const T* in, T* out, int64_t outer, int64_t inner) {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+  constexpr int64_t G = 8, B = 256;  // rows side by side; columns a block (G x B of T in L1)
+  const auto step = [](Acc acc, T v) {
+    return Product ? static_cast<Acc>(acc * static_cast<Acc>(v)) : static_cast<Acc>(acc + static_cast<Acc>(v));
+  };
+  const int64_t groups = (outer + G - 1) / G;
+  for_each_row(groups, G * inner, [&](int64_t g) {
+    const int64_t r0 = g * G;
+    const T* x = in + r0 * inner;
+    T* y = out + r0 * inner;
+    if (r0 + G <= outer) {
+      Acc acc[G];
+      T block[G][B];
+      for (auto& a : acc) a = Product ? Acc(1) : Acc(0);
+      for (int64_t i0 = 0; i0 < inner; i0 += B) {
+        const int64_t len = std::min(B, inner - i0);
+        for (int64_t i = 0; i < len; ++i) {
+          for (int64_t k = 0; k < G; ++k) {
+            acc[k] = step(acc[k], x[k * inner + i0 + i]);
+            block[k][i] = static_cast<T>(acc[k]);
+          }
+        }
+        for (int64_t k = 0; k < G; ++k) std::memcpy(y + k * inner + i0, block[k], static_cast<size_t>(len) * sizeof(T));
+      }
+      return;
+    }
+    for (int64_t r = r0; r < outer; ++r, x += inner, y += inner) {
+      Acc acc = Product ? Acc(1) : Acc(0);
+      for (int64_t i = 0; i < inner; ++i) y[i] = static_cast<T>(acc = step(acc, x[i]));
+    }
+  });
+}
+
+// the scan of self along dim, in dtype t, into result (contiguous, self's sizes, of dtype t): into
+// result itself when its rows are already in rows_for's order (dim the last one, or only 1s after
+// it), else into rows of that order written back after
 template <bool Product>
 void scan_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
   const std::vector<bool> mask = one_dim(self, dim);
-  Rows rows = rows_for(self, mask, true, t);
-  // the scanned rows, in the (kept dims, dim) order of `rows`, written back in the input's order
-  Tensor scanned = empty_cpu(rows.data.sizes(), t);
+  const Rows rows = rows_for(self, mask, true, t);
+  const Tensor target = rows_view(result, mask);
+  const bool direct = target.is_contiguous();
+  const Tensor scanned = direct ? target : empty_cpu(rows.data.sizes(), t);
   dispatch_dtype(t, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* in = rows.data.template data_ptr<T>();
-    T* out = scanned.template data_ptr<T>();
-    for_each_row(rows.outer, rows.inner, [&](int64_t r) {
-      T acc = Product ? T(1) : T(0);
-      for (int64_t i = 0; i < rows.inner; ++i) {
-        acc = Product ? static_cast<T>(acc * in[r * rows.inner + i]) : static_cast<T>(acc + in[r * rows.inner + i]);
-        out[r * rows.inner + i] = acc;
-      }
-    });
+    scan_rows<Product>(rows.data.template data_ptr<T>(), scanned.template data_ptr<T>(), rows.outer, rows.inner);
   });
-  write_rows_back(result, scanned, mask);
+  if (!direct) copy_kernel(target, scanned);
 }
 
 // out's dtype is the meta function's (dtype=, integers as int64...): the scan runs in compute_dtype
