@@ -583,6 +583,29 @@ def test_pow_forms(tcore):
     np.testing.assert_allclose(abs(tcore.tensor([-1.5, 2.0])).numpy(), [1.5, 2.0])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pow_by_special_numbers_computes_as_torch(tcore, dtype):
+    """A number exponent of 2, 3, 0.5, -0.5, -1, -2 or 1 is computed as PyTorch computes it (x*x,
+    x*x*x, sqrt, 1/sqrt, 1/x, 1/(x*x), x: sqrt(-0.) is -0. and sqrt(-inf) NaN where pow gives +0.
+    and inf), in place and into out= too; a 0-dim tensor exponent keeps std::pow, as in torch."""
+    x = np.concatenate([[0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-40, 3e38, -2.5],
+                        np.random.default_rng(0).standard_normal(300) * 10]).astype(dtype)
+    forms = {2: lambda v: v * v, 3: lambda v: v * v * v, 0.5: np.sqrt, -0.5: lambda v: 1 / np.sqrt(v),
+             -1: lambda v: 1 / v, -2: lambda v: 1 / (v * v), 1: lambda v: v, 2.5: lambda v: v ** 2.5}
+    with np.errstate(all="ignore"):
+        for e, form in forms.items():
+            want = form(x)
+            t = tcore.from_numpy(x.copy())
+            for got in ((t ** e).numpy(), tcore.pow(t, e, out=tcore.empty(x.shape, dtype=t.dtype)).numpy(), t.clone().pow_(e).numpy()):
+                if e == 2.5:  # std::pow: within an ulp
+                    np.testing.assert_allclose(got, want, rtol=3e-7 if dtype == np.float32 else 1e-15, equal_nan=True)
+                else:
+                    np.testing.assert_array_equal(got, want)
+                    assert np.array_equal(np.signbit(got[~np.isnan(want)]), np.signbit(want[~np.isnan(want)])), e
+        assert tcore.from_numpy(np.array([-0.0], dtype)).pow(tcore.tensor(0.5)).item() == 0.0  # std::pow: +0.
+        assert not np.signbit(tcore.from_numpy(np.array([-0.0], dtype)).pow(tcore.tensor(0.5)).item())
+
+
 def test_maximum_propagates_nan(tcore):
     a, b = tcore.tensor([float("nan"), 1.0, 3.0]), tcore.tensor([0.0, float("nan"), 2.0])
     np.testing.assert_array_equal(tcore.maximum(a, b).numpy(), np.maximum(a.numpy(), b.numpy()))

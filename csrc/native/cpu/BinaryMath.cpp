@@ -67,17 +67,64 @@ Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   return binary_op_into<Kinds::Floating>(out, self, other, t, t, "atan2", atan2_fn());
 }
 
+namespace {
+// PyTorch's special exponents (a number, as in x ** 2, raising floats; a 0-dim tensor exponent takes
+// std::pow, as in torch): x * x, x * x * x,
+// sqrt, 1 / sqrt, 1 / x, 1 / (x * x), x, computed as torch computes them (sqrt(-0.) is -0. where
+// pow(-0., 0.5) is +0.); other exponents, integers and complex numbers take pow_fn. A 4M-element
+// float32 x ** 2 through std::pow: 35 ms, 46x torch's.
+// f(x) for floats (the special exponents below), pow_fn's for the other dtypes the loop instantiates
+template <typename F>
+struct FloatPow {
+  F f;
+  template <typename Tag>
+  auto operator()(Tag) const {
+    using T = typename Tag::type;
+    return [f = f](T x, T y) -> T {
+      if constexpr (std::is_floating_point_v<T>) return f(x);
+      else return pow_fn()(Tag{})(x, y);
+    };
+  }
+};
+template <typename F>
+FloatPow<F> float_pow(F f) { return {f}; }
+
+template <typename Run>
+Tensor with_pow_fn(const Tensor& exponent, ScalarType compute, const Run& run) {
+  const auto as = [](auto f) { return float_pow(f); };
+  const ScalarType et = exponent.dtype();
+  if (!exponent.impl()->is_wrapped_number || !is_floating(compute) || exponent.dim() != 0 || is_reduced_float(et) ||
+      !(is_floating(et) || is_integral(et, /*include_bool=*/false)))
+    return run(pow_fn());
+  const double e = dispatch_dtype(et, "pow", [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    if constexpr (std::is_arithmetic_v<E>) return static_cast<double>(*exponent.template data_ptr<E>());
+    else return std::nan("");  // not reached: the dtypes above
+  });
+  if (e == 2.0) return run(as([](auto x) { return x * x; }));
+  if (e == 3.0) return run(as([](auto x) { return x * x * x; }));
+  if (compute != ScalarType::Half) {  // torch's float16 takes pow there: pow(-0., 0.5) is +0., pow(-inf, -0.5) is 0.
+    if (e == 0.5) return run(as([](auto x) { return std::sqrt(x); }));
+    if (e == -0.5) return run(as([](auto x) { return decltype(x)(1) / std::sqrt(x); }));
+  }
+  if (e == -1.0) return run(as([](auto x) { return decltype(x)(1) / x; }));
+  if (e == -2.0) return run(as([](auto x) { return decltype(x)(1) / (x * x); }));
+  if (e == 1.0) return run(as([](auto x) { return x; }));
+  return run(pow_fn());
+}
+}  // namespace
+
 Tensor pow(const Tensor& self, const Tensor& exponent) {
   const ScalarType t = promoted(self, exponent);
-  return binary_op<Kinds::Numeric>(self, exponent, t, t, "pow", pow_fn());
+  return with_pow_fn(exponent, t, [&](auto fn) { return binary_op<Kinds::Numeric>(self, exponent, t, t, "pow", fn); });
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   const ScalarType t = promoted(self, exponent);
-  return binary_op_inplace<Kinds::Numeric>(self, exponent, t, t, "pow_", pow_fn());
+  return with_pow_fn(exponent, t, [&](auto fn) { return binary_op_inplace<Kinds::Numeric>(self, exponent, t, t, "pow_", fn); });
 }
 Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
   const ScalarType t = promoted(self, exponent);
-  return binary_op_into<Kinds::Numeric>(out, self, exponent, t, t, "pow", pow_fn());
+  return with_pow_fn(exponent, t, [&](auto fn) { return binary_op_into<Kinds::Numeric>(out, self, exponent, t, t, "pow", fn); });
 }
 
 // ------------------------------------------------------------------ lerp (the Scalar weight; lerp.Tensor composes)
