@@ -130,3 +130,81 @@ def test_scans_match_torch_bit_for_bit(tcore, shape, dim, dtype):
         want = getattr(torch.from_numpy(x.copy()), op)(dim).numpy()
         got = getattr(tcore.from_numpy(x.copy()), op)(dim).numpy()
         assert got.dtype == want.dtype and np.array_equal(got, want), (op, shape, dim, dtype)
+
+
+# Inputs that fill memory in another order (transposes, permutes) are reduced in place by the
+# order-insensitive reductions, over leading dims by whole rows; sliced ones (gaps) and expanded
+# ones (overlap) take the copying path. All against numpy, NaNs included.
+LAYOUTS = {
+    "transposed": lambda a: a.transpose(1, 0, 2) if a.ndim == 3 else a.T,
+    "permuted": lambda a: a.transpose(2, 0, 1) if a.ndim == 3 else a.T,
+    "sliced": lambda a: a[..., ::2],
+    "expanded": lambda a: np.broadcast_to(a[:1], a.shape),
+}
+
+
+def _tcore_view(tcore, base, layout):
+    t = tcore.from_numpy(base)
+    if layout == "transposed":
+        return t.transpose(0, 1)
+    if layout == "permuted":
+        return t.permute(2, 0, 1) if base.ndim == 3 else t.t()
+    if layout == "sliced":
+        return t[..., ::2]
+    return t[:1].expand(*base.shape)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(40, 300), (6, 35, 130), (9, 1, 70)])
+def test_order_insensitive_reductions_of_strided_inputs(tcore, layout, dtype, shape):
+    rng = np.random.default_rng(sum(shape))
+    base = (rng.standard_normal(shape) * 50).astype(dtype)
+    if base.dtype.kind == "f":
+        base.flat[rng.integers(0, base.size, 3)] = np.nan
+        base.flat[rng.integers(0, base.size, 3)] = -0.0
+    a = np.ascontiguousarray(LAYOUTS[layout](base))
+    t = _tcore_view(tcore, base, layout)
+    assert tuple(t.shape) == a.shape
+    dims = [None] + [d for d in range(a.ndim)] + ([(0, 1), (1, 2), (0, 2)] if a.ndim == 3 else [])
+    wide = np.float64 if a.dtype.kind == "f" else np.int64
+    for dim in dims:
+        kw = {} if dim is None else {"axis": dim}
+        for keep in (False, True):
+            got_sum = (t.sum() if dim is None else t.sum(dim, keepdim=keep)).numpy()
+            want_sum = a.sum(dtype=wide, keepdims=keep, **kw) if dim is not None else a.sum(dtype=wide)
+            np.testing.assert_allclose(got_sum, want_sum, rtol=1e-5, atol=1e-3, equal_nan=True)
+            got_max = (t.amax() if dim is None else tcore.amax(t, dim, keepdim=keep)).numpy()
+            np.testing.assert_array_equal(got_max, a.max(keepdims=keep, **kw) if dim is not None else a.max())
+            got_min = (t.amin() if dim is None else tcore.amin(t, dim, keepdim=keep)).numpy()
+            np.testing.assert_array_equal(got_min, a.min(keepdims=keep, **kw) if dim is not None else a.min())
+        if a.dtype.kind == "f":
+            got_mean = (t.mean() if dim is None else t.mean(dim)).numpy()
+            np.testing.assert_allclose(got_mean, a.astype(np.float64).mean(**kw), rtol=1e-5, atol=1e-5, equal_nan=True)
+        if dim is None or isinstance(dim, int):
+            pos = t > 0
+            np.testing.assert_array_equal((pos.all() if dim is None else pos.all(dim)).numpy(), (a > 0).all(**kw))
+            np.testing.assert_array_equal((pos.any() if dim is None else pos.any(dim)).numpy(), (a > 0).any(**kw))
+            np.testing.assert_array_equal((t.all() if dim is None else t.all(dim)).numpy(), a.all(**kw))
+
+
+def test_column_extremes_keep_nans_and_all_any_empty(tcore):
+    x = np.ones((10, 37), dtype=np.float32)
+    x[3, 5], x[9, 36], x[0, 0] = np.nan, np.nan, np.inf  # a NaN in a four-row pass, in the remainder, first row
+    t = tcore.from_numpy(x)
+    np.testing.assert_array_equal(tcore.amax(t, 0).numpy(), x.max(0))
+    np.testing.assert_array_equal(tcore.amin(t, 0).numpy(), x.min(0))
+    e = tcore.zeros(0, 5, dtype=tcore.bool)
+    assert e.all(0).numpy().tolist() == [True] * 5 and e.any(0).numpy().tolist() == [False] * 5
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.int16])
+def test_prod_of_long_rows(tcore, dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.uniform(0.98, 1.02, (5, 1027)) if np.dtype(dtype).kind == "f" else rng.integers(-3, 4, (5, 1027))).astype(dtype)
+    got = tcore.from_numpy(x).prod(1).numpy()
+    want = x.astype(np.float64).prod(1) if x.dtype.kind == "f" else x.astype(np.int64).prod(1)  # integers wrap alike
+    if x.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    else:
+        np.testing.assert_array_equal(got, want.astype(got.dtype))

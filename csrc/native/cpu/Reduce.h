@@ -4,6 +4,7 @@
 // contiguous, in the compute dtype; and the helpers both devices' reductions share.
 #include "tcore/core/CPUCapability.h"
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "native/TensorUtils.h"
@@ -77,6 +78,79 @@ inline void check_nonempty(const Rows& rows, const Tensor& self, const char* op)
   TCORE_CHECK_INDEX(rows.inner > 0 || rows.outer == 0, op, "(): Expected reduction dim to be specified for "
                     "input.numel() == 0. Specify the reduction dim with the 'dim' argument (input shape ",
                     shape_str(self.sizes()), ")");
+}
+
+// An order-insensitive reduction (sum, mean, amax/amin, all/any) of a tensor that is not contiguous
+// but whose elements fill one block of memory (a transpose, a permute): the same elements with the
+// dims in memory order (size-1 dims dropped) and the mask to match, so that the reduction reads
+// them in place instead of copying them into rows. Empty when the elements leave gaps or overlap,
+// or when the kept dims would change order (they give the result's layout).
+struct Reordered {
+  Tensor data;
+  std::vector<bool> mask;
+};
+inline std::optional<Reordered> in_memory_order(const Tensor& self, const std::vector<bool>& mask) {
+  if (self.is_contiguous() || self.numel() == 0) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (self.sizes()[d] != 1) dims.push_back(d);
+  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
+  Reordered r;
+  std::vector<int64_t> sizes, strides;
+  int64_t last_kept = -1;
+  for (const int64_t d : dims) {
+    if (!mask[d]) {
+      if (d < last_kept) return std::nullopt;
+      last_kept = d;
+    }
+    sizes.push_back(self.sizes()[d]);
+    strides.push_back(self.strides()[d]);
+    r.mask.push_back(mask[d]);
+  }
+  r.data = make_view(self, sizes, strides, self.storage_offset());
+  if (!r.data.is_contiguous()) return std::nullopt;
+  return r;
+}
+
+// A contiguous input whose reduced dims are one block followed by kept dims (sum(0) of a matrix,
+// the middle dim of (B, R, K)): result[o, k] = the reduction over r of x[o, r, k], computed by
+// combining whole rows of K elements into an accumulator row (vector loops) where the row layout
+// would first copy the input transposed. Empty where it does not apply (K == 1: rows).
+struct Columns {
+  int64_t O = 1, R = 1, K = 1;
+};
+inline std::optional<Columns> columns_of(const Tensor& x, const std::vector<bool>& mask) {
+  const int64_t nd = x.dim();
+  int64_t a = 0;
+  while (a < nd && !mask[a]) ++a;
+  int64_t b = a;
+  while (b < nd && mask[b]) ++b;
+  for (int64_t d = b; d < nd; ++d)
+    if (mask[d]) return std::nullopt;  // reduced dims not in one block
+  if (a == nd || b == nd || !x.is_contiguous()) return std::nullopt;
+  Columns c;
+  for (int64_t d = 0; d < nd; ++d) (d < a ? c.O : d < b ? c.R : c.K) *= x.sizes()[d];
+  if (c.K == 1) return std::nullopt;
+  return c;
+}
+
+// f(o, j0, len) for the blocks of columns [j0, j0 + len) of each o, split across the threads: up
+// to max_chunk columns a task, fewer when that would leave a thread idle (which columns a task
+// takes changes no column's result).
+template <typename F>
+void for_each_column_block(const Columns& c, int64_t max_chunk, const F& f) {
+  int64_t chunk = std::max<int64_t>(1, std::min(max_chunk, c.K));  // K may be 0
+  const int64_t threads = get_num_threads();
+  if (c.O * ((c.K + chunk - 1) / chunk) < threads)
+    chunk = std::min(chunk, std::max<int64_t>(256, (c.K / threads + 63) / 64 * 64));
+  const int64_t chunks = (c.K + chunk - 1) / chunk;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c.R * chunk, 1));
+  parallel_for(0, c.O * chunks, grain, [&](int64_t first, int64_t last) {
+    for (int64_t task = first; task < last; ++task) {
+      const int64_t o = task / chunks, j0 = (task % chunks) * chunk;
+      f(o, j0, std::min(chunk, c.K - j0));
+    }
+  });
 }
 
 // float16/bfloat16 inputs of the extremes, var/std and logsumexp reduce in float32.

@@ -20,61 +20,40 @@ namespace {
 
 enum class Reduction { Sum, Mean };
 
-// A contiguous input whose reduced dims are one block followed by kept dims (sum(0) of a matrix,
-// the middle dim of (B, R, K)): result[o, j] = sum over r of x[o, r, j], adding whole rows of K
-// elements into an accumulator row (double for floats, int64 for integers), which vectorizes;
-// the rows layout would first copy the input transposed. False when the case does not apply.
-bool reduce_columns(const Tensor& result, const Tensor& self, const std::vector<bool>& mask, bool mean) {
-  const ScalarType out_dtype = result.dtype();
-  const int64_t nd = self.dim();
-  int64_t a = 0;
-  while (a < nd && !mask[a]) ++a;
-  int64_t b = a;
-  while (b < nd && mask[b]) ++b;
-  for (int64_t d = b; d < nd; ++d)
-    if (mask[d]) return false;  // reduced dims not in one block
-  if (a == nd || b == nd || self.dtype() != out_dtype || !self.is_contiguous()) return false;
-  int64_t O = 1, R = 1, K = 1;
-  for (int64_t d = 0; d < nd; ++d) (d < a ? O : d < b ? R : K) *= self.sizes()[d];
-  if (K == 1) return false;  // rows: the existing path is the right one
-  dispatch_dtype(out_dtype, "sum", [&](auto tag) {
+// sum/mean where the reduced dims are one block followed by kept dims (Reduce.h's columns_of):
+// whole rows added into an accumulator row (double for floats, int64 for integers), eight rows a
+// pass (added as a tree, then into the accumulator: an eighth of the accumulator's loads and
+// stores, eight streams in flight; sum(0) of 4096² float32 at one thread 4.7 ms a row at a time
+// in 1024-column tasks, 2.6 this way). False when the case does not apply.
+bool sum_columns(const Tensor& result, const Tensor& x, const std::vector<bool>& mask, bool mean) {
+  const std::optional<Columns> c = columns_of(x, mask);
+  if (!c || x.dtype() != result.dtype()) return false;
+  const int64_t R = c->R, K = c->K;
+  dispatch_dtype(result.dtype(), "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-    const T* in = self.template data_ptr<T>();
+    const T* in = x.template data_ptr<T>();
     T* out = result.template data_ptr<T>();
-    // Columns per task: up to 2048 (a 16 KB accumulator: rows read in 8 KB runs), fewer when that
-    // leaves a thread idle. Which columns a task takes does not change any column's sum.
-    constexpr int64_t kMaxChunk = 2048;
-    int64_t chunk = std::max<int64_t>(1, std::min(kMaxChunk, K));  // K may be 0
-    if (O * ((K + chunk - 1) / chunk) < get_num_threads())
-      chunk = std::min(chunk, std::max<int64_t>(256, (K / get_num_threads() + 63) / 64 * 64));
-    const int64_t chunks = (K + chunk - 1) / chunk;
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R * chunk, 1));
-    parallel_for(0, O * chunks, grain, [&](int64_t first, int64_t last) {
+    constexpr int64_t kMaxChunk = 2048;  // a 16 KB accumulator: rows read in 8 KB runs
+    for_each_column_block(*c, kMaxChunk, [&](int64_t o, int64_t j0, int64_t len) {
       Acc acc[kMaxChunk];
-      for (int64_t task = first; task < last; ++task) {
-        const int64_t o = task / chunks, j0 = (task % chunks) * chunk, len = std::min(chunk, K - j0);
-        for (int64_t j = 0; j < len; ++j) acc[j] = 0;
-        const T* block = in + o * R * K + j0;
-        const auto wide = [](T v) { return static_cast<Acc>(v); };
-        int64_t r = 0;
-        // eight rows a pass (added as a tree, then into the accumulator): an eighth of the
-        // accumulator's loads and stores, eight streams in flight (sum(0) of 4096² float32 at one
-        // thread: 4.7 ms a row at a time in 1024-column tasks, 2.6 this way)
-        for (; r + 8 <= R; r += 8) {
-          const T* x = block + r * K;
-          for (int64_t j = 0; j < len; ++j)
-            acc[j] += ((wide(x[j]) + wide(x[K + j])) + (wide(x[2 * K + j]) + wide(x[3 * K + j]))) +
-                      ((wide(x[4 * K + j]) + wide(x[5 * K + j])) + (wide(x[6 * K + j]) + wide(x[7 * K + j])));
-        }
-        for (; r < R; ++r) {
-          const T* row = block + r * K;
-          for (int64_t j = 0; j < len; ++j) acc[j] += wide(row[j]);
-        }
-        T* dst = out + o * K + j0;
+      for (int64_t j = 0; j < len; ++j) acc[j] = 0;
+      const T* block = in + o * R * K + j0;
+      const auto wide = [](T v) { return static_cast<Acc>(v); };
+      int64_t r = 0;
+      for (; r + 8 <= R; r += 8) {
+        const T* y = block + r * K;
         for (int64_t j = 0; j < len; ++j)
-          dst[j] = mean ? static_cast<T>(static_cast<double>(acc[j]) / static_cast<double>(R)) : static_cast<T>(acc[j]);
+          acc[j] += ((wide(y[j]) + wide(y[K + j])) + (wide(y[2 * K + j]) + wide(y[3 * K + j]))) +
+                    ((wide(y[4 * K + j]) + wide(y[5 * K + j])) + (wide(y[6 * K + j]) + wide(y[7 * K + j])));
       }
+      for (; r < R; ++r) {
+        const T* row = block + r * K;
+        for (int64_t j = 0; j < len; ++j) acc[j] += wide(row[j]);
+      }
+      T* dst = out + o * K + j0;
+      for (int64_t j = 0; j < len; ++j)
+        dst[j] = mean ? static_cast<T>(static_cast<double>(acc[j]) / static_cast<double>(R)) : static_cast<T>(acc[j]);
     });
   });
   return true;
@@ -84,9 +63,11 @@ bool reduce_columns(const Tensor& result, const Tensor& self, const std::vector<
 void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
             const char* op) {
   const ScalarType out_dtype = result.dtype();
-  const std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
-  if (reduce_columns(result, self, mask, kind == Reduction::Mean)) return;
-  const Rows rows = rows_for(self, mask, keepdim, out_dtype);
+  std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
+  Tensor x = self;
+  if (auto reordered = in_memory_order(self, mask)) x = reordered->data, mask = reordered->mask;  // read in place
+  if (sum_columns(result, x, mask, kind == Reduction::Mean)) return;
+  const Rows rows = rows_for(x, mask, keepdim, out_dtype);  // (its shape is x's: result has the shape)
   const int64_t outer = rows.outer, inner = rows.inner;
   dispatch_dtype(out_dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
