@@ -72,15 +72,15 @@ Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim,
                    to_string(self.dtype()));
   const double order = p ? p->to_double() : 2.0;
   const OptionalIntArrayRef dims = dim.empty() ? OptionalIntArrayRef() : OptionalIntArrayRef(dim);
+  if (order == 0) return tcore::sum(tcore::ne(self, Scalar(0)), dims, keepdim, self.dtype());
+  if (order == 2) return tcore::sqrt(tcore::sum(tcore::mul(self, self), dims, keepdim));  // no |x| pass
   const Tensor a = tcore::abs(self);
   if (std::isinf(order)) {
     TCORE_CHECK_INDEX(self.numel() > 0 || !dim.empty(), "linalg.vector_norm cannot compute the ", order,
                       " norm on an empty tensor because the operation does not have an identity");
     return order > 0 ? tcore::amax(a, dim, keepdim) : tcore::amin(a, dim, keepdim);
   }
-  if (order == 0) return tcore::sum(tcore::ne(self, Scalar(0)), dims, keepdim, self.dtype());
   if (order == 1) return tcore::sum(a, dims, keepdim);
-  if (order == 2) return tcore::sqrt(tcore::sum(tcore::mul(self, self), dims, keepdim));
   return tcore::pow(tcore::sum(tcore::pow(a, Scalar(order)), dims, keepdim), Scalar(1.0 / order));
 }
 
