@@ -483,6 +483,32 @@ def test_cat_like_numpy(tcore, shapes, dtypes):
     check(tcore, out, expected, result)
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, np.float16])
+def test_cat_of_contiguous_inputs_in_order(tcore, dim, dtype):
+    """Contiguous inputs of the result's dtype are copied block after block per leading index: three
+    inputs of different extents along dim (one of them 0), a legacy 1-D empty one skipped, into a
+    fresh result, into out=, and into a non-contiguous out (the strided path)."""
+    rng = np.random.default_rng(dim + 4)
+    sizes = [3, 0, 5]
+    parts = []
+    for n in sizes:
+        shape = [4, 6, 7]
+        shape[dim] = n
+        parts.append((rng.standard_normal(shape) * 10).astype(dtype))
+    ts = [tcore.from_numpy(p) for p in parts]
+    want = np.concatenate(parts, axis=dim)
+    np.testing.assert_array_equal(tcore.cat(ts, dim).numpy(), want)
+    np.testing.assert_array_equal(tcore.cat([ts[0], tcore.empty([0], dtype=ts[0].dtype), ts[2]], dim).numpy(),
+                                  np.concatenate([parts[0], parts[2]], axis=dim))
+    out = tcore.empty(want.shape, dtype=ts[0].dtype)
+    np.testing.assert_array_equal(tcore.cat(ts, dim, out=out).numpy(), want)
+    wide = tcore.zeros(*want.shape[:-1], want.shape[-1] * 2, dtype=ts[0].dtype)
+    tcore.cat(ts, dim, out=wide[..., ::2])
+    np.testing.assert_array_equal(wide[..., ::2].numpy(), want)
+    assert not wide[..., 1::2].numpy().any()
+
+
 def test_cat_legacy_empty_and_errors(tcore):
     a = tcore.ones(2, 3)
     assert tcore.cat([a, tcore.empty([0]), a]).shape == (4, 3)  # a 1-D empty tensor is skipped, as in PyTorch
