@@ -186,3 +186,29 @@ def test_indices_are_not_differentiable(tcore):
     for values, indices in (x.sort(), x.topk(2), x.cummax(0), x.kthvalue(1)):
         assert values.requires_grad and not indices.requires_grad
     assert not x.argsort().requires_grad
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int8, np.uint8, np.int32, np.int64, np.bool_])
+def test_order_keys_match_torch(tcore, dtype):
+    """Rows ordered through unsigned keys: NaN of either sign largest, -0. equal to 0. (input order
+    kept), infinities, every integer width; sort (both directions, values and positions), topk's
+    values, kthvalue and median against PyTorch's."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a = np.asarray(rng.integers(-3, 4, (5, 300))).astype(dtype)
+    if a.dtype.kind == "f":
+        a[0, ::3], a[1, ::2], a[2, 1::2], a[3, ::4], a[4, -1] = np.nan, -0.0, 0.0, -np.inf, np.nan
+        a[3, 1], a[2, 0] = -np.nan, np.inf
+    eq = lambda x, y: np.array_equal(x, y, equal_nan=a.dtype.kind == "f")  # noqa: E731
+    for descending in (False, True):
+        want = torch.from_numpy(a.copy()).sort(dim=1, descending=descending, stable=True)
+        got = tcore.from_numpy(a.copy()).sort(1, descending=descending)
+        assert eq(got[0].numpy(), want[0].numpy()) and np.array_equal(got[1].numpy(), want[1].numpy())
+    if dtype == np.bool_:
+        return
+    for k in (1, 7, 300):
+        for largest in (True, False):
+            assert eq(tcore.from_numpy(a.copy()).topk(k, 1, largest=largest)[0].numpy(),
+                      torch.from_numpy(a.copy()).topk(k, 1, largest=largest)[0].numpy())
+        assert eq(tcore.from_numpy(a.copy()).kthvalue(k, 1)[0].numpy(), torch.from_numpy(a.copy()).kthvalue(k, 1)[0].numpy())
+    assert eq(tcore.from_numpy(a.copy()).median(1)[0].numpy(), torch.from_numpy(a.copy()).median(1)[0].numpy())
