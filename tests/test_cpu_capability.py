@@ -5,6 +5,7 @@ graph (one kernel source -> one object per capability), and the build running on
 without AVX / AVX-512 (emulated by qemu-user)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -208,3 +209,41 @@ def test_runs_on_a_cpu_without_the_better_capabilities(tcore, emulated_cpu, cpu,
     # floating sums: the emulated CPU gets other SLEEF and OpenBLAS code (its own choice of kernels)
     for a, b in zip(got[1:5], want[1:5]):
         assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), (got, want)
+
+
+HALF_PROGRAM = r"""
+import json, numpy as np, tcore
+h = np.arange(65536, dtype=np.uint16).view(np.float16)
+f = h.astype(np.float32)
+f = f[np.isfinite(f)]
+x = np.concatenate([f, np.nextafter(f, np.float32(np.inf)), np.nextafter(f, np.float32(-np.inf)),
+                    ((f[:-1].astype(np.float64) + f[1:]) / 2).astype(np.float32),  # ties round to even
+                    np.float32([np.inf, -np.inf, np.nan, 65519.99, 65520, 1e-8, -1e-8, 3e38])]).astype(np.float32)
+with np.errstate(all="ignore"):
+    want_h = x.astype(np.float16)
+bad = []
+for name, t in (("contiguous", tcore.from_numpy(x.copy())), ("strided", tcore.from_numpy(np.stack([x, x], 1))[:, 1])):
+    got = t.half().numpy()
+    n = np.isnan(want_h)
+    if not (np.array_equal(got.view(np.uint16)[~n], want_h.view(np.uint16)[~n]) and np.isnan(got[n]).all()):
+        bad.append("float->half " + name)
+    back = tcore.from_numpy(np.stack([h, h], 1))[:, 0].float().numpy() if name == "strided" else tcore.from_numpy(h.copy()).float().numpy()
+    m = np.isnan(h)
+    if not (np.array_equal(back.view(np.uint32)[~m], h.astype(np.float32).view(np.uint32)[~m]) and np.isnan(back[m]).all()):
+        bad.append("half->float " + name)
+print(json.dumps({"capability": tcore.backends.cpu.get_cpu_capability(), "bad": bad}))
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_half_conversions_at_every_capability(tcore, capability):
+    """float32 <-> float16 (F16C vectors at AVX2/AVX-512, Half's own code at the baseline): every half
+    value to float, and every half's neighbours, midpoints (ties to even), overflow and subnormals
+    to half, bit for bit against numpy, contiguous and strided; also through cast(), which code
+    outside the kernels calls (it runs the chosen capability's copy)."""
+    env = {k: v for k, v in os.environ.items() if k != "TCORE_CPU_CAPABILITY"}
+    env["TCORE_CPU_CAPABILITY"] = capability
+    r = subprocess.run([sys.executable, "-c", HALF_PROGRAM], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["bad"] == [], out

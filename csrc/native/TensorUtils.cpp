@@ -7,6 +7,8 @@
 
 namespace tcore::native {
 
+void (*chosen_copy_kernel)(const Tensor& dst, const Tensor& src) = nullptr;
+
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   const size_t n = std::max(a.size(), b.size());
   std::vector<int64_t> out(n);
