@@ -247,3 +247,50 @@ def test_half_conversions_at_every_capability(tcore, capability):
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["bad"] == [], out
+
+
+ROUNDING_PROGRAM = r"""
+import json, numpy as np, tcore
+rng = np.random.default_rng(1)
+bad = []
+for dt, lo, hi in ((np.float32, -45, 38), (np.float64, -320, 307)):
+    n = 20011
+    x = (rng.uniform(1, 10, n) * 10.0 ** rng.integers(lo, hi, n) * rng.choice([-1, 1], n)).astype(dt)
+    y = (rng.uniform(1, 10, n) * 10.0 ** rng.integers(lo, hi, n) * rng.choice([-1, 1], n)).astype(dt)
+    sp = np.array([0.0, -0.0, 1.0, -1.0, 0.7, -3.5, np.inf, -np.inf, np.nan, 1e-40, -1e30], dt)
+    x = np.concatenate([x, np.repeat(sp, len(sp))]); y = np.concatenate([y, np.tile(sp, len(sp))])
+    def same(got, want):
+        m = np.isnan(want)
+        return bool((m == np.isnan(got)).all() and np.array_equal(got[~m], want[~m]) and np.array_equal(np.signbit(got[~m]), np.signbit(want[~m])))
+    with np.errstate(all="ignore"):
+        mod = np.fmod(x, y)
+        rem = np.where((mod != 0) & ((mod < 0) != (y < 0)), mod + y, mod)
+        div = (x - mod) / y
+        div = np.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1, div)
+        fl = np.floor(div)
+        fdiv = np.where(div - fl > 0.5, fl + 1, fl)
+        fdiv = np.where(div == 0, np.copysign(0.0, x / y), fdiv).astype(dt)
+        fdiv = np.where(y == 0, x / y, fdiv)
+    tx, ty = tcore.from_numpy(x), tcore.from_numpy(y)
+    for name, got, want in (("fmod", tcore.fmod(tx, ty), mod), ("remainder", tcore.remainder(tx, ty), rem),
+                            ("floor_div", tcore.div(tx, ty, rounding_mode="floor"), fdiv),
+                            ("fmod strided", tcore.fmod(tcore.from_numpy(np.stack([x, x], 1))[:, 0], ty), mod),
+                            ("fmod by a number", tcore.fmod(tx, 0.7), np.fmod(x, dt(0.7)))):
+        if not same(got.numpy(), want):
+            bad.append(f"{np.dtype(dt).name} {name}")
+print(json.dumps({"capability": tcore.backends.cpu.get_cpu_capability(), "bad": bad}))
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_fmod_remainder_floor_div_at_every_capability(tcore, capability):
+    """fmod is C's fmod, bit for bit, over the whole exponent range (SLEEF's vector fmod, with C's in
+    the lanes where SLEEF gives NaN: a quotient past the float range, where torch 2.13 gives NaN);
+    remainder and floor division follow from it by PyTorch's formulas; contiguous, strided and by
+    a number."""
+    env = {k: v for k, v in os.environ.items() if k != "TCORE_CPU_CAPABILITY"}
+    env["TCORE_CPU_CAPABILITY"] = capability
+    r = subprocess.run([sys.executable, "-c", ROUNDING_PROGRAM], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["bad"] == [], out

@@ -4,6 +4,7 @@
 // by zero gives inf/nan.
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 
@@ -16,6 +17,7 @@
 
 #include "native/IntMath.h"
 #include "native/cpu/Binary.h"
+#include "native/cpu/VecMath.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -36,61 +38,111 @@ T floor_div(T x, T y) {
   else return int_div_floor(x, y);
 }
 
+// fmod, remainder and floor division of floats: element by element as C's fmod gives them, and
+// contiguous runs by SLEEF's exact vector fmod (glibc's fmodf, one element at a time, made
+// x % 0.7 of 4M float32 66 ms, 13x torch's), the same formulas on vectors of lanes.
+enum class FloatOp { Fmod, Remainder, FloorDiv };
+template <FloatOp op, typename T>
+struct FloatRounding {
+  static T one(T x, T y) {
+    if constexpr (op == FloatOp::Fmod) {
+      return std::fmod(x, y);
+    } else if constexpr (op == FloatOp::Remainder) {
+      T r = std::fmod(x, y);
+      if (r != 0 && ((r < 0) != (y < 0))) r += y;
+      return r;
+    } else {
+      return float_floor_div(x, y);
+    }
+  }
+  T operator()(T x, T y) const { return one(x, y); }
+#if defined(TCORE_VEC_MATH)
+  // C's fmod of vectors: SLEEF's, except in the lanes where it gives NaN for a finite x and a
+  // nonzero y (a quotient past the float range: 1e30 by 1e-38, 1 by a subnormal), done by C's.
+  template <typename V>
+  static V fmod(V x, V y) {
+    const V zero = {};
+    V mod = vec::fmod(x, y);
+    const auto wrong = (mod != mod) & (x - x == zero) & (y == y) & (y != zero);  // x - x: 0 for finite x
+    if (vec::any(wrong)) {
+      for (int j = 0; j < static_cast<int>(sizeof(V) / sizeof(T)); ++j)
+        if (wrong[j]) mod[j] = std::fmod(x[j], y[j]);
+    }
+    return mod;
+  }
+
+  template <typename V>
+  static V lanes(V x, V y) {
+    const V zero = {};
+    const V mod = fmod(x, y);
+    if constexpr (op == FloatOp::Fmod) {
+      return mod;
+    } else if constexpr (op == FloatOp::Remainder) {
+      return ((mod != zero) & ((mod < zero) != (y < zero))) ? mod + y : mod;
+    } else {  // float_floor_div's steps
+      const V one = zero + T(1), half = zero + T(0.5), quotient = x / y;
+      V div = (x - mod) / y;
+      div = ((mod != zero) & ((y < zero) != (mod < zero))) ? div - one : div;
+      const V floored = vec::floor(div);
+      V r = (div - floored > half) ? floored + one : floored;
+      r = (div == zero) ? vec::copysign(zero, quotient) : r;
+      return (y == zero) ? quotient : r;
+    }
+  }
+  void runs(T* o, const T* x, const T* y, int64_t n, int64_t y_step) const {
+    using V = typename vec::VecOf<T>::type;
+    constexpr int64_t W = vec::width<T>;
+    const V broadcast = V{} + y[0];
+    int64_t i = 0;
+    for (; i + W <= n; i += W) vec::store(o + i, lanes<V>(vec::load<V>(x + i), y_step ? vec::load<V>(y + i) : broadcast));
+    for (; i < n; ++i) o[i] = one(x[i], y[i * y_step]);
+  }
+#endif
+};
+
 template <Mode mode>
 auto div_fn(ZeroFlag* zero) {
   return [zero](auto tag) {
     using T = typename decltype(tag)::type;
-    return [zero](T x, T y) -> T {
-      if constexpr (std::is_floating_point_v<T>) {
-        if constexpr (mode == Mode::Trunc) return std::trunc(x / y);
-        else return floor_div(x, y);
-      } else {
-        if (y == 0) {
-          zero->seen.store(true, std::memory_order_relaxed);
-          return T(0);
+    if constexpr (std::is_floating_point_v<T> && mode == Mode::Floor) {
+      return FloatRounding<FloatOp::FloorDiv, T>{};
+    } else {
+      return [zero](T x, T y) -> T {
+        if constexpr (std::is_floating_point_v<T>) {
+          return std::trunc(x / y);
+        } else {
+          if (y == 0) {
+            zero->seen.store(true, std::memory_order_relaxed);
+            return T(0);
+          }
+          if constexpr (mode == Mode::Trunc) return int_div_trunc(x, y);
+          else return int_div_floor(x, y);
         }
-        if constexpr (mode == Mode::Trunc) return int_div_trunc(x, y);
-        else return int_div_floor(x, y);
-      }
-    };
+      };
+    }
   };
 }
 
-auto remainder_fn(ZeroFlag* zero) {
+// remainder (floor: the divisor's sign) or fmod (trunc: the dividend's)
+template <FloatOp op>
+auto rem_fn(ZeroFlag* zero) {
   return [zero](auto tag) {
     using T = typename decltype(tag)::type;
-    return [zero](T x, T y) -> T {
-      if constexpr (std::is_floating_point_v<T>) {
-        T r = std::fmod(x, y);
-        if (r != 0 && ((r < 0) != (y < 0))) r += y;
-        return r;
-      } else {
+    if constexpr (std::is_floating_point_v<T>) {
+      return FloatRounding<op, T>{};
+    } else {
+      return [zero](T x, T y) -> T {
         if (y == 0) {
           zero->seen.store(true, std::memory_order_relaxed);
           return T(0);
         }
-        return int_rem_floor(x, y);
-      }
-    };
+        return op == FloatOp::Remainder ? int_rem_floor(x, y) : int_rem_trunc(x, y);
+      };
+    }
   };
 }
-
-auto fmod_fn(ZeroFlag* zero) {
-  return [zero](auto tag) {
-    using T = typename decltype(tag)::type;
-    return [zero](T x, T y) -> T {
-      if constexpr (std::is_floating_point_v<T>) {
-        return std::fmod(x, y);
-      } else {
-        if (y == 0) {
-          zero->seen.store(true, std::memory_order_relaxed);
-          return T(0);
-        }
-        return int_rem_trunc(x, y);
-      }
-    };
-  };
-}
+auto remainder_fn(ZeroFlag* zero) { return rem_fn<FloatOp::Remainder>(zero); }
+auto fmod_fn(ZeroFlag* zero) { return rem_fn<FloatOp::Fmod>(zero); }
 
 // The three entry points of each operator share this: out=, in-place (out is self) and functional.
 template <typename Fn>

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <memory>
 #include <new>
 #include <vector>
@@ -425,6 +426,13 @@ void unary_loop(const Tensor& out, const Tensor& a, F f) {
   });
 }
 
+// A binary functor may compute contiguous runs itself, with vector code the compiler would not
+// write (SLEEF's fmod): f.runs(o, x, y, n, y_step), y_step 1, or 0 for a broadcast y.
+template <typename F, typename = void>
+struct HasRuns : std::false_type {};
+template <typename F>
+struct HasRuns<F, std::void_t<decltype(&F::runs)>> : std::true_type {};
+
 // out[i] = f(a[i], b[i]): inputs of type In, output of type Out.
 template <typename Out, typename In, typename F>
 void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
@@ -436,6 +444,9 @@ void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                const In* x = reinterpret_cast<const In*>(p[1]);
                const In* y = reinterpret_cast<const In*>(p[2]);
                constexpr int64_t eo = sizeof(Out), e = sizeof(In);
+               if constexpr (HasRuns<F>::value) {
+                 if (s[0] == eo && s[1] == e && (s[2] == e || s[2] == 0)) return f.runs(o, x, y, n, s[2] == 0 ? 0 : 1);
+               }
                if (s[0] == eo && s[1] == e && s[2] == e) {
                  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
                } else if (s[0] == eo && s[1] == e && s[2] == 0) {

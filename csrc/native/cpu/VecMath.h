@@ -148,6 +148,26 @@ struct Tanh {
 };
 #endif
 #undef TCORE_VEC_OP
+
+// SLEEF's exact functions of two operands (fmod; floor and copysign for the floor division)
+#if defined(__AVX512F__)
+#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f16_avx512f
+#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d8_avx512f
+#elif defined(__AVX2__) && defined(__FMA__)
+#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f8_avx2
+#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d4_avx2
+#else
+#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f4_sse4
+#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d2_sse4
+#endif
+inline VF fmod(VF x, VF y) { return TCORE_SLEEF_EXACT_F(fmod)(x, y); }
+inline VD fmod(VD x, VD y) { return TCORE_SLEEF_EXACT_D(fmod)(x, y); }
+inline VF floor(VF x) { return TCORE_SLEEF_EXACT_F(floor)(x); }
+inline VD floor(VD x) { return TCORE_SLEEF_EXACT_D(floor)(x); }
+inline VF copysign(VF x, VF y) { return TCORE_SLEEF_EXACT_F(copysign)(x, y); }
+inline VD copysign(VD x, VD y) { return TCORE_SLEEF_EXACT_D(copysign)(x, y); }
+#undef TCORE_SLEEF_EXACT_F
+#undef TCORE_SLEEF_EXACT_D
 #undef TCORE_SLEEF_F
 #undef TCORE_SLEEF_D
 
