@@ -251,3 +251,27 @@ def test_bmm_hostile_sizes(tcore):
         a, b = tcore.empty(2**21, 2**21, 0, device=device), tcore.empty(2**21, 0, 2**21, device=device)
         with pytest.raises(RuntimeError, match="overflows int64"):
             tcore.bmm(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matrix_vector_products_through_gemv(tcore, dtype):
+    """Products with one row or one column go to BLAS's gemv: the matrix row- or column-major
+    (a transpose), the vector contiguous, strided (a column) or expanded, on either side, in a
+    batch, and 1 x 1; against numpy."""
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((37, 53)).astype(dtype), rng.standard_normal((53, 29)).astype(dtype)
+    tA, tB = tcore.from_numpy(A), tcore.from_numpy(B)
+    cases = {
+        "A@v": (tA @ tB[:, 0], A @ B[:, 0]), "At@v": (tA.t() @ tA[:, 0], A.T @ A[:, 0]),
+        "v@B": (tA[0] @ tB, A[0] @ B), "strided v@B": (tB[:, 0] @ tB, B[:, 0] @ B), "v@Bt": (tB[0] @ tB.t(), B[0] @ B.T),
+        "A@column": (tA @ tB[:, :1], A @ B[:, :1]), "row@B": (tA[:1] @ tB, A[:1] @ B), "row@At": (tA.t()[:1] @ tA, A.T[:1] @ A),
+        "At@column": (tA.t() @ tA[:, 2:3], A.T @ A[:, 2:3]), "1x1": (tA[:1] @ tB[:, :1], A[:1] @ B[:, :1]),
+        "batch": (tcore.from_numpy(np.stack([A, A])) @ tcore.from_numpy(np.stack([B[:, :1], B[:, 1:2]])),
+                  np.stack([A, A]) @ np.stack([B[:, :1], B[:, 1:2]])),
+        "expanded": (tA @ tcore.ones(53, dtype=tA.dtype), A @ np.ones(53, dtype)),
+        "mv": (tcore.mv(tA, tB[:, 4]), A @ B[:, 4]),
+    }
+    tol = dict(rtol=1e-5, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    for name, (got, want) in cases.items():
+        assert tuple(got.shape) == want.shape, name
+        np.testing.assert_allclose(got.numpy(), want, **tol, err_msg=name)

@@ -29,6 +29,10 @@ void sgemm_(const char* ta, const char* tb, const int* m, const int* n, const in
 void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc);
+void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, const float* a, const int* lda,
+            const float* x, const int* incx, const float* beta, float* y, const int* incy);
+void dgemv_(const char* trans, const int* m, const int* n, const double* alpha, const double* a, const int* lda,
+            const double* x, const int* incx, const double* beta, double* y, const int* incy);
 void openblas_set_num_threads(int n) __attribute__((weak));  // OpenBLAS's own: its threads follow tcore's
 }
 #endif
@@ -136,10 +140,37 @@ BlasMatrix blas_matrix(const Tensor& x) {
 
 // C (n x m, row-major, leading dimension m) = A (n x k) @ B (k x m) by the column-major product
 // C^T = B^T A^T.
+// y = op(M) x, M column-major (rows x cols, leading dimension ld), y contiguous
+template <typename T>
+void blas_gemv(char trans, int rows, int cols, const T* M, int ld, const T* x, int incx, T* y) {
+  const T one = 1, zero = 0;
+  const int inc1 = 1;
+  ld = std::max(ld, std::max(rows, 1));
+  if constexpr (std::is_same_v<T, float>) {
+    sgemv_(&trans, &rows, &cols, &one, M, &ld, x, &incx, &zero, y, &inc1);
+  } else {
+    dgemv_(&trans, &rows, &cols, &one, M, &ld, x, &incx, &zero, y, &inc1);
+  }
+}
+
 template <typename T>
 void blas_gemm(const T* a, BlasOperand la, const T* b, BlasOperand lb, T* c, int n, int k, int m) {
   const T one = 1, zero = 0;
   const int lda = std::max(la.ld, 1), ldb = std::max(lb.ld, 1);
+  // a matrix by a vector through gemv: gemm packed the whole matrix for one column (mv of 2048²
+  // float32 3.8x torch's)
+  if (m == 1) {  // C (n) = A b, b's elements ldb apart ('N') or adjacent
+    const int incb = lb.trans == 'N' ? ldb : 1;
+    if (la.trans == 'N') blas_gemv<T>('T', k, n, a, lda, b, incb, c);
+    else blas_gemv<T>('N', n, k, a, lda, b, incb, c);
+    return;
+  }
+  if (n == 1) {  // C (m) = a B, a's elements adjacent ('N') or lda apart
+    const int inca = la.trans == 'N' ? 1 : lda;
+    if (lb.trans == 'N') blas_gemv<T>('N', m, k, b, ldb, a, inca, c);
+    else blas_gemv<T>('T', k, m, b, ldb, a, inca, c);
+    return;
+  }
   if constexpr (std::is_same_v<T, float>) {
     sgemm_(&lb.trans, &la.trans, &m, &n, &k, &one, b, &ldb, a, &lda, &zero, c, &m);
   } else {
