@@ -286,3 +286,25 @@ def test_python_floats_into_an_explicit_dtype_are_rounded_once(tcore):
     assert tcore.tensor(0.1, dtype=tcore.float64).item() == 0.1
     assert tcore.tensor([0.1]).dtype == tcore.float32 and tcore.tensor([0.1]).item() == np.float32(0.1)
     assert tcore.tensor([65519.0], dtype=tcore.float16).numpy()[0] == np.float16(65519.0)  # one rounding
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.float64, np.bool_, np.float16])
+@pytest.mark.parametrize("shape", [(5, 7), (7, 5), (3, 4, 6), (0, 3), (3, 0), (2, 1, 1), (64, 64)])
+def test_tril_triu_and_flip_like_numpy(tcore, shape, dtype):
+    """tril/triu by rows (a kept run and a filled one): every diagonal offset, in place, on a
+    transposed input (written back through it); flip of the last dim for each element size."""
+    a = (np.random.default_rng(len(shape)).standard_normal(shape) * 5).astype(dtype)
+    for d in (-10, -2, -1, 0, 1, 3, 10):
+        for name, npf in (("tril", np.tril), ("triu", np.triu)):
+            np.testing.assert_array_equal(getattr(tcore.from_numpy(a.copy()), name)(d).numpy(), npf(a, d))
+            u = tcore.from_numpy(a.copy())
+            getattr(u, name + "_")(d)
+            np.testing.assert_array_equal(u.numpy(), npf(a, d))
+            if shape[-1] > 1:
+                v = tcore.from_numpy(a.swapaxes(-1, -2).copy()).transpose(-1, -2)
+                np.testing.assert_array_equal(getattr(v, name)(d).numpy(), npf(a, d))
+                getattr(v, name + "_")(d)
+                np.testing.assert_array_equal(v.numpy(), npf(a, d))
+    if all(s > 0 for s in shape):
+        for dims in ((0,), (-1,), (0, -1)):
+            np.testing.assert_array_equal(tcore.from_numpy(a.copy()).flip(dims).numpy(), np.flip(a, dims))

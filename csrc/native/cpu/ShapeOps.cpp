@@ -3,6 +3,7 @@
 // flip copies rows of the last dim from their mirrored places; tril/triu keep the elements on one side of a diagonal
 // of the last two dims.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include <tcore/ops/flip_native.h>
@@ -14,12 +15,32 @@
 #include "tcore/core/SizeMath.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
+#include "native/cpu/Parallel.h"
 #include "native/cuda/DeviceLoops.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 // ------------------------------------------------------------------ flip
+namespace {
+// dst[j] = row[n - 1 - j] for elements of esize bytes (a typed loop for the usual sizes: a memcpy
+// call an element was 10x slower)
+template <typename E>
+void reverse_as(char* dst, const char* row, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * sizeof(E), row + (n - 1 - j) * sizeof(E), sizeof(E));
+}
+void reverse_row(char* dst, const char* row, int64_t n, int64_t esize) {
+  switch (esize) {
+    case 1: return reverse_as<uint8_t>(dst, row, n);
+    case 2: return reverse_as<uint16_t>(dst, row, n);
+    case 4: return reverse_as<uint32_t>(dst, row, n);
+    case 8: return reverse_as<uint64_t>(dst, row, n);
+    default:
+      for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * esize, row + (n - 1 - j) * esize, static_cast<size_t>(esize));
+  }
+}
+}  // namespace
+
 Tensor flip(const Tensor& self, IntArrayRef dims) {
   const std::vector<bool> flipped = flip_mask(self, dims);
   Tensor out = empty_cpu(self.sizes(), self.dtype());
@@ -29,7 +50,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     return out;
   }
   // rows of the last dim: each output row reads the source row at the mirrored coordinates
-  const Tensor src = contiguous_copy(self);
+  const Tensor src = self.is_contiguous() ? self : contiguous_copy(self);
   const int64_t nd = self.dim(), n = self.sizes()[nd - 1], esize = self.element_size();
   const std::vector<int64_t> cs = contiguous_strides(self.sizes());
   const int64_t rows = self.numel() / n;
@@ -43,7 +64,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     char* dst = o + r * n * esize;
     const char* row = in + from * esize;
     if (flipped[nd - 1]) {
-      for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * esize, row + (n - 1 - j) * esize, static_cast<size_t>(esize));
+      reverse_row(dst, row, n, esize);
     } else {
       std::memcpy(dst, row, static_cast<size_t>(n * esize));
     }
@@ -58,35 +79,45 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
 // ------------------------------------------------------------------ tril, triu
 namespace {
 
-// out = self where keep(row, col), else 0, over the matrices of the last two dims.
+// out = self where keep(row, col), else 0, over the matrices of the last two dims. On the CPU each
+// row is one copy of its kept run and one fill of the rest, straight into out when out is
+// contiguous and apart from self, or is self (tril_: only the fill); elsewhere through a result.
+// (Element by element, through a contiguous copy and a result always: tril of 2048² float32
+// 10.4 ms, 4.6x torch's.)
 template <bool Lower>
 Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, const char* op) {
   TCORE_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions");
-  const Tensor src = contiguous_copy(self);
   const int64_t rows = self.sizes()[self.dim() - 2], cols = self.sizes()[self.dim() - 1];
   const int64_t mats = rows * cols == 0 ? 0 : self.numel() / (rows * cols);
-  Tensor result = empty_on(self.sizes(), self.dtype(), self.device());
   if (!self.device().is_cpu()) {  // device-neutral: on a GPU the loop is native/cuda/DeviceLoops.h's
+    const Tensor src = contiguous_copy(self);
+    Tensor result = empty_on(self.sizes(), self.dtype(), self.device());
     cuda::triangle(result, src, diagonal, Lower);
-  } else {
-    const int64_t esize = self.element_size();
-    const char* in = static_cast<const char*>(src.data_ptr());
-    char* o = static_cast<char*>(result.data_ptr());
-    for (int64_t m = 0; m < mats; ++m) {
-      for (int64_t i = 0; i < rows; ++i) {
-        for (int64_t j = 0; j < cols; ++j) {
-          const int64_t at = ((m * rows + i) * cols + j) * esize;
-          const bool keep = Lower ? j - i <= diagonal : j - i >= diagonal;
-          if (keep) {
-            std::memcpy(o + at, in + at, static_cast<size_t>(esize));
-          } else {
-            std::memset(o + at, 0, static_cast<size_t>(esize));  // zero in every dtype
-          }
-        }
-      }
-    }
+    copy_kernel(out, result);
+    out.bump_version();
+    return out;
   }
-  copy_kernel(out, result);
+  const bool in_place = out.is_same(self) && self.is_contiguous();
+  const bool direct = in_place || (out.is_contiguous() && !out.storage().is_alias_of(self.storage()));
+  const Tensor src = self.is_contiguous() ? self : contiguous_copy(self);
+  const Tensor result = direct ? out : empty_on(self.sizes(), self.dtype(), self.device());
+  const int64_t esize = self.element_size();
+  const char* in = static_cast<const char*>(src.data_ptr());
+  char* o = static_cast<char*>(result.data_ptr());
+  parallel_for(0, mats * rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1)), [&](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) {
+      const int64_t i = r % rows;
+      // Lower keeps j <= i + diagonal: [0, edge); upper keeps j >= i + diagonal: [edge, cols)
+      const int64_t edge = std::clamp<int64_t>(Lower ? i + diagonal + 1 : i + diagonal, 0, cols);
+      const int64_t keep_from = Lower ? 0 : edge, keep_to = Lower ? edge : cols;
+      const int64_t zero_from = Lower ? edge : 0, zero_to = Lower ? cols : edge;
+      char* row = o + r * cols * esize;
+      if (!in_place && keep_to > keep_from)
+        std::memcpy(row + keep_from * esize, in + (r * cols + keep_from) * esize, static_cast<size_t>((keep_to - keep_from) * esize));
+      if (zero_to > zero_from) std::memset(row + zero_from * esize, 0, static_cast<size_t>((zero_to - zero_from) * esize));  // zero in every dtype
+    }
+  });
+  if (!direct) copy_kernel(out, result);
   out.bump_version();
   return out;
 }
