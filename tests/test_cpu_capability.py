@@ -6,6 +6,7 @@ without AVX / AVX-512 (emulated by qemu-user)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -294,3 +295,39 @@ def test_fmod_remainder_floor_div_at_every_capability(tcore, capability):
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["bad"] == [], out
+
+
+RANDOM_PROGRAM = r"""
+import json, math, numpy as np, tcore
+tcore.manual_seed(11)
+out = {}
+erf = np.vectorize(math.erf)
+for name, dt in (("float32", tcore.float32), ("float64", tcore.float64)):
+    n = 200_003  # blocks of 2 x lanes and a last partial block
+    x = np.sort(tcore.randn(n, dtype=dt).numpy().astype(np.float64))
+    u = np.sort(tcore.rand(n, dtype=dt).numpy().astype(np.float64))
+    ranks = np.arange(1, n + 1) / n
+    ks_normal = float(np.max(np.abs(ranks - 0.5 * (1 + erf(x / math.sqrt(2))))))
+    ks_uniform = float(np.max(np.abs(ranks - u)))
+    y = tcore.empty(301, 7, dtype=dt).t().normal_(2.0, 3.0).numpy()  # strided: through a contiguous draw
+    out[name] = {"ks_normal": ks_normal, "ks_uniform": ks_uniform, "finite": bool(np.isfinite(x).all()),
+                 "in_range": bool(u[0] >= 0 and u[-1] < 1), "mean": float(y.mean()), "std": float(y.std()),
+                 "small": [len(set(tcore.randn(k, dtype=dt).numpy().tolist())) == k for k in (1, 2, 3, 31, 33)]}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_random_distributions_at_every_capability(tcore, capability):
+    """randn (Box-Muller on blocks of uniforms, by vectors) and rand: Kolmogorov-Smirnov distance
+    to the normal and uniform distributions below the 0.1% critical value (1.95 / sqrt(n)) for a
+    fixed seed, uniforms in [0, 1), a strided normal_ with mean and std, and short tensors."""
+    env = {k: v for k, v in os.environ.items() if k != "TCORE_CPU_CAPABILITY"}
+    env["TCORE_CPU_CAPABILITY"] = capability
+    r = subprocess.run([sys.executable, "-c", RANDOM_PROGRAM], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for name, s in json.loads(r.stdout.strip().splitlines()[-1]).items():
+        critical = 1.95 / math.sqrt(200_003)
+        assert s["ks_normal"] < critical and s["ks_uniform"] < critical, (name, s)
+        assert s["finite"] and s["in_range"] and all(s["small"]), (name, s)
+        assert abs(s["mean"] - 2.0) < 0.15 and abs(s["std"] - 3.0) < 0.15, (name, s)

@@ -1,6 +1,9 @@
 // Ranges (arange, linspace), eye, and the random operators over one default generator
 // (csrc/core/Generator.cpp; each fill holds its lock).
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <mutex>
 #include <random>
 
@@ -16,14 +19,16 @@
 #include "tcore/core/Random.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
+#include "native/cpu/VecMath.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-// Fills `self` element by element with draw(engine) (in place; contiguous or not).
-template <typename Draw>
-Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator, const char* op, Draw draw) {
+// Fills `self` (in place; contiguous or not) by fill(p, n, engine, tag): n values of the compute
+// type T at p, from the generator's engine (its lock held).
+template <typename Fill>
+Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator, const char* op, Fill fill) {
   assert_no_internal_overlap(self);
   // float16/bfloat16 draw in float32 and round: the same numbers as a float32 tensor, rounded
   const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
@@ -32,15 +37,93 @@ Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator
     const Generator gen = generator ? *generator : default_generator();
     std::lock_guard<std::mutex> lock(gen.mutex());
     std::mt19937_64& engine = gen.engine();
-    dispatch_dtype(t, op, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* p = target.template data_ptr<T>();
-      for (int64_t i = 0; i < target.numel(); ++i) p[i] = static_cast<T>(draw(engine, tag));
-    });
+    dispatch_dtype(t, op, [&](auto tag) { fill(target.template data_ptr<typename decltype(tag)::type>(), target.numel(), engine, tag); });
   }
   if (!target.is_same(self)) copy_kernel(self, target);
   self.bump_version();
   return self;
+}
+
+// A uniform number in [0, 1) of T's precision (24 bits for float32, 53 for float64), as torch draws
+// them: one 64-bit draw each.
+template <typename T>
+T uniform01(std::mt19937_64& e) {
+  constexpr int digits = std::numeric_limits<T>::digits;
+  constexpr double scale = 1.0 / static_cast<double>(uint64_t{1} << digits);
+  return static_cast<T>(static_cast<double>(e() >> (64 - digits)) * scale);
+}
+
+// n uniforms in [0, 1) at p: a float32 takes 24 bits, so one 64-bit draw gives two (the engine's
+// own cost was half of rand's time)
+template <typename T>
+void fill_uniform01(T* p, int64_t n, std::mt19937_64& e) {
+  if constexpr (std::is_same_v<T, float>) {
+    constexpr double scale = 1.0 / static_cast<double>(1 << 24);
+    int64_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+      const uint64_t x = e();
+      p[i] = static_cast<float>(static_cast<double>(x >> 40) * scale);
+      p[i + 1] = static_cast<float>(static_cast<double>((x >> 8) & 0xffffffu) * scale);
+    }
+    if (i < n) p[i] = uniform01<float>(e);
+  } else {
+    for (int64_t i = 0; i < n; ++i) p[i] = uniform01<T>(e);
+  }
+}
+
+// Box-Muller on a block of 2 * W uniforms (torch's scheme, with W lanes): the first W give radii
+// sqrt(-2 log(1 - u)) (1 - u: log never sees 0), the last W angles 2 pi u; cos to the first half,
+// sin to the second.
+template <typename T>
+void box_muller(T* d, int64_t W, double mean, double std) {
+  constexpr double kTwoPi = 6.283185307179586;
+#if defined(TCORE_VEC_MATH)
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using V = typename vec::VecOf<T>::type;
+    if (W == vec::width<T>) {
+      const V zero = {};
+      const V u1 = (zero + T(1)) - vec::load<V>(d), u2 = vec::load<V>(d + W);
+      const V r = vec::sqrt((zero + T(-2)) * vec::Log::apply(u1));
+      const V theta = (zero + T(kTwoPi)) * u2;
+      vec::store(d, r * vec::Cos::apply(theta) * T(std) + T(mean));
+      vec::store(d + W, r * vec::Sin::apply(theta) * T(std) + T(mean));
+      return;
+    }
+  }
+#endif
+  for (int64_t k = 0; k < W; ++k) {
+    const T r = static_cast<T>(std::sqrt(-2.0 * std::log(1.0 - static_cast<double>(d[k]))));
+    const T theta = static_cast<T>(kTwoPi * static_cast<double>(d[k + W]));
+    d[k] = static_cast<T>(r * std::cos(theta) * std + mean);
+    d[k + W] = static_cast<T>(r * std::sin(theta) * std + mean);
+  }
+}
+
+// normal_: uniforms first, then Box-Muller a block of 2 * W at a time (a last partial block done
+// again over the last 2 * W elements with fresh uniforms); fewer than 2 * W elements in pairs.
+// (std::normal_distribution, one element at a time: randn(2048, 2048) 97 ms, 6.7x torch's.)
+template <typename T>
+void normal_fill(T* p, int64_t n, double mean, double std, std::mt19937_64& e) {
+#if defined(TCORE_VEC_MATH)
+  constexpr int64_t W = std::is_same_v<T, float> || std::is_same_v<T, double> ? vec::width<T> : 8;
+#else
+  constexpr int64_t W = 8;
+#endif
+  if (n >= 2 * W) {
+    fill_uniform01(p, n, e);
+    for (int64_t j = 0; j + 2 * W <= n; j += 2 * W) box_muller(p + j, W, mean, std);
+    if (n % (2 * W) != 0) {
+      fill_uniform01(p + n - 2 * W, 2 * W, e);
+      box_muller(p + n - 2 * W, W, mean, std);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; i += 2) {
+    T pair[2] = {uniform01<T>(e), uniform01<T>(e)};
+    box_muller(pair, 1, mean, std);
+    p[i] = pair[0];
+    if (i + 1 < n) p[i + 1] = pair[1];
+  }
 }
 
 void check_cpu(std::optional<Device> device, const char* op) {
@@ -103,22 +186,32 @@ Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<
 Tensor uniform_(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ", self.dtype());
   TCORE_CHECK_VALUE(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
-  std::uniform_real_distribution<double> dist(from, to);
-  return fill_random(self, generator, "uniform_", [&](std::mt19937_64& e, auto) { return dist(e); });
+  return fill_random(self, generator, "uniform_", [&](auto* p, int64_t n, std::mt19937_64& e, auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      fill_uniform01(p, n, e);
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(static_cast<double>(p[i]) * (to - from) + from);
+    }
+  });
 }
 
 Tensor normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "normal_ expects a floating point tensor, got ", self.dtype());
   TCORE_CHECK_VALUE(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  std::normal_distribution<double> dist(mean, std);
-  return fill_random(self, generator, "normal_", [&](std::mt19937_64& e, auto) { return dist(e); });
+  return fill_random(self, generator, "normal_", [&](auto* p, int64_t n, std::mt19937_64& e, auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) normal_fill(p, n, mean, std, e);
+  });
 }
 
 Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
   const int64_t high = to.value_or(int64_t{1} << 53);
   TCORE_CHECK_VALUE(from < high, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", high);
   std::uniform_int_distribution<int64_t> dist(from, high - 1);
-  return fill_random(self, generator, "random_", [&](std::mt19937_64& e, auto) { return dist(e); });
+  return fill_random(self, generator, "random_", [&](auto* p, int64_t n, std::mt19937_64& e, auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(dist(e));
+  });
 }
 
 }  // namespace TCORE_CPU_NS

@@ -149,7 +149,7 @@ struct Tanh {
 #endif
 #undef TCORE_VEC_OP
 
-// SLEEF's exact functions of two operands (fmod; floor and copysign for the floor division)
+// SLEEF's exact functions (fmod; floor and copysign for the floor division; sqrt)
 #if defined(__AVX512F__)
 #define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f16_avx512f
 #define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d8_avx512f
@@ -164,6 +164,8 @@ inline VF fmod(VF x, VF y) { return TCORE_SLEEF_EXACT_F(fmod)(x, y); }
 inline VD fmod(VD x, VD y) { return TCORE_SLEEF_EXACT_D(fmod)(x, y); }
 inline VF floor(VF x) { return TCORE_SLEEF_EXACT_F(floor)(x); }
 inline VD floor(VD x) { return TCORE_SLEEF_EXACT_D(floor)(x); }
+inline VF sqrt(VF x) { return TCORE_SLEEF_EXACT_F(sqrt)(x); }
+inline VD sqrt(VD x) { return TCORE_SLEEF_EXACT_D(sqrt)(x); }
 inline VF copysign(VF x, VF y) { return TCORE_SLEEF_EXACT_F(copysign)(x, y); }
 inline VD copysign(VD x, VD y) { return TCORE_SLEEF_EXACT_D(copysign)(x, y); }
 #undef TCORE_SLEEF_EXACT_F
