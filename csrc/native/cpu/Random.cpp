@@ -1,5 +1,6 @@
 // Ranges (arange, linspace), eye, and the random operators over one default generator
 // (csrc/core/Generator.cpp; each fill holds its lock).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -71,58 +72,72 @@ void fill_uniform01(T* p, int64_t n, std::mt19937_64& e) {
   }
 }
 
-// Box-Muller on a block of 2 * W uniforms (torch's scheme, with W lanes): the first W give radii
-// sqrt(-2 log(1 - u)) (1 - u: log never sees 0), the last W angles 2 pi u; cos to the first half,
-// sin to the second.
+// Box-Muller, torch's scheme: a block of 16 uniforms gives 8 radii sqrt(-2 log(1 - u)) from its
+// first half (1 - u: log never sees 0) and 8 angles 2 pi u from its second; cos to the first half,
+// sin to the second. The blocks are the same at every capability, so every CPU takes as many
+// numbers from the engine for a seed (the values agree but for their last bits: SLEEF with and
+// without FMA); the radii and angles of up to 64 blocks are gathered into rows for SLEEF's vector
+// log/sin/cos/sqrt.
+constexpr int64_t kNormalBlock = 16;
 template <typename T>
-void box_muller(T* d, int64_t W, double mean, double std) {
+void box_muller_blocks(T* d, int64_t blocks, double mean, double std) {
   constexpr double kTwoPi = 6.283185307179586;
+  constexpr int64_t kHalf = kNormalBlock / 2, kRows = 64 * kHalf;
+  alignas(64) T u1[kRows], u2[kRows];
+  for (int64_t b0 = 0; b0 < blocks; b0 += kRows / kHalf) {
+    const int64_t nb = std::min(kRows / kHalf, blocks - b0), m = nb * kHalf;
+    T* blk = d + b0 * kNormalBlock;
+    for (int64_t b = 0; b < nb; ++b)
+      for (int64_t k = 0; k < kHalf; ++k) {
+        u1[b * kHalf + k] = blk[b * kNormalBlock + k];
+        u2[b * kHalf + k] = blk[b * kNormalBlock + kHalf + k];
+      }
+    int64_t i = 0;
 #if defined(TCORE_VEC_MATH)
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    using V = typename vec::VecOf<T>::type;
-    if (W == vec::width<T>) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      using V = typename vec::VecOf<T>::type;
+      constexpr int64_t W = vec::width<T>;
       const V zero = {};
-      const V u1 = (zero + T(1)) - vec::load<V>(d), u2 = vec::load<V>(d + W);
-      const V r = vec::sqrt((zero + T(-2)) * vec::Log::apply(u1));
-      const V theta = (zero + T(kTwoPi)) * u2;
-      vec::store(d, r * vec::Cos::apply(theta) * T(std) + T(mean));
-      vec::store(d + W, r * vec::Sin::apply(theta) * T(std) + T(mean));
-      return;
+      for (; i + W <= m; i += W) {
+        const V r = vec::sqrt((zero + T(-2)) * vec::Log::apply((zero + T(1)) - vec::load<V>(u1 + i)));
+        const V theta = (zero + T(kTwoPi)) * vec::load<V>(u2 + i);
+        vec::store(u1 + i, r * vec::Cos::apply(theta) * T(std) + T(mean));
+        vec::store(u2 + i, r * vec::Sin::apply(theta) * T(std) + T(mean));
+      }
     }
-  }
 #endif
-  for (int64_t k = 0; k < W; ++k) {
-    const T r = static_cast<T>(std::sqrt(-2.0 * std::log(1.0 - static_cast<double>(d[k]))));
-    const T theta = static_cast<T>(kTwoPi * static_cast<double>(d[k + W]));
-    d[k] = static_cast<T>(r * std::cos(theta) * std + mean);
-    d[k + W] = static_cast<T>(r * std::sin(theta) * std + mean);
+    for (; i < m; ++i) {
+      const double r = std::sqrt(-2.0 * std::log(1.0 - static_cast<double>(u1[i])));
+      const double theta = kTwoPi * static_cast<double>(u2[i]);
+      u1[i] = static_cast<T>(r * std::cos(theta) * std + mean);
+      u2[i] = static_cast<T>(r * std::sin(theta) * std + mean);
+    }
+    for (int64_t b = 0; b < nb; ++b)
+      for (int64_t k = 0; k < kHalf; ++k) {
+        blk[b * kNormalBlock + k] = u1[b * kHalf + k];
+        blk[b * kNormalBlock + kHalf + k] = u2[b * kHalf + k];
+      }
   }
 }
 
-// normal_: uniforms first, then Box-Muller a block of 2 * W at a time (a last partial block done
-// again over the last 2 * W elements with fresh uniforms); fewer than 2 * W elements in pairs.
-// (std::normal_distribution, one element at a time: randn(2048, 2048) 97 ms, 6.7x torch's.)
+// normal_: uniforms first, then Box-Muller a block of 16 at a time (a last partial block done again
+// over the last 16 elements with fresh uniforms, as torch does); fewer than 16 elements: one
+// block's worth drawn, the first n kept. (std::normal_distribution, one element at a time:
+// randn(2048, 2048) 97 ms, 6.7x torch's.)
 template <typename T>
 void normal_fill(T* p, int64_t n, double mean, double std, std::mt19937_64& e) {
-#if defined(TCORE_VEC_MATH)
-  constexpr int64_t W = std::is_same_v<T, float> || std::is_same_v<T, double> ? vec::width<T> : 8;
-#else
-  constexpr int64_t W = 8;
-#endif
-  if (n >= 2 * W) {
-    fill_uniform01(p, n, e);
-    for (int64_t j = 0; j + 2 * W <= n; j += 2 * W) box_muller(p + j, W, mean, std);
-    if (n % (2 * W) != 0) {
-      fill_uniform01(p + n - 2 * W, 2 * W, e);
-      box_muller(p + n - 2 * W, W, mean, std);
-    }
+  if (n < kNormalBlock) {
+    T block[kNormalBlock];
+    fill_uniform01(block, kNormalBlock, e);
+    box_muller_blocks(block, 1, mean, std);
+    std::copy(block, block + n, p);
     return;
   }
-  for (int64_t i = 0; i < n; i += 2) {
-    T pair[2] = {uniform01<T>(e), uniform01<T>(e)};
-    box_muller(pair, 1, mean, std);
-    p[i] = pair[0];
-    if (i + 1 < n) p[i + 1] = pair[1];
+  fill_uniform01(p, n, e);
+  box_muller_blocks(p, n / kNormalBlock, mean, std);
+  if (n % kNormalBlock != 0) {
+    fill_uniform01(p + n - kNormalBlock, kNormalBlock, e);
+    box_muller_blocks(p + n - kNormalBlock, 1, mean, std);
   }
 }
 
