@@ -51,6 +51,13 @@ def run(code: str, capability: str | None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
 
 
+def program_json(code: str, capability: str) -> dict:
+    """What `code` prints last, as JSON, run at `capability` (a CPU without it: the best below)."""
+    r = run(code, capability)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def table(tcore):
     return {c["name"]: c for c in tcore.backends.cpu.capabilities()}
 
@@ -246,11 +253,7 @@ def test_half_conversions_at_every_capability(tcore, capability):
     value to float, and every half's neighbours, midpoints (ties to even), overflow and subnormals
     to half, bit for bit against numpy, contiguous and strided; also through cast(), which code
     outside the kernels calls (it runs the chosen capability's copy)."""
-    env = {k: v for k, v in os.environ.items() if k != "TCORE_CPU_CAPABILITY"}
-    env["TCORE_CPU_CAPABILITY"] = capability
-    r = subprocess.run([sys.executable, "-c", HALF_PROGRAM], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    out = json.loads(r.stdout.strip().splitlines()[-1])
+    out = program_json(HALF_PROGRAM, capability)
     assert out["bad"] == [], out
 
 
@@ -293,11 +296,7 @@ def test_fmod_remainder_floor_div_at_every_capability(tcore, capability):
     the lanes where SLEEF gives NaN: a quotient past the float range, where torch 2.13 gives NaN);
     remainder and floor division follow from it by PyTorch's formulas; contiguous, strided and by
     a number."""
-    env = {k: v for k, v in os.environ.items() if k != "TCORE_CPU_CAPABILITY"}
-    env["TCORE_CPU_CAPABILITY"] = capability
-    r = subprocess.run([sys.executable, "-c", ROUNDING_PROGRAM], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    out = json.loads(r.stdout.strip().splitlines()[-1])
+    out = program_json(ROUNDING_PROGRAM, capability)
     assert out["bad"] == [], out
 
 
@@ -326,11 +325,7 @@ def test_random_distributions_at_every_capability(tcore, capability):
     """randn (Box-Muller on blocks of uniforms, by vectors) and rand: Kolmogorov-Smirnov distance
     to the normal and uniform distributions below the 0.1% critical value (1.95 / sqrt(n)) for a
     fixed seed, uniforms in [0, 1), a strided normal_ with mean and std, and short tensors."""
-    env = {k: v for k, v in os.environ.items() if k != "TCORE_CPU_CAPABILITY"}
-    env["TCORE_CPU_CAPABILITY"] = capability
-    r = subprocess.run([sys.executable, "-c", RANDOM_PROGRAM], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    for name, s in json.loads(r.stdout.strip().splitlines()[-1]).items():
+    for name, s in program_json(RANDOM_PROGRAM, capability).items():
         critical = 1.95 / math.sqrt(200_003)
         assert s["ks_normal"] < critical and s["ks_uniform"] < critical, (name, s)
         assert s["finite"] and s["in_range"] and all(s["small"]), (name, s)
