@@ -22,11 +22,9 @@ using native::accepts;
 // dtype, as h * 2), all contiguous, out apart from them or the first of them (in place): blocks of 1024
 // converted to float32 in L1, computed, rounded into out (float32 temporaries of the whole
 // tensors made a float16 add 6x torch's). False when the case does not apply.
-template <Kinds kinds, typename Make>
+// (Only for kinds that take float: the general path says why the others fail.)
+template <typename Make>
 bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, Make make) {
-  if constexpr (!accepts<float>(kinds)) {
-    return false;  // the general path says why
-  } else {
   const bool scalar_b = b.numel() == 1 && b.dim() <= out.dim();
   if (out.dtype() != compute || a.dtype() != compute || !(scalar_b || b.dtype() == compute) || !out.is_contiguous() ||
       !a.is_contiguous() || !(b.is_contiguous() || scalar_b) || a.sizes().vec() != out.sizes().vec() ||
@@ -38,7 +36,7 @@ bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b
   const auto f = make(type_tag<float>{});
   const int64_t n = out.numel();
   constexpr int64_t kBlock = 1024;
-  const auto run = [&](auto tag) {
+  dispatch_reduced_float(compute, [&](auto tag) {
     using H = typename decltype(tag)::type;
     const H* pa = static_cast<const H*>(a.data_ptr());
     const H* pb = static_cast<const H*>(b.data_ptr());
@@ -59,12 +57,9 @@ bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b
         convert_run<H, float>(po + i0, r, len);
       }
     });
-  };
-  if (compute == ScalarType::Half) run(type_tag<Half>{});
-  else run(type_tag<BFloat16>{});
+  });
   out.bump_version();
   return true;
-  }
 }
 
 // out = f(x, y) with x, y cast to `compute` and the result of type `result`; `make(tag)` gives f.
@@ -74,7 +69,9 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
   TCORE_CHECK_TYPE(can_cast(result, out.dtype()), op, ": result type ", result,
                    " can't be cast to the desired output type ", out.dtype());
-  if (is_reduced_float(compute) && result == compute && reduced_float_in_blocks<kinds>(out, a, b, compute, make)) return out;
+  if constexpr (accepts<float>(kinds)) {
+    if (is_reduced_float(compute) && result == compute && reduced_float_in_blocks(out, a, b, compute, make)) return out;
+  }
   if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
     const ScalarType wide = result == compute ? ScalarType::Float : result;
     const Tensor tmp = binary_op_into<kinds>(empty_cpu(shape, wide), a, b, ScalarType::Float, wide, op, make);

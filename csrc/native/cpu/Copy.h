@@ -52,5 +52,12 @@ void convert_run(D* o, const S* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) o[i] = static_cast<D>(x[i]);
 }
 
+// f(type_tag<Half>{}) or f(type_tag<BFloat16>{}) for a float16/bfloat16 dtype t
+template <typename F>
+void dispatch_reduced_float(ScalarType t, const F& f) {
+  if (t == ScalarType::Half) f(type_tag<Half>{});
+  else f(type_tag<BFloat16>{});
+}
+
 }  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

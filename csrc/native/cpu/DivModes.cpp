@@ -32,12 +32,6 @@ struct ZeroFlag {
   void check() const { TCORE_CHECK_VALUE(!seen.load(), "ZeroDivisionError"); }
 };
 
-template <typename T>
-T floor_div(T x, T y) {
-  if constexpr (std::is_floating_point_v<T>) return float_floor_div(x, y);
-  else return int_div_floor(x, y);
-}
-
 // fmod, remainder and floor division of floats: element by element as C's fmod gives them, and
 // contiguous runs by SLEEF's exact vector fmod (glibc's fmodf, one element at a time, made
 // x % 0.7 of 4M float32 66 ms, 13x torch's), the same formulas on vectors of lanes.

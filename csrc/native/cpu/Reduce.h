@@ -21,22 +21,28 @@ struct Rows {
   std::vector<int64_t> shape;  // the result's shape
 };
 
-inline Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType dtype) {
-  Rows r;
+// `t` (the input's shape and order, or a result of that shape) viewed with the kept dims first and
+// the reduced dims last: rows_for's order.
+inline Tensor rows_view(const Tensor& t, const std::vector<bool>& mask) {
   std::vector<int64_t> sizes, strides;
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t d = 0; d < mask.size(); ++d) {
       if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(self.sizes()[d]);
-      strides.push_back(self.strides()[d]);
-      (pass ? r.inner : r.outer) *= self.sizes()[d];
+      sizes.push_back(t.sizes()[d]);
+      strides.push_back(t.strides()[d]);
     }
   }
-  const Tensor permuted = make_view(self, sizes, strides, self.storage_offset());
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+inline Rows rows_for(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType dtype) {
+  Rows r;
+  for (size_t d = 0; d < mask.size(); ++d) (mask[d] ? r.inner : r.outer) *= self.sizes()[d];
+  const Tensor permuted = rows_view(self, mask);
   if (permuted.is_contiguous() && permuted.dtype() == dtype) {
     r.data = permuted;
   } else {
-    r.data = empty_on(sizes, dtype, self.device());
+    r.data = empty_on(permuted.sizes(), dtype, self.device());
     copy_kernel(r.data, permuted);
   }
   r.shape = reduced_shape(self.sizes(), mask, keepdim);
@@ -51,22 +57,18 @@ inline std::vector<bool> one_dim(const Tensor& self, int64_t dim) {
   return mask;
 }
 
-// `result` (the input's shape and order) viewed in rows_for's order: kept dims, then reduced dims.
-inline Tensor rows_view(const Tensor& result, const std::vector<bool>& mask) {
-  std::vector<int64_t> sizes, strides;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      if (mask[d] != (pass == 1)) continue;
-      sizes.push_back(result.sizes()[d]);
-      strides.push_back(result.strides()[d]);
-    }
-  }
-  return make_view(result, sizes, strides, result.storage_offset());
+// Where a kernel along one dim writes its rows (rows_for's order, dtype t): into `result` itself
+// (the input's shape and order) when its rows are in that order already (the dim the last one, or
+// only 1s after it), else into fresh rows for write_rows_back.
+inline Tensor rows_out(const Tensor& result, const std::vector<bool>& mask, ScalarType t) {
+  const Tensor target = rows_view(result, mask);
+  return target.is_contiguous() ? target : empty_on(target.sizes(), t, result.device());
 }
 
 // Copies rows laid out (kept dims, reduced dims) -- rows_for's order -- into `result`, which has
-// the input's shape and order (on any device).
+// the input's shape and order (on any device); nothing when the rows are result's own (rows_out).
 inline void write_rows_back(const Tensor& result, const Tensor& rows, const std::vector<bool>& mask) {
+  if (rows.storage().is_alias_of(result.storage())) return;
   if (result.dim() == 0) {
     copy_kernel(result, make_view(rows, {}, {}, 0));
     return;
@@ -83,14 +85,15 @@ inline void check_nonempty(const Rows& rows, const Tensor& self, const char* op)
 // An order-insensitive reduction (sum, mean, amax/amin, all/any) of a tensor that is not contiguous
 // but whose elements fill one block of memory (a transpose, a permute): the same elements with the
 // dims in memory order (size-1 dims dropped) and the mask to match, so that the reduction reads
-// them in place instead of copying them into rows. Empty when the elements leave gaps or overlap,
-// or when the kept dims would change order (they give the result's layout).
+// them in place instead of copying them into rows. `self` and `mask` as they are when the elements
+// leave gaps or overlap, or when the kept dims would change order (they give the result's layout).
 struct Reordered {
   Tensor data;
   std::vector<bool> mask;
 };
-inline std::optional<Reordered> in_memory_order(const Tensor& self, const std::vector<bool>& mask) {
-  if (self.is_contiguous() || self.numel() == 0) return std::nullopt;
+inline Reordered in_memory_order(const Tensor& self, const std::vector<bool>& mask) {
+  const Reordered same{self, mask};
+  if (self.is_contiguous() || self.numel() == 0) return same;
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (self.sizes()[d] != 1) dims.push_back(d);
@@ -100,7 +103,7 @@ inline std::optional<Reordered> in_memory_order(const Tensor& self, const std::v
   int64_t last_kept = -1;
   for (const int64_t d : dims) {
     if (!mask[d]) {
-      if (d < last_kept) return std::nullopt;
+      if (d < last_kept) return same;
       last_kept = d;
     }
     sizes.push_back(self.sizes()[d]);
@@ -108,8 +111,7 @@ inline std::optional<Reordered> in_memory_order(const Tensor& self, const std::v
     r.mask.push_back(mask[d]);
   }
   r.data = make_view(self, sizes, strides, self.storage_offset());
-  if (!r.data.is_contiguous()) return std::nullopt;
-  return r;
+  return r.data.is_contiguous() ? r : same;
 }
 
 // A contiguous input whose reduced dims are one block followed by kept dims (sum(0) of a matrix,

@@ -71,14 +71,16 @@ int64_t arg_extreme_scalar(const T* row, int64_t n) {
   return best;
 }
 
-// The same in one pass of vectors for element types whose lanes an index of the same width can
-// follow (float and int32 with int32 positions, double and int64 with int64 ones): each lane of
+// The element types of the vector loops below (arg_extreme_vector's positions have their width:
+// int32 for float and int32, int64 for double and int64; prod_row's integer products wrap alike).
+template <typename T>
+constexpr bool kVectorLanes = (std::is_floating_point_v<T> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>);
+
+// The same in one pass of vectors for those element types (kVectorLanes): each lane of
 // four registers keeps its best value and where it was, replaced only by a strictly better value
 // or by a first NaN (`!(v <= best)` is true for both; a NaN best is never replaced), so a lane
 // keeps the first of its equal values. The lanes are then merged by value, ties to the smaller
 // position, and the tail (fewer than four registers) follows by the scalar rule.
-template <typename T>
-constexpr bool kVectorArg = (std::is_floating_point_v<T> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>);
 
 template <bool Greater, typename T>
 int64_t arg_extreme_vector(const T* row, int64_t n) {
@@ -122,7 +124,7 @@ int64_t arg_extreme_vector(const T* row, int64_t n) {
 
 template <bool Greater, typename T>
 int64_t arg_extreme(const T* row, int64_t n) {
-  if constexpr (kVectorArg<T>) {
+  if constexpr (kVectorLanes<T>) {
     // positions held in 32-bit lanes: rows past 2^31 elements take the scalar rule
     if (n >= 8 * kVectorBytes / static_cast<int64_t>(sizeof(T)) && (sizeof(T) == 8 || n <= INT32_MAX))
       return arg_extreme_vector<Greater>(row, n);
@@ -143,9 +145,9 @@ T pick(T m, T v) {
 // rows into the result row (four rows a pass), where rows would first copy the input transposed.
 template <bool Greater>
 void extreme_into(const Tensor& result, const Tensor& self, IntArrayRef dim, const char* op) {
-  std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
-  Tensor x = self;
-  if (auto reordered = in_memory_order(self, mask)) x = reordered->data, mask = reordered->mask;
+  const Reordered ordered = in_memory_order(self, reduction_mask(dim, self.dim(), op));
+  const Tensor& x = ordered.data;
+  const std::vector<bool>& mask = ordered.mask;
   if (const std::optional<Columns> c = columns_of(x, mask); c && c->R > 0) {
     dispatch_dtype(self.dtype(), op, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -237,9 +239,9 @@ void arg_extreme_into(const Tensor& result, const Tensor& self, std::optional<in
 // whole rows over leading dims, as extreme_into does
 template <bool All>
 void all_any_into(const Tensor& result, const Tensor& self, const std::vector<bool>& self_mask) {
-  std::vector<bool> mask = self_mask;
-  Tensor x = self.dtype() == ScalarType::Bool ? self : cast(self, ScalarType::Bool);
-  if (auto reordered = in_memory_order(x, mask)) x = reordered->data, mask = reordered->mask;
+  const Reordered ordered = in_memory_order(self.dtype() == ScalarType::Bool ? self : cast(self, ScalarType::Bool), self_mask);
+  const Tensor& x = ordered.data;
+  const std::vector<bool>& mask = ordered.mask;
   if (const std::optional<Columns> c = columns_of(x, mask); c && c->R > 0) {
     const bool* in = x.data_ptr<bool>();
     bool* out = result.data_ptr<bool>();
@@ -342,21 +344,18 @@ void scan_rows(const T* in, T* out, int64_t outer, int64_t inner) {
   });
 }
 
-// the scan of self along dim, in dtype t, into result (contiguous, self's sizes, of dtype t): into
-// result itself when its rows are already in rows_for's order (dim the last one, or only 1s after
-// it), else into rows of that order written back after
+// the scan of self along dim, in dtype t, into result (contiguous, self's sizes, of dtype t),
+// through rows_out / write_rows_back (Reduce.h)
 template <bool Product>
 void scan_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
   const std::vector<bool> mask = one_dim(self, dim);
   const Rows rows = rows_for(self, mask, true, t);
-  const Tensor target = rows_view(result, mask);
-  const bool direct = target.is_contiguous();
-  const Tensor scanned = direct ? target : empty_cpu(rows.data.sizes(), t);
+  const Tensor scanned = rows_out(result, mask, t);
   dispatch_dtype(t, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     scan_rows<Product>(rows.data.template data_ptr<T>(), scanned.template data_ptr<T>(), rows.outer, rows.inner);
   });
-  if (!direct) copy_kernel(target, scanned);
+  write_rows_back(result, scanned, mask);
 }
 
 // out's dtype is the meta function's (dtype=, integers as int64...): the scan runs in compute_dtype
@@ -376,7 +375,7 @@ template <typename T>
 T prod_row(const T* row, int64_t n) {
   int64_t i = 0;
   T acc = T(1);
-  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+  if constexpr (kVectorLanes<T>) {
     constexpr int64_t W = kVectorBytes / sizeof(T);
     typedef T V __attribute__((vector_size(kVectorBytes)));
     if (n >= 4 * W) {
@@ -507,9 +506,7 @@ template <bool Log>
 void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
   const std::vector<bool> mask = one_dim(self, dim);
   const Rows rows = rows_for(self, mask, true, t);
-  // the dim is the last one of a contiguous input: the rows are laid out as the result is
-  const bool direct = self.dim() > 0 && self.is_contiguous() && wrap_dim(dim, self.dim()) == self.dim() - 1;
-  Tensor rowwise = direct ? result : empty_cpu(rows.data.sizes(), t);
+  const Tensor rowwise = rows_out(result, mask, t);
   dispatch_floating(t, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = rows.data.template data_ptr<T>();
@@ -541,7 +538,7 @@ void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarT
       }
     });
   });
-  if (!direct) write_rows_back(result, rowwise, mask);
+  write_rows_back(result, rowwise, mask);
 }
 
 // out's dtype is the meta function's; computed in compute_dtype

@@ -63,9 +63,9 @@ bool sum_columns(const Tensor& result, const Tensor& x, const std::vector<bool>&
 void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
             const char* op) {
   const ScalarType out_dtype = result.dtype();
-  std::vector<bool> mask = reduction_mask(dim, self.dim(), op);
-  Tensor x = self;
-  if (auto reordered = in_memory_order(self, mask)) x = reordered->data, mask = reordered->mask;  // read in place
+  const Reordered ordered = in_memory_order(self, reduction_mask(dim, self.dim(), op));
+  const Tensor& x = ordered.data;
+  const std::vector<bool>& mask = ordered.mask;
   if (sum_columns(result, x, mask, kind == Reduction::Mean)) return;
   const Rows rows = rows_for(x, mask, keepdim, out_dtype);  // (its shape is x's: result has the shape)
   const int64_t outer = rows.outer, inner = rows.inner;

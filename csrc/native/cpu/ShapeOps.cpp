@@ -50,7 +50,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     return out;
   }
   // rows of the last dim: each output row reads the source row at the mirrored coordinates
-  const Tensor src = self.is_contiguous() ? self : contiguous_copy(self);
+  const Tensor src = contiguous_copy(self);  // self itself when contiguous
   const int64_t nd = self.dim(), n = self.sizes()[nd - 1], esize = self.element_size();
   const std::vector<int64_t> cs = contiguous_strides(self.sizes());
   const int64_t rows = self.numel() / n;
@@ -99,7 +99,7 @@ Tensor triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, co
   }
   const bool in_place = out.is_same(self) && self.is_contiguous();
   const bool direct = in_place || (out.is_contiguous() && !out.storage().is_alias_of(self.storage()));
-  const Tensor src = self.is_contiguous() ? self : contiguous_copy(self);
+  const Tensor src = contiguous_copy(self);  // self itself when contiguous
   const Tensor result = direct ? out : empty_on(self.sizes(), self.dtype(), self.device());
   const int64_t esize = self.element_size();
   const char* in = static_cast<const char*>(src.data_ptr());

@@ -353,13 +353,12 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
   const int64_t n = self.numel();
   const Tensor flat = contiguous_copy(cast(self, is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype()));
   std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
   Tensor inverse = empty_cpu(self.sizes(), ScalarType::Long);
   std::vector<int64_t> firsts, counts;
   dispatch_dtype(flat.dtype(), "unique", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = static_cast<const T*>(flat.data_ptr());
-    std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return nan_last_less(x[i], x[j]); });
+    RowOrder<T>{}(x, n, false, order.data(), n);  // NaN last, equal values (and the NaNs) in input order
     int64_t* inv = inverse.data_ptr<int64_t>();
     for (int64_t k = 0; k < n; ++k) {
       const int64_t i = order[k];

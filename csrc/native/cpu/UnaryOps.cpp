@@ -59,7 +59,7 @@ Tensor unary_into(const Tensor& out, const Tensor& self, ScalarType compute, con
     constexpr int64_t kBlock = 65536;
     const int64_t n = self.numel();
     const Tensor xs = empty_cpu({std::min(kBlock, n)}, ScalarType::Float), ys = empty_cpu({std::min(kBlock, n)}, ScalarType::Float);
-    const auto run = [&](auto tag) {
+    dispatch_reduced_float(compute, [&](auto tag) {
       using H = typename decltype(tag)::type;
       for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
         const int64_t len = std::min(kBlock, n - i0);
@@ -69,9 +69,7 @@ Tensor unary_into(const Tensor& out, const Tensor& self, ScalarType compute, con
         make(ScalarType::Float, y, x);
         convert_run<H, float>(static_cast<H*>(out.data_ptr()) + i0, y.data_ptr<float>(), len);
       }
-    };
-    if (compute == ScalarType::Half) run(type_tag<Half>{});
-    else run(type_tag<BFloat16>{});
+    });
     out.bump_version();
     return out;
   }

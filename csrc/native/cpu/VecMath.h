@@ -32,18 +32,24 @@ using VF = __m512;
 using VD = __m512d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
+#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f16_avx512f  // the exact ones (fmod, floor, sqrt...)
+#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d8_avx512f
 #define TCORE_SLEEF_ERFC_D Sleef_erfcd8_u15avx512f
 #elif defined(__AVX2__) && defined(__FMA__)
 using VF = __m256;
 using VD = __m256d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d4_u10avx2
+#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f8_avx2
+#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d4_avx2
 #define TCORE_SLEEF_ERFC_D Sleef_erfcd4_u15avx2
 #else
 using VF = __m128;
 using VD = __m128d;
 #define TCORE_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
 #define TCORE_SLEEF_D(fn) Sleef_##fn##d2_u10sse4
+#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f4_sse4
+#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d2_sse4
 #define TCORE_SLEEF_ERFC_D Sleef_erfcd2_u15sse4
 #endif
 
@@ -150,16 +156,6 @@ struct Tanh {
 #undef TCORE_VEC_OP
 
 // SLEEF's exact functions (fmod; floor and copysign for the floor division; sqrt)
-#if defined(__AVX512F__)
-#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f16_avx512f
-#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d8_avx512f
-#elif defined(__AVX2__) && defined(__FMA__)
-#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f8_avx2
-#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d4_avx2
-#else
-#define TCORE_SLEEF_EXACT_F(fn) Sleef_##fn##f4_sse4
-#define TCORE_SLEEF_EXACT_D(fn) Sleef_##fn##d2_sse4
-#endif
 inline VF fmod(VF x, VF y) { return TCORE_SLEEF_EXACT_F(fmod)(x, y); }
 inline VD fmod(VD x, VD y) { return TCORE_SLEEF_EXACT_D(fmod)(x, y); }
 inline VF floor(VF x) { return TCORE_SLEEF_EXACT_F(floor)(x); }

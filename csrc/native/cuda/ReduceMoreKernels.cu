@@ -390,10 +390,9 @@ template <bool Log>
 void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
   const std::vector<bool> mask = one_dim(self, dim);
   const Rows rows = rows_for(self, mask, true, t);
-  const bool direct = self.dim() > 0 && self.is_contiguous() && wrap_dim(dim, self.dim()) == self.dim() - 1;
-  const Tensor rowwise = direct ? result : empty_on(rows.data.sizes(), t, self.device());
+  const Tensor rowwise = rows_out(result, mask, t);
   launch_softmax<Log ? 2 : 1>(rows, rowwise, t, op);
-  if (!direct) write_rows_back(result, rowwise, mask);
+  write_rows_back(result, rowwise, mask);
 }
 
 template <bool Log>
@@ -410,7 +409,7 @@ void scan_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op
   into_output(out, t, {self}, [&](const Tensor& result) {
     const std::vector<bool> mask = one_dim(self, dim);
     const Rows rows = rows_for(self, mask, true, t);
-    const Tensor scanned = empty_on(rows.data.sizes(), t, self.device());
+    const Tensor scanned = rows_out(result, mask, t);
     if (rows.outer > 0 && rows.inner > 0) {
       const cuda::OnDevice on(result);
       dispatch_dtype(t, op, [&](auto tag) {
