@@ -265,3 +265,36 @@ def test_streamed_output_of_buffered_tiles(tcore, dtype, rows, cols):
             np.testing.assert_array_equal(tc.where(cond, tx, ty.t()).numpy(), np.where(cond.numpy(), x, y.T))
     finally:
         tc.set_num_threads(threads)
+
+
+# The loops hand a kernel's body two dims at a time (native/cpu/Loops.cpp: m runs of n elements in
+# one call): geometries of 2-4 dims that do not coalesce, thread ranges that start and end inside a
+# row (two threads split ~100K elements mid-row), whole rows in one call, carries into the dims
+# above, broadcast operands (stride 0) along the outer and the inner dim, a permuted out, short rows
+# (3 elements); bit-exact against numpy at one and two threads.
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int8"])
+@pytest.mark.parametrize("shape, perm", [((3, 37, 1001), (1, 0, 2)), ((5, 7, 11, 173), (2, 0, 3, 1)),
+                                         ((40001, 3), (1, 0)), ((6, 33335, 1), (1, 0, 2)), ((4, 5), (1, 0))])
+def test_loops_run_two_dims_at_a_time(tcore, dtype, shape, perm):
+    tc = tcore
+    r = np.random.default_rng(sum(shape))
+    x = (r.standard_normal(shape) * 50).astype(dtype)
+    xp = x.transpose(perm)
+    y = (r.standard_normal(xp.shape) * 50).astype(dtype)
+    inner = (r.standard_normal(xp.shape[-1:]) * 50).astype(dtype)  # broadcast along every outer dim
+    outer = (r.standard_normal(xp.shape[:1] + (1,) * (xp.ndim - 1)) * 50).astype(dtype)  # along the inner ones
+    tx, ty = tc.from_numpy(x.copy()).permute(*perm), tc.from_numpy(y.copy())
+    threads = tc.get_num_threads()
+    try:
+        for n in (1, 2):
+            tc.set_num_threads(n)
+            with np.errstate(over="ignore"):
+                np.testing.assert_array_equal((tx + ty).numpy(), xp + y)
+                np.testing.assert_array_equal((tx * tc.from_numpy(inner.copy())).numpy(), xp * inner)
+                np.testing.assert_array_equal((tc.from_numpy(outer.copy()) - tx).numpy(), outer - xp)
+                np.testing.assert_array_equal(tx[..., ::2].neg().numpy(), -xp[..., ::2])
+                out = tc.from_numpy(np.zeros(shape, dtype=dtype)).permute(*perm)  # out in x's layout
+                tc.mul(ty, ty, out=out)
+                np.testing.assert_array_equal(out.numpy(), y * y)
+    finally:
+        tc.set_num_threads(threads)

@@ -107,13 +107,18 @@ Tensor binary_op(const Tensor& a, const Tensor& b, ScalarType compute, ScalarTyp
                                make);
 }
 
-template <Kinds kinds, typename Make>
-Tensor binary_op_inplace(const Tensor& self, const Tensor& other, ScalarType compute, ScalarType result,
-                         const char* op, Make make) {
+// An in-place op's self is its output: other must broadcast to self's shape.
+inline void check_inplace_shape(const Tensor& self, const Tensor& other, const char* op) {
   const auto shape = broadcast_shapes(self.sizes(), other.sizes());
   TCORE_CHECK_VALUE(numel_of(shape) == self.numel() && shape.size() == self.sizes().size(), op,
                     ": output with shape ", shape_str(self.sizes()), " doesn't match the broadcast shape ",
                     shape_str(shape));
+}
+
+template <Kinds kinds, typename Make>
+Tensor binary_op_inplace(const Tensor& self, const Tensor& other, ScalarType compute, ScalarType result,
+                         const char* op, Make make) {
+  check_inplace_shape(self, other, op);
   return binary_op_into<kinds>(self, self, other, compute, result, op, make);
 }
 

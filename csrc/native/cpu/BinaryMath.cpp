@@ -68,62 +68,58 @@ Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 }
 
 namespace {
-// f(x) for floats (a special exponent's form), pow_fn's for the other dtypes the loop instantiates
+// x ** e for floats, by a special exponent's form (pow_into)
 template <typename F>
-struct FloatPow {
-  F f;
-  template <typename Tag>
-  auto operator()(Tag) const {
-    using T = typename Tag::type;
-    return [f = f](T x, T y) -> T {
-      if constexpr (std::is_floating_point_v<T>) return f(x);
-      else return pow_fn()(Tag{})(x, y);
-    };
-  }
-};
-template <typename F>
-FloatPow<F> float_pow(F f) { return {f}; }
+auto float_pow(F f) {
+  return [f](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [f](T x, T) -> T { return f(x); };
+  };
+}
 
-// run(fn) with the pow function for this exponent: PyTorch's special exponents (a number, as in
-// x ** 2, raising floats; a 0-dim tensor exponent takes std::pow, as in torch) in the forms torch
-// computes them, x * x, x * x * x, sqrt, 1 / sqrt, 1 / x, 1 / (x * x), x (sqrt(-0.) is -0. where
-// pow(-0., 0.5) is +0.); other exponents, integers and complex numbers pow_fn. A 4M-element
-// float32 x ** 2 through std::pow: 35 ms, 46x torch's.
-template <typename Run>
-Tensor with_pow_fn(const Tensor& exponent, ScalarType compute, const Run& run) {
-  const ScalarType et = exponent.dtype();
+// out = self ** exponent: PyTorch's special exponents (a number, as in x ** 2, raising floats; a
+// 0-dim tensor exponent takes std::pow, as in torch) in the forms torch computes them, x * x,
+// x * x * x, sqrt, 1 / sqrt, 1 / x, 1 / (x * x), x (sqrt(-0.) is -0. where pow(-0., 0.5) is +0.);
+// other exponents, integers and complex numbers pow_fn. A 4M-element float32 x ** 2 through
+// std::pow: 35 ms, 46x torch's. (One function for pow, pow_ and pow.out: each form's loops are
+// compiled once.)
+Tensor pow_into(const Tensor& out, const Tensor& self, const Tensor& exponent, const char* op) {
+  const ScalarType compute = promoted(self, exponent), et = exponent.dtype();
+  const auto general = [&] { return binary_op_into<Kinds::Numeric>(out, self, exponent, compute, compute, op, pow_fn()); };
   if (!exponent.impl()->is_wrapped_number || !is_floating(compute) || exponent.dim() != 0 || is_reduced_float(et) ||
       !(is_floating(et) || is_integral(et, /*include_bool=*/false)))
-    return run(pow_fn());
+    return general();
   const double e = dispatch_dtype(et, "pow", [&](auto tag) {
     using E = typename decltype(tag)::type;
     if constexpr (std::is_arithmetic_v<E>) return static_cast<double>(*exponent.template data_ptr<E>());
     else return std::nan("");  // not reached: the dtypes above
   });
-  if (e == 2.0) return run(float_pow([](auto x) { return x * x; }));
-  if (e == 3.0) return run(float_pow([](auto x) { return x * x * x; }));
+  const auto special = [&](auto f) {
+    return binary_op_into<Kinds::Floating>(out, self, exponent, compute, compute, op, float_pow(f));
+  };
+  if (e == 2.0) return special([](auto x) { return x * x; });
+  if (e == 3.0) return special([](auto x) { return x * x * x; });
   if (compute != ScalarType::Half) {  // torch's float16 takes pow there: pow(-0., 0.5) is +0., pow(-inf, -0.5) is 0.
-    if (e == 0.5) return run(float_pow([](auto x) { return std::sqrt(x); }));
-    if (e == -0.5) return run(float_pow([](auto x) { return decltype(x)(1) / std::sqrt(x); }));
+    if (e == 0.5) return special([](auto x) { return std::sqrt(x); });
+    if (e == -0.5) return special([](auto x) { return decltype(x)(1) / std::sqrt(x); });
   }
-  if (e == -1.0) return run(float_pow([](auto x) { return decltype(x)(1) / x; }));
-  if (e == -2.0) return run(float_pow([](auto x) { return decltype(x)(1) / (x * x); }));
-  if (e == 1.0) return run(float_pow([](auto x) { return x; }));
-  return run(pow_fn());
+  if (e == -1.0) return special([](auto x) { return decltype(x)(1) / x; });
+  if (e == -2.0) return special([](auto x) { return decltype(x)(1) / (x * x); });
+  if (e == 1.0) return special([](auto x) { return x; });
+  return general();
 }
 }  // namespace
 
 Tensor pow(const Tensor& self, const Tensor& exponent) {
-  const ScalarType t = promoted(self, exponent);
-  return with_pow_fn(exponent, t, [&](auto fn) { return binary_op<Kinds::Numeric>(self, exponent, t, t, "pow", fn); });
+  return pow_into(empty_cpu(broadcast_shapes(self.sizes(), exponent.sizes()), promoted(self, exponent)), self, exponent,
+                  "pow");
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
-  const ScalarType t = promoted(self, exponent);
-  return with_pow_fn(exponent, t, [&](auto fn) { return binary_op_inplace<Kinds::Numeric>(self, exponent, t, t, "pow_", fn); });
+  check_inplace_shape(self, exponent, "pow_");
+  return pow_into(self, self, exponent, "pow_");
 }
 Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
-  const ScalarType t = promoted(self, exponent);
-  return with_pow_fn(exponent, t, [&](auto fn) { return binary_op_into<Kinds::Numeric>(out, self, exponent, t, t, "pow", fn); });
+  return pow_into(out, self, exponent, "pow");
 }
 
 // ------------------------------------------------------------------ lerp (the Scalar weight; lerp.Tensor composes)

@@ -16,13 +16,6 @@
 #include <new>
 #include <vector>
 
-#if defined(__AVX__)
-#include <immintrin.h>
-#elif defined(__SSE2__)
-#include <emmintrin.h>
-#include <xmmintrin.h>
-#endif
-
 #include "native/TensorUtils.h"
 #include "native/cpu/Parallel.h"
 #include "tcore/core/Tensor.h"
@@ -40,367 +33,54 @@ struct LoopGeometry {
 std::vector<int64_t> broadcast_strides(const Tensor& t, IntArrayRef shape);
 LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& operands);
 
-// Calls body(ptrs, inner_strides, n) once per innermost run.
-template <size_t N, typename Body>
-void loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& body) {
-  const int64_t nd = static_cast<int64_t>(g.shape.size());
-  if (nd == 0) {
-    std::array<int64_t, N> zero{};
-    body(base.data(), zero.data(), int64_t{1});
-    return;
+// A kernel's loop body as the loops see it: body(ptrs, inner, n) computes one run of n elements
+// (operand k at ptrs[k], inner[k] bytes between its elements); the loops call it over m such runs,
+// outer[k] bytes apart, through one indirect call (PyTorch's loop2d through c10::function_ref).
+// The loops are then compiled once per operand count and capability (Loops.cpp), each kernel
+// only its body, inlined and vectorized in run<B>: when every loop inlined every body, a file of
+// comparisons took 47 s to compile, 23 s with the body compiled once.
+template <size_t N>
+class LoopBody {
+ public:
+  template <typename B, typename = std::enable_if_t<!std::is_same_v<std::decay_t<B>, LoopBody>>>
+  LoopBody(B&& body)  // NOLINT(google-explicit-constructor): the loops take the kernels' lambdas
+      : body_(const_cast<void*>(static_cast<const void*>(std::addressof(body)))),
+        run_(&run<std::remove_reference_t<B>>) {}
+  void operator()(char* const* ptrs, const int64_t* inner, int64_t n, const int64_t* outer, int64_t m) const {
+    run_(body_, ptrs, inner, n, outer, m);
   }
-  for (int64_t s : g.shape)
-    if (s == 0) return;
-  std::array<int64_t, N> inner;
-  for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][nd - 1];
-  const int64_t n = g.shape[nd - 1];
-  std::vector<int64_t> counter(static_cast<size_t>(nd), 0);
-  std::array<char*, N> ptrs = base;
-  while (true) {
-    body(ptrs.data(), inner.data(), n);
-    int64_t d = nd - 2;
-    for (; d >= 0; --d) {
-      if (++counter[d] < g.shape[d]) {
-        for (size_t k = 0; k < N; ++k) ptrs[k] += g.strides[k][d];
-        break;
-      }
-      for (size_t k = 0; k < N; ++k) ptrs[k] -= g.strides[k][d] * (g.shape[d] - 1);
-      counter[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
+  void operator()(char* const* ptrs, const int64_t* inner, int64_t n) const { run_(body_, ptrs, inner, n, nullptr, 1); }
 
+ private:
+  template <typename B>
+  static void run(void* body, char* const* ptrs, const int64_t* inner, int64_t n, const int64_t* outer, int64_t m) {
+    B& b = *static_cast<B*>(body);
+    std::array<char*, N> p;
+    for (size_t k = 0; k < N; ++k) p[k] = ptrs[k];
+    for (int64_t j = 0; j < m; ++j) {
+      b(p.data(), inner, n);
+      if (j + 1 < m)
+        for (size_t k = 0; k < N; ++k) p[k] += outer[k];
+    }
+  }
+  void* body_;
+  void (*run_)(void*, char* const*, const int64_t*, int64_t, const int64_t*, int64_t);
+};
+
+// Calls body over every element of the loop, innermost runs two dims at a time.
+template <size_t N>
+void loop_nd(const LoopGeometry& g, std::array<char*, N> base, const LoopBody<N>& body);
 // loop_nd over the elements [begin, end) of the loop's row-major order only.
-template <size_t N, typename Body>
-void loop_nd_range(const LoopGeometry& g, std::array<char*, N> base, int64_t begin, int64_t end, Body&& body) {
-  const int64_t nd = static_cast<int64_t>(g.shape.size());
-  if (nd == 0) {
-    std::array<int64_t, N> zero{};
-    if (begin == 0 && end > 0) body(base.data(), zero.data(), int64_t{1});
-    return;
-  }
-  std::vector<int64_t> counter(static_cast<size_t>(nd), 0);
-  std::array<char*, N> ptrs = base;
-  int64_t rest = begin;
-  for (int64_t d = nd - 1; d >= 0; --d) {
-    counter[d] = rest % g.shape[d];
-    rest /= g.shape[d];
-    for (size_t k = 0; k < N; ++k) ptrs[k] += counter[d] * g.strides[k][d];
-  }
-  std::array<int64_t, N> inner;
-  for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][nd - 1];
-  const int64_t n = g.shape[nd - 1];
-  int64_t pos = begin;
-  while (pos < end) {
-    const int64_t run = std::min(n - counter[nd - 1], end - pos);
-    body(ptrs.data(), inner.data(), run);
-    pos += run;
-    if (pos >= end) return;
-    // next run: the innermost dim starts over, the dims above it carry
-    for (size_t k = 0; k < N; ++k) ptrs[k] -= counter[nd - 1] * inner[k];
-    counter[nd - 1] = 0;
-    for (int64_t d = nd - 2; d >= 0; --d) {
-      if (++counter[d] < g.shape[d]) {
-        for (size_t k = 0; k < N; ++k) ptrs[k] += g.strides[k][d];
-        break;
-      }
-      for (size_t k = 0; k < N; ++k) ptrs[k] -= g.strides[k][d] * (g.shape[d] - 1);
-      counter[d] = 0;
-    }
-  }
-}
-
-// A transposing copy of one block: vector q of src (kBlockBytes contiguous bytes at
-// src + q * src_step) becomes lane q of each of dst's vectors (dst + r * dst_step): 8 x 8 elements
-// of 4 bytes, 4 x 4 of 8 with AVX (4 x 4 and 2 x 2 with SSE2). Bytes are moved as they are
-// (shuffles, no arithmetic): any 4- or 8-byte type. (AVX's blocks against SSE's in a standalone
-// copy of the buffered add: 17.8 -> 15.4 ms for 4096^2 floats, 7.2 -> 5.4 in the cache.)
-#if defined(__AVX__)
-constexpr int64_t kBlockBytes = 32;
-#else
-constexpr int64_t kBlockBytes = 16;
-#endif
-template <int64_t E>
-__attribute__((always_inline)) inline void transpose_block(char* dst, int64_t dst_step, const char* src, int64_t src_step) {
-#if defined(__AVX__)
-  if constexpr (E == 4) {
-    __m256 r[8], t[8], u[8];
-    for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + q * src_step));
-    for (int q = 0; q < 8; q += 2) {
-      t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
-      t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
-    }
-    for (int q = 0; q < 8; q += 4) {
-      u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
-      u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xEE);
-      u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
-      u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
-    }
-    for (int q = 0; q < 4; ++q) {
-      _mm256_storeu_ps(reinterpret_cast<float*>(dst + q * dst_step), _mm256_permute2f128_ps(u[q], u[q + 4], 0x20));
-      _mm256_storeu_ps(reinterpret_cast<float*>(dst + (q + 4) * dst_step), _mm256_permute2f128_ps(u[q], u[q + 4], 0x31));
-    }
-  } else {
-    const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(src));
-    const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(src + src_step));
-    const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(src + 2 * src_step));
-    const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(src + 3 * src_step));
-    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd(reinterpret_cast<double*>(dst), _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd(reinterpret_cast<double*>(dst + dst_step), _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd(reinterpret_cast<double*>(dst + 2 * dst_step), _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd(reinterpret_cast<double*>(dst + 3 * dst_step), _mm256_permute2f128_pd(t1, t3, 0x31));
-  }
-#elif defined(__SSE2__)
-  if constexpr (E == 4) {
-    __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(src));
-    __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(src + src_step));
-    __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(src + 2 * src_step));
-    __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(src + 3 * src_step));
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    _mm_storeu_ps(reinterpret_cast<float*>(dst), r0);
-    _mm_storeu_ps(reinterpret_cast<float*>(dst + dst_step), r1);
-    _mm_storeu_ps(reinterpret_cast<float*>(dst + 2 * dst_step), r2);
-    _mm_storeu_ps(reinterpret_cast<float*>(dst + 3 * dst_step), r3);
-  } else {
-    const __m128d a = _mm_loadu_pd(reinterpret_cast<const double*>(src));
-    const __m128d b = _mm_loadu_pd(reinterpret_cast<const double*>(src + src_step));
-    _mm_storeu_pd(reinterpret_cast<double*>(dst), _mm_unpacklo_pd(a, b));
-    _mm_storeu_pd(reinterpret_cast<double*>(dst + dst_step), _mm_unpackhi_pd(a, b));
-  }
-#else
-  constexpr int64_t B = kBlockBytes / E;
-  for (int64_t q = 0; q < B; ++q)
-    for (int64_t r = 0; r < B; ++r) std::memcpy(dst + r * dst_step + q * E, src + q * src_step + r * E, E);
-#endif
-}
-
-// dst(i, j) = src(i, j) for a h x w tile of E-byte elements at p + i * step_i + j * step_j, where
-// one side runs along i (step_i == E) and the other along j (step_j == E): whole blocks through
-// transpose_block, columns outermost (the side that runs along i keeps its few lines in L1 down
-// the tile), the ragged edges element by element. Gathering (src runs along i) with ahead >= 0,
-// the lines of the next block column are prefetched while this one is copied, up to `ahead` rows
-// of src past the tile (the next tile's first block): src's rows lie far apart, where the
-// hardware's prefetchers do not follow, and one thread waits on their misses otherwise (for data
-// in the cache the prefetches only cost: 1024^2 floats, 0.32 -> 0.37 ns an element).
-template <int64_t E>
-void transpose_tile(char* dst, int64_t di, int64_t dj, const char* src, int64_t si, int64_t sj, int64_t h, int64_t w,
-                    int64_t ahead = -1) {
-  constexpr int64_t B = kBlockBytes / E;
-  const bool gather = si == E && dj == E;  // else scatter: sj == E && di == E
-  const int64_t hb = h - h % B, wb = w - w % B;
-  for (int64_t j = 0; j < wb; j += B) {
-    if (gather && ahead >= 0)
-      for (int64_t r = j + B; r < std::min(j + 2 * B, w + ahead); ++r)
-        for (int64_t l = 0; l < h * E; l += 64) __builtin_prefetch(src + r * sj + l);
-    for (int64_t i = 0; i < hb; i += B) {
-      if (gather) transpose_block<E>(dst + i * di + j * E, di, src + i * E + j * sj, sj);
-      else transpose_block<E>(dst + i * E + j * dj, dj, src + i * si + j * E, si);
-    }
-  }
-  for (int64_t i = 0; i < h; ++i)
-    for (int64_t j = i < hb ? wb : 0; j < w; ++j) std::memcpy(dst + i * di + j * dj, src + i * si + j * sj, E);
-}
-
-// Copies `bytes` from src (a buffer in L1) to dst with non-temporal stores where dst is aligned to
-// a vector, plain copies at the ends: the lines go to memory without being read first (the read
-// for ownership that an ordinary store pays) and without evicting the cache. The caller fences
-// (_mm_sfence) before its writes may be read by another thread.
-inline void stream_bytes(char* dst, const char* src, int64_t bytes) {
-#if defined(__AVX__) || defined(__SSE2__)
-#if defined(__AVX__)
-  constexpr int64_t V = 32;
-#else
-  constexpr int64_t V = 16;
-#endif
-  const int64_t head = std::min<int64_t>(bytes, (V - reinterpret_cast<uintptr_t>(dst) % V) % V);
-  std::memcpy(dst, src, static_cast<size_t>(head));
-  int64_t k = head;
-  for (; k + V <= bytes; k += V) {
-#if defined(__AVX__)
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + k), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + k)));
-#else
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k)));
-#endif
-  }
-  std::memcpy(dst + k, src + k, static_cast<size_t>(bytes - k));
-#else
-  std::memcpy(dst, src, static_cast<size_t>(bytes));
-#endif
-}
-
-// Outputs at least this large are written by tiled_loop_2d through stream_bytes: larger than one
-// CCX's L3 on current x86 servers (32 MiB on AMD Zen 3/4), so the lines would not stay cached for
-// the next operation anyway. (sysconf's L3 size cannot say it: a VM on this machine reports the
-// socket's 320 MiB, and glibc's memcpy starts streaming at 240 MiB from it.)
-constexpr int64_t kStreamBytes = int64_t{32} << 20;
-
-// A 2-D loop in which some operand steps through memory in the outer dim and far apart in the
-// inner one (a transposed operand: x + y.t(), y.t().contiguous()): row by row, each of its
-// elements would come from another cache line. In tiles instead, the cache lines that operand
-// touches are reused by the tile's rows before they are evicted.
-//
-// With `buffered` (the body only computes element i of its outputs from element i of its inputs,
-// and writes every output element), each transposed operand of 4 or 8 bytes goes through a
-// buffer: its 64 x 256 tile is transposed into a contiguous buffer by vector blocks (8 x 8 floats)
-// before the tile's rows run (an output's is transposed back after), and the body sees
-// contiguous rows of 256 elements, which it vectorizes. Otherwise the tile is tall and narrow
-// (kRows x `width` elements, width * the row operands' element size >= 32 bytes): the transposed
-// operand's lines in a tile sit a row apart, in one cache set when rows are a multiple of 4 KiB
-// long, and 8 of them fit the set's ways where 32 thrashed, and its elements go one by one
-// through the body's strided loop. 4096^2 float add, one operand transposed, one thread: 110 ms
-// row by row, 47-74 ms in 32 x 32 tiles, 22 ms in 64 x 8 (0.9 ns an element even in cache);
-// buffered in 64 x 64 tiles 18.5 ms, 64 x 256 16.1, 64 x 512 15.9, 64 x 1024 24.3, 32 or
-// 128 x 256 20.8 / 17.6. In the cache (256^2, 1024^2) 0.43-0.50 ns an element with buffer rows of
-// exactly 1 KiB, 0.28-0.33 with the line of padding (a contiguous add: 0.14).
-// Returns false when the geometry is not such a loop.
-template <size_t N, typename Body>
-bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, Body& body, bool buffered) {
-  constexpr int64_t kRows = 64;
-  if (g.shape.size() != 2) return false;
-  const int64_t rows = g.shape[0], cols = g.shape[1];
-  std::array<bool, N> flipped{};  // operands that run along the rows (transposed)
-  bool transposed = false, bufferable = buffered;
-  int64_t element = 16;  // the smallest element size among the operands that run along a row
-  for (size_t k = 0; k < N; ++k) {
-    const int64_t outer = g.strides[k][0] < 0 ? -g.strides[k][0] : g.strides[k][0];
-    const int64_t inner = g.strides[k][1] < 0 ? -g.strides[k][1] : g.strides[k][1];
-    flipped[k] = outer != 0 && outer <= 16 && inner >= 256;
-    transposed = transposed || flipped[k];
-    if (flipped[k])
-      bufferable = bufferable && g.strides[k][0] == g.itemsize[k] && (g.itemsize[k] == 4 || g.itemsize[k] == 8);
-    if (inner != 0 && inner < element) element = inner;
-  }
-  if (!transposed) return false;
-  if (bufferable && rows >= kRows && cols >= kRows) {
-    constexpr int64_t kCols = 256;  // rows of 1 KiB for float operands that run along them
-    // a buffer's rows are a cache line longer than kCols elements: at a multiple of 4 KiB, the
-    // block column that transpose_tile writes down the buffer would fall in 4 of L1's sets
-    const auto pitch = [&](size_t k) { return kCols * g.itemsize[k] + 64; };
-    // A large loop (its output kStreamBytes or more: in memory, not in the cache) prefetches the
-    // operands it reads: the transposed ones in transpose_tile, those read in place (rows of
-    // 1 KiB, a row apart) kAhead rows ahead. An output of it whose rows run along the tile's rows
-    // is streamed: each row of the body's goes to a buffer row in L1 first, and from there to
-    // memory through non-temporal stores. 4096^2 floats, one thread: x + y.t() 15.2 -> 12.5-13.1
-    // ms, y.t().contiguous() 11.5 -> 8.0-8.4 (streamed without the prefetches, x + y.t() took 18.5: the
-    // misses on x were then what the thread waited on).
-    constexpr int64_t kAhead = 4;
-    const bool large = rows * cols * g.itemsize[0] >= kStreamBytes;
-    const bool stream = large && !flipped[0] && g.strides[0][1] == g.itemsize[0];
-    const int64_t bands = (rows + kRows - 1) / kRows;
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / (kRows * cols));
-    parallel_for(0, bands, grain, [&](int64_t b, int64_t e) {
-      // in a parallel region nothing may throw: without memory for its buffers (128 KiB at most
-      // an operand), a thread runs its tiles on the operands themselves, through the strided loop
-      std::array<std::unique_ptr<char[]>, N> buffer;
-      bool allocated = true;
-      for (size_t k = 0; k < N; ++k)
-        if (flipped[k] || (k == 0 && stream)) {
-          const int64_t bytes = flipped[k] ? kRows * pitch(k) : kCols * g.itemsize[k] + 8192;  // 8 KiB: see row_for
-          buffer[k].reset(new (std::nothrow) char[static_cast<size_t>(bytes)]);
-          allocated = allocated && buffer[k] != nullptr;
-        }
-      std::array<bool, N> via{};  // operands read and written through their buffer
-      std::array<int64_t, N> inner;
-      for (size_t k = 0; k < N; ++k) {
-        via[k] = flipped[k] && allocated;
-        inner[k] = via[k] ? g.itemsize[k] : g.strides[k][1];
-      }
-      const bool streamed = stream && allocated;
-      // The row buffer of a streamed output row at `out`: 2 KiB + 64 bytes past it modulo 4 KiB.
-      // One fixed row buffer, wherever the heap put it, could share its address bits 0-11 with
-      // the output rows (rows of 16 KiB all do), and its loads wait on the non-temporal stores
-      // still draining to those bits (4K aliasing, the likely cause): 4096^2 floats, one thread,
-      // x + y.t() took 12.8 or 22 ms and y.t().contiguous() 8.1 or 22 as the buffer fell; at 64,
-      // 1088, 2112 or 3136 bytes from the output's bits, 12.7-13.1 and 8.0-8.2 every time.
-      const auto row_for = [&](const char* out) {
-        const uintptr_t page = (reinterpret_cast<uintptr_t>(buffer[0].get()) + 4095) & ~uintptr_t{4095};
-        return reinterpret_cast<char*>(page + ((reinterpret_cast<uintptr_t>(out) + 2048 + 64) & 4095));
-      };
-      const auto transpose = [&](size_t k, bool in, char* tile, int64_t h, int64_t w, int64_t ahead) {  // tile <-> buffer
-        const int64_t E = g.itemsize[k], P = pitch(k);
-        char* buf = buffer[k].get();
-        const int64_t si = g.strides[k][0], sj = g.strides[k][1];
-        if (E == 4) {
-          in ? transpose_tile<4>(buf, P, E, tile, si, sj, h, w, ahead) : transpose_tile<4>(tile, si, sj, buf, P, E, h, w);
-        } else {
-          in ? transpose_tile<8>(buf, P, E, tile, si, sj, h, w, ahead) : transpose_tile<8>(tile, si, sj, buf, P, E, h, w);
-        }
-      };
-      for (int64_t band = b; band < e; ++band) {
-        const int64_t i0 = band * kRows, h = std::min(kRows, rows - i0);
-        for (int64_t j0 = 0; j0 < cols; j0 += kCols) {
-          const int64_t w = std::min(kCols, cols - j0);
-          std::array<char*, N> corner;
-          for (size_t k = 0; k < N; ++k) corner[k] = base[k] + i0 * g.strides[k][0] + j0 * g.strides[k][1];
-          for (size_t k = 1; k < N; ++k)
-            if (via[k]) transpose(k, true, corner[k], h, w, large ? cols - j0 - w : -1);
-          for (int64_t i = 0; i < h; ++i) {
-            std::array<char*, N> ptrs;
-            for (size_t k = 0; k < N; ++k)
-              ptrs[k] = via[k] ? buffer[k].get() + i * pitch(k) : corner[k] + i * g.strides[k][0];
-            char* const out = corner[0] + i * g.strides[0][0];
-            if (streamed) ptrs[0] = row_for(out);
-            for (size_t k = 1; k < N && large; ++k)  // the inputs read in place: their row kAhead rows on
-              if (!via[k] && g.strides[k][1] == g.itemsize[k]) {
-                const int64_t r = i + kAhead;  // in this tile, or else in the next one along the band
-                const char* next = r < h                        ? corner[k] + r * g.strides[k][0]
-                                   : j0 + w < cols && r - h < h ? corner[k] + (r - h) * g.strides[k][0] + w * g.strides[k][1]
-                                                                : nullptr;
-                if (next)
-                  for (int64_t l = 0; l < w * g.itemsize[k]; l += 64) __builtin_prefetch(next + l);
-              }
-            body(ptrs.data(), inner.data(), w);
-            if (streamed) stream_bytes(out, ptrs[0], w * g.itemsize[0]);
-          }
-          if (via[0]) transpose(0, false, corner[0], h, w, -1);
-        }
-      }
-#if defined(__SSE2__)
-      if (streamed) _mm_sfence();  // the streamed rows are in memory before the thread returns
-#endif
-    });
-    return true;
-  }
-  const int64_t width = std::max<int64_t>(8, 32 / element);
-  if (rows < 2 * kRows || cols < 2 * width) return false;
-  std::array<int64_t, N> inner;
-  for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][1];
-  const int64_t bands = (rows + kRows - 1) / kRows;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kRows * cols));
-  parallel_for(0, bands, grain, [&](int64_t b, int64_t e) {
-    for (int64_t band = b; band < e; ++band) {
-      const int64_t i0 = band * kRows, i1 = std::min(rows, i0 + kRows);
-      for (int64_t j0 = 0; j0 < cols; j0 += width) {
-        const int64_t w = std::min(width, cols - j0);
-        for (int64_t i = i0; i < i1; ++i) {
-          std::array<char*, N> ptrs;
-          for (size_t k = 0; k < N; ++k) ptrs[k] = base[k] + i * g.strides[k][0] + j0 * g.strides[k][1];
-          body(ptrs.data(), inner.data(), w);
-        }
-      }
-    }
-  });
-  return true;
-}
-
+template <size_t N>
+void loop_nd_range(const LoopGeometry& g, std::array<char*, N> base, int64_t begin, int64_t end,
+                   const LoopBody<N>& body);
 // loop_nd split across threads (parallel_for) when the loop is large; the body must not
 // throw and must write only its own elements. `elementwise`: the body computes output element i
 // from input elements i only, through the pointers it is given, and writes every output element
-// (the pointers may then be a buffer's: tiled_loop_2d).
-template <size_t N, typename Body>
-void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, Body&& body, bool elementwise = false) {
-  int64_t numel = 1;
-  for (int64_t s : g.shape) numel *= s;
-  if (tiled_loop_2d<N>(g, base, body, elementwise)) return;
-  if (numel <= kGrainSize) {
-    loop_nd<N>(g, base, body);
-    return;
-  }
-  parallel_for(0, numel, kGrainSize, [&](int64_t b, int64_t e) { loop_nd_range<N>(g, base, b, e, body); });
-}
+// (the pointers may then be a buffer's: tiled_loop_2d in Loops.cpp).
+template <size_t N>
+void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, const LoopBody<N>& body,
+                      bool elementwise = false);
 
 // out[i] = f(a[i]) with Out/In element types; run(o, x, n) computes a contiguous run.
 template <typename Out, typename In, typename F, typename Run>
