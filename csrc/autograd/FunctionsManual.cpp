@@ -30,7 +30,9 @@
 #include <tcore/ops/cumsum.h>
 #include <tcore/ops/div.h>
 #include <tcore/ops/eq.h>
+#include <tcore/ops/elu_backward.h>
 #include <tcore/ops/erf.h>
+#include <tcore/ops/sigmoid.h>
 #include <tcore/ops/exp.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/ge.h>
@@ -170,6 +172,27 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   // reversed cumsum: the sum along dim, minus the cumsum, plus the element itself
   return tcore::add(tcore::sub(tcore::sum(grad, IntArrayRef({dim}), true, std::nullopt), tcore::cumsum(grad, dim, std::nullopt), 1),
                     grad, 1);
+}
+
+Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {
+  const Tensor s = tcore::sigmoid(self);
+  const Tensor s_ds = tcore::mul(s, tcore::sigmoid(tcore::neg(self)));  // s (1 - s)
+  const Tensor bracket = tcore::add(tcore::mul(self, tcore::add(tcore::mul(s, Scalar(-2)), Scalar(1), 1)), Scalar(2), 1);
+  return tcore::mul(tcore::mul(tcore::mul(grad, grad_output), s_ds), bracket);
+}
+
+Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const Tensor z = tcore::mul(self, beta);
+  const Tensor s_ds = tcore::mul(tcore::sigmoid(z), tcore::sigmoid(tcore::neg(z)));
+  return tcore::mul(tcore::mul(tcore::mul(grad, s_ds), tcore::lt(z, threshold)), beta);
+}
+
+Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
+                           const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {
+  const Tensor g = tcore::mul(tcore::mul(grad, grad_output), input_scale);
+  const Tensor negative = tcore::lt(self_or_result, Scalar(0));
+  if (is_result) return tcore::mul(g, negative);
+  return tcore::mul(tcore::elu_backward(g, alpha, scale, input_scale, false, self_or_result), negative);
 }
 
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,

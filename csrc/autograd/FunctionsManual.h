@@ -109,6 +109,16 @@ std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tens
                                                   const Tensor& max, const std::array<bool, 2>& grad_input_mask);
 Tensor clamp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& min_p, const Tensor& min_t,
                  const Tensor& max_p, const Tensor& max_t);
+// The nn activations' second derivatives (d/dself of their backward kernels, times grad), as torch's:
+// silu: grad * grad_output * s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(x);
+Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
+// softplus: grad * beta s (1 - s) where x * beta < threshold, s = sigmoid(x * beta) (s (1 - s) as
+// sigmoid(z) sigmoid(-z): torch's 1 - s loses digits for large z);
+Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold);
+// elu: where self_or_result < 0, grad * grad_output * input_scale (from the result) or
+// elu_backward(grad * grad_output * input_scale, ...) (from the input), else 0.
+Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
+                           const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 // div with rounding_mode: the true-division gradient, or zero when the quotient is rounded.

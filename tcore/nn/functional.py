@@ -46,13 +46,11 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    out = _C.where(input > 0, input, input * negative_slope)
-    return input.copy_(out) if inplace else out
+    return _C._nn.leaky_relu_(input, negative_slope) if inplace else _C._nn.leaky_relu(input, negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    out = _C.where(input > 0, input, (_C.exp(_C.clamp(input, None, 0.0)) - 1) * alpha)
-    return input.copy_(out) if inplace else out
+    return _C._nn.elu_(input, alpha) if inplace else _C._nn.elu(input, alpha)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -62,8 +60,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    out = _C._nn.silu(input)
-    return input.copy_(out) if inplace else out
+    return _C._nn.silu_(input) if inplace else _C._nn.silu(input)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -75,9 +72,7 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    scaled = input * beta
-    soft = _C.log1p(_C.exp(_C.clamp(scaled, None, threshold))) / beta
-    return _C.where(scaled > threshold, input, soft)
+    return _C._nn.softplus(input, beta, threshold)
 
 
 def _softmax_dim(name: str, ndim: int) -> int:

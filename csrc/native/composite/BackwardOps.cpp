@@ -15,15 +15,23 @@
 #include <tcore/ops/cumprod_backward_native.h>
 #include <tcore/ops/cumsum.h>
 #include <tcore/ops/div.h>
+#include <tcore/ops/elu_backward.h>
+#include <tcore/ops/elu_backward_native.h>
 #include <tcore/ops/eq.h>
 #include <tcore/ops/erf.h>
 #include <tcore/ops/exp.h>
 #include <tcore/ops/ge.h>
 #include <tcore/ops/gelu_backward.h>
 #include <tcore/ops/gelu_backward_native.h>
+#include <tcore/ops/leaky_relu_backward.h>
+#include <tcore/ops/leaky_relu_backward_native.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/ones_like.h>
 #include <tcore/ops/scatter_add.h>
+#include <tcore/ops/silu_backward.h>
+#include <tcore/ops/silu_backward_native.h>
+#include <tcore/ops/softplus_backward.h>
+#include <tcore/ops/softplus_backward_native.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/tanh.h>
@@ -102,7 +110,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   return tcore::cat(parts, d);
 }
 
-// The grad_input= forms (PyTorch's out= overloads of these two, with its argument name): the
+// The grad_input= forms (PyTorch's out= overloads of these backwards, with its argument name): the
 // functional result written into grad_input as a generated out= kernel writes it, the dtype checked
 // first as torch does (then the resize, with a warning when grad_input had elements, and copy_
 // through the dispatcher, so Meta and lazy tensors take it too).
@@ -119,6 +127,28 @@ const Tensor& write_grad_input(const Tensor& grad_input, const Tensor& result, c
 Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::string_view approximate,
                          const Tensor& grad_input) {
   return write_grad_input(grad_input, tcore::gelu_backward(grad_output, self, approximate), "gelu_backward");
+}
+
+Tensor leaky_relu_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,
+                               bool self_is_result, const Tensor& grad_input) {
+  return write_grad_input(grad_input, tcore::leaky_relu_backward(grad_output, self, negative_slope, self_is_result),
+                          "leaky_relu_backward");
+}
+
+Tensor silu_backward_out(const Tensor& grad_output, const Tensor& self, const Tensor& grad_input) {
+  return write_grad_input(grad_input, tcore::silu_backward(grad_output, self), "silu_backward");
+}
+
+Tensor softplus_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& beta, const Scalar& threshold,
+                             const Tensor& grad_input) {
+  return write_grad_input(grad_input, tcore::softplus_backward(grad_output, self, beta, threshold), "softplus_backward");
+}
+
+Tensor elu_backward_out(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
+                        bool is_result, const Tensor& self_or_result, const Tensor& grad_input) {
+  return write_grad_input(grad_input,
+                          tcore::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result),
+                          "elu_backward");
 }
 
 Tensor threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,

@@ -1,17 +1,13 @@
-// silu and mse_loss: compositions of other operators (autograd records what they call).
+// mse_loss: a composition of other operators (autograd records what it calls).
 #include <tcore/ops/mean.h>
 #include <tcore/ops/mse_loss_native.h>
 #include <tcore/ops/mul.h>
-#include <tcore/ops/sigmoid.h>
-#include <tcore/ops/silu_native.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sum.h>
 
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
-
-Tensor silu(const Tensor& self) { return tcore::mul(self, tcore::sigmoid(self)); }
 
 // reduction: 0 none, 1 mean (the default), 2 sum, as PyTorch's Reduction enum
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {

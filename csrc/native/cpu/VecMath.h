@@ -296,6 +296,12 @@ struct Gelu {
 };
 #endif
 #undef TCORE_SLEEF_ERFC_D
+// x * sigmoid(x) as PyTorch computes it, x / (1 + e^-x) (-inf gives NaN there, as in torch)
+struct Silu {
+  static VF apply(VF v) { return v / (1.0f + Exp::apply(-v)); }
+  static VD apply(VD v) { return v / (1.0 + Exp::apply(-v)); }
+};
+
 struct GeluTanh {
   static VF apply(VF v) { return 0.5f * v * (1.0f + Tanh::apply(0.7978845608028654f * (v + 0.044715f * v * v * v))); }
   static VD apply(VD v) { return 0.5 * v * (1.0 + Tanh::apply(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
@@ -303,17 +309,39 @@ struct GeluTanh {
 
 // out[i] = Op(in[i]) over a contiguous run (out may be in): whole vectors, then the tail
 // through a zero-padded vector, so every element gets the same function.
-template <typename Op, typename T>
-void map(T* out, const T* in, int64_t n) {
+// map_with takes the function as an object, f(V) -> V (a kernel's parameters: softplus's beta).
+template <typename T, typename F>
+void map_with(T* out, const T* in, int64_t n, const F& f) {
   using V = typename VecOf<T>::type;
   constexpr int W = width<T>;
   int64_t i = 0;
-  for (; i + W <= n; i += W) store(out + i, Op::apply(load<V>(in + i)));
+  for (; i + W <= n; i += W) store(out + i, f(load<V>(in + i)));
   if (i < n) {
     alignas(64) T buf[W] = {};
     std::memcpy(buf, in + i, static_cast<size_t>(n - i) * sizeof(T));
-    store(buf, Op::apply(load<V>(buf)));
+    store(buf, f(load<V>(buf)));
     std::memcpy(out + i, buf, static_cast<size_t>(n - i) * sizeof(T));
+  }
+}
+template <typename Op, typename T>
+void map(T* out, const T* in, int64_t n) {
+  map_with(out, in, n, [](auto v) { return Op::apply(v); });
+}
+// out[i] = f(a[i], b[i * b_step]) over a contiguous run (b_step 0: one b for every element), f(V, V) -> V;
+// the tail through zero-padded vectors, as map_with's.
+template <typename T, typename F>
+void map2_with(T* out, const T* a, const T* b, int64_t n, int64_t b_step, const F& f) {
+  using V = typename VecOf<T>::type;
+  constexpr int W = width<T>;
+  const V broadcast = V{} + b[0];
+  int64_t i = 0;
+  for (; i + W <= n; i += W) store(out + i, f(load<V>(a + i), b_step ? load<V>(b + i) : broadcast));
+  if (i < n) {
+    alignas(64) T x[W] = {}, y[W] = {};
+    std::memcpy(x, a + i, static_cast<size_t>(n - i) * sizeof(T));
+    for (int64_t j = 0; j < n - i; ++j) y[j] = b[(i + j) * b_step];
+    store(x, f(load<V>(x), load<V>(y)));
+    std::memcpy(out + i, x, static_cast<size_t>(n - i) * sizeof(T));
   }
 }
 
@@ -370,8 +398,13 @@ struct Erf {};
 struct Sigmoid {};
 struct Gelu {};
 struct GeluTanh {};
+struct Silu {};
 template <typename Op, typename T>
 void map(T*, const T*, int64_t) {}
+template <typename T, typename F>
+void map_with(T*, const T*, int64_t, const F&) {}
+template <typename T, typename F>
+void map2_with(T*, const T*, const T*, int64_t, int64_t, const F&) {}
 template <bool Store, typename T>
 double exp_shifted_sum(T*, const T*, T, int64_t) { return 0; }
 #endif
