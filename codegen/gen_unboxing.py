@@ -50,6 +50,8 @@ def _local(t: Type) -> tuple[str, str, str] | None:
         return None
     if isinstance(t.elem, BaseType) and t.elem.name in ("int", "SymInt"):
         return "std::vector<int64_t>", "to_int_list({v}, {n})", "IntArrayRef({x})"
+    if isinstance(t.elem, BaseType) and t.elem.name == "bool" and t.size is not None:  # output_mask's bool[3]
+        return f"std::array<bool, {t.size}>", f"to_bool_array<{t.size}>({{v}}, {{n}})", "{x}"
     if isinstance(t.elem, BaseType) and t.elem.name == "Tensor":
         return "std::vector<Tensor>", "to_tensor_list({v}, {n})", "ArrayRef<Tensor>({x})"
     if isinstance(t.elem, OptionalType) and isinstance(t.elem.elem, BaseType) and t.elem.elem.name == "Tensor":
@@ -64,6 +66,8 @@ def _default(arg: Argument, local_type: str) -> str:
         return "std::nullopt"
     if local_type == "std::vector<int64_t>":
         return f"std::vector<int64_t>{d}" if d.startswith("{") else f"std::vector<int64_t>{{{d}}}"
+    if local_type.startswith("std::array<bool"):  # a list of exactly N (codegen/defaults.py)
+        return f"{local_type}{d}" if d.startswith("{") else f"{local_type}{{{d}}}"
     return f"{local_type}({d})"
 
 
@@ -76,6 +80,8 @@ def _ivalue_default(arg: Argument) -> str:
         return f"IValue({d.lower()})"
     if d.startswith("["):
         items = [i.strip() for i in d[1:-1].split(",") if i.strip()]
+        if all(i in ("True", "False") for i in items) and items:  # bool[N]
+            return "IValue(List{" + ", ".join(f"IValue({i.lower()})" for i in items) + "})"
         return "IValue(List{" + ", ".join(f"IValue(int64_t{{{i}}})" for i in items) + "})"
     if d[0] in "'\"":
         return f"IValue(std::string({cpp.default_value(arg)}))"

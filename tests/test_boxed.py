@@ -121,6 +121,9 @@ OVERRIDES.update({
                         weight_decay=0.0, step=1.0),
     "_col2im": dict(self=(8, 8), input_size=[1, 2, 3, 3], kernel_size=[2, 2], dilation=[1, 1], padding=[1, 0],
                     stride=[1, 1]),
+    "_conv2d_im2col": dict(self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1], padding=[1, 0], dilation=[1, 1]),
+    "_conv2d_im2col_backward": dict(grad_output=(1, 3, 5, 3), self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1],
+                                    padding=[1, 0], dilation=[1, 1], output_mask=[True, True]),
 })
 
 

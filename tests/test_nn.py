@@ -461,3 +461,78 @@ def test_small_cnn_trains(tcore):
             w1.sub_(g1 * 0.5)
             w2.sub_(g2 * 0.5)
     assert losses[-1] < 0.6 * losses[0]
+
+
+# conv2d's product and its backward kernel (native/cpu/Im2Col.cpp: images a chunk at a time, one per
+# thread) against torch: batches that do not divide by the threads, stride/padding/dilation/groups,
+# a kernel wider than the padded row's edge, non-contiguous inputs, float32/float64/bfloat16; the
+# gradients by the kernel (no create_graph) and through the differentiable path (create_graph: a
+# gradient penalty's second derivatives), and forward-mode tangents.
+CONV_TORCH = [
+    dict(x=(5, 3, 9, 7), w=(4, 3, 3, 3), stride=1, padding=1, dilation=1, groups=1),
+    dict(x=(3, 4, 10, 11), w=(6, 2, 3, 2), stride=(2, 3), padding=(2, 0), dilation=(1, 2), groups=2),
+    dict(x=(1, 2, 6, 6), w=(3, 2, 5, 5), stride=1, padding=3, dilation=1, groups=1),
+    dict(x=(4, 3, 8, 8), w=(2, 3, 1, 1), stride=2, padding=0, dilation=1, groups=1),
+    # one image in groups: each group's input, weight and gradient are contiguous views inside
+    # their tensors (an offset the kernels must add)
+    dict(x=(1, 4, 6, 5), w=(4, 2, 3, 3), stride=1, padding=1, dilation=1, groups=2),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("cfg", CONV_TORCH, ids=lambda c: f"x{c['x']}-w{c['w']}")
+def test_conv2d_against_torch(tcore, cfg, threads):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(sum(cfg["x"]))
+    x = rng.standard_normal(cfg["x"])
+    w = rng.standard_normal(cfg["w"]) * 0.3
+    b = rng.standard_normal(cfg["w"][0])
+    kw = {k: cfg[k] for k in ("stride", "padding", "dilation", "groups")}
+    old = tcore.get_num_threads()
+    tcore.set_num_threads(threads)
+    try:
+        # float64 (and a transposed view of the input: strides the patches read as they are)
+        xs = tcore.from_numpy(np.ascontiguousarray(np.swapaxes(x, 2, 3))).transpose(2, 3)
+        got = tcore.nn.functional.conv2d(xs, tcore.tensor(w), tcore.tensor(b), **kw)
+        want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), **kw)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+        for dt, tol in (("float32", 2e-5), ("bfloat16", 3e-2)):
+            g = tcore.nn.functional.conv2d(tcore.tensor(x).to(getattr(tcore, dt)), tcore.tensor(w).to(getattr(tcore, dt)), **kw)
+            t = torch.nn.functional.conv2d(torch.tensor(x).to(getattr(torch, dt)), torch.tensor(w).to(getattr(torch, dt)), **kw)
+            assert str(g.dtype).endswith(dt)
+            np.testing.assert_allclose(g.float().numpy(), t.float().numpy(), rtol=tol, atol=tol * 3)
+        # first derivatives (the backward kernel) and second ones (create_graph: a gradient penalty)
+        up = rng.standard_normal(want.shape)
+        results = []
+        for lib in (tcore, torch):
+            tx, tw, tb = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
+            y = lib.nn.functional.conv2d(tx, tw, tb, **kw)
+            gx, gw, gb = lib.autograd.grad((y * lib.tensor(up)).sum(), (tx, tw, tb))
+            tx2, tw2 = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+            y2 = lib.nn.functional.conv2d(tx2, tw2, **kw)
+            gx2, = lib.autograd.grad((y2 * y2).sum(), tx2, create_graph=True)
+            px, pw = lib.autograd.grad((gx2 * gx2).sum(), (tx2, tw2))
+            results.append([a.detach().numpy() for a in (gx, gw, gb, px, pw)])
+        for name, a, t in zip(("input", "weight", "bias", "penalty input", "penalty weight"), *results):
+            np.testing.assert_allclose(a, t, rtol=1e-10, atol=1e-10, err_msg=name)
+    finally:
+        tcore.set_num_threads(old)
+
+
+def test_conv2d_forward_mode_against_torch(tcore):
+    torch = pytest.importorskip("torch")
+    import tcore.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+
+    rng = np.random.default_rng(4)
+    x, xt = rng.standard_normal((2, 2, 5, 6)), rng.standard_normal((2, 2, 5, 6))
+    w, wt = rng.standard_normal((3, 2, 3, 3)), rng.standard_normal((3, 2, 3, 3))
+    with fwAD.dual_level():
+        y = tcore.nn.functional.conv2d(fwAD.make_dual(tcore.tensor(x), tcore.tensor(xt)),
+                                       fwAD.make_dual(tcore.tensor(w), tcore.tensor(wt)), padding=1, stride=(1, 2))
+        got = fwAD.unpack_dual(y).tangent.numpy()
+    with tfwAD.dual_level():
+        y = torch.nn.functional.conv2d(tfwAD.make_dual(torch.tensor(x), torch.tensor(xt)),
+                                       tfwAD.make_dual(torch.tensor(w), torch.tensor(wt)), padding=1, stride=(1, 2))
+        want = tfwAD.unpack_dual(y).tangent.numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

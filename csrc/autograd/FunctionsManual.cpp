@@ -32,6 +32,11 @@
 #include <tcore/ops/eq.h>
 #include <tcore/ops/elu_backward.h>
 #include <tcore/ops/erf.h>
+#include <tcore/ops/t.h>
+#include <tcore/ops/matmul.h>
+#include <tcore/ops/_col2im.h>
+#include <tcore/ops/_conv2d_im2col_backward.h>
+#include <tcore/ops/_im2col.h>
 #include <tcore/ops/sigmoid.h>
 #include <tcore/ops/exp.h>
 #include <tcore/ops/expand.h>
@@ -172,6 +177,37 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   // reversed cumsum: the sum along dim, minus the cumsum, plus the element itself
   return tcore::add(tcore::sub(tcore::sum(grad, IntArrayRef({dim}), true, std::nullopt), tcore::cumsum(grad, dim, std::nullopt), 1),
                     grad, 1);
+}
+
+namespace {
+// grad (N, O, oh, ow) as (N * oh * ow, O): a row per output position, as _im2col's rows
+Tensor positions_by_channels(const Tensor& grad) {
+  const int64_t o = grad.sizes()[1];
+  return tcore::reshape(tcore::permute(grad, {0, 2, 3, 1}), {-1, o});
+}
+}  // namespace
+
+Tensor conv2d_im2col_input_backward(const Tensor& grad, const Tensor& self, const Tensor& weight, IntArrayRef stride,
+                                    IntArrayRef padding, IntArrayRef dilation) {
+  const int64_t o = weight.sizes()[0];
+  const Tensor w2 = tcore::reshape(weight, {o, -1});  // (O, C * kh * kw)
+  const Tensor cols = tcore::matmul(positions_by_channels(grad), w2);  // (N * oh * ow, C * kh * kw)
+  return tcore::_col2im(cols, self.sizes(), {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride);
+}
+
+Tensor conv2d_im2col_weight_backward(const Tensor& grad, const Tensor& self, const Tensor& weight, IntArrayRef stride,
+                                     IntArrayRef padding, IntArrayRef dilation) {
+  const Tensor cols = tcore::_im2col(self, {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride);
+  const Tensor w2 = tcore::matmul(tcore::t(positions_by_channels(grad)), cols);  // (O, C * kh * kw)
+  return tcore::reshape(w2, weight.sizes());
+}
+
+std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
+                                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                  std::array<bool, 2> mask) {
+  if (!GradMode::is_enabled()) return tcore::_conv2d_im2col_backward(grad, self, weight, stride, padding, dilation, mask);
+  return {mask[0] ? conv2d_im2col_input_backward(grad, self, weight, stride, padding, dilation) : Tensor(),
+          mask[1] ? conv2d_im2col_weight_backward(grad, self, weight, stride, padding, dilation) : Tensor()};
 }
 
 Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {

@@ -119,6 +119,16 @@ Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Sc
 // elu_backward(grad * grad_output * input_scale, ...) (from the input), else 0.
 Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
                            const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
+// _conv2d_im2col's gradients (those mask asks for): its backward kernel, or in grad mode (create_graph)
+// the input's as col2im of grad times the weight, the weight's as grad times the input's patch
+// matrix, through operators with derivatives of their own.
+std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
+                                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                  std::array<bool, 2> mask);
+Tensor conv2d_im2col_input_backward(const Tensor& grad, const Tensor& self, const Tensor& weight, IntArrayRef stride,
+                                    IntArrayRef padding, IntArrayRef dilation);
+Tensor conv2d_im2col_weight_backward(const Tensor& grad, const Tensor& self, const Tensor& weight, IntArrayRef stride,
+                                     IntArrayRef padding, IntArrayRef dilation);
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.
 Tensor pow_scalar_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 // div with rounding_mode: the true-division gradient, or zero when the quotient is rounded.

@@ -121,6 +121,14 @@ std::vector<int64_t> to_int_list(const IValue& v, const char* arg) {
   }
   mismatch(v, "a list of ints", arg);
 }
+std::vector<bool> to_bool_list(const IValue& v, size_t n, const char* arg) {
+  if (auto* l = std::get_if<List>(&v.value); l != nullptr && l->size() == n) {
+    std::vector<bool> out;
+    for (const auto& x : *l) out.push_back(to_bool(x, arg));
+    return out;
+  }
+  mismatch(v, detail::str_cat("a list of ", n, " bools").c_str(), arg);
+}
 std::vector<Tensor> to_tensor_list(const IValue& v, const char* arg) {
   if (auto* l = std::get_if<List>(&v.value)) {
     std::vector<Tensor> out;

@@ -1,10 +1,10 @@
 // constant_pad_nd, conv2d, max_pool2d and avg_pool2d built from views: a (padded)
 // input unfolded twice gives every window as a view (N, C, out_h, out_w, kh, kw);
-// conv2d multiplies the windows (im2col, one copy) by the weight with matmul, the
-// pools reduce them with amax or sum. Autograd records the operators they call.
+// conv2d runs each group's product (_conv2d_im2col: patches by the weight, image by image), the
+// pools reduce the windows with amax or sum. Autograd records the operators they call.
 #include <limits>
 
-#include <tcore/ops/_im2col.h>
+#include <tcore/ops/_conv2d_im2col.h>
 #include <tcore/ops/_max_pool2d_indices.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/amax.h>
@@ -180,21 +180,16 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
                       shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", out_channels,
                       " elements, but got bias of size ", shape_str(bias->sizes()), " instead");
   }
-  const int64_t n = x.sizes()[0];
-  const int64_t oh = (ph - d.h * (k.h - 1) - 1) / s.h + 1, ow = (pw - d.w * (k.w - 1) - 1) / s.w + 1;
   const int64_t cg = channels / groups, og = out_channels / groups;
   std::vector<Tensor> outs;
   for (int64_t g = 0; g < groups; ++g) {
     const Tensor xg = groups == 1 ? x : tcore::narrow(x, 1, g * cg, cg);
     const Tensor wg = groups == 1 ? weight : tcore::narrow(weight, 0, g * og, og);
-    // (N * oh * ow, C * kh * kw): every window as a row, in one pass (native/cpu/Im2Col.cpp)
-    const Tensor cols = tcore::_im2col(xg, {k.h, k.w}, {d.h, d.w}, {p.h, p.w}, {s.h, s.w});
-    const Tensor w2 = tcore::reshape(wg, {og, cg * k.h * k.w});
-    outs.push_back(tcore::matmul(cols, tcore::permute(w2, {1, 0})));  // (N * oh * ow, og)
+    // (N, og, oh, ow): each image's patches by the weight (native/cpu/Im2Col.cpp)
+    outs.push_back(tcore::_conv2d_im2col(xg, wg, {s.h, s.w}, {p.h, p.w}, {d.h, d.w}));
   }
   Tensor out = groups == 1 ? outs[0] : tcore::cat(outs, 1);
-  if (bias) out = tcore::add(out, *bias);
-  out = tcore::contiguous(tcore::permute(tcore::view(out, {n, oh, ow, out_channels}), {0, 3, 1, 2}));
+  if (bias) out = tcore::add(out, tcore::view(*bias, {out_channels, 1, 1}));
   return unbatched ? tcore::squeeze(out, 0) : out;
 }
 

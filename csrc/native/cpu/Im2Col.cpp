@@ -4,14 +4,25 @@
 // holds the input window of that output position, zero where it falls in the padding,
 // in one pass over the output (no padded copy, no permuted view). _col2im adds each row
 // back into its window (overlapping windows accumulate), so each is the other's gradient.
-// conv2d multiplies the patch matrix by the weight (native/composite/Convolution.cpp).
+// (Their derivatives.yaml entries make them each other's gradient.)
+//
+// _conv2d_im2col is conv2d's product (no groups, no bias; native/composite/Convolution.cpp adds
+// those): a few images at a time, each image's patches as a (C * kh * kw, oh * ow) matrix (a row is
+// one kernel tap's shifted input rows) multiplied by the (O, C * kh * kw) weight straight into the
+// image's (O, oh, ow) output. The patches stay in the cache between the two passes, and the output
+// needs no transposing copy: (16, 32, 64, 64) by a 3x3 kernel to 32 channels, one thread, 34.6 ms
+// through the whole patch matrix (75 MB) and a permuted copy, 17 ms this way (torch 12.7, oneDNN's).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include <tcore/ops/_col2im_native.h>
+#include <tcore/ops/_conv2d_im2col_backward_native.h>
+#include <tcore/ops/_conv2d_im2col_native.h>
 #include <tcore/ops/_im2col_native.h>
 
 #include "native/TensorUtils.h"
+#include "native/cpu/LinearAlgebra.h"
 #include "native/cpu/Parallel.h"
 
 namespace tcore::native {
@@ -132,6 +143,181 @@ Tensor _col2im(const Tensor& self, IntArrayRef input_size, IntArrayRef kernel_si
     });
   });
   return out;
+}
+
+namespace {
+// The patches of image `n` of x (strides st, elements) as a (c * kh * kw, oh * ow) matrix at `cols`.
+template <typename T>
+void image_patches(const Geometry& g, const T* x, IntArrayRef st, int64_t n, T* cols) {
+  const int64_t per_image = g.oh * g.ow;
+  const T zero = static_cast<T>(0.0f);
+  for (int64_t c = 0; c < g.c; ++c) {
+    const T* plane = x + n * st[0] + c * st[1];
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        T* row = cols + ((c * g.kh + ky) * g.kw + kx) * per_image;
+        // the output columns whose input column falls inside: ox in [lo, hi)
+        const int64_t shift = kx * g.dw - g.pw;  // ix = ox * sw + shift
+        const int64_t lo = std::min(g.ow, shift >= 0 ? 0 : (-shift + g.sw - 1) / g.sw);
+        const int64_t hi = std::max(lo, std::min(g.ow, g.w - shift > 0 ? (g.w - shift + g.sw - 1) / g.sw : 0));
+        for (int64_t oy = 0; oy < g.oh; ++oy, row += g.ow) {
+          const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+          if (iy < 0 || iy >= g.h) {
+            std::fill(row, row + g.ow, zero);
+            continue;
+          }
+          const T* in = plane + iy * st[2] + shift * st[3];
+          std::fill(row, row + lo, zero);
+          if (g.sw == 1 && st[3] == 1) {
+            std::memcpy(row + lo, in + lo, static_cast<size_t>(hi - lo) * sizeof(T));
+          } else {
+            for (int64_t ox = lo; ox < hi; ++ox) row[ox] = in[ox * g.sw * st[3]];
+          }
+          std::fill(row + hi, row + g.ow, zero);
+        }
+      }
+    }
+  }
+}
+// image_patches' adjoint: each row of `cols` (c * kh * kw, oh * ow) added back into image `n` of dx
+// (contiguous, (N, C, H, W)) where its input element came from.
+template <typename T>
+void add_image_patches(const Geometry& g, const T* cols, int64_t n, T* dx) {
+  const int64_t per_image = g.oh * g.ow;
+  for (int64_t c = 0; c < g.c; ++c) {
+    T* plane = dx + (n * g.c + c) * g.h * g.w;
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        const T* row = cols + ((c * g.kh + ky) * g.kw + kx) * per_image;
+        const int64_t shift = kx * g.dw - g.pw;
+        const int64_t lo = std::min(g.ow, shift >= 0 ? 0 : (-shift + g.sw - 1) / g.sw);
+        const int64_t hi = std::max(lo, std::min(g.ow, g.w - shift > 0 ? (g.w - shift + g.sw - 1) / g.sw : 0));
+        for (int64_t oy = 0; oy < g.oh; ++oy, row += g.ow) {
+          const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+          if (iy < 0 || iy >= g.h) continue;
+          T* in = plane + iy * g.w + shift;
+          for (int64_t ox = lo; ox < hi; ++ox) in[ox * g.sw] += row[ox];
+        }
+      }
+    }
+  }
+}
+
+// The chunk of images a pass takes: one per thread (the products go to threads whole, bmm's rule).
+int64_t images_a_pass(int64_t n) { return std::min<int64_t>(n, std::max(1, get_num_threads())); }
+
+}  // namespace
+
+Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation) {
+  TCORE_CHECK_VALUE(weight.dim() == 4 && weight.sizes()[1] == (self.dim() == 4 ? self.sizes()[1] : -1),
+                    "_conv2d_im2col: expected an (N, C, H, W) input and an (O, C, kh, kw) weight, got ",
+                    shape_str(self.sizes()), " and ", shape_str(weight.sizes()));
+  TCORE_CHECK_TYPE(self.dtype() == weight.dtype(), "_conv2d_im2col: expected the input and the weight of one dtype, got ",
+                   self.dtype(), " and ", weight.dtype());
+  const Geometry g = geometry(self.sizes(), {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride,
+                              "_conv2d_im2col");
+  const int64_t out_channels = weight.sizes()[0], taps = g.c * g.kh * g.kw, per_image = g.oh * g.ow;
+  Tensor out = empty_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());
+  if (out.numel() == 0) return out;
+  if (taps == 0) {
+    std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
+    return out;
+  }
+  const int64_t chunk = images_a_pass(g.n);
+  const Tensor w = contiguous_copy(weight);  // (O, C * kh * kw), the same matrix for every image
+  const Tensor cols = empty_cpu({chunk, taps, per_image}, self.dtype());
+  const IntArrayRef st = self.strides();
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t m = std::min(chunk, g.n - n0);
+    dispatch_all_types(self.dtype(), "_conv2d_im2col", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = static_cast<const T*>(self.data_ptr());
+      T* c = static_cast<T*>(cols.data_ptr());
+      parallel_for(0, m, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) image_patches<T>(g, x, st, n0 + i, c + i * taps * per_image);
+      });
+    });
+    products_into(make_view(w, {m, out_channels, taps}, {0, taps, 1}, w.storage_offset()),
+                  make_view(cols, {m, taps, per_image}, {taps * per_image, per_image, 1}, 0),
+                  make_view(out, {m, out_channels, per_image}, {out_channels * per_image, per_image, 1},
+                            n0 * out_channels * per_image));
+  }
+  return out;
+}
+
+// The gradients of _conv2d_im2col, chunk by chunk of images as the forward: the weight's, each
+// image's grad (O, oh * ow) by its patches transposed, summed over the images; the input's, the
+// weight transposed by each image's grad, added back through the patches' places.
+std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, const Tensor& self, const Tensor& weight,
+                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                   std::array<bool, 2> output_mask) {
+  const Geometry g = geometry(self.sizes(), {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride,
+                              "_conv2d_im2col_backward");
+  const int64_t out_channels = weight.sizes()[0], taps = g.c * g.kh * g.kw, per_image = g.oh * g.ow;
+  TCORE_CHECK_VALUE(grad_output.dim() == 4 && grad_output.sizes()[0] == g.n && grad_output.sizes()[1] == out_channels &&
+                        grad_output.sizes()[2] == g.oh && grad_output.sizes()[3] == g.ow,
+                    "_conv2d_im2col_backward: expected a grad of (", g.n, ", ", out_channels, ", ", g.oh, ", ", g.ow,
+                    "), got ", shape_str(grad_output.sizes()));
+  const ScalarType t = self.dtype();
+  if (is_reduced_float(t)) {  // float16/bfloat16: in float32, rounded once
+    const auto [dx, dw] = _conv2d_im2col_backward(cast(grad_output, ScalarType::Float), cast(self, ScalarType::Float),
+                                                  cast(weight, ScalarType::Float), stride, padding, dilation, output_mask);
+    return {dx.defined() ? cast(dx, t) : dx, dw.defined() ? cast(dw, t) : dw};
+  }
+  const Tensor gy = contiguous_copy(cast(grad_output, t));
+  Tensor dx, dw;
+  if (output_mask[0]) {
+    dx = empty_cpu(self.sizes(), t);
+    std::memset(dx.data_ptr(), 0, static_cast<size_t>(dx.numel() * dx.element_size()));
+  }
+  if (output_mask[1]) {
+    dw = empty_cpu(weight.sizes(), t);
+    std::memset(dw.data_ptr(), 0, static_cast<size_t>(dw.numel() * dw.element_size()));
+  }
+  if (g.n == 0 || taps == 0 || per_image == 0 || out_channels == 0) return {dx, dw};
+  const int64_t chunk = images_a_pass(g.n);
+  const Tensor w = contiguous_copy(weight);
+  const Tensor cols = empty_cpu({chunk, taps, per_image}, t);
+  const Tensor dw_parts = output_mask[1] ? empty_cpu({chunk, out_channels, taps}, t) : Tensor();
+  const IntArrayRef st = self.strides();
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t m = std::min(chunk, g.n - n0);
+    const Tensor grads = make_view(gy, {m, out_channels, per_image}, {out_channels * per_image, per_image, 1},
+                                   gy.storage_offset() + n0 * out_channels * per_image);
+    const Tensor patches = make_view(cols, {m, taps, per_image}, {taps * per_image, per_image, 1}, 0);
+    if (output_mask[1]) {
+      dispatch_all_types(t, "_conv2d_im2col_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* x = static_cast<const T*>(self.data_ptr());
+        T* c = static_cast<T*>(cols.data_ptr());
+        parallel_for(0, m, 1, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) image_patches<T>(g, x, st, n0 + i, c + i * taps * per_image);
+        });
+      });
+      const Tensor parts = make_view(dw_parts, {m, out_channels, taps}, {out_channels * taps, taps, 1}, 0);
+      products_into(grads, make_view(cols, {m, per_image, taps}, {taps * per_image, 1, per_image}, 0), parts);
+      dispatch_dtype(t, "_conv2d_im2col_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* acc = static_cast<T*>(dw.data_ptr());
+        const T* part = static_cast<const T*>(dw_parts.data_ptr());
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < out_channels * taps; ++j) acc[j] += part[i * out_channels * taps + j];
+      });
+    }
+    if (output_mask[0]) {  // the patches' gradients overwrite the patches
+      products_into(make_view(w, {m, taps, out_channels}, {0, 1, taps}, w.storage_offset()), grads, patches);
+      dispatch_dtype(t, "_conv2d_im2col_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* c = static_cast<const T*>(cols.data_ptr());
+        T* d = static_cast<T*>(dx.data_ptr());
+        parallel_for(0, m, 1, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) add_image_patches<T>(g, c + i * taps * per_image, n0 + i, d);
+        });
+      });
+    }
+  }
+  return {dx, dw};
 }
 
 }  // namespace TCORE_CPU_NS

@@ -17,6 +17,7 @@
 #include <tcore/ops/mm_native.h>
 
 #include "native/TensorUtils.h"
+#include "native/cpu/LinearAlgebra.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/IntoOutput.h"
 #include "native/cpu/Parallel.h"
@@ -249,9 +250,8 @@ bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, co
 }
 #endif
 
-// self @ mat2 into `out` (contiguous, of their dtype, sharing memory with neither): two matrices,
-// or two batches of as many. float16/bfloat16 compute in float32 (products and sums), rounded once
-// on the copy into out.
+}  // namespace
+
 void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   if (is_reduced_float(self.dtype())) {
     const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
@@ -272,8 +272,6 @@ void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
               out.template data_ptr<T>() + i * s.n * s.m, s.n, s.k, s.m);
   });
 }
-
-}  // namespace
 
 // The impls of the structured mm.out and bmm.out (their meta functions, with the checks:
 // native/LinearAlgebra.cpp); an out that is strided or aliases an operand gets the product through

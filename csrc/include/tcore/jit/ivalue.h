@@ -3,6 +3,7 @@
 // through. Generated unboxing code (generated/jit/Unboxing_N.cpp) registers, for every
 // operator, a function that takes its arguments off a stack of IValues (filling in the
 // schema's defaults), calls the operator and pushes its results.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -78,6 +79,15 @@ TCORE_API bool to_bool(const IValue& v, const char* arg);
 TCORE_API Scalar to_scalar(const IValue& v, const char* arg);
 TCORE_API std::vector<int64_t> to_int_list(const IValue& v, const char* arg);
 TCORE_API std::vector<Tensor> to_tensor_list(const IValue& v, const char* arg);
+// bool[N] (output_mask): a list of exactly n bools
+TCORE_API std::vector<bool> to_bool_list(const IValue& v, size_t n, const char* arg);
+template <size_t N>
+std::array<bool, N> to_bool_array(const IValue& v, const char* arg) {
+  const std::vector<bool> got = to_bool_list(v, N, arg);
+  std::array<bool, N> out{};
+  for (size_t i = 0; i < N; ++i) out[i] = got[i];
+  return out;
+}
 TCORE_API std::vector<std::optional<Tensor>> to_optional_tensor_list(const IValue& v, const char* arg);  // Tensor?[]
 TCORE_API std::string to_string_value(const IValue& v, const char* arg);
 TCORE_API ScalarType to_scalar_type(const IValue& v, const char* arg);

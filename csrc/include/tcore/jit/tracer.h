@@ -2,6 +2,7 @@
 // Tracing: while on, every operator call lands first in its generated trace kernel
 // (generated/jit/Trace_N.cpp, DispatchKey::Tracer), which records a node of the text
 // IR and runs the operator below the tracer. Off, it costs one thread-local check.
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,12 @@ TCORE_API std::string operand(double v);
 TCORE_API std::string operand(bool v);
 TCORE_API std::string operand(const Scalar& v);
 TCORE_API std::string operand(IntArrayRef v);
+template <size_t N>
+std::string operand(const std::array<bool, N>& v) {  // bool[N] (output_mask): [True, False]
+  std::string s = "[";
+  for (size_t i = 0; i < N; ++i) s += (i ? ", " : "") + operand(v[i]);
+  return s + "]";
+}
 TCORE_API std::string operand(std::string_view v);
 TCORE_API std::string operand(ScalarType v);
 TCORE_API std::string operand(Layout v);
