@@ -536,3 +536,49 @@ def test_conv2d_forward_mode_against_torch(tcore):
                                        tfwAD.make_dual(torch.tensor(w), torch.tensor(wt)), padding=1, stride=(1, 2))
         want = tfwAD.unpack_dual(y).tangent.numpy()
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# avg_pool2d's kernel and backward (native/cpu/Pooling.cpp) against torch: every divisor rule
+# (count_include_pad either way, divisor_override, ceil_mode's extra cells never counted), windows
+# over the padding and past the edge, strides apart from the kernel, a strided input, bfloat16;
+# gradients, the backward's own gradient (create_graph) and forward-mode tangents.
+AVG = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=True),
+    dict(kernel_size=(3, 2), stride=(1, 3), padding=(1, 0), divisor_override=5),
+    dict(kernel_size=4, stride=3, padding=2, ceil_mode=True),
+]
+
+
+@pytest.mark.parametrize("kw", AVG, ids=lambda k: "-".join(f"{a}{b}" for a, b in k.items()))
+def test_avg_pool2d_against_torch(tcore, kw):
+    torch = pytest.importorskip("torch")
+    import tcore.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+
+    rng = np.random.default_rng(len(kw))
+    x = rng.standard_normal((3, 2, 9, 8))
+    xs = tcore.from_numpy(np.ascontiguousarray(x.transpose(0, 1, 3, 2))).transpose(2, 3)  # strided
+    want = torch.nn.functional.avg_pool2d(torch.tensor(x), **kw)
+    np.testing.assert_allclose(tcore.nn.functional.avg_pool2d(xs, **kw).numpy(), want.numpy(), rtol=1e-14, atol=1e-15)
+    got16 = tcore.nn.functional.avg_pool2d(tcore.tensor(x).to(tcore.bfloat16), **kw)
+    want16 = torch.nn.functional.avg_pool2d(torch.tensor(x).to(torch.bfloat16), **kw)
+    np.testing.assert_allclose(got16.float().numpy(), want16.float().numpy(), rtol=1e-2, atol=1e-2)
+    up = rng.standard_normal(want.shape)
+    results = []
+    for lib in (tcore, torch):
+        # the gradient, and the gradient of the gradient w.r.t. the upstream gradient (the backward's
+        # own backward: the pool again)
+        t, u = lib.tensor(x, requires_grad=True), lib.tensor(up, requires_grad=True)
+        g, = lib.autograd.grad((lib.nn.functional.avg_pool2d(t, **kw) * u).sum(), t, create_graph=True)
+        gu, = lib.autograd.grad((g * lib.tensor(x)).sum(), u)
+        results.append((g.detach().numpy(), gu.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    tangent = rng.standard_normal(x.shape)
+    with fwAD.dual_level():
+        got = fwAD.unpack_dual(tcore.nn.functional.avg_pool2d(fwAD.make_dual(tcore.tensor(x), tcore.tensor(tangent)), **kw)).tangent
+    with tfwAD.dual_level():
+        want_t = tfwAD.unpack_dual(torch.nn.functional.avg_pool2d(tfwAD.make_dual(torch.tensor(x), torch.tensor(tangent)), **kw)).tangent
+    np.testing.assert_allclose(got.numpy(), want_t.numpy(), rtol=1e-14, atol=1e-15)

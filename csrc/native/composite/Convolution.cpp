@@ -4,6 +4,7 @@
 // pools reduce the windows with amax or sum. Autograd records the operators they call.
 #include <limits>
 
+#include <tcore/ops/_avg_pool2d.h>
 #include <tcore/ops/_conv2d_im2col.h>
 #include <tcore/ops/_max_pool2d_indices.h>
 #include <tcore/ops/add.h>
@@ -212,6 +213,12 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   TCORE_CHECK_TYPE(is_floating(x.dtype()), "avg_pool2d: expected a floating point input, got ", to_string(x.dtype()));
   TCORE_CHECK_VALUE(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
   const PoolGeometry g = pool_geometry(x, kernel_size, stride, padding, {1}, ceil_mode, "avg_pool2d");
+  if (x.device().is_cpu()) {  // one pass (native/cpu/Pooling.cpp); elsewhere the windows' views below
+    const Tensor out = tcore::_avg_pool2d(x, {g.kernel.h, g.kernel.w}, {g.stride.h, g.stride.w},
+                                          {g.padding.h, g.padding.w}, count_include_pad, divisor_override,
+                                          {g.out_h, g.out_w});
+    return unbatched ? tcore::squeeze(out, 0) : out;
+  }
   const Tensor sums = tcore::sum(pool_windows(x, g, Scalar(0)), IntArrayRef({4, 5}), false);
   Tensor out;
   if (divisor_override) {
