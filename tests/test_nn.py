@@ -582,3 +582,45 @@ def test_avg_pool2d_against_torch(tcore, kw):
     with tfwAD.dual_level():
         want_t = tfwAD.unpack_dual(torch.nn.functional.avg_pool2d(tfwAD.make_dual(torch.tensor(x), torch.tensor(tangent)), **kw)).tangent
     np.testing.assert_allclose(got.numpy(), want_t.numpy(), rtol=1e-14, atol=1e-15)
+
+
+# max_pool2d's kernel (native/cpu/Pooling.cpp: windows whose columns are inside go a row of outputs
+# at a time, tap by tap; those at the edges skip the taps over the padding) against torch's
+# max_pool2d_with_indices: values and the flat indices, so ties keep the first maximum, a NaN wins
+# (the last one, torch's rule; tcore kept the first before), -inf counts; dilation, ceil_mode,
+# padding, rows with few or no windows inside, float64 and float32; the gradient goes where
+# torch's goes.
+MAXPOOL = [
+    dict(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False),
+    dict(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=True),
+    dict(kernel_size=(2, 3), stride=(1, 2), padding=0, dilation=(2, 1), ceil_mode=False),
+    dict(kernel_size=3, stride=3, padding=0, dilation=1, ceil_mode=True),
+    dict(kernel_size=(3, 7), stride=1, padding=(1, 3), dilation=1, ceil_mode=False),  # few columns inside
+    dict(kernel_size=(2, 5), stride=(2, 1), padding=(1, 2), dilation=(1, 3), ceil_mode=True),  # none inside
+]
+
+
+@pytest.mark.parametrize("kw", MAXPOOL, ids=lambda k: "-".join(f"{a}{b}" for a, b in k.items()))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool2d_indices_against_torch(tcore, kw, dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    x = rng.integers(-3, 4, (2, 3, 11, 10)).astype(dtype)  # few values: many ties
+    x[0, 0, 1:4, 2:6] = np.nan
+    x[0, 1, ::3, ::2] = -np.inf
+    x[1, 2] = -np.inf
+    want, want_idx = torch.ops.aten.max_pool2d_with_indices(torch.from_numpy(x), *(
+        [v] if isinstance(v, int) else list(v) for v in (kw["kernel_size"], kw["stride"], kw["padding"], kw["dilation"])),
+        kw["ceil_mode"])
+    pair = lambda v: [v, v] if isinstance(v, int) else list(v)  # noqa: E731
+    got, got_idx = tcore._C._max_pool2d_indices(tcore.from_numpy(x), pair(kw["kernel_size"]), pair(kw["stride"]),
+                                                pair(kw["padding"]), pair(kw["dilation"]), list(want.shape[2:]))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(got_idx.numpy(), want_idx.numpy())
+    up = rng.standard_normal(want.shape)
+    grads = []
+    for lib in (tcore, torch):
+        t = lib.tensor(np.nan_to_num(x, nan=5.0), requires_grad=True)
+        y = lib.nn.functional.max_pool2d(t, **kw)
+        grads.append(lib.autograd.grad((y * lib.tensor(up)).sum(), t)[0].numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-15)

@@ -1,6 +1,7 @@
 // max_pool2d's kernel: the maximum of each window and where it was (the flat index within
 // its H x W plane, as PyTorch's max_pool2d_with_indices), and the backward that adds each
-// gradient back at that index. The first maximum of a window wins; NaN wins over numbers.
+// gradient back at that index. The first maximum of a window wins; a NaN wins over numbers, the
+// last NaN of the window (torch's rule: every NaN takes the place).
 // The geometry (output size, ceil_mode) is decided by max_pool2d (native/composite/
 // Convolution.cpp), which passes output_size; padding reads as -inf, so it is skipped.
 //
@@ -60,28 +61,74 @@ std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef k
     T* out = static_cast<T*>(values.data_ptr());
     int64_t* idx = indices.data_ptr<int64_t>();
     parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(h * w, 1)), [&](int64_t b, int64_t e) {
+      // the kernel taps whose input cell is inside, [lo, hi): a window over the padding skips the rest
+      const auto taps = [](int64_t start, int64_t k, int64_t dil, int64_t size, int64_t& lo, int64_t& hi) {
+        lo = 0, hi = k;
+        while (lo < k && start + lo * dil < 0) ++lo;
+        while (hi > lo && start + (hi - 1) * dil >= size) --hi;
+      };
+      // Windows whose columns are all inside go a row of outputs at a time, tap by tap in the
+      // window's order, each tap a loop over the row that vectorizes (selects, where the one-window
+      // loop's comparisons of random data mispredicted: 2x2 windows of (16, 32, 64, 64) took 16 ms,
+      // 1.45x torch's); the windows at the left and right edges one by one, skipping the taps over
+      // the padding. The columns inside: ox in [ox_lo, ox_hi).
+      const int64_t ox_lo = std::min(ow, (pw + sw - 1) / sw);
+      const int64_t ox_hi = std::max(ox_lo, std::min(ow, w - 1 - (kw - 1) * dw + pw >= 0
+                                                             ? (w - 1 - (kw - 1) * dw + pw) / sw + 1 : 0));
       for (int64_t p = b; p < e; ++p) {
         const T* plane = in + p * h * w;
         for (int64_t oy = 0; oy < oh; ++oy) {
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            T best = -INFINITY;
-            int64_t where = -1;
-            for (int64_t ky = 0; ky < kh; ++ky) {
-              const int64_t iy = oy * sh - ph + ky * dh;
-              if (iy < 0 || iy >= h) continue;
-              for (int64_t kx = 0; kx < kw; ++kx) {
-                const int64_t ix = ox * sw - pw + kx * dw;
-                if (ix < 0 || ix >= w) continue;
-                const T v = plane[iy * w + ix];
-                if (where < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
-                  best = v;
-                  where = iy * w + ix;
-                }
+          T* best = out + (p * oh + oy) * ow;
+          int64_t* where = idx + (p * oh + oy) * ow;
+          int64_t ky0, ky1;
+          taps(oy * sh - ph, kh, dh, h, ky0, ky1);
+          if (ky0 == ky1) {  // rows of padding only
+            std::fill(best, best + ow, static_cast<T>(-INFINITY));
+            std::fill(where, where + ow, int64_t{0});
+            continue;
+          }
+          const auto one = [&](int64_t ox) {
+            int64_t kx0, kx1;
+            taps(ox * sw - pw, kw, dw, w, kx0, kx1);
+            if (kx0 == kx1) {  // columns of padding only
+              best[ox] = -INFINITY;
+              where[ox] = 0;
+              return;
+            }
+            int64_t at_ = (oy * sh - ph + ky0 * dh) * w + ox * sw - pw + kx0 * dw;
+            T m = plane[at_];
+            for (int64_t ky = ky0; ky < ky1; ++ky) {
+              const int64_t row = (oy * sh - ph + ky * dh) * w;
+              for (int64_t kx = kx0; kx < kx1; ++kx) {
+                const int64_t i = row + ox * sw - pw + kx * dw;
+                const T v = plane[i];
+                const bool take = (v > m) | (v != v);  // a NaN wins, the last one (torch's rule)
+                m = take ? v : m;
+                at_ = take ? i : at_;
               }
             }
-            const int64_t o = (p * oh + oy) * ow + ox;
-            out[o] = best;
-            idx[o] = where < 0 ? 0 : where;
+            best[ox] = m;
+            where[ox] = at_;
+          };
+          for (int64_t ox = 0; ox < ox_lo; ++ox) one(ox);
+          for (int64_t ox = ox_hi; ox < ow; ++ox) one(ox);
+          for (int64_t ky = ky0; ky < ky1; ++ky) {
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const int64_t tap = (oy * sh - ph + ky * dh) * w - pw + kx * dw;
+              if (ky == ky0 && kx == 0) {  // the first tap starts every window of the row
+                for (int64_t ox = ox_lo; ox < ox_hi; ++ox) {
+                  best[ox] = plane[tap + ox * sw];
+                  where[ox] = tap + ox * sw;
+                }
+                continue;
+              }
+              for (int64_t ox = ox_lo; ox < ox_hi; ++ox) {
+                const T v = plane[tap + ox * sw];
+                const bool take = (v > best[ox]) | (v != v);  // a NaN wins, the last one (torch's rule)
+                best[ox] = take ? v : best[ox];
+                where[ox] = take ? tap + ox * sw : where[ox];
+              }
+            }
           }
         }
       }
