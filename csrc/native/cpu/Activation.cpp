@@ -14,6 +14,7 @@
 #include <tcore/ops/softplus_backward_native.h>
 #include <tcore/ops/softplus_native.h>
 
+#include "native/Activation.h"
 #include "native/cpu/Binary.h"
 #include "native/cpu/Unary.h"
 #include "native/cpu/VecMath.h"
@@ -127,10 +128,7 @@ TCORE_IMPL_FUNC(elu_out)(const Tensor& self, const Scalar& alpha, const Scalar& 
 // ------------------------------------------------------------------ backwards (torch's formulas)
 Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,
                            bool self_is_result) {
-  TCORE_CHECK_VALUE(!self_is_result || negative_slope.to<double>() >= 0.0,
-                    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
-                    "supported. This is caused by calling in-place forward function with a negative slope, please "
-                    "call out-of-place version instead.");
+  check_leaky_relu_backward(self_is_result, negative_slope);
   return backward_op(grad_output, self, "leaky_relu_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     // the vector form too: GCC keeps a branch in the scalar loop (20 ms for 4M random signs, 9x torch's)
@@ -176,10 +174,7 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
 // scale * e^(x * input_scale) (x the input) : grad * scale
 Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
                     bool is_result, const Tensor& self_or_result) {
-  TCORE_CHECK_VALUE(!is_result || alpha.to<double>() >= 0.0,
-                    "In-place elu backward calculation is triggered with a negative slope which is not supported. "
-                    "This is caused by calling in-place forward function with a negative slope, please call "
-                    "out-of-place version instead.");
+  check_elu_backward(is_result, alpha);
   if (is_result) {
     return backward_op(grad_output, self_or_result, "elu_backward", [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -12,6 +12,7 @@
 
 #include <array>
 
+#include "native/Activation.h"
 #include "native/TensorUtils.h"
 #include "native/cuda/Loops.cuh"
 
@@ -138,10 +139,7 @@ TCORE_IMPL_FUNC(elu_out_cuda)(const Tensor& self, const Scalar& alpha, const Sca
 
 Tensor leaky_relu_backward_cuda(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,
                                 bool self_is_result) {
-  TCORE_CHECK_VALUE(!self_is_result || negative_slope.to<double>() >= 0.0,
-                    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
-                    "supported. This is caused by calling in-place forward function with a negative slope, please "
-                    "call out-of-place version instead.");
+  check_leaky_relu_backward(self_is_result, negative_slope);
   return backward_op(grad_output, self, "leaky_relu_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     return LeakyReluBackwardOp<T>{negative_slope.to<T>()};
@@ -160,10 +158,7 @@ Tensor softplus_backward_cuda(const Tensor& grad_output, const Tensor& self, con
 }
 Tensor elu_backward_cuda(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
                          bool is_result, const Tensor& self_or_result) {
-  TCORE_CHECK_VALUE(!is_result || alpha.to<double>() >= 0.0,
-                    "In-place elu backward calculation is triggered with a negative slope which is not supported. "
-                    "This is caused by calling in-place forward function with a negative slope, please call "
-                    "out-of-place version instead.");
+  check_elu_backward(is_result, alpha);
   const auto coefficients = [&](auto tag) {
     using T = typename decltype(tag)::type;
     return std::array<T, 3>{alpha.to<T>() * scale.to<T>(), scale.to<T>(), input_scale.to<T>()};
