@@ -185,7 +185,6 @@ Tensor positions_by_channels(const Tensor& grad) {
   const int64_t o = grad.sizes()[1];
   return tcore::reshape(tcore::permute(grad, {0, 2, 3, 1}), {-1, o});
 }
-}  // namespace
 
 Tensor conv2d_im2col_input_backward(const Tensor& grad, const Tensor& self, const Tensor& weight, IntArrayRef stride,
                                     IntArrayRef padding, IntArrayRef dilation) {
@@ -201,6 +200,7 @@ Tensor conv2d_im2col_weight_backward(const Tensor& grad, const Tensor& self, con
   const Tensor w2 = tcore::matmul(tcore::t(positions_by_channels(grad)), cols);  // (O, C * kh * kw)
   return tcore::reshape(w2, weight.sizes());
 }
+}  // namespace
 
 std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,

@@ -125,10 +125,6 @@ Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const 
 std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                                   std::array<bool, 2> mask);
-Tensor conv2d_im2col_input_backward(const Tensor& grad, const Tensor& self, const Tensor& weight, IntArrayRef stride,
-                                    IntArrayRef padding, IntArrayRef dilation);
-Tensor conv2d_im2col_weight_backward(const Tensor& grad, const Tensor& self, const Tensor& weight, IntArrayRef stride,
-                                     IntArrayRef padding, IntArrayRef dilation);
 // The last two sizes of an (N, C, H, W) tensor (a pooling's output size).
 inline std::vector<int64_t> spatial_sizes(const Tensor& t) { return {t.sizes()[2], t.sizes()[3]}; }
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.

@@ -1,6 +1,7 @@
 #include "native/TensorUtils.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "native/cpu/Copy.h"
 #include "tcore/lazy/Lazy.h"
@@ -86,6 +87,12 @@ Tensor contiguous_copy(const Tensor& t) {
   if (t.is_contiguous()) return t;
   Tensor out = empty_on(t.sizes(), t.dtype(), t.device());
   copy_kernel(out, t);
+  return out;
+}
+
+Tensor zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
+  Tensor out = empty_cpu(sizes, dtype);
+  if (out.numel() > 0) std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
   return out;
 }
 

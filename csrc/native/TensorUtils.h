@@ -28,6 +28,8 @@ void resize_output(const Tensor& out, IntArrayRef sizes);
 Tensor cast(const Tensor& t, ScalarType dtype);
 // A contiguous tensor with the values of `t`, on its device (t itself when it is contiguous).
 Tensor contiguous_copy(const Tensor& t);
+// A fresh CPU tensor of zeros (the accumulators of the backward kernels).
+Tensor zeros_cpu(IntArrayRef sizes, ScalarType dtype);
 // `t` on `device` (t itself when it is there already).
 Tensor on_device(const Tensor& t, Device device);
 

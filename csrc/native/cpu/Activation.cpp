@@ -4,6 +4,7 @@
 // They were compositions of 2-10 operators: forward 2-23x torch's time for a 2048^2 float32
 // tensor, forward and backward 2-5x.
 #include <cmath>
+#include <type_traits>
 
 #include <tcore/ops/elu_backward_native.h>
 #include <tcore/ops/elu_native.h>
@@ -24,18 +25,36 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 using namespace binary;
 namespace {
 
-// out = f(self) for a floating self: make(tag) gives the scalar function of T and the vector one
-// (a function of VecOf<T>) for contiguous runs.
+// e^v, e^v - 1, log(1 + v) of a T (libm) or of a vector of T (SLEEF): each kernel writes its formula
+// once, for the elements of strided runs and for the vectors of contiguous ones (GCC's vector
+// extensions: a comparison gives a mask, `mask ? a : b` selects by lane).
+template <typename V>
+V exp_of(V v) {
+  if constexpr (std::is_floating_point_v<V>) return std::exp(v);
+  else return vec::Exp::apply(v);
+}
+template <typename V>
+V expm1_of(V v) {
+  if constexpr (std::is_floating_point_v<V>) return std::expm1(v);
+  else return vec::Expm1::apply(v);
+}
+template <typename V>
+V log1p_of(V v) {
+  if constexpr (std::is_floating_point_v<V>) return std::log1p(v);
+  else return vec::Log1p::apply(v);
+}
+
+// out = f(self) for a floating self: make(tag) gives f, a function of T and of VecOf<T> (the
+// vectors of contiguous runs, with SLEEF).
 template <typename Make>
 void activation_into(const Tensor& out, const Tensor& self, const char* op, Make make) {
   unary_into(out, self, self.dtype(), op, [&](ScalarType compute, const Tensor& target, const Tensor& x) {
     dispatch_floating(compute, op, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const auto fns = make(tag);
-      const auto& scalar = fns.first;
-      const auto& vector = fns.second;
+      const auto f = make(tag);
+      const auto scalar = [&f](T v) { return f(v); };
       if constexpr (vec::supports<T>) {
-        unary_loop_runs<T, T>(target, x, scalar, [&vector](T* o, const T* i, int64_t n) { vec::map_with(o, i, n, vector); });
+        unary_loop_runs<T, T>(target, x, scalar, [&f](T* o, const T* i, int64_t n) { vec::map_with(o, i, n, f); });
       } else {
         unary_loop<T, T>(target, x, scalar);
       }
@@ -43,26 +62,18 @@ void activation_into(const Tensor& out, const Tensor& self, const char* op, Make
   });
 }
 
-// the same formula for a T and for a vector of T (GCC's vector extensions: a comparison gives a
-// mask, `mask ? a : b` selects by lane)
-template <typename F>
-auto both(F f) {
-  return std::make_pair(f, f);
-}
-
-// A backward kernel's function of (grad, x): the scalar form, and for float32/float64 with SLEEF
-// the vector form of contiguous runs too (binary_loop_to's runs hook, x contiguous or one value).
-template <typename T, typename S, typename V>
+// A backward kernel's function f(grad, x) of T, and for float32/float64 with SLEEF of vectors too,
+// for contiguous runs (binary_loop_to's runs hook, x contiguous or one value).
+template <typename T, typename F>
 struct WithRuns {
-  S scalar;
-  V vector;
-  T operator()(T g, T x) const { return scalar(g, x); }
-  void runs(T* o, const T* g, const T* x, int64_t n, int64_t x_step) const { vec::map2_with(o, g, x, n, x_step, vector); }
+  F f;
+  T operator()(T g, T x) const { return f(g, x); }
+  void runs(T* o, const T* g, const T* x, int64_t n, int64_t x_step) const { vec::map2_with(o, g, x, n, x_step, f); }
 };
-template <typename T, typename S, typename V>
-auto with_runs(S scalar, V vector) {
-  if constexpr (vec::supports<T>) return WithRuns<T, S, V>{scalar, vector};
-  else return scalar;
+template <typename T, typename F>
+auto with_runs(F f) {
+  if constexpr (vec::supports<T>) return WithRuns<T, F>{f};
+  else return [f](T g, T x) { return f(g, x); };
 }
 
 // grad_output and self broadcast, computed in their promoted floating dtype
@@ -78,18 +89,15 @@ Tensor backward_op(const Tensor& grad_output, const Tensor& self, const char* op
 TCORE_IMPL_FUNC(leaky_relu_out)(const Tensor& self, const Scalar& negative_slope, const Tensor& out) {
   activation_into(out, self, "leaky_relu", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T s = negative_slope.to<T>();
-    return both([s](auto v) { return v > T(0) ? v : v * s; });
+    return [s = negative_slope.to<T>()](auto v) { return v > T(0) ? v : v * s; };
   });
 }
 
-// self / (1 + e^-self)
+// self / (1 + e^-self) (-inf gives NaN, as in torch)
 TCORE_IMPL_FUNC(silu_out)(const Tensor& self, const Tensor& out) {
-  activation_into(out, self, "silu", [&](auto tag) {
+  activation_into(out, self, "silu", [](auto tag) {
     using T = typename decltype(tag)::type;
-    const auto scalar = [](T v) { return v / (T(1) + std::exp(-v)); };
-    if constexpr (vec::supports<T>) return std::make_pair(scalar, [](auto v) { return vec::Silu::apply(v); });
-    else return std::make_pair(scalar, scalar);
+    return [](auto v) { return v / (T(1) + exp_of(-v)); };
   });
 }
 
@@ -97,16 +105,10 @@ TCORE_IMPL_FUNC(silu_out)(const Tensor& self, const Tensor& out) {
 TCORE_IMPL_FUNC(softplus_out)(const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& out) {
   activation_into(out, self, "softplus", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T b = beta.to<T>(), th = threshold.to<T>();
-    const auto scalar = [b, th](T v) { return v * b > th ? v : static_cast<T>(std::log1p(std::exp(v * b)) / b); };
-    if constexpr (vec::supports<T>) {
-      return std::make_pair(scalar, [b, th](auto v) {
-        const auto z = v * b;
-        return z > th ? v : vec::Log1p::apply(vec::Exp::apply(z)) / b;
-      });
-    } else {
-      return std::make_pair(scalar, scalar);
-    }
+    return [b = beta.to<T>(), th = threshold.to<T>()](auto v) {
+      const auto z = v * b;
+      return z > th ? v : log1p_of(exp_of(z)) / b;
+    };
   });
 }
 
@@ -116,12 +118,7 @@ TCORE_IMPL_FUNC(elu_out)(const Tensor& self, const Scalar& alpha, const Scalar& 
   activation_into(out, self, "elu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T neg = alpha.to<T>() * scale.to<T>(), pos = scale.to<T>(), in = input_scale.to<T>();  // torch's coefficients
-    const auto scalar = [=](T v) { return v <= T(0) ? static_cast<T>(std::expm1(v * in) * neg) : v * pos; };
-    if constexpr (vec::supports<T>) {
-      return std::make_pair(scalar, [=](auto v) { return v <= T(0) ? vec::Expm1::apply(v * in) * neg : v * pos; });
-    } else {
-      return std::make_pair(scalar, scalar);
-    }
+    return [=](auto v) { return v <= T(0) ? expm1_of(v * in) * neg : v * pos; };
   });
 }
 
@@ -132,8 +129,7 @@ Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const 
   return backward_op(grad_output, self, "leaky_relu_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     // the vector form too: GCC keeps a branch in the scalar loop (20 ms for 4M random signs, 9x torch's)
-    const auto f = [s = negative_slope.to<T>()](auto g, auto x) { return x > T(0) ? g : g * s; };
-    return with_runs<T>(f, f);
+    return with_runs<T>([s = negative_slope.to<T>()](auto g, auto x) { return x > T(0) ? g : g * s; });
   });
 }
 
@@ -141,15 +137,10 @@ Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const 
 Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
   return backward_op(grad_output, self, "silu_backward", [](auto tag) {
     using T = typename decltype(tag)::type;
-    return with_runs<T>(
-        [](T g, T x) {
-          const T s = T(1) / (T(1) + std::exp(-x));
-          return g * s * (T(1) + x * (T(1) - s));
-        },
-        [](auto g, auto x) {
-          const auto s = T(1) / (T(1) + vec::Exp::apply(-x));
-          return g * s * (T(1) + x * (T(1) - s));
-        });
+    return with_runs<T>([](auto g, auto x) {
+      const auto s = T(1) / (T(1) + exp_of(-x));
+      return g * s * (T(1) + x * (T(1) - s));
+    });
   });
 }
 
@@ -157,16 +148,10 @@ Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
 Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   return backward_op(grad_output, self, "softplus_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T b = beta.to<T>(), th = threshold.to<T>();
-    return with_runs<T>(
-        [b, th](T g, T x) {
-          const T z = std::exp(x * b);
-          return x * b > th ? g : g * z / (z + T(1));
-        },
-        [b, th](auto g, auto x) {
-          const auto z = vec::Exp::apply(x * b);
-          return x * b > th ? g : g * z / (z + T(1));
-        });
+    return with_runs<T>([b = beta.to<T>(), th = threshold.to<T>()](auto g, auto x) {
+      const auto z = exp_of(x * b);
+      return x * b > th ? g : g * z / (z + T(1));
+    });
   });
 }
 
@@ -175,18 +160,18 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
 Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
                     bool is_result, const Tensor& self_or_result) {
   check_elu_backward(is_result, alpha);
+  // two kernels (a vector select computes both sides: e^x only in the form that uses it)
   if (is_result) {
     return backward_op(grad_output, self_or_result, "elu_backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T neg = alpha.to<T>() * scale.to<T>(), pos = scale.to<T>(), in = input_scale.to<T>();
-      return [=](T g, T x) { return x <= T(0) ? g * in * (x + neg) : g * pos; };
+      return with_runs<T>([=](auto g, auto x) { return x <= T(0) ? g * in * (x + neg) : g * pos; });
     });
   }
   return backward_op(grad_output, self_or_result, "elu_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T neg = alpha.to<T>() * scale.to<T>(), pos = scale.to<T>(), in = input_scale.to<T>();
-    return with_runs<T>([=](T g, T x) { return x <= T(0) ? g * in * neg * std::exp(x * in) : g * pos; },
-                        [=](auto g, auto x) { return x <= T(0) ? g * in * neg * vec::Exp::apply(x * in) : g * pos; });
+    return with_runs<T>([=](auto g, auto x) { return x <= T(0) ? g * in * neg * exp_of(x * in) : g * pos; });
   });
 }
 

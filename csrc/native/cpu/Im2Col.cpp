@@ -14,6 +14,7 @@
 // through the whole patch matrix (75 MB) and a permuted copy, 17 ms this way (torch 12.7, oneDNN's).
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <tcore/ops/_col2im_native.h>
@@ -104,8 +105,7 @@ Tensor _col2im(const Tensor& self, IntArrayRef input_size, IntArrayRef kernel_si
   TCORE_CHECK_VALUE(self.dim() == 2 && self.sizes()[0] == rows && self.sizes()[1] == cols, "_col2im: expected a (",
                     rows, ", ", cols, ") patch matrix, got ", shape_str(self.sizes()));
   const Tensor src = contiguous_copy(self);
-  Tensor out = empty_cpu(input_size, self.dtype());
-  std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
+  Tensor out = zeros_cpu(input_size, self.dtype());
   if (rows == 0 || cols == 0) return out;
   std::vector<int64_t> off;  // each column's offset from its window's corner in the output
   off.reserve(static_cast<size_t>(cols));
@@ -146,6 +146,14 @@ Tensor _col2im(const Tensor& self, IntArrayRef input_size, IntArrayRef kernel_si
 }
 
 namespace {
+// The output columns [lo, hi) whose input column ox * sw + shift falls inside the image (a kernel
+// tap's shift: kx * dw - pw).
+std::pair<int64_t, int64_t> columns_inside(const Geometry& g, int64_t shift) {
+  const int64_t lo = std::min(g.ow, shift >= 0 ? 0 : (-shift + g.sw - 1) / g.sw);
+  const int64_t hi = std::max(lo, std::min(g.ow, g.w - shift > 0 ? (g.w - shift + g.sw - 1) / g.sw : 0));
+  return {lo, hi};
+}
+
 // The patches of image `n` of x (strides st, elements) as a (c * kh * kw, oh * ow) matrix at `cols`.
 template <typename T>
 void image_patches(const Geometry& g, const T* x, IntArrayRef st, int64_t n, T* cols) {
@@ -156,10 +164,8 @@ void image_patches(const Geometry& g, const T* x, IntArrayRef st, int64_t n, T* 
     for (int64_t ky = 0; ky < g.kh; ++ky) {
       for (int64_t kx = 0; kx < g.kw; ++kx) {
         T* row = cols + ((c * g.kh + ky) * g.kw + kx) * per_image;
-        // the output columns whose input column falls inside: ox in [lo, hi)
         const int64_t shift = kx * g.dw - g.pw;  // ix = ox * sw + shift
-        const int64_t lo = std::min(g.ow, shift >= 0 ? 0 : (-shift + g.sw - 1) / g.sw);
-        const int64_t hi = std::max(lo, std::min(g.ow, g.w - shift > 0 ? (g.w - shift + g.sw - 1) / g.sw : 0));
+        const auto [lo, hi] = columns_inside(g, shift);
         for (int64_t oy = 0; oy < g.oh; ++oy, row += g.ow) {
           const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
           if (iy < 0 || iy >= g.h) {
@@ -190,8 +196,7 @@ void add_image_patches(const Geometry& g, const T* cols, int64_t n, T* dx) {
       for (int64_t kx = 0; kx < g.kw; ++kx) {
         const T* row = cols + ((c * g.kh + ky) * g.kw + kx) * per_image;
         const int64_t shift = kx * g.dw - g.pw;
-        const int64_t lo = std::min(g.ow, shift >= 0 ? 0 : (-shift + g.sw - 1) / g.sw);
-        const int64_t hi = std::max(lo, std::min(g.ow, g.w - shift > 0 ? (g.w - shift + g.sw - 1) / g.sw : 0));
+        const auto [lo, hi] = columns_inside(g, shift);
         for (int64_t oy = 0; oy < g.oh; ++oy, row += g.ow) {
           const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
           if (iy < 0 || iy >= g.h) continue;
@@ -206,6 +211,22 @@ void add_image_patches(const Geometry& g, const T* cols, int64_t n, T* dx) {
 // The chunk of images a pass takes: one per thread (the products go to threads whole, bmm's rule).
 int64_t images_a_pass(int64_t n) { return std::min<int64_t>(n, std::max(1, get_num_threads())); }
 
+// The patches of images [n0, n0 + m) of self into cols (chunk x taps x per_image), an image a thread;
+// returns them as an (m, taps, per_image) tensor.
+Tensor chunk_patches(const Geometry& g, const Tensor& self, int64_t n0, int64_t m, const Tensor& cols) {
+  const int64_t taps = g.c * g.kh * g.kw, per_image = g.oh * g.ow;
+  const IntArrayRef st = self.strides();
+  dispatch_all_types(self.dtype(), "_conv2d_im2col", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = static_cast<const T*>(self.data_ptr());
+    T* c = static_cast<T*>(cols.data_ptr());
+    parallel_for(0, m, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) image_patches<T>(g, x, st, n0 + i, c + i * taps * per_image);
+    });
+  });
+  return make_view(cols, {m, taps, per_image}, {taps * per_image, per_image, 1}, 0);
+}
+
 }  // namespace
 
 Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
@@ -218,28 +239,16 @@ Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stri
   const Geometry g = geometry(self.sizes(), {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride,
                               "_conv2d_im2col");
   const int64_t out_channels = weight.sizes()[0], taps = g.c * g.kh * g.kw, per_image = g.oh * g.ow;
+  if (taps == 0) return zeros_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());  // an empty sum
   Tensor out = empty_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());
   if (out.numel() == 0) return out;
-  if (taps == 0) {
-    std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
-    return out;
-  }
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);  // (O, C * kh * kw), the same matrix for every image
   const Tensor cols = empty_cpu({chunk, taps, per_image}, self.dtype());
-  const IntArrayRef st = self.strides();
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t m = std::min(chunk, g.n - n0);
-    dispatch_all_types(self.dtype(), "_conv2d_im2col", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* x = static_cast<const T*>(self.data_ptr());
-      T* c = static_cast<T*>(cols.data_ptr());
-      parallel_for(0, m, 1, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) image_patches<T>(g, x, st, n0 + i, c + i * taps * per_image);
-      });
-    });
     products_into(make_view(w, {m, out_channels, taps}, {0, taps, 1}, w.storage_offset()),
-                  make_view(cols, {m, taps, per_image}, {taps * per_image, per_image, 1}, 0),
+                  chunk_patches(g, self, n0, m, cols),
                   make_view(out, {m, out_channels, per_image}, {out_channels * per_image, per_image, 1},
                             n0 * out_channels * per_image));
   }
@@ -266,35 +275,19 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
     return {dx.defined() ? cast(dx, t) : dx, dw.defined() ? cast(dw, t) : dw};
   }
   const Tensor gy = contiguous_copy(cast(grad_output, t));
-  Tensor dx, dw;
-  if (output_mask[0]) {
-    dx = empty_cpu(self.sizes(), t);
-    std::memset(dx.data_ptr(), 0, static_cast<size_t>(dx.numel() * dx.element_size()));
-  }
-  if (output_mask[1]) {
-    dw = empty_cpu(weight.sizes(), t);
-    std::memset(dw.data_ptr(), 0, static_cast<size_t>(dw.numel() * dw.element_size()));
-  }
+  const Tensor dx = output_mask[0] ? zeros_cpu(self.sizes(), t) : Tensor();
+  const Tensor dw = output_mask[1] ? zeros_cpu(weight.sizes(), t) : Tensor();
   if (g.n == 0 || taps == 0 || per_image == 0 || out_channels == 0) return {dx, dw};
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);
   const Tensor cols = empty_cpu({chunk, taps, per_image}, t);
   const Tensor dw_parts = output_mask[1] ? empty_cpu({chunk, out_channels, taps}, t) : Tensor();
-  const IntArrayRef st = self.strides();
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t m = std::min(chunk, g.n - n0);
     const Tensor grads = make_view(gy, {m, out_channels, per_image}, {out_channels * per_image, per_image, 1},
                                    gy.storage_offset() + n0 * out_channels * per_image);
-    const Tensor patches = make_view(cols, {m, taps, per_image}, {taps * per_image, per_image, 1}, 0);
     if (output_mask[1]) {
-      dispatch_all_types(t, "_conv2d_im2col_backward", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        const T* x = static_cast<const T*>(self.data_ptr());
-        T* c = static_cast<T*>(cols.data_ptr());
-        parallel_for(0, m, 1, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) image_patches<T>(g, x, st, n0 + i, c + i * taps * per_image);
-        });
-      });
+      chunk_patches(g, self, n0, m, cols);
       const Tensor parts = make_view(dw_parts, {m, out_channels, taps}, {out_channels * taps, taps, 1}, 0);
       products_into(grads, make_view(cols, {m, per_image, taps}, {taps * per_image, 1, per_image}, 0), parts);
       dispatch_dtype(t, "_conv2d_im2col_backward", [&](auto tag) {
@@ -306,7 +299,8 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
       });
     }
     if (output_mask[0]) {  // the patches' gradients overwrite the patches
-      products_into(make_view(w, {m, taps, out_channels}, {0, 1, taps}, w.storage_offset()), grads, patches);
+      products_into(make_view(w, {m, taps, out_channels}, {0, 1, taps}, w.storage_offset()), grads,
+                    make_view(cols, {m, taps, per_image}, {taps * per_image, per_image, 1}, 0));
       dispatch_dtype(t, "_conv2d_im2col_backward", [&](auto tag) {
         using T = typename decltype(tag)::type;
         const T* c = static_cast<const T*>(cols.data_ptr());

@@ -38,7 +38,7 @@ LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& 
 // outer[k] bytes apart, through one indirect call (PyTorch's loop2d through c10::function_ref).
 // The loops are then compiled once per operand count and capability (Loops.cpp), each kernel
 // only its body, inlined and vectorized in run<B>: when every loop inlined every body, a file of
-// comparisons took 47 s to compile, 23 s with the body compiled once.
+// comparisons took 47 s to compile, 6.9 s this way.
 template <size_t N>
 class LoopBody {
  public:

@@ -12,7 +12,6 @@
 // torch's.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 
 #include <tcore/ops/_avg_pool2d_backward_native.h>
@@ -145,8 +144,7 @@ Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& ind
   const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
   const Tensor g = contiguous_copy(cast(grad_output, work));
   const Tensor ix = contiguous_copy(indices);
-  Tensor out = empty_cpu(input_size, work);
-  std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
+  Tensor out = zeros_cpu(input_size, work);
   const int64_t planes = input_size[0] * input_size[1], hw = input_size[2] * input_size[3];
   const int64_t per = grad_output.sizes()[2] * grad_output.sizes()[3];
   dispatch_floating(work, "max_pool2d_backward", [&](auto tag) {
@@ -237,8 +235,7 @@ Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntAr
                              divisor_override, "_avg_pool2d_backward");
   const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
   const Tensor gy = contiguous_copy(cast(grad_output, work));
-  Tensor out = empty_cpu(self.sizes(), work);
-  std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
+  Tensor out = zeros_cpu(self.sizes(), work);
   const int64_t planes = g.n * g.c, per = g.oh * g.ow;
   if (out.numel() == 0 || per == 0) return cast(out, grad_output.dtype());
   dispatch_floating(work, "avg_pool2d_backward", [&](auto tag) {

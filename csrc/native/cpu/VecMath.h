@@ -296,12 +296,6 @@ struct Gelu {
 };
 #endif
 #undef TCORE_SLEEF_ERFC_D
-// x * sigmoid(x) as PyTorch computes it, x / (1 + e^-x) (-inf gives NaN there, as in torch)
-struct Silu {
-  static VF apply(VF v) { return v / (1.0f + Exp::apply(-v)); }
-  static VD apply(VD v) { return v / (1.0 + Exp::apply(-v)); }
-};
-
 struct GeluTanh {
   static VF apply(VF v) { return 0.5f * v * (1.0f + Tanh::apply(0.7978845608028654f * (v + 0.044715f * v * v * v))); }
   static VD apply(VD v) { return 0.5 * v * (1.0 + Tanh::apply(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
@@ -398,7 +392,6 @@ struct Erf {};
 struct Sigmoid {};
 struct Gelu {};
 struct GeluTanh {};
-struct Silu {};
 template <typename Op, typename T>
 void map(T*, const T*, int64_t) {}
 template <typename T, typename F>
