@@ -182,6 +182,17 @@ struct AvgPool {
     const int64_t divisor = divisor_override ? *divisor_override : count_include_pad ? padded : (y1 - y0) * (x1 - x0);
     return {y0, y1, x0, x1, divisor};
   }
+
+  // f(p, o, window) for every output o of every plane p (planes across threads; a plane's input
+  // cells are the plane's alone, so a backward may add into them)
+  template <typename F>
+  void each_window(const F& f) const {
+    parallel_for(0, n * c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(h * w, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) f(p, (p * oh + oy) * ow + ox, window(oy, ox));
+    });
+  }
 };
 
 AvgPool avg_pool(IntArrayRef input, IntArrayRef output, IntArrayRef kernel_size, IntArrayRef stride,
@@ -204,25 +215,17 @@ Tensor _avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
   const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
   const Tensor src = contiguous_copy(cast(self, work));
   Tensor out = empty_cpu({g.n, g.c, g.oh, g.ow}, work);
-  const int64_t planes = g.n * g.c, per = g.oh * g.ow;
   if (out.numel() == 0) return cast(out, self.dtype());
   dispatch_floating(work, "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(src.data_ptr());
     T* o = static_cast<T*>(out.data_ptr());
-    parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.h * g.w, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        const T* plane = in + p * g.h * g.w;
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const AvgPool::Window win = g.window(oy, ox);
-            T sum = 0;
-            for (int64_t y = win.y0; y < win.y1; ++y)
-              for (int64_t x = win.x0; x < win.x1; ++x) sum += plane[y * g.w + x];
-            o[p * per + oy * g.ow + ox] = sum / static_cast<T>(win.divisor);
-          }
-        }
-      }
+    g.each_window([&](int64_t p, int64_t i, const AvgPool::Window& win) {
+      const T* plane = in + p * g.h * g.w;
+      T sum = 0;
+      for (int64_t y = win.y0; y < win.y1; ++y)
+        for (int64_t x = win.x0; x < win.x1; ++x) sum += plane[y * g.w + x];
+      o[i] = sum / static_cast<T>(win.divisor);
     });
   });
   return cast(out, self.dtype());
@@ -231,29 +234,21 @@ Tensor _avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
 Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                             IntArrayRef padding, bool count_include_pad, std::optional<int64_t> divisor_override) {
   TCORE_CHECK_VALUE(grad_output.dim() == 4 && self.dim() == 4, "_avg_pool2d_backward: expected 4-D grad_output and self");
-  const AvgPool g = avg_pool(self.sizes(), {grad_output.sizes()[2], grad_output.sizes()[3]}, kernel_size, stride, padding, count_include_pad,
-                             divisor_override, "_avg_pool2d_backward");
+  const AvgPool g = avg_pool(self.sizes(), {grad_output.sizes()[2], grad_output.sizes()[3]}, kernel_size, stride,
+                             padding, count_include_pad, divisor_override, "_avg_pool2d_backward");
   const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
   const Tensor gy = contiguous_copy(cast(grad_output, work));
   Tensor out = zeros_cpu(self.sizes(), work);
-  const int64_t planes = g.n * g.c, per = g.oh * g.ow;
-  if (out.numel() == 0 || per == 0) return cast(out, grad_output.dtype());
+  if (out.numel() == 0 || g.oh * g.ow == 0) return cast(out, grad_output.dtype());
   dispatch_floating(work, "avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* gp = static_cast<const T*>(gy.data_ptr());
     T* dx = static_cast<T*>(out.data_ptr());
-    parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.h * g.w, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        T* plane = dx + p * g.h * g.w;
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const AvgPool::Window win = g.window(oy, ox);
-            const T share = gp[p * per + oy * g.ow + ox] / static_cast<T>(win.divisor);
-            for (int64_t y = win.y0; y < win.y1; ++y)
-              for (int64_t x = win.x0; x < win.x1; ++x) plane[y * g.w + x] += share;
-          }
-        }
-      }
+    g.each_window([&](int64_t p, int64_t i, const AvgPool::Window& win) {
+      T* plane = dx + p * g.h * g.w;
+      const T share = gp[i] / static_cast<T>(win.divisor);
+      for (int64_t y = win.y0; y < win.y1; ++y)
+        for (int64_t x = win.x0; x < win.x1; ++x) plane[y * g.w + x] += share;
     });
   });
   return cast(out, grad_output.dtype());
