@@ -62,7 +62,12 @@ TWINS = {"zero_": ("fill_Scalar", "{self}, Scalar(0)", ("fill",)),
          "full.out": ("full", "{size}, {fill_value}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt",
                       ("full",)),
          "empty.out": ("empty_memory_format", "{size}, {out}.dtype(), std::nullopt, {out}.device(), std::nullopt, "
-                       "{memory_format}", ("empty",))}
+                       "{memory_format}", ("empty",)),
+         # an out= form that also writes inputs (the running statistics): the functional form
+         # returns the outs' values, then the inputs' new ones
+         "_native_batch_norm_legit.out": ("_native_batch_norm_legit_functional",
+                                          "{input}, {weight}, {bias}, {running_mean}, {running_var}, {training}, "
+                                          "{momentum}, {eps}", ("_native_batch_norm_legit_functional",))}
 
 # The operators the write-backs call (their presence in an operator set decides REVERSE's use).
 REVERSE_ROOTS = frozenset([r for _, needs in REVERSE.values() for r in needs] +
@@ -217,12 +222,18 @@ def kernel(f: NativeFunction, functions: tuple[NativeFunction, ...], have: set[s
         twin_ret = "Tensor" if len(names) == 1 else cpp.return_type(twin_f.func)
         return dict(common, kind="inplace", twin=twin, twin_ret=twin_ret, twin_call=twin_call, needs=needs,
                     commits=commits, returned=names[0])
-    if f.func.is_out_fn and len(twin_returns) == len(writes) == len(f.func.returns):
-        outs = [cpp.cpp_ident(a.name) for a in writes]
+    # a TWINS entry's functional form (not in this root) returns one value per written argument
+    twin_count = len(twin_f.func.returns) if twin_f is not None else len(writes)
+    if f.func.is_out_fn and twin_count == len(writes) and len(f.func.out_arguments) == len(f.func.returns):
+        # the twin returns the outs' values, then the new values of the inputs it writes (X_functional's)
+        outs = [cpp.cpp_ident(a.name) for a in f.func.out_arguments]
+        written = [cpp.cpp_ident(a.name) for a in writes if a not in f.func.out_arguments]
         one = len(writes) == 1 and not (twin_f is not None and twin_f.func.returns_tuple)
         commits = [(o, "result" if one else f"std::get<{i}>(result)", True) for i, o in enumerate(outs)]
+        commits += [(w, f"std::get<{len(outs) + j}>(result)", False) for j, w in enumerate(written)]
         returned = outs[0] if len(outs) == 1 and not f.func.returns_tuple else f"{common['ret']}({', '.join(outs)})"
-        twin_ret = cpp.return_type(twin_f.func) if twin_f is not None else "Tensor"
+        twin_ret = (cpp.return_type(twin_f.func) if twin_f is not None else "Tensor" if len(writes) == 1
+                    else f"::std::tuple<{', '.join(['Tensor'] * len(writes))}>")
         return dict(common, kind="out", twin=twin, twin_ret=twin_ret, twin_call=twin_call,
                     commits=commits, returned=returned, needs=needs)
     return None

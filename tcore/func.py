@@ -53,7 +53,10 @@ class Functionalized:
     def __call__(self, *args, **kwargs):
         out, mutated = self.run(args, kwargs)
         for original, value in mutated:
-            original.copy_(value)
+            if tuple(original.shape) != tuple(value.shape):  # an out= input resized inside: resized here too
+                _C.clone(value, out=original)
+            else:
+                original.copy_(value)
         return out
 
     def run(self, args: tuple, kwargs: dict):

@@ -128,6 +128,13 @@ OVERRIDES.update({
     "_conv2d_im2col": dict(self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1], padding=[1, 0], dilation=[1, 1]),
     "_conv2d_im2col_backward": dict(grad_output=(1, 3, 5, 3), self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1],
                                     padding=[1, 0], dilation=[1, 1], output_mask=[True, True]),
+    **{op: dict(input=(4, 3, 2), weight=(3,), bias=(3,), running_mean=(3,), running_var=(3,), training=True,
+                momentum=0.1, eps=1e-5)
+       for op in ("batch_norm", "_native_batch_norm_legit_functional", "_native_batch_norm_legit",
+                  "_native_batch_norm_legit_no_training")},
+    "native_batch_norm_backward": dict(grad_out=(4, 3, 2), input=(4, 3, 2), weight=(3,), running_mean=(3,),
+                                       running_var=(3,), save_mean=(3,), save_invstd=(3,), train=True, eps=1e-5,
+                                       output_mask=[True, True, True]),
 })
 
 

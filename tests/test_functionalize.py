@@ -389,3 +389,16 @@ def test_traced_graph_runs_on_inputs_of_another_layout(name, remove):
     assert not run_in[0].is_contiguous()
     _same(_np(fn(*eager_in)), _np(graph(*run_in)))
     _same([t.numpy() for t in eager_in], [t.numpy() for t in run_in])
+
+
+def test_an_empty_out_argument_is_resized_back():
+    # out= into an empty input: the function resizes it, and so does the write-back (torch.func's)
+    def f(x, out):
+        tcore.add(x, x, out=out)
+        return out
+
+    out = tcore.empty(0)
+    result = func.functionalize(f)(ar(2, 3), out)
+    assert tuple(out.shape) == (2, 3)
+    np.testing.assert_allclose(out.numpy(), 2 * ar(2, 3).numpy())
+    np.testing.assert_allclose(result.numpy(), out.numpy())

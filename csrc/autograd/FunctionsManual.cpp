@@ -35,6 +35,7 @@
 #include <tcore/ops/t.h>
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/_col2im.h>
+#include <tcore/ops/native_batch_norm_backward.h>
 #include <tcore/ops/_conv2d_im2col_backward.h>
 #include <tcore/ops/_im2col.h>
 #include <tcore/ops/sigmoid.h>
@@ -64,6 +65,17 @@
 #include <tcore/ops/zeros_like.h>
 
 namespace tcore::autograd::manual {
+
+namespace {
+// True when a backward formula is itself differentiated (create_graph, or a tangent on one of
+// `ts`: forward over reverse): it must then be written in differentiable operators.
+bool differentiated(std::initializer_list<const Tensor*> ts) {
+  if (GradMode::is_enabled()) return true;
+  for (const Tensor* t : ts)
+    if (t->defined() && fw_grad(*t).defined()) return true;
+  return false;
+}
+}  // namespace
 
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
   const bool one = alpha.is_floating_point() ? alpha.to_double() == 1.0 : alpha.to_long() == 1;
@@ -205,7 +217,7 @@ Tensor conv2d_im2col_weight_backward(const Tensor& grad, const Tensor& self, con
 std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                                   std::array<bool, 2> mask) {
-  if (!GradMode::is_enabled()) return tcore::_conv2d_im2col_backward(grad, self, weight, stride, padding, dilation, mask);
+  if (!differentiated({&grad, &self, &weight})) return tcore::_conv2d_im2col_backward(grad, self, weight, stride, padding, dilation, mask);
   return {mask[0] ? conv2d_im2col_input_backward(grad, self, weight, stride, padding, dilation) : Tensor(),
           mask[1] ? conv2d_im2col_weight_backward(grad, self, weight, stride, padding, dilation) : Tensor()};
 }
@@ -501,6 +513,37 @@ std::vector<int64_t> dims_from(int64_t begin, int64_t end) {
 }
 }  // namespace
 
+namespace {
+// The normalizations (layer_norm over its last dims, batch_norm over all but the channels):
+// xhat = (x - mean) * rstd over `dims`, then an affine map. Their gradients and tangents
+// differ only in the dims and in how the weight broadcasts (`w`: already broadcastable).
+
+// d/dx of xhat given g = grad * weight: (g - mean(g) - xhat * mean(g * xhat)) * rstd.
+Tensor normalized_input_backward(const Tensor& g, const Tensor& xhat, const Tensor& rstd,
+                                 const std::vector<int64_t>& dims) {
+  const Tensor g_mean = tcore::mean(g, IntArrayRef(dims), true, std::nullopt);
+  const Tensor gx_mean = tcore::mean(tcore::mul(g, xhat), IntArrayRef(dims), true, std::nullopt);
+  return tcore::mul(tcore::sub(tcore::sub(g, g_mean, 1), tcore::mul(xhat, gx_mean), 1), rstd);
+}
+
+// The tangent of xhat * w + b for tangents input_t (statistics over `dims`), w_t and b_t, any
+// of them undefined; `zeros_like` when none is defined.
+Tensor normalized_jvp(const Tensor& input_t, const Tensor& xhat, const Tensor& rstd, const Tensor& w,
+                      const Tensor& w_t, const Tensor& b_t, const std::vector<int64_t>& dims) {
+  Tensor out;
+  if (input_t.defined()) {
+    const Tensor t = tcore::sub(input_t, tcore::mean(input_t, IntArrayRef(dims), true, std::nullopt), 1);
+    const Tensor tx_mean = tcore::mean(tcore::mul(t, xhat), IntArrayRef(dims), true, std::nullopt);
+    out = tcore::mul(tcore::sub(t, tcore::mul(xhat, tx_mean), 1), rstd);
+    if (w.defined()) out = tcore::mul(out, w);
+  }
+  if (w_t.defined()) out = out.defined() ? tcore::add(out, tcore::mul(xhat, w_t), 1) : tcore::mul(xhat, w_t);
+  if (b_t.defined()) out = out.defined() ? tcore::add(out, b_t, 1) : tcore::add(tcore::zeros_like(xhat), b_t, 1);
+  return out.defined() ? out : tcore::zeros_like(xhat);
+}
+
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
                                                        IntArrayRef normalized_shape, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,
@@ -508,19 +551,14 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   const std::vector<int64_t> norm_dims = dims_from(axis, input.dim()), lead_dims = dims_from(0, axis);
   Tensor m = mean, r = rstd;
-  if (GradMode::is_enabled() || fw_grad(input).defined()) {
+  if (differentiated({&input})) {
     m = tcore::mean(input, IntArrayRef(norm_dims), true, std::nullopt);
     r = tcore::rsqrt(tcore::add(tcore::var(input, IntArrayRef(norm_dims), Scalar(0), true), Scalar(eps), 1));
   }
   const Tensor xhat = tcore::mul(tcore::sub(input, m, 1), r);
   const bool has_weight = weight && weight->defined();  // a saved None is an undefined Tensor
   Tensor dx, dw, db;
-  if (mask[0]) {
-    const Tensor g = has_weight ? tcore::mul(grad, *weight) : grad;
-    const Tensor g_mean = tcore::mean(g, IntArrayRef(norm_dims), true, std::nullopt);
-    const Tensor gx_mean = tcore::mean(tcore::mul(g, xhat), IntArrayRef(norm_dims), true, std::nullopt);
-    dx = tcore::mul(tcore::sub(tcore::sub(g, g_mean, 1), tcore::mul(xhat, gx_mean), 1), r);
-  }
+  if (mask[0]) dx = normalized_input_backward(has_weight ? tcore::mul(grad, *weight) : grad, xhat, r, norm_dims);
   const auto over_leading = [&](const Tensor& t) {
     return lead_dims.empty() ? t : tcore::sum(t, IntArrayRef(lead_dims), false, std::nullopt);
   };
@@ -534,17 +572,81 @@ Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& 
                       IntArrayRef normalized_shape) {
   (void)bias;  // the output is linear in the bias: only its tangent matters
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
-  const std::vector<int64_t> norm_dims = dims_from(axis, input.dim());
   const Tensor xhat = tcore::mul(tcore::sub(input, mean, 1), rstd);
-  Tensor out;
-  if (input_t.defined()) {
-    const Tensor t = tcore::sub(input_t, tcore::mean(input_t, IntArrayRef(norm_dims), true, std::nullopt), 1);
-    const Tensor tx_mean = tcore::mean(tcore::mul(t, xhat), IntArrayRef(norm_dims), true, std::nullopt);
-    out = tcore::mul(tcore::sub(t, tcore::mul(xhat, tx_mean), 1), rstd);
-    if (weight.defined()) out = tcore::mul(out, weight);
+  return normalized_jvp(input_t, xhat, rstd, weight, weight_t, bias_t, dims_from(axis, input.dim()));
+}
+
+namespace {
+// batch_norm's channels: every dim but 1 is reduced; a (C,) vector broadcasts as (1, C, 1, ...).
+std::vector<int64_t> batch_norm_dims(const Tensor& input) {
+  std::vector<int64_t> dims = dims_from(2, input.dim());
+  dims.insert(dims.begin(), 0);
+  return dims;
+}
+Tensor per_channel(const Tensor& v, const Tensor& input) {
+  if (!v.defined()) return v;
+  std::vector<int64_t> shape(static_cast<size_t>(input.dim()), 1);
+  shape[1] = input.sizes()[1];
+  return tcore::view(v, IntArrayRef(shape));
+}
+// The mean and 1/sqrt(var + eps) batch_norm used, shaped per channel: the batch's, recomputed
+// from input when the formula is differentiated (the saved ones are constants), or the running ones.
+std::pair<Tensor, Tensor> batch_norm_statistics(const Tensor& input, const Tensor& running_mean,
+                                                const Tensor& running_var, const Tensor& save_mean,
+                                                const Tensor& save_invstd, bool training, double eps,
+                                                bool recompute) {
+  if (!training) {
+    return {per_channel(running_mean, input),
+            per_channel(tcore::rsqrt(tcore::add(running_var, Scalar(eps), 1)), input)};
   }
-  if (weight_t.defined()) out = out.defined() ? tcore::add(out, tcore::mul(xhat, weight_t), 1) : tcore::mul(xhat, weight_t);
-  if (bias_t.defined()) out = out.defined() ? tcore::add(out, bias_t, 1) : tcore::add(tcore::zeros_like(xhat), bias_t, 1);
+  if (!recompute) return {per_channel(save_mean, input), per_channel(save_invstd, input)};
+  const std::vector<int64_t> dims = batch_norm_dims(input);
+  return {tcore::mean(input, IntArrayRef(dims), true, std::nullopt),
+          tcore::rsqrt(tcore::add(tcore::var(input, IntArrayRef(dims), Scalar(0), true), Scalar(eps), 1))};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& running_mean,
+                                                       const std::optional<Tensor>& running_var,
+                                                       const Tensor& save_mean, const Tensor& save_invstd,
+                                                       bool training, double eps, std::array<bool, 3> mask) {
+  const Tensor w = weight ? *weight : Tensor(), rm = running_mean ? *running_mean : Tensor(),
+               rv = running_var ? *running_var : Tensor();
+  if (!differentiated({&grad, &input, &w})) {
+    return tcore::native_batch_norm_backward(grad, input, weight, running_mean, running_var, save_mean, save_invstd,
+                                             training, eps, mask);
+  }
+  const auto [m, r] = batch_norm_statistics(input, rm, rv, save_mean, save_invstd, training, eps, true);
+  const std::vector<int64_t> dims = batch_norm_dims(input);
+  const Tensor xhat = tcore::mul(tcore::sub(input, m, 1), r);
+  Tensor dx, dw, db;
+  if (mask[0]) {
+    const Tensor g = w.defined() ? tcore::mul(grad, per_channel(w, input)) : grad;
+    dx = training ? normalized_input_backward(g, xhat, r, dims) : tcore::mul(g, r);
+  }
+  if (mask[1] && w.defined()) dw = tcore::sum(tcore::mul(grad, xhat), IntArrayRef(dims), false, std::nullopt);
+  if (mask[2]) db = tcore::sum(grad, IntArrayRef(dims), false, std::nullopt);
+  return {dx, dw, db};
+}
+
+Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& weight, const Tensor& weight_t,
+                      const Tensor& bias_t, const Tensor& running_mean, const Tensor& running_var,
+                      const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps) {
+  const auto [m, r] = batch_norm_statistics(input, running_mean, running_var, save_mean, save_invstd, training, eps,
+                                            false);
+  const Tensor xhat = tcore::mul(tcore::sub(input, m, 1), r);
+  const Tensor w = per_channel(weight, input);
+  if (training) {
+    return normalized_jvp(input_t, xhat, r, w, per_channel(weight_t, input), per_channel(bias_t, input),
+                          batch_norm_dims(input));
+  }
+  // outside training the statistics are constants: the map is affine in the input
+  Tensor out = input_t.defined() ? tcore::mul(input_t, w.defined() ? tcore::mul(r, w) : r) : Tensor();
+  const Tensor w_t = per_channel(weight_t, input), b_t = per_channel(bias_t, input);
+  if (w_t.defined()) out = out.defined() ? tcore::add(out, tcore::mul(xhat, w_t), 1) : tcore::mul(xhat, w_t);
+  if (b_t.defined()) out = out.defined() ? tcore::add(out, b_t, 1) : tcore::add(tcore::zeros_like(xhat), b_t, 1);
   return out.defined() ? out : tcore::zeros_like(xhat);
 }
 

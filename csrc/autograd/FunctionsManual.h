@@ -174,5 +174,19 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
 Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& weight, const Tensor& weight_t,
                       const Tensor& bias, const Tensor& bias_t, const Tensor& mean, const Tensor& rstd,
                       IntArrayRef normalized_shape);
+// batch_norm (its three kernels): the gradients `mask` asks for, from the saved batch statistics
+// (training) or the running ones; through native_batch_norm_backward, or in differentiable
+// operators when the formula is itself differentiated (create_graph, forward over reverse).
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& running_mean,
+                                                       const std::optional<Tensor>& running_var,
+                                                       const Tensor& save_mean, const Tensor& save_invstd,
+                                                       bool training, double eps, std::array<bool, 3> mask);
+// batch_norm's tangent: layer_norm's over every dim but the channels in training; outside it
+// the statistics are constants, input_t * rstd * weight + xhat * weight_t + bias_t.
+Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& weight, const Tensor& weight_t,
+                      const Tensor& bias_t, const Tensor& running_mean, const Tensor& running_var,
+                      const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps);
 
 }  // namespace tcore::autograd::manual

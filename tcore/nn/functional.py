@@ -169,34 +169,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalizes over every dim but the channels (dim 1); in training the batch statistics
     are used and the running ones updated (unbiased variance), as in PyTorch."""
-    if input.ndim < 2:
-        raise ValueError(f"batch_norm: expected an input with at least 2 dims (N, C, ...), got {input.ndim}")
-    channels = input.shape[1]
-    dims = [0] + list(range(2, input.ndim))
-    shape = [1, channels] + [1] * (input.ndim - 2)
-    if training:
-        count = input.numel() // max(channels, 1)
-        if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"tcore.Size({list(input.shape)})")
-        mean = input.mean(dims)
-        var = input.var(dims, correction=0)
-        if running_mean is not None and running_var is not None:
-            from ..autograd import no_grad
-            with no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * count / (count - 1)))
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("batch_norm: running_mean and running_var are needed outside training")
-        mean, var = running_mean, running_var
-    scale = _C.rsqrt(var + eps)
-    if weight is not None:
-        scale = scale * weight
-    shift = -mean * scale
-    if bias is not None:
-        shift = shift + bias
-    return input * scale.view(shape) + shift.view(shape)
+    return _C.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,

@@ -1,4 +1,4 @@
-// norm, embedding, nll_loss, cross_entropy, dropout and layer_norm in terms of other
+// norm, embedding, nll_loss, cross_entropy, dropout, batch_norm and layer_norm in terms of other
 // operators. norm and embedding are CompositeExplicitAutograd (their own formulas:
 // norm's gradient is 0 at a zero vector, embedding skips padding_idx); the others
 // are CompositeImplicitAutograd: autograd records what they call.
@@ -9,6 +9,12 @@
 #include <tcore/ops/add.h>
 #include <tcore/ops/amax.h>
 #include <tcore/ops/amin.h>
+#include <tcore/ops/batch_norm_native.h>
+#include <tcore/ops/clone.h>
+#include <tcore/ops/copy.h>
+#include <tcore/ops/_native_batch_norm_legit.h>
+#include <tcore/ops/_native_batch_norm_legit_functional.h>
+#include <tcore/ops/_native_batch_norm_legit_no_training.h>
 #include <tcore/ops/cross_entropy_native.h>
 #include <tcore/ops/div.h>
 #include <tcore/ops/dropout_native.h>
@@ -45,6 +51,8 @@
 #include <tcore/ops/where.h>
 #include <tcore/ops/zeros_like.h>
 
+#include "native/BatchNorm.h"
+#include "tcore/core/Dispatch.h"
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
@@ -231,6 +239,58 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   const Tensor noise = tcore::uniform_(tcore::empty(input.sizes(), input.dtype()), 0.0, 1.0);
   const Tensor keep = tcore::ge(noise, Scalar(p));
   return tcore::mul(input, tcore::div(keep, Scalar(1.0 - p)));
+}
+
+// ------------------------------------------------------------------ batch_norm
+// On the CPU, the kernels of native/cpu/BatchNorm.cpp (their backward and forward-mode formulas
+// in derivatives.yaml); elsewhere, the operators they are made of. In training with running
+// statistics, the updated ones are copied into the buffers (not recorded: buffers).
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled) {
+  (void)cudnn_enabled;
+  check_batch_norm(input, weight, bias, running_mean, running_var, training);
+  const bool has_stats = running_mean && running_mean->defined();
+  std::vector<int64_t> shape(static_cast<size_t>(input.dim()), 1), dims{0};
+  shape[1] = input.sizes()[1];
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  const auto per_channel = [&](const Tensor& v) { return tcore::view(v, IntArrayRef(shape)); };
+  const auto affine = [&](Tensor out) {
+    if (weight && weight->defined()) out = tcore::mul(out, per_channel(*weight));
+    if (bias && bias->defined()) out = tcore::add(out, per_channel(*bias));
+    return out;
+  };
+  if (input.numel() == 0) return affine(tcore::clone(input, std::nullopt));  // PyTorch's: the statistics untouched
+  if (input.device().is_cpu()) {
+    if (!training) {
+      return std::get<0>(tcore::_native_batch_norm_legit_no_training(input, weight, bias, *running_mean, *running_var,
+                                                                     momentum, eps));
+    }
+    if (!has_stats) return std::get<0>(tcore::_native_batch_norm_legit(input, weight, bias, true, momentum, eps));
+    auto [out, save_mean, save_invstd, new_mean, new_var] = tcore::_native_batch_norm_legit_functional(
+        input, weight, bias, *running_mean, *running_var, true, momentum, eps);
+    NoGradGuard no_grad;
+    tcore::copy_(*running_mean, new_mean);
+    tcore::copy_(*running_var, new_var);
+    return out;
+  }
+  Tensor mean, var;
+  if (training) {
+    mean = tcore::mean(input, IntArrayRef(dims), false);
+    var = tcore::var(input, IntArrayRef(dims), Scalar(0), false);
+    if (has_stats) {
+      NoGradGuard no_grad;
+      const double count = static_cast<double>(input.numel() / input.sizes()[1]);
+      tcore::copy_(*running_mean, tcore::add(tcore::mul(*running_mean, Scalar(1 - momentum)),
+                                             tcore::mul(mean, Scalar(momentum))));
+      tcore::copy_(*running_var, tcore::add(tcore::mul(*running_var, Scalar(1 - momentum)),
+                                            tcore::mul(var, Scalar(momentum * count / (count - 1)))));
+    }
+  } else {
+    mean = *running_mean;
+    var = *running_var;
+  }
+  return affine(tcore::mul(tcore::sub(input, per_channel(mean)), per_channel(tcore::rsqrt(tcore::add(var, Scalar(eps))))));
 }
 
 // ------------------------------------------------------------------ layer_norm

@@ -50,36 +50,42 @@ constexpr int kVectorBytes = 32;
 constexpr int kVectorBytes = 16;
 #endif
 
-// sum over a contiguous row of f(x) for floats: four registers of lanes within blocks of 4096
-// elements, the blocks added up in double (a cascade: accurate for long rows, and fast).
-// F maps a vector (or a scalar, for the tail) to the vector (scalar) to add.
-template <typename T, typename F>
-double sum_row_of(const T* row, int64_t n, const F& f) {
-  static_assert(std::is_floating_point_v<T>, "sum_row_of: float or double rows");
+// sum over contiguous rows of f(x, ...) for floats (one or more rows of n elements, f taking an
+// element of each): four registers of lanes within blocks of 4096 elements, the blocks added
+// up in double (a cascade: accurate for long rows, and fast). F maps vectors (or scalars, for
+// the tail) to the vector (scalar) to add.
+template <typename T, typename F, typename... More>
+double sum_rows_of(const F& f, int64_t n, const T* row, const More*... more) {
+  static_assert(std::is_floating_point_v<T>, "sum_rows_of: float or double rows");
+  static_assert((std::is_same_v<T, More> && ...), "sum_rows_of: rows of one type");
   constexpr int64_t kBlock = 4096;
+  constexpr int64_t W = kVectorBytes / sizeof(T);
+  typedef T V __attribute__((vector_size(kVectorBytes)));
+  const auto load = [](const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
   double total = 0;
-  {
-    constexpr int64_t W = kVectorBytes / sizeof(T);
-    typedef T V __attribute__((vector_size(kVectorBytes)));
-    for (int64_t b = 0; b < n; b += kBlock) {
-      const int64_t end = b + kBlock < n ? b + kBlock : n;
-      V acc[4] = {};
-      int64_t i = b;
-      for (; i + 4 * W <= end; i += 4 * W) {
-        for (int k = 0; k < 4; ++k) {
-          V v;
-          std::memcpy(&v, row + i + k * W, sizeof v);
-          acc[k] += f(v);
-        }
-      }
-      double block = 0;
-      for (; i < end; ++i) block += f(row[i]);
-      const V a = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-      for (int64_t j = 0; j < W; ++j) block += a[j];
-      total += block;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t end = b + kBlock < n ? b + kBlock : n;
+    V acc[4] = {};
+    int64_t i = b;
+    for (; i + 4 * W <= end; i += 4 * W) {
+      for (int k = 0; k < 4; ++k) acc[k] += f(load(row + i + k * W), load(more + i + k * W)...);
     }
+    double block = 0;
+    for (; i < end; ++i) block += f(row[i], more[i]...);
+    const V a = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (int64_t j = 0; j < W; ++j) block += a[j];
+    total += block;
   }
   return total;
+}
+
+template <typename T, typename F>
+double sum_row_of(const T* row, int64_t n, const F& f) {
+  return sum_rows_of(f, n, row);
 }
 
 template <typename T>

@@ -1,0 +1,323 @@
+// batch_norm's kernels: the forward forms of PyTorch's _native_batch_norm_legit family (pure
+// functions: the updated running statistics are outputs) and native_batch_norm_backward.
+//
+// The input is viewed as (N, C, S) and each channel is one task for the threads: its N
+// segments of S elements are read for the mean, again for the squared deviations about it (two
+// passes, no cancellation), then written normalized while the channel sits in L2 -- so a
+// tensor whose channels fit in L2 is read from memory once (PyTorch's kernel reads it twice:
+// all the statistics, then the output). BatchNorm1d's (N, C) (S = 1) is walked row by row over
+// blocks of columns, the sums kept per column (vectorized across the channels).
+// float16/bfloat16 inputs compute in float32; sums are double over float vectors (Math.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <tuple>
+#include <vector>
+
+#include <tcore/ops/_native_batch_norm_legit_functional_native.h>
+#include <tcore/ops/_native_batch_norm_legit_native.h>
+#include <tcore/ops/_native_batch_norm_legit_no_training_native.h>
+#include <tcore/ops/native_batch_norm_backward_native.h>
+
+#include "native/BatchNorm.h"
+#include "native/TensorUtils.h"
+#include "native/cpu/Math.h"
+#include "native/cpu/Parallel.h"
+
+namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
+namespace {
+
+// Channel c's elements of an (N, C, S) contiguous tensor: the segments (i * C + c) * S, i < N.
+// With S = 1 (BatchNorm1d's (N, C)) a channel is a column: the channels are walked in blocks,
+// row by row, each block's sums kept per column (vectorized across the channels).
+struct Channels {
+  int64_t n, c, s;
+  int64_t count() const { return n * s; }  // elements per channel
+  int64_t at(int64_t i, int64_t ch) const { return (i * c + ch) * s; }
+};
+
+Channels channels_of(const Tensor& input) {
+  const int64_t n = input.sizes()[0], c = input.sizes()[1];
+  return {n, c, n * c == 0 ? 0 : input.numel() / (n * c)};
+}
+
+constexpr int64_t kBlockElements = 32768;  // a block of columns: about this many elements (in L2)
+
+// Runs f(c0, c1) over the channels in blocks on the threads: single channels (S > 1), or
+// blocks of columns of about kBlockElements elements (S = 1).
+template <typename F>
+void each_block(Channels ch, const F& f) {
+  const int64_t per_block = ch.s > 1 ? 1 : std::max<int64_t>(1, kBlockElements / std::max<int64_t>(ch.n, 1));
+  const int64_t blocks = (ch.c + per_block - 1) / per_block;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(ch.count() * per_block, 1));
+  parallel_for(0, blocks, grain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) f(k * per_block, std::min(ch.c, (k + 1) * per_block));
+  });
+}
+
+// out[c] for c in [c0, c1): the sum over channel c of f(c, a, ...) for the operands' elements
+// at one place (f takes vectors or scalars).
+template <typename T, typename F, typename... More>
+void channel_sums(Channels ch, int64_t c0, int64_t c1, double* out, const F& f, const T* a, const More*... more) {
+  if (ch.s > 1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double total = 0;
+      for (int64_t i = 0; i < ch.n; ++i) {
+        total += sum_rows_of([&](auto... v) { return f(c, v...); }, ch.s, a + ch.at(i, c), (more + ch.at(i, c))...);
+      }
+      out[c] = total;
+    }
+    return;
+  }
+  for (int64_t c = c0; c < c1; ++c) out[c] = 0;
+  for (int64_t i = 0; i < ch.n; ++i) {
+    const int64_t row = i * ch.c;
+    for (int64_t c = c0; c < c1; ++c) out[c] += static_cast<double>(f(c, a[row + c], more[row + c]...));
+  }
+}
+
+// out = f(c, a, ...) elementwise over the channels [c0, c1).
+template <typename T, typename F, typename... More>
+void channel_map(Channels ch, int64_t c0, int64_t c1, T* out, const F& f, const T* a, const More*... more) {
+  for (int64_t i = 0; i < ch.n; ++i) {
+    if (ch.s > 1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        const int64_t at = ch.at(i, c);
+        for (int64_t j = 0; j < ch.s; ++j) out[at + j] = f(c, a[at + j], more[at + j]...);
+      }
+    } else {
+      const int64_t row = i * ch.c;
+      for (int64_t c = c0; c < c1; ++c) out[row + c] = f(c, a[row + c], more[row + c]...);
+    }
+  }
+}
+
+// An operand as the kernels read it: a contiguous array of the compute dtype.
+Tensor operand(const Tensor& t, ScalarType compute) { return contiguous_copy(cast(t, compute)); }
+
+// A per-channel vector (weight, bias, statistics) as a contiguous compute-dtype tensor, or undefined.
+Tensor vector_of(const std::optional<Tensor>& t, ScalarType compute) {
+  return t && t->defined() ? contiguous_copy(cast(*t, compute)) : Tensor();
+}
+template <typename T>
+const T* ptr(const Tensor& t) {
+  return t.defined() ? t.template data_ptr<T>() : nullptr;
+}
+template <typename T>
+T* mutable_ptr(const Tensor& t) {
+  return t.defined() ? t.template data_ptr<T>() : nullptr;
+}
+
+// 1 / sqrt(var + eps) of the running variances.
+template <typename T>
+Tensor running_invstd(const std::optional<Tensor>& running_var, ScalarType compute, int64_t channels, double eps) {
+  const Tensor rv = vector_of(running_var, compute);
+  Tensor invstd = empty_cpu({channels}, compute);
+  for (int64_t c = 0; c < channels; ++c)
+    invstd.template data_ptr<T>()[c] = static_cast<T>(1.0 / std::sqrt(static_cast<double>(ptr<T>(rv)[c]) + eps));
+  return invstd;
+}
+
+// y = (x - mean) * invstd * weight + bias, block by block, with the batch's statistics
+// (training: written to mean/invstd, and the biased variances to var) or the given ones.
+template <typename T>
+void normalize_channels(Channels ch, const T* x, T* y, const T* w, const T* b, T* mean, T* invstd, double* var,
+                        bool training, double eps) {
+  const double m = static_cast<double>(ch.count());
+  // the batch mean as a float and the float nearest its remainder: x - mean in two exact-ish steps
+  // (a float32 mean of values near 1e4 is off by up to 5e-4, which (x - mean) would carry)
+  std::vector<T> alpha(static_cast<size_t>(ch.c)), beta(static_cast<size_t>(ch.c)), mean_lo(static_cast<size_t>(ch.c));
+  each_block(ch, [&](int64_t c0, int64_t c1) {
+    if (training) {
+      // the mean of x - (the channel's first element): sums of small numbers, accurate in the
+      // float lanes however far the values sit from zero
+      for (int64_t c = c0; c < c1; ++c) mean[c] = x[ch.at(0, c)];
+      channel_sums(ch, c0, c1, var, [mean](int64_t c, auto v) { return v - mean[c]; }, x);
+      for (int64_t c = c0; c < c1; ++c) {
+        const double mu = static_cast<double>(mean[c]) + var[c] / m;
+        mean[c] = static_cast<T>(mu);
+        mean_lo[c] = static_cast<T>(mu - static_cast<double>(mean[c]));
+      }
+      channel_sums(ch, c0, c1, var, [mean](int64_t c, auto v) { return (v - mean[c]) * (v - mean[c]); }, x);
+      for (int64_t c = c0; c < c1; ++c) {
+        var[c] /= m;
+        invstd[c] = static_cast<T>(1.0 / std::sqrt(var[c] + eps));
+      }
+    }
+    for (int64_t c = c0; c < c1; ++c) {
+      alpha[c] = w ? invstd[c] * w[c] : invstd[c];
+      beta[c] = b ? b[c] : T(0);
+    }
+    channel_map(ch, c0, c1, y, [&](int64_t c, T v) { return ((v - mean[c]) - mean_lo[c]) * alpha[c] + beta[c]; }, x);
+  });
+}
+
+struct Forward {
+  Tensor out, save_mean, save_invstd, running_mean, running_var;
+};
+
+// The three forward operators' one kernel. Outside training the statistics are the running
+// ones and the saved ones are empty (PyTorch's); in training with running statistics, their
+// updates (unbiased variance) come back in running_mean/running_var.
+Forward batch_norm_forward(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                           const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+                           bool training, double momentum, double eps) {
+  check_batch_norm(input, weight, bias, running_mean, running_var, training);
+  TCORE_CHECK(input.numel() > 0, "batch_norm: input tensor must have at least one element, but got input_sizes = ",
+              shape_str(input.sizes()));
+  const ScalarType params = batch_norm_param_dtype(input, {&weight, &bias, &running_mean, &running_var});
+  const ScalarType compute = is_reduced_float(input.dtype()) ? ScalarType::Float : input.dtype();
+  const Channels ch = channels_of(input);
+  const bool has_stats = running_mean && running_mean->defined();
+  const Tensor w = vector_of(weight, compute), b = vector_of(bias, compute);
+  Forward r;
+  dispatch_floating(compute, "batch_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor x = operand(input, compute);
+    Tensor y = empty_cpu(x.sizes(), compute);
+    Tensor mean = training ? empty_cpu({ch.c}, compute) : vector_of(running_mean, compute);
+    Tensor invstd = training ? empty_cpu({ch.c}, compute) : running_invstd<T>(running_var, compute, ch.c, eps);
+    std::vector<double> var(static_cast<size_t>(ch.c));
+    normalize_channels<T>(ch, x.template data_ptr<T>(), y.template data_ptr<T>(), ptr<T>(w), ptr<T>(b),
+                          mean.template data_ptr<T>(), invstd.template data_ptr<T>(), var.data(), training, eps);
+    r.out = cast(y, input.dtype());
+    r.save_mean = training ? cast(mean, params) : empty_cpu({0}, params);
+    r.save_invstd = training ? cast(invstd, params) : empty_cpu({0}, params);
+    if (!has_stats) return;
+    // running = (1 - momentum) * running + momentum * batch, the variance unbiased
+    const Tensor rm = vector_of(running_mean, ScalarType::Double), rv = vector_of(running_var, ScalarType::Double);
+    Tensor new_mean = empty_cpu({ch.c}, ScalarType::Double), new_var = empty_cpu({ch.c}, ScalarType::Double);
+    const double unbias = static_cast<double>(ch.count()) / static_cast<double>(ch.count() - 1);
+    for (int64_t c = 0; c < ch.c; ++c) {
+      const double old_mean = rm.template data_ptr<double>()[c], old_var = rv.template data_ptr<double>()[c];
+      new_mean.template data_ptr<double>()[c] =
+          training ? (1 - momentum) * old_mean + momentum * static_cast<double>(mean.template data_ptr<T>()[c]) : old_mean;
+      new_var.template data_ptr<double>()[c] = training ? (1 - momentum) * old_var + momentum * var[c] * unbias : old_var;
+    }
+    r.running_mean = cast(new_mean, params);
+    r.running_var = cast(new_var, params);
+  });
+  return r;
+}
+
+// The gradients, block by block: with g = grad_out and xc = x - mean over a channel's M elements,
+// training: dx = (g - sum(g) / M - xc * invstd^2 * sum(g xc) / M) * invstd * weight;
+// otherwise dx = g * invstd * weight; dweight = sum(g xc) * invstd, dbias = sum(g).
+template <typename T>
+void backward_channels(Channels ch, const T* g, const T* x, const T* w, const T* mean, const T* invstd, T* dx,
+                       T* dw, T* db, bool training) {
+  const double m = static_cast<double>(ch.count());
+  std::vector<double> sum_g(static_cast<size_t>(ch.c)), dot(static_cast<size_t>(ch.c));
+  std::vector<T> g_mean(static_cast<size_t>(ch.c)), k(static_cast<size_t>(ch.c)), scale(static_cast<size_t>(ch.c));
+  each_block(ch, [&](int64_t c0, int64_t c1) {
+    if (training || dw || db) {
+      channel_sums(ch, c0, c1, sum_g.data(), [](int64_t, auto gv) { return gv; }, g);
+      channel_sums(ch, c0, c1, dot.data(), [mean](int64_t c, auto gv, auto xv) { return gv * (xv - mean[c]); }, g, x);
+    }
+    for (int64_t c = c0; c < c1; ++c) {
+      const double is = static_cast<double>(invstd[c]);
+      if (dw) dw[c] = static_cast<T>(dot[c] * is);
+      if (db) db[c] = static_cast<T>(sum_g[c]);
+      scale[c] = w ? invstd[c] * w[c] : invstd[c];
+      g_mean[c] = training ? static_cast<T>(sum_g[c] / m) : T(0);
+      k[c] = training ? static_cast<T>(dot[c] / m * is * is) : T(0);
+    }
+    if (!dx) return;
+    channel_map(ch, c0, c1, dx, [&](int64_t c, T gv, T xv) {
+      return ((gv - g_mean[c]) - (xv - mean[c]) * k[c]) * scale[c];
+    }, g, x);
+  });
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> _native_batch_norm_legit_functional(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const Tensor& running_mean, const Tensor& running_var, bool training, double momentum, double eps) {
+  Forward r = batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  return {r.out, r.save_mean, r.save_invstd, r.running_mean, r.running_var};
+}
+
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats(const Tensor& input,
+                                                                     const std::optional<Tensor>& weight,
+                                                                     const std::optional<Tensor>& bias, bool training,
+                                                                     double momentum, double eps) {
+  Forward r = batch_norm_forward(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+  return {r.out, r.save_mean, r.save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_out(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const Tensor& running_mean, const Tensor& running_var, bool training, double momentum, double eps, const Tensor& out,
+    const Tensor& save_mean, const Tensor& save_invstd) {
+  Forward r = batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  write_result(out, r.out, "_native_batch_norm_legit");
+  write_result(save_mean, r.save_mean, "_native_batch_norm_legit");
+  write_result(save_invstd, r.save_invstd, "_native_batch_norm_legit");
+  if (training) {
+    write_result(running_mean, r.running_mean, "_native_batch_norm_legit");
+    write_result(running_var, r.running_var, "_native_batch_norm_legit");
+  }
+  return {out, save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats_out(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, bool training,
+    double momentum, double eps, const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd) {
+  Forward r = batch_norm_forward(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+  write_result(out, r.out, "_native_batch_norm_legit");
+  write_result(save_mean, r.save_mean, "_native_batch_norm_legit");
+  write_result(save_invstd, r.save_invstd, "_native_batch_norm_legit");
+  return {out, save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const Tensor& running_mean, const Tensor& running_var, double momentum, double eps) {
+  Forward r = batch_norm_forward(input, weight, bias, running_mean, running_var, false, momentum, eps);
+  return {r.out, r.save_mean, r.save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
+  check_batch_norm(input, weight, std::nullopt, running_mean, running_var, train);
+  TCORE_CHECK_VALUE(grad_out.sizes().vec() == input.sizes().vec(), "native_batch_norm_backward: grad_out of shape ",
+                    shape_str(grad_out.sizes()), " for an input of shape ", shape_str(input.sizes()));
+  const Channels ch = channels_of(input);
+  if (train) {
+    for (const auto* s : {&save_mean, &save_invstd}) {
+      TCORE_CHECK(*s && (*s)->defined() && (*s)->numel() == ch.c, "native_batch_norm_backward: training needs "
+                  "save_mean and save_invstd of ", ch.c, " elements");
+    }
+  }
+  const ScalarType params = batch_norm_param_dtype(input, {&weight, &running_mean, &save_mean});
+  const ScalarType compute = is_reduced_float(input.dtype()) ? ScalarType::Float : input.dtype();
+  Tensor dx, dw, db;
+  if (input.numel() == 0) {
+    return {output_mask[0] ? empty_cpu(input.sizes(), input.dtype()) : Tensor(),
+            output_mask[1] ? zeros_cpu({ch.c}, params) : Tensor(), output_mask[2] ? zeros_cpu({ch.c}, params) : Tensor()};
+  }
+  dispatch_floating(compute, "batch_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor x = operand(input, compute), g = operand(grad_out, compute);
+    const Tensor w = vector_of(weight, compute);
+    const Tensor mean = vector_of(train ? save_mean : running_mean, compute);
+    const Tensor invstd = train ? vector_of(save_invstd, compute) : running_invstd<T>(running_var, compute, ch.c, eps);
+    Tensor dx_c = output_mask[0] ? empty_cpu(x.sizes(), compute) : Tensor();
+    Tensor dw_c = output_mask[1] ? empty_cpu({ch.c}, compute) : Tensor();
+    Tensor db_c = output_mask[2] ? empty_cpu({ch.c}, compute) : Tensor();
+    backward_channels<T>(ch, ptr<T>(g), ptr<T>(x), ptr<T>(w), ptr<T>(mean), ptr<T>(invstd), mutable_ptr<T>(dx_c),
+                         mutable_ptr<T>(dw_c), mutable_ptr<T>(db_c), train);
+    if (dx_c.defined()) dx = cast(dx_c, input.dtype());
+    if (dw_c.defined()) dw = cast(dw_c, params);
+    if (db_c.defined()) db = cast(db_c, params);
+  });
+  return {dx, dw, db};
+}
+
+}  // namespace TCORE_CPU_NS
+}  // namespace tcore::native
