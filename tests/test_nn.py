@@ -538,6 +538,25 @@ def test_conv2d_forward_mode_against_torch(tcore):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+def test_conv2d_forward_over_reverse(tcore):
+    # a tangent on the weight through the input gradient: the backward must run in differentiable
+    # operators (the kernel would drop the tangent); central differences as the reference
+    import tcore.autograd.forward_ad as fwAD
+
+    rng = np.random.default_rng(5)
+    x, w, up, wt = (rng.standard_normal(s) for s in ((2, 2, 5, 5), (3, 2, 3, 3), (2, 3, 5, 5), (3, 2, 3, 3)))
+
+    def input_grad(weight):
+        tx = tcore.tensor(x, requires_grad=True)
+        y = tcore.nn.functional.conv2d(tx, weight, padding=1)
+        return tcore.autograd.grad((y * tcore.tensor(up)).sum(), tx)[0]
+    with fwAD.dual_level():
+        got = fwAD.unpack_dual(input_grad(fwAD.make_dual(tcore.tensor(w), tcore.tensor(wt)))).tangent.numpy()
+    h = 1e-6
+    want = (input_grad(tcore.tensor(w + h * wt)).numpy() - input_grad(tcore.tensor(w - h * wt)).numpy()) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
 # avg_pool2d's kernel and backward (native/cpu/Pooling.cpp) against torch: every divisor rule
 # (count_include_pad either way, divisor_override, ceil_mode's extra cells never counted), windows
 # over the padding and past the edge, strides apart from the kernel, a strided input, bfloat16;
