@@ -282,3 +282,109 @@ def test_backward_operators_grad_input_and_tangents(tcore, key):
                               tfwAD.make_dual(torch.from_numpy(x), torch.from_numpy(xt)))
             want = tfwAD.unpack_dual(r).tangent.numpy()
     np.testing.assert_allclose(tangent, want, rtol=1e-12, atol=1e-300)
+
+
+# ------------------------------------------------------------------ gelu's backward kernel
+def _gelu_reference(x, approximate):
+    """(gelu'(x), the sum of its terms' magnitudes) to 40 digits."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    x = mpmath.mpf(float(x))
+    if approximate == "none":
+        a, b = mpmath.ncdf(x), x * mpmath.npdf(x)
+    else:
+        beta, kappa = mpmath.sqrt(2 / mpmath.pi), mpmath.mpf(0.044715)
+        t = mpmath.tanh(beta * (x + kappa * x ** 3))
+        a, b = (1 + t) / 2, x * (1 - t * t) * beta * (1 + 3 * kappa * x * x) / 2
+    return float(a + b), float(abs(a) + abs(b))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_gelu_backward_values(tcore, dtype, approximate):
+    # against 40 digits, within 64 ulp of the terms' size (float32: e^(-x^2/2) of a rounded x^2 in
+    # the tail); torch's exact form takes Phi as 1 + erf(x / sqrt 2), whose cancellation loses every
+    # digit below x = -6 (gelu'(-8) comes out 0, -4e-14 in float64, 100% off): tcore's Phi is erfc's
+    x = np.concatenate([np.linspace(-12, 12, 1201), [-0.0, 1e-30, -5.0, -7.5, 5.42]]).astype(dtype)
+    g = tcore.ops.gelu_backward(tcore.ones(x.size, dtype=getattr(tcore, dtype)), tcore.from_numpy(x.copy()),
+                                approximate=approximate).numpy()
+    ref = np.array([_gelu_reference(v, approximate) for v in x])
+    # the tanh form's 1 + tanh(u) cancels where tanh(u) rounds to -1 (as torch's): an absolute bound there
+    scale = ref[:, 1] if approximate == "none" else np.maximum(ref[:, 1], 1.0)
+    err = np.abs(g - ref[:, 0]) / np.maximum(scale, np.finfo(dtype).tiny)
+    assert err.max() <= 64 * np.finfo(dtype).eps, (x[err.argmax()], g[err.argmax()], ref[err.argmax()])
+    if approximate == "none":
+        tail = (x < -6) & (x > -10)
+        np.testing.assert_allclose(g[tail], ref[tail, 0], rtol=64 * np.finfo(dtype).eps)
+    # NaN, infinities and signed zeros as torch's
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 40.0, -40.0], dtype)
+    got = tcore.ops.gelu_backward(tcore.ones(7, dtype=getattr(tcore, dtype)), tcore.from_numpy(special.copy()),
+                                  approximate=approximate).numpy()
+    want = torch.ops.aten.gelu_backward(torch.ones(7, dtype=getattr(torch, dtype)), torch.from_numpy(special.copy()),
+                                        approximate=approximate).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_gelu_backward_reduced_floats(tcore, dtype, approximate):
+    # computed in float32, rounded once: within one of the dtype's ulps of torch's (torch's erf
+    # form rounds differently below -3)
+    x = np.concatenate([np.linspace(-3, 8, 2001), [0.0, -0.0, np.inf, -np.inf, np.nan]]).astype(np.float32)
+    g = np.linspace(-2, 2, x.size).astype(np.float32)
+    got = tcore.ops.gelu_backward(tcore.from_numpy(g).to(getattr(tcore, dtype)),
+                                  tcore.from_numpy(x.copy()).to(getattr(tcore, dtype)), approximate=approximate)
+    want = torch.ops.aten.gelu_backward(torch.from_numpy(g).to(getattr(torch, dtype)),
+                                        torch.from_numpy(x.copy()).to(getattr(torch, dtype)), approximate=approximate)
+    assert str(got.dtype).endswith(dtype)
+    got, want = got.float().numpy(), want.float().numpy()
+    step = 2.0 ** (-7 if dtype == "bfloat16" else -10)
+    np.testing.assert_allclose(got, want, rtol=step, atol=1e-6)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_derivatives_and_tangents(tcore, approximate):
+    # first derivatives through the kernel, second ones through gelu_double_backward (create_graph),
+    # forward over reverse through gelu_backward's tangent formula, and grad_input=; against torch
+    import tcore.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+
+    x = np.array([-5.0, -3.0, -1.0, -0.5, -1e-3, 0.0, 1e-3, 0.5, 1.0, 2.9, 7.0])
+    v, w = np.linspace(0.5, -1, x.size), np.linspace(-1.5, 2, x.size)
+    results = []
+    for lib in (tcore, torch):
+        tx = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.gelu(tx, approximate=approximate)
+        g, = lib.autograd.grad((y * lib.tensor(w)).sum(), tx, create_graph=True)
+        gg, = lib.autograd.grad((g * lib.tensor(v)).sum(), tx)
+        results.append((g.detach().numpy(), gg.numpy()))
+    if approximate == "none":
+        # torch's Phi as 1 + erf(x / sqrt 2) is 2e-12 off at x = -5 (cancellation): 40 digits there
+        exact = np.array([_gelu_reference(xi, approximate)[0] for xi in x]) * w
+        np.testing.assert_allclose(results[0][0], exact, rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(results[0][0][1:], results[1][0][1:], rtol=1e-13, atol=1e-300)
+    else:  # the tanh form's own cancellation (1 + tanh(u) near -1, torch's too): an absolute bound
+        np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-13, atol=1e-14)
+    # second derivatives: the tanh form's 1 - tanh(u)^2 cancels in the tails (both libraries' tanh
+    # differ in the last bit there): an absolute bound for it
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-300 if approximate == "none" else 1e-14)
+    gt, xt = np.linspace(-0.5, 2, x.size), np.linspace(1, -1, x.size)
+    tangents = []
+    for lib, ad in ((tcore, fwAD), (torch, tfwAD)):
+        op = lib.ops.gelu_backward if lib is tcore else torch.ops.aten.gelu_backward
+        with ad.dual_level():
+            r = op(ad.make_dual(lib.tensor(w), lib.tensor(gt)), ad.make_dual(lib.tensor(x), lib.tensor(xt)),
+                   approximate=approximate)
+            tangents.append(ad.unpack_dual(r).tangent.numpy())
+    np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-12, atol=1e-300 if approximate == "none" else 1e-14)
+    out = tcore.empty(0, dtype=tcore.float64)
+    tcore._C._nn.gelu_backward(tcore.tensor(w), tcore.tensor(x), approximate=approximate, grad_input=out)
+    np.testing.assert_array_equal(out.numpy(), tcore._C._nn.gelu_backward(tcore.tensor(w), tcore.tensor(x),
+                                                                          approximate=approximate).numpy())
+
+
+def test_gelu_backward_errors(tcore):
+    with pytest.raises(ValueError, match="approximate argument must be either none or tanh"):
+        tcore.ops.gelu_backward(tcore.ones(2), tcore.ones(2), approximate="erf")
+    with pytest.raises(TypeError):
+        tcore.ops.gelu_backward(tcore.ones(2, dtype=tcore.int64), tcore.ones(2, dtype=tcore.int64))

@@ -222,6 +222,26 @@ std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tens
           mask[1] ? conv2d_im2col_weight_backward(grad, self, weight, stride, padding, dilation) : Tensor()};
 }
 
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate) {
+  const Tensor g = tcore::mul(grad, grad_output);
+  const Tensor x2 = tcore::mul(self, self);
+  if (approximate == "tanh") {
+    // (1 - t^2) (u' - x t u'^2 + 3 beta kappa x^2), t = tanh(u), u = beta (x + kappa x^3), u' = beta (1 + 3 kappa x^2)
+    const double beta = 0.7978845608028654, kappa = 0.044715;
+    const Tensor t = tcore::tanh(tcore::mul(tcore::add(self, tcore::mul(tcore::mul(x2, self), Scalar(kappa)), 1),
+                                            Scalar(beta)));
+    const Tensor du = tcore::mul(tcore::add(tcore::mul(x2, Scalar(3 * kappa)), Scalar(1), 1), Scalar(beta));
+    const Tensor sech2 = tcore::add(tcore::neg(tcore::mul(t, t)), Scalar(1), 1);
+    const Tensor bracket = tcore::add(tcore::sub(du, tcore::mul(tcore::mul(self, t), tcore::mul(du, du)), 1),
+                                      tcore::mul(x2, Scalar(3 * beta * kappa)), 1);
+    return tcore::mul(g, tcore::mul(sech2, bracket));
+  }
+  // phi(x) (2 - x^2)
+  const Tensor pdf = tcore::mul(tcore::exp(tcore::mul(x2, Scalar(-0.5))), Scalar(0.3989422804014327));
+  return tcore::mul(g, tcore::mul(pdf, tcore::add(tcore::neg(x2), Scalar(2), 1)));
+}
+
 Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {
   const Tensor s = tcore::sigmoid(self);
   const Tensor s_ds = tcore::mul(s, tcore::sigmoid(tcore::neg(self)));  // s (1 - s)

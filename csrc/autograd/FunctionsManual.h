@@ -110,6 +110,9 @@ std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tens
 Tensor clamp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& min_p, const Tensor& min_t,
                  const Tensor& max_p, const Tensor& max_t);
 // The nn activations' second derivatives (d/dself of their backward kernels, times grad), as torch's:
+// gelu: grad * grad_output * gelu''(x), phi(x) (2 - x^2) or the tanh form's;
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate);
 // silu: grad * grad_output * s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(x);
 Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
 // softplus: grad * beta s (1 - s) where x * beta < threshold, s = sigmoid(x * beta) (s (1 - s) as

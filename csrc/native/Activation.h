@@ -1,6 +1,9 @@
 #pragma once
 // The checks the nn activations' backward kernels share (native/cpu/Activation.cpp,
-// native/cuda/ActivationKernels.cu): torch's errors for the in-place forms' negative slopes.
+// native/cuda/ActivationKernels.cu, gelu's in UnaryOps): torch's errors for the in-place forms'
+// negative slopes and gelu's approximations.
+#include <string_view>
+
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
@@ -17,6 +20,10 @@ inline void check_elu_backward(bool is_result, const Scalar& alpha) {
                     "In-place elu backward calculation is triggered with a negative slope which is not supported. "
                     "This is caused by calling in-place forward function with a negative slope, please call "
                     "out-of-place version instead.");
+}
+
+inline void check_gelu_approximate(std::string_view approximate) {
+  TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
 }
 
 }  // namespace tcore::native

@@ -1,7 +1,7 @@
-// Backward operators that PyTorch has as operators (gelu_backward,
-// value_selecting_reduction_backward, cumprod_backward): compositions of differentiable
-// operators, so that second derivatives follow from what they run, callable by formulas
-// (derivatives.yaml) and by users (tcore.gelu_backward, as torch.ops.aten.gelu_backward).
+// Backward operators that PyTorch has as operators (value_selecting_reduction_backward,
+// cumprod_backward): compositions of differentiable operators, so that second derivatives follow
+// from what they run, callable by formulas (derivatives.yaml) and by users; and the grad_input=
+// forms of the activations' backward kernels (native/cpu/Activation.cpp).
 #include <string_view>
 #include <vector>
 
@@ -56,26 +56,6 @@ Tensor reversed_cumsum(const Tensor& grad, int64_t d) {
 }
 
 }  // namespace
-
-Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
-  if (approximate == "tanh") {
-    const double k = 0.7978845608028654, c = 0.044715;
-    const Tensor x2 = tcore::mul(self, self);
-    const Tensor inner = tcore::mul(tcore::add(self, tcore::mul(tcore::mul(x2, self), Scalar(c)), 1), Scalar(k));
-    const Tensor t = tcore::tanh(inner);
-    const Tensor dinner = tcore::mul(tcore::add(tcore::mul(x2, Scalar(3 * c)), Scalar(1.0), 1), Scalar(k));
-    const Tensor sech2 = tcore::sub(tcore::ones_like(t, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                                                     std::nullopt), tcore::mul(t, t), 1);
-    const Tensor d = tcore::add(tcore::mul(tcore::add(t, Scalar(1.0), 1), Scalar(0.5)),
-                                tcore::mul(tcore::mul(tcore::mul(self, sech2), dinner), Scalar(0.5)), 1);
-    return tcore::mul(grad, d);
-  }
-  // Phi(x) + x phi(x)
-  const Tensor cdf = tcore::mul(tcore::add(tcore::erf(tcore::mul(self, Scalar(0.7071067811865476))), Scalar(1.0), 1),
-                                Scalar(0.5));
-  const Tensor pdf = tcore::mul(tcore::exp(tcore::mul(tcore::mul(self, self), Scalar(-0.5))), Scalar(0.3989422804014327));
-  return tcore::mul(grad, tcore::add(cdf, tcore::mul(self, pdf), 1));
-}
 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim) {

@@ -1,4 +1,4 @@
-// The nn activations leaky_relu, silu, softplus and elu and their backwards, in the forms
+// The nn activations leaky_relu, silu, softplus and elu and their backwards (and gelu's), in the forms
 // PyTorch's CPU kernels compute them (float16/bfloat16 in float32): contiguous float32/float64
 // runs through SLEEF's vector functions (native/cpu/VecMath.h), strided runs element by element.
 // They were compositions of 2-10 operators: forward 2-23x torch's time for a 2048^2 float32
@@ -8,6 +8,7 @@
 
 #include <tcore/ops/elu_backward_native.h>
 #include <tcore/ops/elu_native.h>
+#include <tcore/ops/gelu_backward_native.h>
 #include <tcore/ops/leaky_relu_backward_native.h>
 #include <tcore/ops/leaky_relu_native.h>
 #include <tcore/ops/silu_backward_native.h>
@@ -42,6 +43,18 @@ template <typename V>
 V log1p_of(V v) {
   if constexpr (std::is_floating_point_v<V>) return std::log1p(v);
   else return vec::Log1p::apply(v);
+}
+
+template <typename V>
+V tanh_of(V v) {
+  if constexpr (std::is_floating_point_v<V>) return std::tanh(v);
+  else return vec::Tanh::apply(v);
+}
+// Phi(v), the standard normal distribution function, through erfc (no cancellation in the tail)
+template <typename V>
+V normal_cdf_of(V v) {
+  if constexpr (std::is_floating_point_v<V>) return V(0.5) * std::erfc(v * V(-0.7071067811865476));
+  else return vec::NormalCdf::cdf(v);
 }
 
 // out = f(self) for a floating self: make(tag) gives f, a function of T and of VecOf<T> (the
@@ -151,6 +164,29 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
     return with_runs<T>([b = beta.to<T>(), th = threshold.to<T>()](auto g, auto x) {
       const auto z = exp_of(x * b);
       return x * b > th ? g : g * z / (z + T(1));
+    });
+  });
+}
+
+// grad * (Phi(x) + x phi(x)), or the derivative of PyTorch's tanh approximation
+// 0.5 x (1 + tanh(u)), u = sqrt(2 / pi) (x + 0.044715 x^3): a composite of 12 operators before
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  check_gelu_approximate(approximate);
+  if (approximate == "tanh") {
+    return backward_op(grad_output, self, "gelu_backward", [](auto tag) {
+      using T = typename decltype(tag)::type;
+      return with_runs<T>([](auto g, auto x) {
+        const T beta = T(0.7978845608028654), kappa = T(0.044715);
+        const auto x2 = x * x;
+        const auto t = tanh_of(beta * (x + kappa * x2 * x));
+        return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * beta * (T(1) + T(3) * kappa * x2));
+      });
+    });
+  }
+  return backward_op(grad_output, self, "gelu_backward", [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return with_runs<T>([](auto g, auto x) {
+      return g * (normal_cdf_of(x) + x * exp_of(T(-0.5) * x * x) * T(0.3989422804014327));
     });
   });
 }

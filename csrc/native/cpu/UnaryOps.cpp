@@ -37,6 +37,7 @@
 #include <tcore/ops/threshold_backward_native.h>
 #include <tcore/ops/trunc_native.h>
 
+#include "native/Activation.h"
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
@@ -271,7 +272,7 @@ Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std
 
 // x * Phi(x) (exact, with erf) or PyTorch's tanh approximation.
 Tensor gelu(const Tensor& self, std::string_view approximate) {
-  TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  check_gelu_approximate(approximate);
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
   if (is_reduced_float(self.dtype())) return cast(gelu(cast(self, ScalarType::Float), approximate), self.dtype());
   const bool tanh_form = approximate == "tanh";

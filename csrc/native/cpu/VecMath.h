@@ -241,12 +241,17 @@ struct GeluErfc {
     p = p * t - 1.26551223f;
     return t * Exp::apply(p - z * z);
   }
-  static VF apply(VF v) {
+  // Phi(x), the standard normal distribution function
+  static VF cdf(VF v) {
     const VF y = erfc_positive(abs_of<VF, float>(v) * 0.7071067811865476f);  // erfc(|x| / sqrt 2)
-    return v * (v < 0.0f ? 0.5f * y : 1.0f - 0.5f * y);
+    return v < 0.0f ? 0.5f * y : 1.0f - 0.5f * y;
   }
-  static VD apply(VD v) { return 0.5 * v * TCORE_SLEEF_ERFC_D(v * -0.7071067811865476); }
+  static VD cdf(VD v) { return 0.5 * TCORE_SLEEF_ERFC_D(v * -0.7071067811865476); }
+  static VF apply(VF v) { return v * cdf(v); }
+  static VD apply(VD v) { return v * cdf(v); }
 };
+// Phi(x) at every width (gelu's backward): the erfc form above.
+using NormalCdf = GeluErfc;
 #if defined(__AVX2__)
 using Gelu = GeluErfc;
 #else
@@ -392,6 +397,7 @@ struct Erf {};
 struct Sigmoid {};
 struct Gelu {};
 struct GeluTanh {};
+struct NormalCdf {};
 template <typename Op, typename T>
 void map(T*, const T*, int64_t) {}
 template <typename T, typename F>

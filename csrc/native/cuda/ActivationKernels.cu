@@ -1,8 +1,10 @@
 // The nn activations leaky_relu, silu, softplus and elu on CUDA devices: the out= kernels of the
-// structured operators (their meta functions: native/Activation.cpp) and their backwards, in the
+// structured operators (their meta functions: native/Activation.cpp) and their backwards (and
+// gelu's), in the
 // forms the CPU kernels compute (native/cpu/Activation.cpp); float16/bfloat16 compute in float32.
 #include <tcore/ops/elu_backward_native.h>
 #include <tcore/ops/elu_native.h>
+#include <tcore/ops/gelu_backward_native.h>
 #include <tcore/ops/leaky_relu_backward_native.h>
 #include <tcore/ops/leaky_relu_native.h>
 #include <tcore/ops/silu_backward_native.h>
@@ -73,6 +75,22 @@ struct SiluBackwardOp {
   __device__ T operator()(T g, T x) const {
     const T s = T(1) / (T(1) + ::exp(-x));
     return g * s * (T(1) + x * (T(1) - s));
+  }
+};
+
+template <typename T>
+struct GeluBackwardOp {  // grad * (Phi(x) + x phi(x))
+  __device__ T operator()(T g, T x) const {
+    return g * (T(0.5) * ::erfc(x * T(-0.7071067811865476)) + x * ::exp(T(-0.5) * x * x) * T(0.3989422804014327));
+  }
+};
+
+template <typename T>
+struct GeluTanhBackwardOp {  // the derivative of 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+  __device__ T operator()(T g, T x) const {
+    const T beta = T(0.7978845608028654), kappa = T(0.044715), x2 = x * x;
+    const T t = ::tanh(beta * (x + kappa * x2 * x));
+    return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * beta * (T(1) + T(3) * kappa * x2));
   }
 };
 
@@ -148,6 +166,15 @@ Tensor leaky_relu_backward_cuda(const Tensor& grad_output, const Tensor& self, c
 Tensor silu_backward_cuda(const Tensor& grad_output, const Tensor& self) {
   return backward_op(grad_output, self, "silu_backward",
                      [](auto tag) { return SiluBackwardOp<typename decltype(tag)::type>{}; });
+}
+Tensor gelu_backward_cuda(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  check_gelu_approximate(approximate);
+  if (approximate == "tanh") {
+    return backward_op(grad_output, self, "gelu_backward",
+                       [](auto tag) { return GeluTanhBackwardOp<typename decltype(tag)::type>{}; });
+  }
+  return backward_op(grad_output, self, "gelu_backward",
+                     [](auto tag) { return GeluBackwardOp<typename decltype(tag)::type>{}; });
 }
 Tensor softplus_backward_cuda(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
                               const Scalar& threshold) {

@@ -39,6 +39,7 @@
 #include <tcore/ops/tanh_native.h>
 #include <tcore/ops/trunc_native.h>
 
+#include "native/Activation.h"
 #include "native/TensorUtils.h"
 #include "native/cuda/Loops.cuh"
 
@@ -247,7 +248,7 @@ Tensor clamp_out_cuda(const Tensor& self, const std::optional<Scalar>& min, cons
 
 // x * Phi(x) (exact, through erfc) or PyTorch's tanh approximation.
 Tensor gelu_cuda(const Tensor& self, std::string_view approximate) {
-  TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  check_gelu_approximate(approximate);
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
   return approximate == "tanh" ? functional<Kind::GeluTanh>(self, "gelu") : functional<Kind::Gelu>(self, "gelu");
 }
