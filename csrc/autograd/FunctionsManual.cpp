@@ -222,6 +222,11 @@ std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tens
           mask[1] ? conv2d_im2col_weight_backward(grad, self, weight, stride, padding, dilation) : Tensor()};
 }
 
+Tensor apply_loss_reduction(const Tensor& loss, int64_t reduction) {
+  if (reduction == Reduction::Mean) return tcore::mean(loss, std::optional<ScalarType>());
+  return reduction == Reduction::Sum ? tcore::sum(loss, std::optional<ScalarType>()) : loss;
+}
+
 Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
                             std::string_view approximate) {
   const Tensor g = tcore::mul(grad, grad_output);

@@ -109,6 +109,8 @@ std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tens
                                                   const Tensor& max, const std::array<bool, 2>& grad_input_mask);
 Tensor clamp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& min_p, const Tensor& min_t,
                  const Tensor& max_p, const Tensor& max_t);
+// A loss's elementwise values reduced as `reduction` says (0 none, 1 mean, 2 sum).
+Tensor apply_loss_reduction(const Tensor& loss, int64_t reduction);
 // The nn activations' second derivatives (d/dself of their backward kernels, times grad), as torch's:
 // gelu: grad * grad_output * gelu''(x), phi(x) (2 - x^2) or the tanh form's;
 Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,

@@ -276,7 +276,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
              weight: Tensor | None = None) -> Tensor:
     r = _reduction(reduction, size_average, reduce)
     _check_same_size(input, target, "mse_loss")
-    if weight is None and tuple(input.shape) == tuple(target.shape):
+    if weight is None:
         return _C._nn.mse_loss(input, target, r)
     loss = (input - target) ** 2
     return _reduce(loss if weight is None else loss * weight, r)

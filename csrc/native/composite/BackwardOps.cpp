@@ -25,6 +25,8 @@
 #include <tcore/ops/gelu_backward_native.h>
 #include <tcore/ops/leaky_relu_backward.h>
 #include <tcore/ops/leaky_relu_backward_native.h>
+#include <tcore/ops/mse_loss_backward.h>
+#include <tcore/ops/mse_loss_backward_native.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/ones_like.h>
 #include <tcore/ops/scatter_add.h>
@@ -107,6 +109,12 @@ const Tensor& write_grad_input(const Tensor& grad_input, const Tensor& result, c
 Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::string_view approximate,
                          const Tensor& grad_input) {
   return write_grad_input(grad_input, tcore::gelu_backward(grad_output, self, approximate), "gelu_backward");
+}
+
+Tensor mse_loss_backward_out(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction,
+                             const Tensor& grad_input) {
+  return write_grad_input(grad_input, tcore::mse_loss_backward(grad_output, self, target, reduction),
+                          "mse_loss_backward");
 }
 
 Tensor leaky_relu_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,

@@ -52,18 +52,12 @@
 #include <tcore/ops/zeros_like.h>
 
 #include "native/BatchNorm.h"
+#include "native/Loss.h"
 #include "tcore/core/Dispatch.h"
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
 namespace {
-
-constexpr int64_t kNone = 0, kMean = 1, kSum = 2;  // PyTorch's Reduction enum
-
-void check_reduction(int64_t reduction, const char* op) {
-  TCORE_CHECK_VALUE(reduction >= kNone && reduction <= kSum, op, ": reduction must be 0 (none), 1 (mean) or 2 (sum), "
-                    "got ", reduction);
-}
 
 // The value of a 0-dim tensor a reduction returned, read on the host (never through a device pointer).
 template <typename T>
@@ -167,16 +161,16 @@ Picked pick(const Tensor& logp, const Tensor& target, const std::optional<Tensor
 }
 
 Tensor reduce(const Tensor& losses, const Tensor& weights, int64_t reduction, IntArrayRef shape) {
-  if (reduction == kNone) return tcore::reshape(losses, shape);
+  if (reduction == Reduction::None) return tcore::reshape(losses, shape);
   const Tensor total = tcore::sum(losses, std::optional<ScalarType>());
-  return reduction == kSum ? total : tcore::div(total, tcore::sum(weights, std::optional<ScalarType>()));
+  return reduction == Reduction::Sum ? total : tcore::div(total, tcore::sum(weights, std::optional<ScalarType>()));
 }
 
 }  // namespace
 
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
                 int64_t ignore_index) {
-  check_reduction(reduction, "nll_loss");
+  check_loss_reduction(reduction, "nll_loss");
   auto [logp, t] = flatten_classes(self, target, "nll_loss");
   const Picked p = pick(logp, t, weight, ignore_index, "nll_loss");
   return reduce(p.losses, p.weights, reduction, target.sizes());
@@ -184,7 +178,7 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Te
 
 Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
                      int64_t ignore_index, double label_smoothing) {
-  check_reduction(reduction, "cross_entropy");
+  check_loss_reduction(reduction, "cross_entropy");
   TCORE_CHECK_VALUE(label_smoothing >= 0.0 && label_smoothing <= 1.0,
                     "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "cross_entropy: expected a floating point input, got ",
@@ -206,10 +200,10 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
       terms = tcore::mul(terms, tcore::view(*weight, wshape));
     }
     const Tensor losses = tcore::neg(tcore::sum(terms, IntArrayRef({class_dim}), false));
-    if (reduction == kNone) return losses;
+    if (reduction == Reduction::None) return losses;
     const Tensor total = tcore::sum(losses, std::optional<ScalarType>());
     const int64_t n = self.dim() == 1 ? 1 : self.numel() / classes;
-    return reduction == kSum ? total : tcore::div(total, Scalar(n));
+    return reduction == Reduction::Sum ? total : tcore::div(total, Scalar(n));
   }
   auto [logp, t] = flatten_classes(logp_full, target, "cross_entropy");
   const Picked p = pick(logp, t, weight, ignore_index, "cross_entropy");
@@ -221,8 +215,8 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
   const Tensor weighted = weight ? tcore::mul(logp, tcore::view(*weight, {1, classes})) : logp;
   const Tensor smooth = tcore::mul(tcore::neg(tcore::sum(weighted, IntArrayRef({1}), false)), valid);
   Tensor smooth_reduced;
-  if (reduction == kNone) smooth_reduced = tcore::reshape(smooth, target.sizes());
-  else if (reduction == kSum) smooth_reduced = tcore::sum(smooth, std::optional<ScalarType>());
+  if (reduction == Reduction::None) smooth_reduced = tcore::reshape(smooth, target.sizes());
+  else if (reduction == Reduction::Sum) smooth_reduced = tcore::sum(smooth, std::optional<ScalarType>());
   else smooth_reduced = tcore::div(tcore::sum(smooth, std::optional<ScalarType>()),
                                    tcore::sum(p.weights, std::optional<ScalarType>()));
   return tcore::add(tcore::mul(nll, Scalar(1.0 - label_smoothing)),

@@ -93,19 +93,26 @@ double sum_row(const T* row, int64_t n) {
   return sum_row_of(row, n, [](auto v) { return v; });
 }
 
-// sum_row with its 4096-element blocks spread over the threads; the block sums are
+// sum_rows_of with its 4096-element blocks spread over the threads; the block sums are
 // added in order, so the result is the same for any number of threads.
-template <typename T>
-double parallel_sum_row(const T* row, int64_t n) {
+template <typename T, typename F, typename... More>
+double parallel_sum_rows_of(const F& f, int64_t n, const T* row, const More*... more) {
   constexpr int64_t kBlock = 4096;
   const int64_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<double> partial(static_cast<size_t>(blocks));
   parallel_for(0, blocks, kGrainSize / kBlock, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) partial[k] = sum_row(row + k * kBlock, std::min(kBlock, n - k * kBlock));
+    for (int64_t k = b; k < e; ++k) {
+      partial[k] = sum_rows_of(f, std::min(kBlock, n - k * kBlock), row + k * kBlock, (more + k * kBlock)...);
+    }
   });
   double total = 0;
   for (double p : partial) total += p;
   return total;
+}
+
+template <typename T>
+double parallel_sum_row(const T* row, int64_t n) {
+  return parallel_sum_rows_of([](auto v) { return v; }, n, row);
 }
 
 // The largest (Greater) or smallest element of a contiguous row (n > 0), NaN if there is one: four registers of
