@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-SHAPES = [(8, 6), (300, 5), (5, 4, 3), (2, 3, 40), (3, 2, 17, 1), (4, 3, 5, 5), (2, 3, 2, 3, 4), (6, 1, 9)]
+SHAPES = [(8, 6), (300, 5), (5000, 3), (5, 4, 3), (2, 3, 40), (3, 2, 17, 1), (4, 3, 5, 5), (2, 3, 2, 3, 4), (6, 1, 9)]
 MODES = [(True, True), (True, False), (False, True)]  # (training, running statistics)
 
 

@@ -45,10 +45,11 @@ Channels channels_of(const Tensor& input) {
 constexpr int64_t kBlockElements = 32768;  // a block of columns: about this many elements (in L2)
 
 // Runs f(c0, c1) over the channels in blocks on the threads: single channels (S > 1), or
-// blocks of columns of about kBlockElements elements (S = 1).
+// blocks of columns of about kBlockElements elements, at least 16 columns wide (S = 1).
 template <typename F>
 void each_block(Channels ch, const F& f) {
-  const int64_t per_block = ch.s > 1 ? 1 : std::max<int64_t>(1, kBlockElements / std::max<int64_t>(ch.n, 1));
+  const int64_t columns = std::min(ch.c, std::max<int64_t>(16, kBlockElements / std::max<int64_t>(ch.n, 1)));
+  const int64_t per_block = ch.s > 1 ? 1 : std::max<int64_t>(1, columns);
   const int64_t blocks = (ch.c + per_block - 1) / per_block;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(ch.count() * per_block, 1));
   parallel_for(0, blocks, grain, [&](int64_t b, int64_t e) {
