@@ -76,12 +76,14 @@ void activation_into(const Tensor& out, const Tensor& self, const char* op, Make
 }
 
 // A backward kernel's function f(grad, x) of T, and for float32/float64 with SLEEF of vectors too,
-// for contiguous runs (binary_loop_to's runs hook, x contiguous or one value).
+// for contiguous runs (binary_loop_to's runs hook, grad and x each contiguous or one value).
 template <typename T, typename F>
 struct WithRuns {
   F f;
   T operator()(T g, T x) const { return f(g, x); }
-  void runs(T* o, const T* g, const T* x, int64_t n, int64_t x_step) const { vec::map2_with(o, g, x, n, x_step, f); }
+  void runs(T* o, const T* g, const T* x, int64_t n, int64_t g_step, int64_t x_step) const {
+    vec::map2_with(o, g, x, n, g_step, x_step, f);
+  }
 };
 template <typename T, typename F>
 auto with_runs(F f) {

@@ -83,13 +83,15 @@ struct FloatRounding {
       return (y == zero) ? quotient : r;
     }
   }
-  void runs(T* o, const T* x, const T* y, int64_t n, int64_t y_step) const {
+  void runs(T* o, const T* x, const T* y, int64_t n, int64_t x_step, int64_t y_step) const {
     using V = typename vec::VecOf<T>::type;
     constexpr int64_t W = vec::width<T>;
-    const V broadcast = V{} + y[0];
+    const V x_broadcast = V{} + x[0], y_broadcast = V{} + y[0];
     int64_t i = 0;
-    for (; i + W <= n; i += W) vec::store(o + i, lanes<V>(vec::load<V>(x + i), y_step ? vec::load<V>(y + i) : broadcast));
-    for (; i < n; ++i) o[i] = one(x[i], y[i * y_step]);
+    for (; i + W <= n; i += W) {
+      vec::store(o + i, lanes<V>(x_step ? vec::load<V>(x + i) : x_broadcast, y_step ? vec::load<V>(y + i) : y_broadcast));
+    }
+    for (; i < n; ++i) o[i] = one(x[i * x_step], y[i * y_step]);
   }
 #endif
 };

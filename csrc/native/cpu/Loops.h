@@ -107,7 +107,8 @@ void unary_loop(const Tensor& out, const Tensor& a, F f) {
 }
 
 // A binary functor may compute contiguous runs itself, with vector code the compiler would not
-// write (SLEEF's fmod): f.runs(o, x, y, n, y_step), y_step 1, or 0 for a broadcast y.
+// write (SLEEF's fmod): f.runs(o, x, y, n, x_step, y_step), each step 1, or 0 for a broadcast
+// operand (a backward's grad_output of sum(): one value expanded).
 template <typename F, typename = void>
 struct HasRuns : std::false_type {};
 template <typename F>
@@ -125,7 +126,9 @@ void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                const In* y = reinterpret_cast<const In*>(p[2]);
                constexpr int64_t eo = sizeof(Out), e = sizeof(In);
                if constexpr (HasRuns<F>::value) {
-                 if (s[0] == eo && s[1] == e && (s[2] == e || s[2] == 0)) return f.runs(o, x, y, n, s[2] == 0 ? 0 : 1);
+                 if (s[0] == eo && (s[1] == e || s[1] == 0) && (s[2] == e || s[2] == 0)) {
+                   return f.runs(o, x, y, n, s[1] == 0 ? 0 : 1, s[2] == 0 ? 0 : 1);
+                 }
                }
                if (s[0] == eo && s[1] == e && s[2] == e) {
                  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);

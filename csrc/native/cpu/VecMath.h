@@ -326,19 +326,23 @@ template <typename Op, typename T>
 void map(T* out, const T* in, int64_t n) {
   map_with(out, in, n, [](auto v) { return Op::apply(v); });
 }
-// out[i] = f(a[i], b[i * b_step]) over a contiguous run (b_step 0: one b for every element), f(V, V) -> V;
-// the tail through zero-padded vectors, as map_with's.
+// out[i] = f(a[i * a_step], b[i * b_step]) over a run (a step of 0: one value for every element),
+// f(V, V) -> V; the tail through zero-padded vectors, as map_with's.
 template <typename T, typename F>
-void map2_with(T* out, const T* a, const T* b, int64_t n, int64_t b_step, const F& f) {
+void map2_with(T* out, const T* a, const T* b, int64_t n, int64_t a_step, int64_t b_step, const F& f) {
   using V = typename VecOf<T>::type;
   constexpr int W = width<T>;
-  const V broadcast = V{} + b[0];
+  const V a_broadcast = V{} + a[0], b_broadcast = V{} + b[0];
   int64_t i = 0;
-  for (; i + W <= n; i += W) store(out + i, f(load<V>(a + i), b_step ? load<V>(b + i) : broadcast));
+  for (; i + W <= n; i += W) {
+    store(out + i, f(a_step ? load<V>(a + i) : a_broadcast, b_step ? load<V>(b + i) : b_broadcast));
+  }
   if (i < n) {
     alignas(64) T x[W] = {}, y[W] = {};
-    std::memcpy(x, a + i, static_cast<size_t>(n - i) * sizeof(T));
-    for (int64_t j = 0; j < n - i; ++j) y[j] = b[(i + j) * b_step];
+    for (int64_t j = 0; j < n - i; ++j) {
+      x[j] = a[(i + j) * a_step];
+      y[j] = b[(i + j) * b_step];
+    }
     store(x, f(load<V>(x), load<V>(y)));
     std::memcpy(out + i, x, static_cast<size_t>(n - i) * sizeof(T));
   }
@@ -403,7 +407,7 @@ void map(T*, const T*, int64_t) {}
 template <typename T, typename F>
 void map_with(T*, const T*, int64_t, const F&) {}
 template <typename T, typename F>
-void map2_with(T*, const T*, const T*, int64_t, int64_t, const F&) {}
+void map2_with(T*, const T*, const T*, int64_t, int64_t, int64_t, const F&) {}
 template <bool Store, typename T>
 double exp_shifted_sum(T*, const T*, T, int64_t) { return 0; }
 #endif
