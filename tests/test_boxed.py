@@ -132,6 +132,8 @@ OVERRIDES.update({
                 momentum=0.1, eps=1e-5)
        for op in ("batch_norm", "_native_batch_norm_legit_functional", "_native_batch_norm_legit",
                   "_native_batch_norm_legit_no_training")},
+    "native_layer_norm_backward": dict(grad_out=(4, 3), input=(4, 3), normalized_shape=[3], mean=(4, 1), rstd=(4, 1),
+                                       weight=(3,), bias=(3,), output_mask=[True, True, True]),
     "native_batch_norm_backward": dict(grad_out=(4, 3, 2), input=(4, 3, 2), weight=(3,), running_mean=(3,),
                                        running_var=(3,), save_mean=(3,), save_invstd=(3,), train=True, eps=1e-5,
                                        output_mask=[True, True, True]),

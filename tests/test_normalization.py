@@ -164,3 +164,61 @@ def test_softmax_rows_sum_to_one_over_long_rows():
     x = tcore.randn(3, 100_003) * 30
     s = tcore.softmax(x, 1).double().sum(1)
     np.testing.assert_allclose(s.numpy(), np.ones(3), rtol=1e-5)
+
+
+# native_layer_norm_backward's kernel (rows for the input's gradient, blocks of columns for the
+# weight's and bias's) against torch: normalized widths across the vector bodies and the 256-column
+# blocks, one and two threads, float32/bfloat16, every output_mask and the out= form.
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,k", [((7, 5), 1), ((33, 300), 1), ((4, 3, 70), 2), ((2, 1), 1), ((600, 17), 1)])
+def test_backward_kernel_against_torch(shape, k, threads):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(sum(shape))
+    x, up = rng.standard_normal(shape) * 2 + 3, rng.standard_normal(shape)
+    norm = list(shape[-k:])
+    w, b = rng.standard_normal(norm), rng.standard_normal(norm)
+    old = tcore.get_num_threads()
+    tcore.set_num_threads(threads)
+    try:
+        for affine in (True, False):
+            results = []
+            for lib in (tcore, torch):
+                tx = lib.tensor(x, requires_grad=True)
+                tw, tb = lib.tensor(w, requires_grad=True), lib.tensor(b, requires_grad=True)
+                y = lib.nn.functional.layer_norm(tx, norm, tw if affine else None, tb if affine else None)
+                y.backward(lib.tensor(up))
+                results.append([tx.grad.numpy()] + ([tw.grad.numpy(), tb.grad.numpy()] if affine else []))
+            for g, t in zip(*results):
+                np.testing.assert_allclose(g, t, rtol=1e-11, atol=1e-12)
+        for dt, tol in (("float32", 3e-5), ("bfloat16", 5e-2)):
+            if np.prod(norm) == 1:  # x - mean is exactly 0 here (torch's float32 mean leaves 1e-7 * 316)
+                continue
+            grads = []
+            for lib in (tcore, torch):
+                tx = lib.tensor(x).to(getattr(lib, dt)).requires_grad_()
+                tw = lib.tensor(w).to(getattr(lib, dt)).requires_grad_()
+                lib.nn.functional.layer_norm(tx, norm, tw).backward(lib.tensor(up).to(getattr(lib, dt)))
+                grads.append([tx.grad.float().numpy(), tw.grad.float().numpy()])
+            for g, t in zip(*grads):
+                np.testing.assert_allclose(g, t, rtol=tol, atol=tol * max(1, np.abs(t).max()))
+    finally:
+        tcore.set_num_threads(old)
+
+
+def test_backward_operator_masks_and_out():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    x, g, w = rng.standard_normal((5, 6)), rng.standard_normal((5, 6)), rng.standard_normal(6)
+    _, mean, rstd = torch.ops.aten.native_layer_norm(torch.tensor(x), [6], torch.tensor(w), None, 1e-5)
+    for mask in ([True, True, True], [True, False, False], [False, True, True], [False, False, True]):
+        want = torch.ops.aten.native_layer_norm_backward(torch.tensor(g), torch.tensor(x), [6], mean, rstd,
+                                                         torch.tensor(w), torch.tensor(w), mask)
+        args = (tcore.tensor(g), tcore.tensor(x), [6], tcore.tensor(mean.numpy()), tcore.tensor(rstd.numpy()),
+                tcore.tensor(w), tcore.tensor(w), mask)
+        got = tcore.ops.native_layer_norm_backward(*args)
+        outs = [tcore.empty(0, dtype=tcore.float64) for _ in range(3)]
+        tcore.ops.native_layer_norm_backward.out(*args, out0=outs[0], out1=outs[1], out2=outs[2])
+        for m, a, o, t in zip(mask, got, outs, want):
+            if m:
+                np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-12)
+                np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-12)

@@ -36,6 +36,7 @@
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/_col2im.h>
 #include <tcore/ops/native_batch_norm_backward.h>
+#include <tcore/ops/native_layer_norm_backward.h>
 #include <tcore/ops/_conv2d_im2col_backward.h>
 #include <tcore/ops/_im2col.h>
 #include <tcore/ops/sigmoid.h>
@@ -573,6 +574,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        IntArrayRef normalized_shape, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,
                                                        double eps, std::array<bool, 3> mask) {
+  const Tensor w = weight ? *weight : Tensor();
+  if (input.device().is_cpu() && !differentiated({&grad, &input, &w})) {  // the kernel (native/cpu/Normalization.cpp)
+    return tcore::native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, std::nullopt, mask);
+  }
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   const std::vector<int64_t> norm_dims = dims_from(axis, input.dim()), lead_dims = dims_from(0, axis);
   Tensor m = mean, r = rstd;
@@ -639,7 +644,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
                                                        bool training, double eps, std::array<bool, 3> mask) {
   const Tensor w = weight ? *weight : Tensor(), rm = running_mean ? *running_mean : Tensor(),
                rv = running_var ? *running_var : Tensor();
-  if (!differentiated({&grad, &input, &w})) {
+  if (input.device().is_cpu() && !differentiated({&grad, &input, &w})) {
     return tcore::native_batch_norm_backward(grad, input, weight, running_mean, running_var, save_mean, save_invstd,
                                              training, eps, mask);
   }

@@ -168,8 +168,9 @@ inline Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor
 }
 
 // native_layer_norm: the gradients of input, weight and bias that `mask` asks for, from the
-// saved mean and rstd (recomputed from input when the backward itself is differentiated:
-// create_graph or a tangent on input, so that double backward and hvp see their dependence).
+// saved mean and rstd: native_layer_norm_backward's kernel on the CPU, or differentiable operators
+// with the statistics recomputed from input when the backward itself is differentiated
+// (create_graph or a tangent: double backward and hvp see their dependence) or off the CPU.
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
                                                        IntArrayRef normalized_shape, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,

@@ -4,9 +4,11 @@
 // each row are returned for the backward formula (csrc/autograd/derivatives.yaml), with
 // PyTorch's shapes: the leading dims, then a 1 for each normalized dim. float16/bfloat16
 // are computed in float32. Device-neutral: on a GPU the rows are native/cuda/DeviceLoops.h's.
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
+#include <tcore/ops/native_layer_norm_backward_native.h>
 #include <tcore/ops/native_layer_norm_native.h>
 
 #include "native/TensorUtils.h"
@@ -48,7 +50,110 @@ void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean_out, T* r
   });
 }
 
+// native_layer_norm_backward: per row, with g = grad_out * weight and xhat = (x - mean) * rstd,
+// dx = (g - mean(g) - xhat * mean(g xhat)) * rstd (two sums and one pass, the row in L1); dweight =
+// the sum over rows of grad_out * xhat and dbias of grad_out, by blocks of columns on the threads
+// (each column's rows added in order: the same bits at any thread count).
+template <typename T>
+void layer_norm_backward_rows(const T* g, const T* x, const T* mean, const T* rstd, const T* w, T* dx, T* dw, T* db,
+                              int64_t rows, int64_t n) {
+  if (dx) {
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T* gr = g + r * n;
+        const T* xr = x + r * n;
+        const T m = mean[r], rs = rstd[r];
+        double sum_g, sum_gx;
+        if (w) {
+          sum_g = sum_rows_of([](auto gv, auto wv) { return gv * wv; }, n, gr, w);
+          sum_gx = sum_rows_of([m](auto gv, auto wv, auto xv) { return gv * wv * (xv - m); }, n, gr, w, xr);
+        } else {
+          sum_g = sum_row(gr, n);
+          sum_gx = sum_rows_of([m](auto gv, auto xv) { return gv * (xv - m); }, n, gr, xr);
+        }
+        const T g_mean = static_cast<T>(sum_g / static_cast<double>(n));
+        const T k = static_cast<T>(sum_gx * static_cast<double>(rs) * static_cast<double>(rs) / static_cast<double>(n));
+        T* out = dx + r * n;
+        if (w) {
+          for (int64_t j = 0; j < n; ++j) out[j] = ((gr[j] * w[j] - g_mean) - (xr[j] - m) * k) * rs;
+        } else {
+          for (int64_t j = 0; j < n; ++j) out[j] = ((gr[j] - g_mean) - (xr[j] - m) * k) * rs;
+        }
+      }
+    });
+  }
+  if (!dw && !db) return;
+  constexpr int64_t kColumns = 256;
+  const int64_t blocks = (n + kColumns - 1) / kColumns;
+  parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rows * kColumns, 1)),
+               [&](int64_t begin, int64_t end) {
+    double acc_w[kColumns], acc_b[kColumns];
+    for (int64_t blk = begin; blk < end; ++blk) {
+      const int64_t j0 = blk * kColumns, width = std::min(kColumns, n - j0);
+      std::fill(acc_w, acc_w + width, 0.0);
+      std::fill(acc_b, acc_b + width, 0.0);
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* gr = g + r * n + j0;
+        const T* xr = x + r * n + j0;
+        const T m = mean[r], rs = rstd[r];
+        for (int64_t j = 0; j < width; ++j) {
+          acc_w[j] += static_cast<double>(gr[j] * ((xr[j] - m) * rs));
+          acc_b[j] += static_cast<double>(gr[j]);
+        }
+      }
+      for (int64_t j = 0; j < width; ++j) {
+        if (dw) dw[j0 + j] = static_cast<T>(acc_w[j]);
+        if (db) db[j0 + j] = static_cast<T>(acc_b[j]);
+      }
+    }
+  });
+}
+
 }  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              IntArrayRef normalized_shape, const Tensor& mean,
+                                                              const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                              const std::optional<Tensor>& bias,
+                                                              std::array<bool, 3> output_mask) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  TCORE_CHECK_VALUE(k >= 1 && input.dim() >= k && grad_out.sizes().vec() == input.sizes().vec(),
+                    "native_layer_norm_backward: grad_out ", shape_str(grad_out.sizes()), " and input ",
+                    shape_str(input.sizes()), " for normalized_shape ", shape_str(normalized_shape));
+  TCORE_CHECK_TYPE(is_floating(input.dtype()), "layer_norm: expected a floating point input, got ",
+                   to_string(input.dtype()));
+  int64_t n = 1;
+  for (int64_t i = 0; i < k; ++i) {
+    TCORE_CHECK_VALUE(input.sizes()[input.dim() - k + i] == normalized_shape[i], "native_layer_norm_backward: "
+                      "input ", shape_str(input.sizes()), " does not end in ", shape_str(normalized_shape));
+    n *= normalized_shape[i];
+  }
+  const int64_t rows = n == 0 ? 0 : input.numel() / n;
+  TCORE_CHECK_VALUE(mean.numel() == rows && rstd.numel() == rows, "native_layer_norm_backward: mean and rstd need ",
+                    rows, " elements, got ", mean.numel(), " and ", rstd.numel());
+  const bool has_weight = weight && weight->defined();
+  if (has_weight) {
+    TCORE_CHECK_VALUE(weight->numel() == n, "native_layer_norm_backward: weight of ", n, " elements expected, got ",
+                      shape_str(weight->sizes()));
+  }
+  const ScalarType dtype = input.dtype();
+  const ScalarType compute = is_reduced_float(dtype) ? ScalarType::Float : dtype;
+  const ScalarType param = has_weight ? weight->dtype() : (bias && bias->defined() ? bias->dtype() : dtype);
+  const auto operand = [&](const Tensor& t) { return contiguous_copy(cast(t, compute)); };
+  const Tensor g = operand(grad_out), x = operand(input), m = operand(mean), r = operand(rstd);
+  const Tensor w = has_weight ? operand(*weight) : Tensor();
+  Tensor dx = output_mask[0] ? empty_cpu(input.sizes(), compute) : Tensor();
+  Tensor dw = output_mask[1] && has_weight ? zeros_cpu(normalized_shape, compute) : Tensor();
+  Tensor db = output_mask[2] ? zeros_cpu(normalized_shape, compute) : Tensor();
+  if (rows > 0 && n > 0) {
+    dispatch_floating(compute, "layer_norm_backward", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto at = [](const Tensor& t) { return t.defined() ? t.template data_ptr<T>() : nullptr; };
+      layer_norm_backward_rows<T>(at(g), at(x), at(m), at(r), at(w), at(dx), at(dw), at(db), rows, n);
+    });
+  }
+  return {dx.defined() ? cast(dx, dtype) : dx, dw.defined() ? cast(dw, param) : dw, db.defined() ? cast(db, param) : db};
+}
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape,
                                                      const std::optional<Tensor>& weight,
