@@ -222,3 +222,64 @@ def test_backward_operator_masks_and_out():
             if m:
                 np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-12)
                 np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-12)
+
+
+# softmax's and log_softmax's backward kernels (_softmax_backward_data, _log_softmax_backward_data)
+# against torch: the dim last, in the middle and first (rows copied and written back), a dtype=
+# forward (the gradient in the input's dtype), an expanded upstream gradient, float32/bfloat16;
+# second derivatives (the differentiable path), forward over reverse, and the operators' out= forms.
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape,dim", [((7, 1003), 1), ((4, 33, 5), 1), ((9, 3), 0), ((5,), 0)])
+def test_softmax_backward_kernels_against_torch(shape, dim, log):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(len(shape) + dim)
+    x, up = rng.standard_normal(shape) * 3, rng.standard_normal(shape)
+    name = "log_softmax" if log else "softmax"
+    results = []
+    for lib in (tcore, torch):
+        tx = lib.tensor(x, requires_grad=True)
+        y = getattr(lib, name)(tx, dim)
+        g, = lib.autograd.grad((y * lib.tensor(up)).sum(), tx, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), tx)
+        tx2 = lib.tensor(x.astype(np.float32), requires_grad=True)
+        getattr(lib, name)(tx2, dim, dtype=lib.float64).sum().backward()  # an expanded gradient, another dtype
+        results.append([g.detach().numpy(), gg.numpy(), tx2.grad.numpy()])
+        assert str(tx2.grad.dtype).endswith("float32")
+    for what, a, b in zip(("gradient", "second derivative", "dtype= gradient"), *results):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=what)
+    for dt, tol in (("float32", 2e-6), ("bfloat16", 2e-2)):
+        grads = []
+        for lib in (tcore, torch):
+            tx = lib.tensor(x).to(getattr(lib, dt)).requires_grad_()
+            getattr(lib, name)(tx, dim).backward(lib.tensor(up).to(getattr(lib, dt)))
+            grads.append(tx.grad.float().numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol * 4)
+    # the operators, and their out= forms
+    y = getattr(torch, name)(torch.tensor(x), dim)
+    op = "_log_softmax_backward_data" if log else "_softmax_backward_data"
+    want = getattr(torch.ops.aten, op)(torch.tensor(up), y, dim, torch.float64).numpy()
+    got = getattr(tcore.ops, op)(tcore.tensor(up), tcore.tensor(y.numpy()), dim, tcore.float64)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-14)
+    out = tcore.empty(0, dtype=tcore.float64)
+    getattr(tcore.ops, op).out(tcore.tensor(up), tcore.tensor(y.numpy()), dim, tcore.float64,
+                               **{"out" if log else "grad_input": out})
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_forward_over_reverse(log):
+    import tcore.autograd.forward_ad as fwAD
+
+    rng = np.random.default_rng(11)
+    x, up, xt = rng.standard_normal((4, 6)), rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+    name = "log_softmax" if log else "softmax"
+
+    def input_grad(t):
+        return tcore.autograd.grad((getattr(tcore, name)(t, 1) * tcore.tensor(up)).sum(), t)[0]
+    with fwAD.dual_level():
+        t = fwAD.make_dual(tcore.tensor(x), tcore.tensor(xt)).requires_grad_()
+        got = fwAD.unpack_dual(input_grad(t)).tangent.numpy()
+    h = 1e-6
+    plus = input_grad(tcore.tensor(x + h * xt, requires_grad=True)).numpy()
+    minus = input_grad(tcore.tensor(x - h * xt, requires_grad=True)).numpy()
+    np.testing.assert_allclose(got, (plus - minus) / (2 * h), rtol=1e-6, atol=1e-8)

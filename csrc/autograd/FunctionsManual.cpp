@@ -35,6 +35,8 @@
 #include <tcore/ops/t.h>
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/_col2im.h>
+#include <tcore/ops/_log_softmax_backward_data.h>
+#include <tcore/ops/_softmax_backward_data.h>
 #include <tcore/ops/native_batch_norm_backward.h>
 #include <tcore/ops/native_layer_norm_backward.h>
 #include <tcore/ops/_conv2d_im2col_backward.h>
@@ -221,6 +223,16 @@ std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tens
   if (!differentiated({&grad, &self, &weight})) return tcore::_conv2d_im2col_backward(grad, self, weight, stride, padding, dilation, mask);
   return {mask[0] ? conv2d_im2col_input_backward(grad, self, weight, stride, padding, dilation) : Tensor(),
           mask[1] ? conv2d_im2col_weight_backward(grad, self, weight, stride, padding, dilation) : Tensor()};
+}
+
+Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim, bool log) {
+  if (result.device().is_cpu() && !differentiated({&grad, &result})) {  // the kernels (native/cpu/ReduceMore.cpp)
+    return log ? tcore::_log_softmax_backward_data(grad, result, dim, result.dtype())
+               : tcore::_softmax_backward_data(grad, result, dim, result.dtype());
+  }
+  const std::vector<int64_t> d{dim};
+  if (log) return tcore::sub(grad, tcore::mul(tcore::exp(result), tcore::sum(grad, IntArrayRef(d), true, std::nullopt)), 1);
+  return tcore::mul(result, tcore::sub(grad, tcore::sum(tcore::mul(grad, result), IntArrayRef(d), true, std::nullopt), 1));
 }
 
 Tensor apply_loss_reduction(const Tensor& loss, int64_t reduction) {

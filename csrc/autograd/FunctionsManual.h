@@ -109,6 +109,10 @@ std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tens
                                                   const Tensor& max, const std::array<bool, 2>& grad_input_mask);
 Tensor clamp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& min_p, const Tensor& min_t,
                  const Tensor& max_p, const Tensor& max_t);
+// softmax's (log_softmax's) input gradient from its result: result (grad - sum(grad result)) or
+// grad - e^result sum(grad) along dim; the kernels, or differentiable operators when the backward is
+// itself differentiated (create_graph, a tangent) or off the CPU.
+Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim, bool log);
 // A loss's elementwise values reduced as `reduction` says (0 none, 1 mean, 2 sum).
 Tensor apply_loss_reduction(const Tensor& loss, int64_t reduction);
 // The nn activations' second derivatives (d/dself of their backward kernels, times grad), as torch's:

@@ -5,6 +5,10 @@
 #include <string_view>
 #include <vector>
 
+#include <tcore/ops/_log_softmax_backward_data.h>
+#include <tcore/ops/_log_softmax_backward_data_native.h>
+#include <tcore/ops/_softmax_backward_data.h>
+#include <tcore/ops/_softmax_backward_data_native.h>
 #include <tcore/ops/_to_copy.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/any.h>
@@ -115,6 +119,18 @@ Tensor mse_loss_backward_out(const Tensor& grad_output, const Tensor& self, cons
                              const Tensor& grad_input) {
   return write_grad_input(grad_input, tcore::mse_loss_backward(grad_output, self, target, reduction),
                           "mse_loss_backward");
+}
+
+Tensor _softmax_backward_data_out(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
+                                  const Tensor& grad_input) {
+  return write_grad_input(grad_input, tcore::_softmax_backward_data(grad_output, output, dim, input_dtype),
+                          "_softmax_backward_data");
+}
+
+Tensor _log_softmax_backward_data_out(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                      ScalarType input_dtype, const Tensor& out) {
+  return write_grad_input(out, tcore::_log_softmax_backward_data(grad_output, output, dim, input_dtype),
+                          "_log_softmax_backward_data");
 }
 
 Tensor leaky_relu_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,

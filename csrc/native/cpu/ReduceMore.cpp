@@ -17,6 +17,8 @@
 #include <tcore/ops/argmin_native.h>
 #include <tcore/ops/cumprod_native.h>
 #include <tcore/ops/cumsum_native.h>
+#include <tcore/ops/_log_softmax_backward_data_native.h>
+#include <tcore/ops/_softmax_backward_data_native.h>
 #include <tcore/ops/log_softmax_native.h>
 #include <tcore/ops/logsumexp_native.h>
 #include <tcore/ops/max_native.h>
@@ -548,6 +550,58 @@ void softmax_out(const Tensor& self, int64_t dim, const Tensor& out, const char*
   into_output(out, t, {self}, [&](const Tensor& r) { softmax_into<Log>(r, self, dim, t, op); });
 }
 }  // namespace
+
+// Their backwards along the dim, per row with g the gradient and y the output: softmax's
+// y (g - sum(g y)), log_softmax's g - e^y sum(g): one pass for the sum, one for the result (the
+// composite's four to five). The result in input_dtype (the forward's input's, as torch's).
+namespace {
+template <bool Log>
+Tensor softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype, const char* op) {
+  TCORE_CHECK_VALUE(grad.sizes().vec() == output.sizes().vec(), op, ": grad_output ", shape_str(grad.sizes()),
+                    " and output ", shape_str(output.sizes()), " differ");
+  TCORE_CHECK_TYPE(is_floating(output.dtype()) && is_floating(input_dtype), op, ": floating dtypes only, got ",
+                   to_string(output.dtype()));
+  const ScalarType t = is_reduced_float(output.dtype()) ? ScalarType::Float : output.dtype();
+  const std::vector<bool> mask = one_dim(output, dim);
+  const Rows g = rows_for(grad, mask, true, t), y = rows_for(output, mask, true, t);
+  const Tensor result = empty_cpu(output.sizes(), t);
+  const Tensor rowwise = rows_out(result, mask, t);
+  dispatch_floating(t, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* gin = g.data.template data_ptr<T>();
+    const T* yin = y.data.template data_ptr<T>();
+    T* out = rowwise.template data_ptr<T>();
+    const int64_t n = y.inner;
+    if (n == 0) return;
+    for_each_row(y.outer, n, [&](int64_t r) {
+      const T* gr = gin + r * n;
+      const T* yr = yin + r * n;
+      T* o = out + r * n;
+      if constexpr (Log) {
+        const T s = static_cast<T>(sum_row(gr, n));
+        if constexpr (vec::supports<T>) {
+          vec::map2_with(o, gr, yr, n, 1, 1, [s](auto gv, auto yv) { return gv - vec::Exp::apply(yv) * s; });
+        } else {
+          for (int64_t i = 0; i < n; ++i) o[i] = gr[i] - std::exp(yr[i]) * s;
+        }
+      } else {
+        const T s = static_cast<T>(sum_rows_of([](auto gv, auto yv) { return gv * yv; }, n, gr, yr));
+        for (int64_t i = 0; i < n; ++i) o[i] = yr[i] * (gr[i] - s);
+      }
+    });
+  });
+  write_rows_back(result, rowwise, mask);
+  return cast(result, input_dtype);
+}
+}  // namespace
+
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return softmax_backward<false>(grad_output, output, dim, input_dtype, "_softmax_backward_data");
+}
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  ScalarType input_dtype) {
+  return softmax_backward<true>(grad_output, output, dim, input_dtype, "_log_softmax_backward_data");
+}
 
 TCORE_IMPL_FUNC(softmax_out)(const Tensor& self, int64_t dim, std::optional<ScalarType>, const Tensor& out) {
   softmax_out<false>(self, dim, out, "softmax");
