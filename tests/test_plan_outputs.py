@@ -72,11 +72,14 @@ def test_an_operator_that_formulas_call_changes_only_the_shards_that_call_it(tmp
         text = text.replace(entry[:entry.index("\n\n") + 2], "")
     (without / "native_functions.yaml").write_text(text)
     derivatives = ROOT / "csrc/autograd/derivatives.yaml"
+    formulas = derivatives.read_text()  # and its own derivatives entry (a kernel's double backward)
+    entry = formulas[formulas.index("- name: gelu_backward("):]
+    (without / "derivatives.yaml").write_text(formulas.replace(entry[:entry.index("\n\n") + 2], ""))
 
-    def autograd_digests(yaml_dir):
-        return {u.name: u.digest for u in _plan(yaml_dir, derivatives) if u.name.startswith("autograd:")}
+    def autograd_digests(yaml_dir, formulas_path):
+        return {u.name: u.digest for u in _plan(yaml_dir, formulas_path) if u.name.startswith("autograd:")}
 
-    before, after = autograd_digests(without), autograd_digests(NATIVE)
+    before, after = autograd_digests(without, without / "derivatives.yaml"), autograd_digests(NATIVE, derivatives)
     changed = sorted(k for k in after if after[k] != before.get(k))
     from codegen.plan import shard_of
 
