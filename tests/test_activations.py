@@ -405,8 +405,10 @@ def test_backward_of_a_sum_takes_the_vector_path(tcore, name):
         if name != "gelu":  # torch's gelu backward cancels for negative x (test_gelu_backward_values)
             u = torch.tensor(x.astype(dtype), requires_grad=True)
             getattr(TF, name)(u).sum().backward()
-            np.testing.assert_allclose(t.grad.numpy(), u.grad.numpy(), rtol=4e-7 if dtype == "float32" else 1e-15,
-                                       atol=1e-30)
+            # SLEEF at every capability against torch's best; silu's derivative crosses 0 near -1.28
+            f32 = dtype == "float32"
+            np.testing.assert_allclose(t.grad.numpy(), u.grad.numpy(), rtol=1e-6 if f32 else 1e-13,
+                                       atol=1e-7 if f32 else 1e-15)
     # and a broadcast first operand of a kernel with vector runs (div's rounding modes)
     got = tcore.div(tcore.tensor(2.5).expand(1003), tcore.tensor(x), rounding_mode="floor")
     want = torch.div(torch.tensor(2.5).expand(1003), torch.tensor(x), rounding_mode="floor")

@@ -26,30 +26,22 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 using namespace binary;
 namespace {
 
-// e^v, e^v - 1, log(1 + v) of a T (libm) or of a vector of T (SLEEF): each kernel writes its formula
-// once, for the elements of strided runs and for the vectors of contiguous ones (GCC's vector
-// extensions: a comparison gives a mask, `mask ? a : b` selects by lane).
-template <typename V>
-V exp_of(V v) {
-  if constexpr (std::is_floating_point_v<V>) return std::exp(v);
-  else return vec::Exp::apply(v);
+// e^v, e^v - 1, log(1 + v), tanh(v) of a T (libm) or of a vector of T (SLEEF): each kernel writes
+// its formula once, for the elements of strided runs and for the vectors of contiguous ones (GCC's
+// vector extensions: a comparison gives a mask, `mask ? a : b` selects by lane).
+template <typename Op, typename V, typename Libm>
+V libm_or(V v, Libm libm) {
+  if constexpr (std::is_floating_point_v<V>) return libm(v);
+  else return Op::apply(v);
 }
 template <typename V>
-V expm1_of(V v) {
-  if constexpr (std::is_floating_point_v<V>) return std::expm1(v);
-  else return vec::Expm1::apply(v);
-}
+V exp_of(V v) { return libm_or<vec::Exp>(v, [](auto x) { return std::exp(x); }); }
 template <typename V>
-V log1p_of(V v) {
-  if constexpr (std::is_floating_point_v<V>) return std::log1p(v);
-  else return vec::Log1p::apply(v);
-}
-
+V expm1_of(V v) { return libm_or<vec::Expm1>(v, [](auto x) { return std::expm1(x); }); }
 template <typename V>
-V tanh_of(V v) {
-  if constexpr (std::is_floating_point_v<V>) return std::tanh(v);
-  else return vec::Tanh::apply(v);
-}
+V log1p_of(V v) { return libm_or<vec::Log1p>(v, [](auto x) { return std::log1p(x); }); }
+template <typename V>
+V tanh_of(V v) { return libm_or<vec::Tanh>(v, [](auto x) { return std::tanh(x); }); }
 // Phi(v), the standard normal distribution function, through erfc (no cancellation in the tail)
 template <typename V>
 V normal_cdf_of(V v) {

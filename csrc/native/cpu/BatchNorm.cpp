@@ -102,11 +102,7 @@ Tensor vector_of(const std::optional<Tensor>& t, ScalarType compute) {
   return t && t->defined() ? contiguous_copy(cast(*t, compute)) : Tensor();
 }
 template <typename T>
-const T* ptr(const Tensor& t) {
-  return t.defined() ? t.template data_ptr<T>() : nullptr;
-}
-template <typename T>
-T* mutable_ptr(const Tensor& t) {
+T* ptr(const Tensor& t) {  // nullptr for an undefined (absent) tensor
   return t.defined() ? t.template data_ptr<T>() : nullptr;
 }
 
@@ -311,8 +307,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     Tensor dx_c = output_mask[0] ? empty_cpu(x.sizes(), compute) : Tensor();
     Tensor dw_c = output_mask[1] ? empty_cpu({ch.c}, compute) : Tensor();
     Tensor db_c = output_mask[2] ? empty_cpu({ch.c}, compute) : Tensor();
-    backward_channels<T>(ch, ptr<T>(g), ptr<T>(x), ptr<T>(w), ptr<T>(mean), ptr<T>(invstd), mutable_ptr<T>(dx_c),
-                         mutable_ptr<T>(dw_c), mutable_ptr<T>(db_c), train);
+    backward_channels<T>(ch, ptr<T>(g), ptr<T>(x), ptr<T>(w), ptr<T>(mean), ptr<T>(invstd), ptr<T>(dx_c),
+                         ptr<T>(dw_c), ptr<T>(db_c), train);
     if (dx_c.defined()) dx = cast(dx_c, input.dtype());
     if (dw_c.defined()) dw = cast(dw_c, params);
     if (db_c.defined()) db = cast(db_c, params);

@@ -3,10 +3,12 @@
 // logsumexp, softmax/log_softmax and the scans cumsum/cumprod. Like sum (ReduceOps.cpp), the input is viewed
 // with the kept dims first and the reduced dims last, made contiguous, and each row is
 // reduced on its own.
+#include <array>
 #include <climits>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 #include <tcore/ops/all_native.h>
@@ -504,43 +506,51 @@ TCORE_IMPL_FUNC(cumprod_out)(const Tensor& self, int64_t dim, std::optional<Scal
 // laid out like the scans (the dim last) and written back in the input's order.
 namespace {
 // into result (contiguous, self's sizes, of the floating dtype t)
-template <bool Log>
-void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
-  const std::vector<bool> mask = one_dim(self, dim);
-  const Rows rows = rows_for(self, mask, true, t);
+// f(out, rows of the inputs, n) for every row along dim: the inputs' rows laid out as rows_for's (the
+// dim last, copied when it is not), result's (contiguous, its shape, dtype t) written back in its order.
+template <typename F, typename... Inputs>
+void rows_along(const Tensor& result, int64_t dim, ScalarType t, const char* op, const F& f, const Inputs&... inputs) {
+  const std::vector<bool> mask = one_dim(result, dim);
+  const std::array<Rows, sizeof...(Inputs)> rows{rows_for(inputs, mask, true, t)...};
   const Tensor rowwise = rows_out(result, mask, t);
   dispatch_floating(t, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* in = rows.data.template data_ptr<T>();
     T* out = rowwise.template data_ptr<T>();
-    const int64_t n = rows.inner;
+    const int64_t n = rows[0].inner;
     if (n == 0) return;
-    for_each_row(rows.outer, n, [&](int64_t r) {
-      const T* x = in + r * n;
-      T* y = out + r * n;
-      const T m = max_row(x, n);
-      // e^(x - m) into y and their sum in one pass (SLEEF's vector exp, native/cpu/VecMath.h;
-      // log_softmax only sums); without SLEEF, a polynomial the compiler vectorizes for float32
-      double s;
-      if constexpr (vec::supports<T>) {
-        s = vec::exp_shifted_sum<!Log>(y, x, m, n);
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
-          else y[i] = std::exp(x[i] - m);
-        }
-        s = sum_row(y, n);
-      }
-      if (Log) {
-        const T shift = static_cast<T>(m + std::log(s));
-        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
-      } else {
-        const T inv = static_cast<T>(1.0 / s);
-        for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-      }
+    for_each_row(rows[0].outer, n, [&](int64_t r) {
+      std::apply([&](const auto&... in) { f(out + r * n, (in.data.template data_ptr<T>() + r * n)..., n); }, rows);
     });
   });
   write_rows_back(result, rowwise, mask);
+}
+
+// into result (contiguous, self's sizes, of the floating dtype t)
+template <bool Log>
+void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
+  rows_along(result, dim, t, op, [](auto* y, const auto* x, int64_t n) {
+    using T = std::remove_pointer_t<decltype(y)>;
+    const T m = max_row(x, n);
+    // e^(x - m) into y and their sum in one pass (SLEEF's vector exp, native/cpu/VecMath.h;
+    // log_softmax only sums); without SLEEF, a polynomial the compiler vectorizes for float32
+    double s;
+    if constexpr (vec::supports<T>) {
+      s = vec::exp_shifted_sum<!Log>(y, x, m, n);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
+        else y[i] = std::exp(x[i] - m);
+      }
+      s = sum_row(y, n);
+    }
+    if (Log) {
+      const T shift = static_cast<T>(m + std::log(s));
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    } else {
+      const T inv = static_cast<T>(1.0 / s);
+      for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+    }
+  }, self);
 }
 
 // out's dtype is the meta function's; computed in compute_dtype
@@ -562,35 +572,21 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim, S
   TCORE_CHECK_TYPE(is_floating(output.dtype()) && is_floating(input_dtype), op, ": floating dtypes only, got ",
                    to_string(output.dtype()));
   const ScalarType t = is_reduced_float(output.dtype()) ? ScalarType::Float : output.dtype();
-  const std::vector<bool> mask = one_dim(output, dim);
-  const Rows g = rows_for(grad, mask, true, t), y = rows_for(output, mask, true, t);
   const Tensor result = empty_cpu(output.sizes(), t);
-  const Tensor rowwise = rows_out(result, mask, t);
-  dispatch_floating(t, op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* gin = g.data.template data_ptr<T>();
-    const T* yin = y.data.template data_ptr<T>();
-    T* out = rowwise.template data_ptr<T>();
-    const int64_t n = y.inner;
-    if (n == 0) return;
-    for_each_row(y.outer, n, [&](int64_t r) {
-      const T* gr = gin + r * n;
-      const T* yr = yin + r * n;
-      T* o = out + r * n;
-      if constexpr (Log) {
-        const T s = static_cast<T>(sum_row(gr, n));
-        if constexpr (vec::supports<T>) {
-          vec::map2_with(o, gr, yr, n, 1, 1, [s](auto gv, auto yv) { return gv - vec::Exp::apply(yv) * s; });
-        } else {
-          for (int64_t i = 0; i < n; ++i) o[i] = gr[i] - std::exp(yr[i]) * s;
-        }
+  rows_along(result, dim, t, op, [](auto* o, const auto* gr, const auto* yr, int64_t n) {
+    using T = std::remove_pointer_t<decltype(o)>;
+    if constexpr (Log) {
+      const T s = static_cast<T>(sum_row(gr, n));
+      if constexpr (vec::supports<T>) {
+        vec::map2_with(o, gr, yr, n, 1, 1, [s](auto gv, auto yv) { return gv - vec::Exp::apply(yv) * s; });
       } else {
-        const T s = static_cast<T>(sum_rows_of([](auto gv, auto yv) { return gv * yv; }, n, gr, yr));
-        for (int64_t i = 0; i < n; ++i) o[i] = yr[i] * (gr[i] - s);
+        for (int64_t i = 0; i < n; ++i) o[i] = gr[i] - std::exp(yr[i]) * s;
       }
-    });
-  });
-  write_rows_back(result, rowwise, mask);
+    } else {
+      const T s = static_cast<T>(sum_rows_of([](auto gv, auto yv) { return gv * yv; }, n, gr, yr));
+      for (int64_t i = 0; i < n; ++i) o[i] = yr[i] * (gr[i] - s);
+    }
+  }, grad, output);
   return cast(result, input_dtype);
 }
 }  // namespace
