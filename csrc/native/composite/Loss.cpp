@@ -30,7 +30,8 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
     for (int64_t d : broadcast_shapes(self.sizes(), target.sizes())) n *= d;
     scale /= static_cast<double>(n);  // n = 0: no element takes the (inf) scale
   }
-  return tcore::mul(tcore::mul(tcore::sub(self, target, 1), grad_output), Scalar(scale));
+  // the scale on grad_output first: one value for the mean and sum, so two passes over the elements
+  return tcore::mul(tcore::sub(self, target, 1), tcore::mul(grad_output, Scalar(scale)));
 }
 
 }  // namespace tcore::native
