@@ -132,6 +132,9 @@ OVERRIDES.update({
                 momentum=0.1, eps=1e-5)
        for op in ("batch_norm", "_native_batch_norm_legit_functional", "_native_batch_norm_legit",
                   "_native_batch_norm_legit_no_training")},
+    **{op: dict(self=(1, 2, 4, 4), kernel_size=[2, 2], stride=[2, 1], padding=[1, 0], dilation=[1, 1], ceil_mode=False,
+                **({"out": _OUT, "indices": _LONG_OUT} if op.endswith(".out") else {}))
+       for op in ("max_pool2d_with_indices", "max_pool2d_with_indices.out")},
     "native_layer_norm_backward": dict(grad_out=(4, 3), input=(4, 3), normalized_shape=[3], mean=(4, 1), rstd=(4, 1),
                                        weight=(3,), bias=(3,), output_mask=[True, True, True]),
     "native_batch_norm_backward": dict(grad_out=(4, 3, 2), input=(4, 3, 2), weight=(3,), running_mean=(3,),

@@ -643,3 +643,35 @@ def test_max_pool2d_indices_against_torch(tcore, kw, dtype):
         y = lib.nn.functional.max_pool2d(t, **kw)
         grads.append(lib.autograd.grad((y * lib.tensor(up)).sum(), t)[0].numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-15)
+
+
+# return_indices=True (max_pool2d_with_indices: the values and the flat index h * W + w of each
+# window's maximum in its plane) against torch: padding, dilation, ceil_mode, an unbatched input,
+# ties and a NaN (torch's picks), the values' gradient, the out= form and nn.MaxPool2d.
+@pytest.mark.parametrize("cfg", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                 dict(kernel_size=(2, 3), stride=(1, 2), dilation=(2, 1), ceil_mode=True)],
+                         ids=["2x2", "3x3s2p1", "dilated-ceil"])
+def test_max_pool2d_return_indices_against_torch(tcore, cfg):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    x = np.round(rng.standard_normal((2, 3, 7, 8)), 1)  # ties
+    x[0, 1, 2, 3] = np.nan
+    up = rng.standard_normal(torch.nn.functional.max_pool2d(torch.tensor(x), **cfg).shape)
+    results = []
+    for lib in (tcore, torch):
+        tx = lib.tensor(x, requires_grad=True)
+        values, indices = lib.nn.functional.max_pool2d(tx, return_indices=True, **cfg)
+        assert str(indices.dtype).endswith("int64") and not indices.requires_grad
+        (values * lib.tensor(up)).sum().backward()  # NaN where the window's maximum is the NaN
+        unbatched = lib.nn.functional.max_pool2d(lib.tensor(x[0]), return_indices=True, **cfg)
+        module = lib.nn.MaxPool2d(return_indices=True, **cfg)(lib.tensor(x))
+        results.append([values.detach().numpy(), indices.numpy(), tx.grad.numpy(), unbatched[0].numpy(),
+                        unbatched[1].numpy(), module[1].numpy()])
+    for name, g, t in zip(("values", "indices", "gradient", "unbatched values", "unbatched indices", "module indices"),
+                          *results):
+        np.testing.assert_array_equal(g, t, err_msg=name)
+    out, idx = tcore.empty(0, dtype=tcore.float64), tcore.empty(0, dtype=tcore.int64)
+    tcore._C._nn.max_pool2d_with_indices(tcore.tensor(x), **{k: list(v) if isinstance(v, tuple) else v
+                                                             for k, v in cfg.items()}, out=(out, idx))
+    np.testing.assert_array_equal(out.numpy(), results[1][0])
+    np.testing.assert_array_equal(idx.numpy(), results[1][1])

@@ -140,8 +140,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 # ------------------------------------------------------------------ pooling
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor:
-    if return_indices:
-        raise NotImplementedError("max_pool2d(return_indices=True) is not supported by tcore yet")
+    if return_indices:  # (values, the flat index h * W + w of each maximum in its plane), as torch
+        return _C._nn.max_pool2d_with_indices(input, _pair(kernel_size), [] if stride is None else _pair(stride),
+                                              _pair(padding), _pair(dilation), ceil_mode)
     return _C.max_pool2d(input, _pair(kernel_size), [] if stride is None else _pair(stride), _pair(padding),
                          _pair(dilation), ceil_mode)
 

@@ -1,4 +1,4 @@
-// constant_pad_nd, conv2d, max_pool2d and avg_pool2d built from views: a (padded)
+// constant_pad_nd, conv2d, max_pool2d (with indices) and avg_pool2d built from views: a (padded)
 // input unfolded twice gives every window as a view (N, C, out_h, out_w, kh, kw);
 // conv2d runs each group's product (_conv2d_im2col: patches by the weight, image by image), the
 // pools reduce the windows with amax or sum. Autograd records the operators they call.
@@ -20,6 +20,7 @@
 #include <tcore/ops/full.h>
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/max_pool2d_native.h>
+#include <tcore/ops/max_pool2d_with_indices_native.h>
 #include <tcore/ops/narrow.h>
 #include <tcore/ops/ones.h>
 #include <tcore/ops/permute.h>
@@ -195,16 +196,23 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 }
 
 // ------------------------------------------------------------------ max_pool2d, avg_pool2d
-Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  IntArrayRef dilation, bool ceil_mode) {
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   auto [x, unbatched] = batched(self, "max_pool2d");
   TCORE_CHECK_TYPE(is_floating(x.dtype()), "max_pool2d: expected a floating point input, got ", to_string(x.dtype()));
   const PoolGeometry g = pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d");
-  // one pass per window, the gradient to its first maximum, as PyTorch (native/cpu/Pooling.cpp)
-  const Tensor out = std::get<0>(tcore::_max_pool2d_indices(x, {g.kernel.h, g.kernel.w}, {g.stride.h, g.stride.w},
-                                                            {g.padding.h, g.padding.w}, {g.dilation.h, g.dilation.w},
-                                                            {g.out_h, g.out_w}));
-  return unbatched ? tcore::squeeze(out, 0) : out;
+  // one pass per window, the gradient to its maximum (the last NaN, else the first maximum), as
+  // PyTorch (native/cpu/Pooling.cpp)
+  auto [values, indices] = tcore::_max_pool2d_indices(x, {g.kernel.h, g.kernel.w}, {g.stride.h, g.stride.w},
+                                                      {g.padding.h, g.padding.w}, {g.dilation.h, g.dilation.w},
+                                                      {g.out_h, g.out_w});
+  if (unbatched) return {tcore::squeeze(values, 0), tcore::squeeze(indices, 0)};
+  return {values, indices};
+}
+
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,

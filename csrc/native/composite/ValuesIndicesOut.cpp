@@ -1,5 +1,6 @@
 // The out= overloads of the operators that return (values, indices): max.dim_max, min.dim_min,
-// sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out, cummin.out, with
+// sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out, cummin.out,
+// max_pool2d_with_indices.out, with
 // PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
 // Each computes the functional result and copies it into its outs as the generated autogen
 // kernels do: resized as PyTorch's resize_output does (a warning when a non-empty out changes
@@ -17,6 +18,8 @@
 #include <tcore/ops/kthvalue_native.h>
 #include <tcore/ops/max.h>
 #include <tcore/ops/max_native.h>
+#include <tcore/ops/max_pool2d_with_indices.h>
+#include <tcore/ops/max_pool2d_with_indices_native.h>
 #include <tcore/ops/median.h>
 #include <tcore/ops/median_native.h>
 #include <tcore/ops/min.h>
@@ -74,6 +77,12 @@ Pair kthvalue_values_out(const Tensor& self, int64_t k, int64_t dim, bool keepdi
 
 Pair median_dim_values_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
   return into(tcore::median(self, dim, keepdim), values, indices, "median.dim_values");
+}
+
+Pair max_pool2d_with_indices_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                                 IntArrayRef dilation, bool ceil_mode, const Tensor& out, const Tensor& indices) {
+  return into(tcore::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode), out, indices,
+              "max_pool2d_with_indices.out");
 }
 
 Pair cummax_values_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
