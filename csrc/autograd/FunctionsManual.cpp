@@ -564,20 +564,25 @@ Tensor normalized_input_backward(const Tensor& g, const Tensor& xhat, const Tens
   return tcore::mul(tcore::sub(tcore::sub(g, g_mean, 1), tcore::mul(xhat, gx_mean), 1), rstd);
 }
 
-// The tangent of xhat * w + b for tangents input_t (statistics over `dims`), w_t and b_t, any
-// of them undefined; `zeros_like` when none is defined.
-Tensor normalized_jvp(const Tensor& input_t, const Tensor& xhat, const Tensor& rstd, const Tensor& w,
-                      const Tensor& w_t, const Tensor& b_t, const std::vector<int64_t>& dims) {
-  Tensor out;
-  if (input_t.defined()) {
-    const Tensor t = tcore::sub(input_t, tcore::mean(input_t, IntArrayRef(dims), true, std::nullopt), 1);
-    const Tensor tx_mean = tcore::mean(tcore::mul(t, xhat), IntArrayRef(dims), true, std::nullopt);
-    out = tcore::mul(tcore::sub(t, tcore::mul(xhat, tx_mean), 1), rstd);
-    if (w.defined()) out = tcore::mul(out, w);
-  }
+// The tangent of xhat * w + b from xhat's tangent (undefined when the input has none) and those
+// of w and b (any undefined); `zeros_like` when none is defined.
+Tensor affine_jvp(const Tensor& xhat_t, const Tensor& xhat, const Tensor& w, const Tensor& w_t, const Tensor& b_t) {
+  Tensor out = xhat_t.defined() && w.defined() ? tcore::mul(xhat_t, w) : xhat_t;
   if (w_t.defined()) out = out.defined() ? tcore::add(out, tcore::mul(xhat, w_t), 1) : tcore::mul(xhat, w_t);
   if (b_t.defined()) out = out.defined() ? tcore::add(out, b_t, 1) : tcore::add(tcore::zeros_like(xhat), b_t, 1);
   return out.defined() ? out : tcore::zeros_like(xhat);
+}
+
+// The tangent of xhat * w + b with xhat's statistics over `dims` taken from the input too.
+Tensor normalized_jvp(const Tensor& input_t, const Tensor& xhat, const Tensor& rstd, const Tensor& w,
+                      const Tensor& w_t, const Tensor& b_t, const std::vector<int64_t>& dims) {
+  Tensor xhat_t;
+  if (input_t.defined()) {
+    const Tensor t = tcore::sub(input_t, tcore::mean(input_t, IntArrayRef(dims), true, std::nullopt), 1);
+    const Tensor tx_mean = tcore::mean(tcore::mul(t, xhat), IntArrayRef(dims), true, std::nullopt);
+    xhat_t = tcore::mul(tcore::sub(t, tcore::mul(xhat, tx_mean), 1), rstd);
+  }
+  return affine_jvp(xhat_t, xhat, w, w_t, b_t);
 }
 
 }  // namespace
@@ -679,17 +684,10 @@ Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& 
   const auto [m, r] = batch_norm_statistics(input, running_mean, running_var, save_mean, save_invstd, training, eps,
                                             false);
   const Tensor xhat = tcore::mul(tcore::sub(input, m, 1), r);
-  const Tensor w = per_channel(weight, input);
-  if (training) {
-    return normalized_jvp(input_t, xhat, r, w, per_channel(weight_t, input), per_channel(bias_t, input),
-                          batch_norm_dims(input));
-  }
-  // outside training the statistics are constants: the map is affine in the input
-  Tensor out = input_t.defined() ? tcore::mul(input_t, w.defined() ? tcore::mul(r, w) : r) : Tensor();
-  const Tensor w_t = per_channel(weight_t, input), b_t = per_channel(bias_t, input);
-  if (w_t.defined()) out = out.defined() ? tcore::add(out, tcore::mul(xhat, w_t), 1) : tcore::mul(xhat, w_t);
-  if (b_t.defined()) out = out.defined() ? tcore::add(out, b_t, 1) : tcore::add(tcore::zeros_like(xhat), b_t, 1);
-  return out.defined() ? out : tcore::zeros_like(xhat);
+  const Tensor w = per_channel(weight, input), w_t = per_channel(weight_t, input), b_t = per_channel(bias_t, input);
+  if (training) return normalized_jvp(input_t, xhat, r, w, w_t, b_t, batch_norm_dims(input));
+  // outside training the statistics are constants: xhat is affine in the input
+  return affine_jvp(input_t.defined() ? tcore::mul(input_t, r) : Tensor(), xhat, w, w_t, b_t);
 }
 
 }  // namespace tcore::autograd::manual

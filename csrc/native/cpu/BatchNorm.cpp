@@ -21,6 +21,7 @@
 
 #include "native/BatchNorm.h"
 #include "native/TensorUtils.h"
+#include "native/cpu/IntoOutput.h"
 #include "native/cpu/Math.h"
 #include "native/cpu/Parallel.h"
 
@@ -99,7 +100,7 @@ Tensor operand(const Tensor& t, ScalarType compute) { return contiguous_copy(cas
 
 // A per-channel vector (weight, bias, statistics) as a contiguous compute-dtype tensor, or undefined.
 Tensor vector_of(const std::optional<Tensor>& t, ScalarType compute) {
-  return t && t->defined() ? contiguous_copy(cast(*t, compute)) : Tensor();
+  return t && t->defined() ? operand(*t, compute) : Tensor();
 }
 template <typename T>
 T* ptr(const Tensor& t) {  // nullptr for an undefined (absent) tensor
@@ -152,6 +153,14 @@ void normalize_channels(Channels ch, const T* x, T* y, const T* w, const T* b, T
 
 struct Forward {
   Tensor out, save_mean, save_invstd, running_mean, running_var;
+
+  // the out= forms: the output and the saved statistics into their outs
+  std::tuple<Tensor, Tensor, Tensor> write(const Tensor& out_, const Tensor& mean_, const Tensor& invstd_) const {
+    write_result(out_, out, "_native_batch_norm_legit");
+    write_result(mean_, save_mean, "_native_batch_norm_legit");
+    write_result(invstd_, save_invstd, "_native_batch_norm_legit");
+    return {out_, mean_, invstd_};
+  }
 };
 
 // The three forward operators' one kernel. Outside training the statistics are the running
@@ -164,7 +173,7 @@ Forward batch_norm_forward(const Tensor& input, const std::optional<Tensor>& wei
   TCORE_CHECK(input.numel() > 0, "batch_norm: input tensor must have at least one element, but got input_sizes = ",
               shape_str(input.sizes()));
   const ScalarType params = batch_norm_param_dtype(input, {&weight, &bias, &running_mean, &running_var});
-  const ScalarType compute = is_reduced_float(input.dtype()) ? ScalarType::Float : input.dtype();
+  const ScalarType compute = compute_dtype(input);
   const Channels ch = channels_of(input);
   const bool has_stats = running_mean && running_mean->defined();
   const Tensor w = vector_of(weight, compute), b = vector_of(bias, compute);
@@ -249,24 +258,19 @@ std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_out(
     const Tensor& running_mean, const Tensor& running_var, bool training, double momentum, double eps, const Tensor& out,
     const Tensor& save_mean, const Tensor& save_invstd) {
   Forward r = batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps);
-  write_result(out, r.out, "_native_batch_norm_legit");
-  write_result(save_mean, r.save_mean, "_native_batch_norm_legit");
-  write_result(save_invstd, r.save_invstd, "_native_batch_norm_legit");
+  auto written = r.write(out, save_mean, save_invstd);  // first: a bad out leaves the statistics alone
   if (training) {
     write_result(running_mean, r.running_mean, "_native_batch_norm_legit");
     write_result(running_var, r.running_var, "_native_batch_norm_legit");
   }
-  return {out, save_mean, save_invstd};
+  return written;
 }
 
 std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats_out(
     const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, bool training,
     double momentum, double eps, const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd) {
-  Forward r = batch_norm_forward(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
-  write_result(out, r.out, "_native_batch_norm_legit");
-  write_result(save_mean, r.save_mean, "_native_batch_norm_legit");
-  write_result(save_invstd, r.save_invstd, "_native_batch_norm_legit");
-  return {out, save_mean, save_invstd};
+  return batch_norm_forward(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps)
+      .write(out, save_mean, save_invstd);
 }
 
 std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(
@@ -292,7 +296,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     }
   }
   const ScalarType params = batch_norm_param_dtype(input, {&weight, &running_mean, &save_mean});
-  const ScalarType compute = is_reduced_float(input.dtype()) ? ScalarType::Float : input.dtype();
+  const ScalarType compute = compute_dtype(input);
   Tensor dx, dw, db;
   if (input.numel() == 0) {
     return {output_mask[0] ? empty_cpu(input.sizes(), input.dtype()) : Tensor(),

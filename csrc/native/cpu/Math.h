@@ -50,6 +50,14 @@ constexpr int kVectorBytes = 32;
 constexpr int kVectorBytes = 16;
 #endif
 
+// A vector V of lanes read from p, unaligned (one vmovups; the reads below and in ReduceMore.cpp).
+template <typename V, typename T>
+V load_lanes(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 // sum over contiguous rows of f(x, ...) for floats (one or more rows of n elements, f taking an
 // element of each): four registers of lanes within blocks of 4096 elements, the blocks added
 // up in double (a cascade: accurate for long rows, and fast). F maps vectors (or scalars, for
@@ -61,11 +69,7 @@ double sum_rows_of(const F& f, int64_t n, const T* row, const More*... more) {
   constexpr int64_t kBlock = 4096;
   constexpr int64_t W = kVectorBytes / sizeof(T);
   typedef T V __attribute__((vector_size(kVectorBytes)));
-  const auto load = [](const T* p) {
-    V v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
+  const auto load = [](const T* p) { return load_lanes<V>(p); };
   double total = 0;
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t end = b + kBlock < n ? b + kBlock : n;
@@ -133,8 +137,7 @@ T extreme_row(const T* row, int64_t n) {
         for (int64_t j = 0; j < W; ++j) a[j] = row[0];
       for (; i + 4 * W <= n; i += 4 * W) {
         for (int k = 0; k < 4; ++k) {
-          V v;
-          std::memcpy(&v, row + i + k * W, sizeof v);
+          const V v = load_lanes<V>(row + i + k * W);
           acc[k] = ((Greater ? v > acc[k] : v < acc[k]) | (v != v)) ? v : acc[k];
         }
       }

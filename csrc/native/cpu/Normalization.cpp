@@ -13,6 +13,7 @@
 
 #include "native/TensorUtils.h"
 #include "tcore/core/SizeMath.h"
+#include "native/cpu/IntoOutput.h"
 #include "native/cpu/Math.h"
 #include "native/cpu/Parallel.h"
 #include "native/cuda/DeviceLoops.h"
@@ -49,6 +50,9 @@ void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean_out, T* r
     }
   });
 }
+
+// t as the row kernels read it: contiguous, of the compute dtype (undefined stays undefined).
+Tensor in_compute(const Tensor& t, ScalarType compute) { return t.defined() ? contiguous_copy(cast(t, compute)) : t; }
 
 // native_layer_norm_backward: per row, with g = grad_out * weight and xhat = (x - mean) * rstd,
 // dx = (g - mean(g) - xhat * mean(g xhat)) * rstd (two sums and one pass, the row in L1); dweight =
@@ -136,12 +140,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
     TCORE_CHECK_VALUE(weight->numel() == n, "native_layer_norm_backward: weight of ", n, " elements expected, got ",
                       shape_str(weight->sizes()));
   }
-  const ScalarType dtype = input.dtype();
-  const ScalarType compute = is_reduced_float(dtype) ? ScalarType::Float : dtype;
+  const ScalarType dtype = input.dtype(), compute = compute_dtype(input);
   const ScalarType param = has_weight ? weight->dtype() : (bias && bias->defined() ? bias->dtype() : dtype);
-  const auto operand = [&](const Tensor& t) { return contiguous_copy(cast(t, compute)); };
-  const Tensor g = operand(grad_out), x = operand(input), m = operand(mean), r = operand(rstd);
-  const Tensor w = has_weight ? operand(*weight) : Tensor();
+  const Tensor g = in_compute(grad_out, compute), x = in_compute(input, compute), m = in_compute(mean, compute),
+               r = in_compute(rstd, compute), w = in_compute(weight.value_or(Tensor()), compute);
   Tensor dx = output_mask[0] ? empty_cpu(input.sizes(), compute) : Tensor();
   Tensor dw = output_mask[1] && has_weight ? zeros_cpu(normalized_shape, compute) : Tensor();
   Tensor db = output_mask[2] ? zeros_cpu(normalized_shape, compute) : Tensor();
@@ -174,13 +176,9 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
       TCORE_CHECK_VALUE((*t)->device() == input.device(), "layer_norm: weight and bias must be on the input's device");
     }
   }
-  const ScalarType dtype = input.dtype();
-  const ScalarType compute = is_reduced_float(dtype) ? ScalarType::Float : dtype;
-  const Tensor x = contiguous_copy(cast(input, compute));
-  const auto operand = [&](const std::optional<Tensor>& t) {
-    return t ? contiguous_copy(cast(*t, compute)) : Tensor();
-  };
-  const Tensor w = operand(weight), b = operand(bias);
+  const ScalarType dtype = input.dtype(), compute = compute_dtype(input);
+  const Tensor x = in_compute(input, compute), w = in_compute(weight.value_or(Tensor()), compute),
+               b = in_compute(bias.value_or(Tensor()), compute);
   std::vector<int64_t> stat_shape(input.sizes().begin(), input.sizes().end() - k);
   int64_t rows = 1;
   for (int64_t s : stat_shape) rows = checked_mul(rows, s, "layer_norm");

@@ -102,8 +102,7 @@ int64_t arg_extreme_vector(const T* row, int64_t n) {
   int64_t i = 4 * W;
   for (; i + 4 * W <= n; i += 4 * W) {
     for (int k = 0; k < 4; ++k) {
-      V v;
-      std::memcpy(&v, row + i + k * W, sizeof v);
+      const V v = load_lanes<V>(row + i + k * W);
       // Greater: v > best, or v NaN, and best not NaN (for integers the NaN terms fold away)
       const P take = ~(Greater ? v <= best[k] : v >= best[k]) & (best[k] == best[k]);
       best[k] = take ? v : best[k];
@@ -168,11 +167,7 @@ void extreme_into(const Tensor& result, const Tensor& self, IntArrayRef dim, con
           // vector types: the compiler left the same loop over elements scalar, with branches (12x slower)
           constexpr int64_t W = kVectorBytes / sizeof(T);
           typedef T V __attribute__((vector_size(kVectorBytes)));
-          const auto at = [](const T* p) {
-            V v;
-            std::memcpy(&v, p, sizeof v);
-            return v;
-          };
+          const auto at = [](const T* p) { return load_lanes<V>(p); };
           const int64_t vlen = len / W * W;
           for (; r + 4 <= R; r += 4) {
             const T* y = block + r * K;
@@ -388,9 +383,7 @@ T prod_row(const T* row, int64_t n) {
         for (int64_t j = 0; j < W; ++j) l[j] = T(1);
       for (; i + 4 * W <= n; i += 4 * W) {
         for (int k = 0; k < 4; ++k) {
-          V v;
-          std::memcpy(&v, row + i + k * W, sizeof v);
-          lanes[k] *= v;
+          lanes[k] *= load_lanes<V>(row + i + k * W);
         }
       }
       const V all = (lanes[0] * lanes[1]) * (lanes[2] * lanes[3]);
@@ -571,7 +564,7 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim, S
                     " and output ", shape_str(output.sizes()), " differ");
   TCORE_CHECK_TYPE(is_floating(output.dtype()) && is_floating(input_dtype), op, ": floating dtypes only, got ",
                    to_string(output.dtype()));
-  const ScalarType t = is_reduced_float(output.dtype()) ? ScalarType::Float : output.dtype();
+  const ScalarType t = compute_dtype(output);
   const Tensor result = empty_cpu(output.sizes(), t);
   rows_along(result, dim, t, op, [](auto* o, const auto* gr, const auto* yr, int64_t n) {
     using T = std::remove_pointer_t<decltype(o)>;
