@@ -309,9 +309,12 @@ def test_views_share_storage(tcore):
 def test_clone_and_copy(tcore):
     a = tcore.tensor([[1.0, 2.0], [3.0, 4.0]])
     c = a.t() if hasattr(a, "t") else a.transpose(0, 1)
-    d = tcore.clone(c)
-    assert d.is_contiguous() and d._storage_ptr() != a._storage_ptr()
+    d = tcore.clone(c)  # in c's layout (preserve_format), as PyTorch's
+    assert d.stride() == (1, 2) and d._storage_ptr() != a._storage_ptr()
     np.testing.assert_array_equal(d.numpy(), [[1, 3], [2, 4]])
+    e = tcore.clone(c, memory_format=tcore.contiguous_format)
+    assert e.is_contiguous() and e._storage_ptr() != a._storage_ptr()
+    np.testing.assert_array_equal(e.numpy(), [[1, 3], [2, 4]])
     z = tcore.zeros(2, 2, dtype=tcore.int64)
     z.copy_(tcore.tensor([7.9, -1.2]))  # broadcast and convert
     np.testing.assert_array_equal(z.numpy(), [[7, -1], [7, -1]])

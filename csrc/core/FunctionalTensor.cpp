@@ -200,7 +200,7 @@ std::vector<int64_t> inverse_permutation(IntArrayRef dims) {
 }
 
 Tensor reshape_back(const Tensor& base, const Tensor& view) {
-  if (views_as_copies()) return tcore::view_copy(view.is_contiguous() ? view : tcore::clone(view), base.sizes());
+  if (views_as_copies()) return tcore::view_copy(view.is_contiguous() ? view : tcore::clone(view, MemoryFormat::Contiguous), base.sizes());
   return tcore::reshape(view, base.sizes());
 }
 
@@ -212,7 +212,7 @@ Tensor slice_back(const Tensor& base, const Tensor& view, int64_t dim, int64_t s
 Tensor strided_back(const Tensor& base, const Tensor& view, const char* op,
                     const std::function<Tensor(const Tensor&)>& forward) {
   // replayed on a contiguous copy of the base, as_strided_scatter's frame of reference
-  Tensor frame = tcore::clone(base);
+  Tensor frame = tcore::clone(base, MemoryFormat::Contiguous);
   Tensor g;
   {
     // only the view's geometry is wanted: the view itself, not its copy, and not traced

@@ -1,5 +1,6 @@
 #include "tcore/core/Tensor.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "tcore/core/Scalar.h"
@@ -98,6 +99,72 @@ Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
   if (device.is_lazy()) return lazy::empty(sizes, dtype);
   Storage storage = allocate_storage(static_cast<size_t>(nbytes), device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), contiguous_strides(sizes), 0));
+}
+
+Tensor empty_strided_on(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
+  const int64_t n = required_storage_elements(sizes, strides, 0, "empty_strided");
+  if (device.is_lazy()) return empty_on(sizes, dtype, device);
+  int64_t nbytes;
+  if (__builtin_mul_overflow(n, element_size(dtype), &nbytes)) {
+    throw Error(detail::str_cat("empty_strided: Storage size calculation overflowed with sizes=", shape_str(sizes),
+                                " and strides=", shape_str(strides)));
+  }
+  Storage storage = allocate_storage(static_cast<size_t>(nbytes), device);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), strides.vec(), 0));
+}
+
+bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
+  const size_t n = sizes.size();
+  for (int64_t s : sizes)
+    if (s == 0) return true;  // no elements: contiguous, whatever the strides say
+  if (n == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::vector<size_t> order(n);
+  for (size_t d = 0; d < n; ++d) order[d] = d;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {  // sizes below 2 last
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  int64_t expected = 1;
+  for (size_t d : order) {
+    if (sizes[d] < 2) return true;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+std::vector<int64_t> preserved_strides(IntArrayRef sizes, IntArrayRef strides) {
+  if (non_overlapping_and_dense(sizes, strides)) return strides.vec();
+  const size_t n = sizes.size();
+  // order: the dims from innermost out; starts as a contiguous tensor's (last dim innermost) and
+  // moves a dim inwards past those with a larger stride (insertion sort, so stable)
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = n - 1 - i;
+  const auto outer = [&](size_t a, size_t b) {  // 1: a belongs outside b, -1: inside, 0: no opinion
+    if (strides[a] == 0 || strides[b] == 0) return 0;
+    if (strides[a] != strides[b]) return strides[a] < strides[b] ? -1 : 1;
+    return sizes[a] > sizes[b] ? 1 : 0;
+  };
+  for (size_t i = 1; i < n; ++i) {
+    size_t at = i;
+    for (size_t j = i; j-- > 0;) {
+      const int c = outer(order[j], order[at]);
+      if (c > 0) {
+        std::swap(order[j], order[at]);
+        at = j;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> out(n);
+  int64_t step = 1;
+  for (size_t d : order) {
+    out[d] = step;
+    if (sizes[d] > 1) step *= sizes[d];
+  }
+  return out;
 }
 
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {

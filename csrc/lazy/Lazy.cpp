@@ -354,7 +354,7 @@ Value value_of(const Tensor& t, const char* op) {
     Tensor c;
     {
       Eager eager;
-      c = tcore::clone(t);
+      c = tcore::clone(t, MemoryFormat::Contiguous);
     }
     c.impl()->is_wrapped_number = t.impl()->is_wrapped_number;  // promotes as the number it is
     return data_value(c);
@@ -424,7 +424,7 @@ Tensor to_eager(const Tensor& t) {
 Tensor to_cpu_copy(const Tensor& t) {
   Tensor values = to_eager(t);
   Eager eager;
-  return tcore::clone(values);
+  return tcore::clone(values, MemoryFormat::Contiguous);
 }
 
 Tensor from_eager(const Tensor& cpu) {
@@ -500,7 +500,7 @@ Tensor writable(Tensor& t) {
     counters.buffers_reused += 1;
     return t;
   }
-  return tcore::clone(t);
+  return tcore::clone(t, MemoryFormat::Contiguous);
 }
 
 Tensor fresh(const Shape& shape) { return empty_cpu(shape.sizes, shape.dtype); }
@@ -578,7 +578,7 @@ Tensor Fallback::eager_mut(const Tensor& t) {
   Tensor cpu;
   {
     Eager eager;
-    cpu = tcore::clone(to_eager(t));
+    cpu = tcore::clone(to_eager(t), MemoryFormat::Contiguous);
   }
   mutated_.emplace_back(t, cpu);
   return cpu;

@@ -4,8 +4,11 @@
 #include <tcore/ops/arange.h>
 #include <tcore/ops/arange_native.h>
 #include <tcore/ops/empty.h>
+#include <tcore/ops/empty_like.h>
 #include <tcore/ops/empty_like_native.h>
 #include <tcore/ops/empty_native.h>
+#include <tcore/ops/empty_strided.h>
+#include <tcore/ops/empty_strided_native.h>
 #include <tcore/ops/eye.h>
 #include <tcore/ops/eye_native.h>
 #include <tcore/ops/fill.h>
@@ -87,33 +90,39 @@ Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> lay
   return tcore::eye(n, n, dtype, layout, device, pin_memory);
 }
 
-namespace {
-Tensor empty_like_of(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                     std::optional<Device> device, std::optional<bool> pin_memory) {
-  return tcore::empty(self.sizes(), dtype.value_or(self.dtype()), layout, device ? device : self.device(), pin_memory,
-                      std::nullopt);
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                     std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  (void)pin_memory;
+  TCORE_CHECK_VALUE(!layout || *layout == Layout::Strided, "empty_strided: only the strided layout is supported");
+  return empty_strided_on(size, stride, dtype.value_or(default_float_dtype()), device.value_or(Device(DeviceType::CPU)));
 }
-}  // namespace
 
+// The memory format of a fresh tensor shaped like self, PyTorch's: preserve_format (the default)
+// keeps self's layout (preserved_strides), contiguous_format is row-major.
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
-  return empty_like_of(self, dtype, layout, device, pin_memory);
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  TCORE_CHECK_VALUE(format != MemoryFormat::ChannelsLast, "empty_like: channels_last is not supported");
+  const ScalarType t = dtype.value_or(self.dtype());
+  const Device d = device.value_or(self.device());
+  if (format == MemoryFormat::Contiguous) return tcore::empty(self.sizes(), t, layout, d, pin_memory, std::nullopt);
+  return tcore::empty_strided(self.sizes(), preserved_strides(self.sizes(), self.strides()), t, layout, d, pin_memory);
 }
 Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
-  return tcore::fill_(empty_like_of(self, dtype, layout, device, pin_memory), 0);
+  return tcore::fill_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0);
 }
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                  std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {
-  return tcore::fill_(empty_like_of(self, dtype, layout, device, pin_memory), 1);
+  return tcore::fill_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), 1);
 }
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
                  std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {
-  return tcore::fill_(empty_like_of(self, dtype, layout, device, pin_memory), fill_value);
+  return tcore::fill_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), fill_value);
 }
 
 // ---------------------------------------------------------------- random factories

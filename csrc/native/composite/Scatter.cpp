@@ -59,7 +59,7 @@ Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, i
 
 Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
                           std::optional<int64_t> storage_offset) {
-  Tensor out = tcore::clone(self);  // contiguous, offset 0: the geometry is relative to that layout
+  Tensor out = tcore::clone(self, MemoryFormat::Contiguous);  // offset 0: the geometry is relative to that layout
   Tensor view = tcore::as_strided(out, size, stride, storage_offset.value_or(0));
   for (size_t d = 0; d < view.sizes().size(); ++d) {
     TCORE_CHECK(view.sizes()[d] <= 1 || view.strides()[d] != 0,

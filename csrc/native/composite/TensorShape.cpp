@@ -17,6 +17,7 @@
 #include <tcore/ops/diagonal_backward_native.h>
 #include <tcore/ops/diagonal_native.h>
 #include <tcore/ops/empty.h>
+#include <tcore/ops/empty_like.h>
 #include <tcore/ops/expand_native.h>
 #include <tcore/ops/flatten_native.h>
 #include <tcore/ops/narrow_native.h>
@@ -158,20 +159,22 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
+// In self's layout by default (preserve_format, as PyTorch: x.t().clone() is transposed too).
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   TCORE_CHECK_VALUE(!memory_format || *memory_format != MemoryFormat::ChannelsLast, "clone: channels_last is not supported");
-  Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
+  Tensor out = tcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, memory_format);
   return tcore::copy_(out, self);
 }
 
-// A copy with another dtype and/or on another device (copy_ moves the values).
+// A copy with another dtype and/or on another device (copy_ moves the values), in self's layout
+// unless memory_format says otherwise.
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                 std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking,
                 std::optional<MemoryFormat> memory_format) {
   (void)non_blocking;
   (void)pin_memory;
   TCORE_CHECK_VALUE(!memory_format || *memory_format != MemoryFormat::ChannelsLast, "to: channels_last is not supported");
-  Tensor out = tcore::empty(self.sizes(), dtype.value_or(self.dtype()), layout, device.value_or(self.device()));
+  Tensor out = tcore::empty_like(self, dtype, layout, device, std::nullopt, memory_format);
   return tcore::copy_(out, self);
 }
 
@@ -292,8 +295,11 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   const int64_t offset = self.storage_offset() + b * strides[d];
   sizes[d] = e == b ? 0 : div_round_up(e - b, step);
-  // the stride only matters when the dim has two or more elements
-  strides[d] = sizes[d] > 1 ? checked_mul(strides[d], step, "slice") : strides[d];
+  // stride * step as PyTorch, also where the dim keeps fewer than two elements (clone's layout
+  // follows those strides too); there an overflow, which no element can reach, keeps the stride
+  int64_t stepped;
+  if (sizes[d] > 1) strides[d] = checked_mul(strides[d], step, "slice");
+  else if (!__builtin_mul_overflow(strides[d], step, &stepped)) strides[d] = stepped;
   return make_view(self, sizes, strides, offset);
 }
 

@@ -31,42 +31,45 @@
 namespace tcore::native {
 namespace {
 
+// a contiguous copy whatever the view's layout (PyTorch's *_copy operators clone to contiguous_format)
+Tensor packed(const Tensor& view) { return tcore::clone(view, MemoryFormat::Contiguous); }
+
 std::vector<Tensor> clones(const std::vector<Tensor>& pieces) {
   std::vector<Tensor> out;
   out.reserve(pieces.size());
-  for (const auto& p : pieces) out.push_back(tcore::clone(p));
+  for (const auto& p : pieces) out.push_back(packed(p));
   return out;
 }
 
 }  // namespace
 
-Tensor view_copy(const Tensor& self, IntArrayRef size) { return tcore::clone(ops::view::call(self, size)); }
+Tensor view_copy(const Tensor& self, IntArrayRef size) { return packed(ops::view::call(self, size)); }
 Tensor transpose_copy(const Tensor& self, int64_t dim0, int64_t dim1) {
-  return tcore::clone(tcore::transpose(self, dim0, dim1));
+  return packed(tcore::transpose(self, dim0, dim1));
 }
 Tensor expand_copy(const Tensor& self, IntArrayRef size, bool implicit) {
-  return tcore::clone(ops::expand::call(self, size, implicit));
+  return packed(ops::expand::call(self, size, implicit));
 }
-Tensor permute_copy(const Tensor& self, IntArrayRef dims) { return tcore::clone(tcore::permute(self, dims)); }
-Tensor unsqueeze_copy(const Tensor& self, int64_t dim) { return tcore::clone(tcore::unsqueeze(self, dim)); }
-Tensor squeeze_copy(const Tensor& self) { return tcore::clone(tcore::squeeze(self)); }
-Tensor squeeze_copy(const Tensor& self, int64_t dim) { return tcore::clone(tcore::squeeze(self, dim)); }
-Tensor squeeze_copy(const Tensor& self, IntArrayRef dim) { return tcore::clone(tcore::squeeze(self, dim)); }
+Tensor permute_copy(const Tensor& self, IntArrayRef dims) { return packed(tcore::permute(self, dims)); }
+Tensor unsqueeze_copy(const Tensor& self, int64_t dim) { return packed(tcore::unsqueeze(self, dim)); }
+Tensor squeeze_copy(const Tensor& self) { return packed(tcore::squeeze(self)); }
+Tensor squeeze_copy(const Tensor& self, int64_t dim) { return packed(tcore::squeeze(self, dim)); }
+Tensor squeeze_copy(const Tensor& self, IntArrayRef dim) { return packed(tcore::squeeze(self, dim)); }
 Tensor select_copy(const Tensor& self, int64_t dim, int64_t index) {
-  return tcore::clone(tcore::select(self, dim, index));
+  return packed(tcore::select(self, dim, index));
 }
 Tensor slice_copy(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
                   int64_t step) {
-  return tcore::clone(tcore::slice(self, dim, start, end, step));
+  return packed(tcore::slice(self, dim, start, end, step));
 }
 Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  return tcore::clone(tcore::diagonal(self, offset, dim1, dim2));
+  return packed(tcore::diagonal(self, offset, dim1, dim2));
 }
 Tensor as_strided_copy(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  return tcore::clone(tcore::as_strided(self, size, stride, storage_offset));
+  return packed(tcore::as_strided(self, size, stride, storage_offset));
 }
 Tensor unfold_copy(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
-  return tcore::clone(ops::unfold::call(self, dimension, size, step));
+  return packed(ops::unfold::call(self, dimension, size, step));
 }
 std::vector<Tensor> split_copy(const Tensor& self, int64_t split_size, int64_t dim) {
   return clones(tcore::split(self, split_size, dim));

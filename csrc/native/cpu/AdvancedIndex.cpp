@@ -276,7 +276,7 @@ Tensor nonzero(const Tensor& self) {
 // ------------------------------------------------------------------ masked_fill
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
   check_masked_fill(self, mask);
-  const LoopGeometry g = make_geometry(self.sizes(), {&self, &mask});
+  const LoopGeometry g = make_geometry(self.sizes(), {&self, &mask}, /*in_memory_order=*/true);
   dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = scalar_as<T>(value);

@@ -33,7 +33,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = fill_value<T>(value);
-    const LoopGeometry g = make_geometry(self.sizes(), {&self});
+    const LoopGeometry g = make_geometry(self.sizes(), {&self}, /*in_memory_order=*/true);
     parallel_loop_nd<1>(g, {static_cast<char*>(self.data_ptr())}, [v](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {
         T* o = reinterpret_cast<T*>(p[0]);

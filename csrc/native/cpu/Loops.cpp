@@ -23,14 +23,54 @@ std::vector<int64_t> broadcast_strides(const Tensor& t, IntArrayRef shape) {
   return out;
 }
 
-LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& operands) {
+namespace {
+// The dims of more than one element, outermost first, in the operands' memory order (PyTorch's
+// TensorIterator::reorder_dimensions): insertion sort from the row-major order, the first operand
+// whose strides tell two dims apart deciding (a stride of 0 tells nothing; equal strides put the
+// larger dim outside).
+std::vector<size_t> memory_order(IntArrayRef shape, const std::vector<std::vector<int64_t>>& strides) {
+  std::vector<size_t> order;  // innermost first while sorting
+  for (size_t d = shape.size(); d-- > 0;)
+    if (shape[d] != 1) order.push_back(d);
+  const auto outer = [&](size_t a, size_t b) {  // 1: a belongs outside b, -1: inside, 0: no opinion
+    for (const auto& s : strides) {
+      if (s[a] == 0 || s[b] == 0) continue;
+      if (s[a] != s[b]) return s[a] < s[b] ? -1 : 1;
+      if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < order.size(); ++i) {
+    size_t at = i;
+    for (size_t j = i; j-- > 0;) {
+      const int c = outer(order[j], order[at]);
+      if (c > 0) {
+        std::swap(order[j], order[at]);
+        at = j;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+}  // namespace
+
+LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& operands, bool in_memory_order) {
   std::vector<std::vector<int64_t>> strides;
   for (const Tensor* t : operands) strides.push_back(broadcast_strides(*t, shape));
   LoopGeometry g;
   g.strides.resize(operands.size());
   for (const Tensor* t : operands) g.itemsize.push_back(t->element_size());
+  std::vector<size_t> dims;
+  if (in_memory_order) {
+    dims = memory_order(shape, strides);
+  } else {
+    for (size_t d = 0; d < shape.size(); ++d) dims.push_back(d);
+  }
   // drop size-1 dims, then merge a dim into the next inner one when contiguous for all
-  for (size_t d = 0; d < shape.size(); ++d) {
+  for (size_t d : dims) {
     if (shape[d] == 1) continue;
     bool merge = !g.shape.empty();
     if (merge) {

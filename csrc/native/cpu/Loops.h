@@ -31,7 +31,11 @@ struct LoopGeometry {
 
 // Strides of `t` seen with `shape` (which t broadcasts to), in bytes.
 std::vector<int64_t> broadcast_strides(const Tensor& t, IntArrayRef shape);
-LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& operands);
+// The loop over `shape` of the operands (output first), in row-major order, or with
+// in_memory_order in the operands' memory order (the output's first: a transposed output is
+// written along its rows), for loops whose result does not depend on the order they visit the
+// elements in (elementwise kernels, copies, fills).
+LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& operands, bool in_memory_order = false);
 
 // A kernel's loop body as the loops see it: body(ptrs, inner, n) computes one run of n elements
 // (operand k at ptrs[k], inner[k] bytes between its elements); the loops call it over m such runs,
@@ -86,7 +90,7 @@ void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, const Lo
 template <typename Out, typename In, typename F, typename Run>
 void unary_loop_runs(const Tensor& out, const Tensor& a, F f, Run run) {
   assert_no_internal_overlap(out);
-  const LoopGeometry g = make_geometry(out.sizes(), {&out, &a});
+  const LoopGeometry g = make_geometry(out.sizes(), {&out, &a}, /*in_memory_order=*/true);
   parallel_loop_nd<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
                if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
@@ -118,7 +122,7 @@ struct HasRuns<F, std::void_t<decltype(&F::runs)>> : std::true_type {};
 template <typename Out, typename In, typename F>
 void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   assert_no_internal_overlap(out);
-  const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b});
+  const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b}, /*in_memory_order=*/true);
   parallel_loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
                Out* o = reinterpret_cast<Out*>(p[0]);
@@ -156,7 +160,7 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 template <typename T>
 void select_loop(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   assert_no_internal_overlap(out);
-  const LoopGeometry g = make_geometry(out.sizes(), {&out, &cond, &a, &b});
+  const LoopGeometry g = make_geometry(out.sizes(), {&out, &cond, &a, &b}, /*in_memory_order=*/true);
   parallel_loop_nd<4>(g,
              {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),
               static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},

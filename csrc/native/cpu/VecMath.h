@@ -238,7 +238,7 @@ inline VF exp_nonpositive(VF a) {
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + r + 1.0f;
 #if defined(__AVX512F__)
-  return _mm512_scalef_ps(p, n);
+  return _mm512_maskz_scalef_ps(0xffff, p, n);  // not _mm512_scalef_ps: its undefined pass-through makes GCC 12 warn
 #else
   using VI = int32_t __attribute__((vector_size(sizeof(VF))));
   const VI k = __builtin_convertvector(n, VI), k1 = k >> 1, k2 = k - k1;

@@ -136,6 +136,17 @@ TCORE_API Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype);
 // nbytes on `device` (CPU memory, or the CUDA caching allocator), and a fresh tensor there.
 TCORE_API Storage allocate_storage(size_t nbytes, Device device);
 TCORE_API Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
+// A fresh tensor with these strides (non-negative; its storage reaches the last element). A lazy
+// tensor has no strides of its own: it comes out contiguous.
+TCORE_API Tensor empty_strided_on(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
+// PyTorch's is_non_overlapping_and_dense: the elements fill a block of memory exactly, in some order of
+// the dims (sizes below 2 do not count; an empty tensor is).
+TCORE_API bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
+// The strides memory_format=preserve_format gives a fresh copy of t (clone, empty_like, to): t's own
+// when it is non-overlapping and dense, else dense strides in the order of t's (PyTorch's
+// infer_dense_strides: dims ordered by stride, a stride of 0 keeping its place, equal strides the
+// smaller size inner).
+TCORE_API std::vector<int64_t> preserved_strides(IntArrayRef sizes, IntArrayRef strides);
 TCORE_API Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                            int64_t offset);
 TCORE_API Tensor wrapped_scalar_tensor(const Scalar& s);
