@@ -1,0 +1,211 @@
+"""Memory layouts as PyTorch's: the strides of clone, to, empty_like and the other *_like factories
+(memory_format=preserve_format by default), empty_strided, the view_copy operators, and the
+elementwise loops that walk transposed and permuted operands in memory order. torch (CPU) is the
+oracle for every stride."""
+import random
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def _views(seed):
+    """A random view (permuted, sliced with steps, expanded, unsqueezed) built the same way in both
+    libraries: (ops) -> a function of (library, tensor)."""
+    rng = random.Random(seed)
+    shape = [rng.choice([0, 1, 1, 2, 3, 4]) for _ in range(rng.randint(0, 4))]
+    steps = []
+    for _ in range(rng.randint(0, 3)):
+        steps.append((rng.choice(["perm", "slice", "expand", "unsqueeze"]), rng.random(), rng.random()))
+
+    def build(lib, t):
+        for kind, u, v in steps:
+            n = t.dim()
+            if kind == "unsqueeze" or n == 0:
+                t = t.unsqueeze(int(u * (n + 1)))
+            elif kind == "perm":
+                p = list(range(n))
+                random.Random(u).shuffle(p)
+                t = t.permute(*p)
+            elif kind == "slice":
+                d = int(u * n)
+                t = t.transpose(0, d)[:: 1 + int(v * 3)].transpose(0, d)
+            elif kind == "expand":
+                d = int(u * n)
+                if t.shape[d] == 1:
+                    size = list(t.shape)
+                    size[d] = 3
+                    t = t.expand(*size)
+        return t
+
+    return shape, build
+
+
+_COPIES = {
+    "clone": lambda lib, t: t.clone(),
+    "clone_contiguous": lambda lib, t: t.clone(memory_format=lib.contiguous_format),
+    "to_float64": lambda lib, t: t.to(lib.float64),
+    "to_copy": lambda lib, t: t.to(lib.float32, copy=True),
+}
+_FACTORIES = {
+    "empty_like": lambda lib, t: lib.empty_like(t),
+    "zeros_like": lambda lib, t: lib.zeros_like(t),
+    "ones_like": lambda lib, t: lib.ones_like(t),
+    "full_like": lambda lib, t: lib.full_like(t, 2.5),
+    "empty_like_contiguous": lambda lib, t: lib.empty_like(t, memory_format=lib.contiguous_format),
+    "zeros_like_float64": lambda lib, t: lib.zeros_like(t, dtype=lib.float64),
+}
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_copies_and_factories_keep_the_layout_torch_gives(tcore, seed):
+    shape, build = _views(seed)
+    x = np.asarray(np.random.default_rng(seed).random(shape), dtype=np.float32)
+    t, c = build(torch, torch.tensor(x)), build(tcore, tcore.tensor(x))
+    assert tuple(c.shape) == tuple(t.shape) and tuple(c.stride()) == tuple(t.stride())
+    for name, f in {**_COPIES, **_FACTORIES}.items():
+        rt, rc = f(torch, t), f(tcore, c)
+        assert tuple(rc.stride()) == tuple(rt.stride()), (name, tuple(t.shape), tuple(t.stride()))
+        if name in _COPIES or not name.startswith("empty"):
+            np.testing.assert_array_equal(rc.numpy(), rt.numpy(), err_msg=name)
+
+
+def test_a_transposed_clone_is_transposed(tcore):
+    for lib in (torch, tcore):
+        a = lib.arange(12.0).reshape(3, 4)
+        b = a.t().clone()
+        assert b.stride() == (1, 4) and not b.is_contiguous()
+        with pytest.raises((RuntimeError, ValueError), match="view size is not compatible"):
+            b.view(12)
+        np.testing.assert_array_equal(b.reshape(12).numpy(), np.arange(12.0).reshape(3, 4).T.reshape(12))
+        assert b.contiguous().stride() == (3, 1)
+        b[0, 1] = -1.0  # a copy: a is untouched
+        assert a[1, 0].item() == 4.0
+
+
+def test_view_copies_are_contiguous(tcore):
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for name, f in {
+        "transpose_copy": lambda lib, t: lib.transpose_copy(t, 0, 2),
+        "permute_copy": lambda lib, t: lib.permute_copy(t, [2, 0, 1]),
+        "select_copy": lambda lib, t: lib.select_copy(t.transpose(1, 2), 0, 1),
+        "slice_copy": lambda lib, t: lib.slice_copy(t.transpose(0, 2), 0, 0, 4, 2),
+        "diagonal_copy": lambda lib, t: lib.diagonal_copy(t, 0, 1, 2),
+    }.items():
+        rt, rc = f(torch, torch.tensor(x)), f(tcore, tcore.tensor(x))
+        assert tuple(rc.stride()) == tuple(rt.stride()), name
+        assert rc.is_contiguous(), name
+        np.testing.assert_array_equal(rc.numpy(), rt.numpy(), err_msg=name)
+
+
+def test_empty_strided(tcore):
+    for size, stride in [([2, 3], [1, 2]), ([2, 3], [3, 1]), ([4], [2]), ([2, 0, 3], [5, 7, 1]), ([], []),
+                         ([3, 3], [0, 1])]:
+        t, c = torch.empty_strided(size, stride), tcore.empty_strided(size, stride)
+        assert tuple(c.shape) == tuple(t.shape) and tuple(c.stride()) == tuple(t.stride())
+        assert c.dtype == tcore.float32
+    c = tcore.empty_strided([2, 3], [1, 2], dtype=tcore.int64)
+    c.copy_(tcore.tensor([[1, 2, 3], [4, 5, 6]]))
+    np.testing.assert_array_equal(c.numpy(), [[1, 2, 3], [4, 5, 6]])
+    assert c.t().is_contiguous()
+    assert tcore.empty_strided([2, 3], [1, 2], device="meta").stride() == (1, 2)
+    with pytest.raises(ValueError, match="mismatch in length of strides and shape"):
+        tcore.empty_strided([2, 3], [1])
+    with pytest.raises(ValueError, match="negative strides are not supported"):
+        tcore.empty_strided([2, 3], [-1, 1])
+    with pytest.raises(ValueError, match="negative dimension -1"):
+        tcore.empty_strided([-1, 3], [3, 1])
+    with pytest.raises(RuntimeError, match="overflowed"):
+        tcore.empty_strided([2 ** 62, 4], [4, 1])
+
+
+def test_slice_steps_a_dim_left_with_one_element(tcore):
+    for lib in (torch, tcore):
+        a = lib.zeros(3, 1, 2)
+        assert a.transpose(0, 1)[::2].stride() == (4, 2, 1)
+    big = tcore.zeros(1, 2).as_strided([1, 2], [2 ** 62, 1])
+    assert big[::4].stride() == (2 ** 62, 1)  # stride * step would overflow: no element reaches it
+
+
+def _operand(lib, x, kind):
+    if kind == "t":
+        return lib.tensor(x).t().contiguous().t()  # the same values, column-major
+    if kind == "step":
+        return lib.tensor(np.repeat(x, 2, axis=1))[:, ::2]  # every other column
+    return lib.tensor(x)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("out_kind", ["c", "t", "step"])
+@pytest.mark.parametrize("a_kind", ["c", "t", "step"])
+def test_elementwise_loops_in_memory_order(tcore, threads, out_kind, a_kind):
+    """Outputs and inputs in every pairing of row-major, column-major and stepped layouts, with a
+    broadcast operand, at 1 and 2 threads (the loops walk the output's memory order now)."""
+    old = tcore.get_num_threads()
+    tcore.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(7)
+        x = rng.standard_normal((257, 130)).astype(np.float32)
+        y = rng.standard_normal((257, 130)).astype(np.float32)
+        col = rng.standard_normal((257, 1)).astype(np.float32)
+        a, b = _operand(tcore, x, a_kind), _operand(tcore, y, "t" if a_kind == "c" else "c")
+        expect = {
+            "add": x + y, "mul_col": x * col, "exp": np.exp(x), "where": np.where(x > 0, x, y),
+            "copy": x, "fill": np.full_like(x, 3.0), "masked_fill": np.where(x > 0, -1.0, x).astype(np.float32),
+            "to_f64": x.astype(np.float64),
+        }
+        for name, ref in expect.items():
+            out = _operand(tcore, np.zeros_like(ref), out_kind)
+            if name == "add":
+                tcore.add(a, b, out=out)
+            elif name == "mul_col":
+                tcore.mul(a, tcore.tensor(col), out=out)
+            elif name == "exp":
+                tcore.exp(a, out=out)
+            elif name == "where":
+                tcore.where(a > 0, a, b, out=out)
+            elif name == "copy":
+                out.copy_(a)
+            elif name == "fill":
+                out.fill_(3.0)
+            elif name == "masked_fill":
+                out.copy_(a)
+                out.masked_fill_(a > 0, -1.0)
+            elif name == "to_f64":
+                out.copy_(a)  # float32 -> float64 conversion into the layout
+            np.testing.assert_allclose(out.numpy(), ref, rtol=1e-6, atol=0, err_msg=name)
+    finally:
+        tcore.set_num_threads(old)
+
+
+def test_gradients_through_a_transposed_clone(tcore):
+    x = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    grads = []
+    for lib in (torch, tcore):
+        a = lib.tensor(x, requires_grad=True)
+        b = a.t().clone()
+        (b * lib.tensor(np.arange(12, dtype=np.float32).reshape(4, 3))).sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_permuted_outputs_and_broadcast_inputs(tcore, seed):
+    """3-D and 4-D outputs in a random dim order, inputs in another and broadcast along random dims."""
+    rng = np.random.default_rng(seed)
+    shape = [int(v) for v in rng.integers(1, 7, size=int(rng.integers(3, 5)))]
+    perm_out, perm_in = rng.permutation(len(shape)), rng.permutation(len(shape))
+    a_shape = [1 if rng.random() < 0.3 else n for n in shape]
+    x = rng.standard_normal(a_shape).astype(np.float32)
+    y = rng.standard_normal(shape).astype(np.float32)
+
+    def laid_out(arr, perm):  # arr's values, stored in the dim order perm
+        return tcore.tensor(np.ascontiguousarray(arr.transpose(perm))).permute(*np.argsort(perm).tolist())
+
+    out = laid_out(np.zeros(shape, np.float32), perm_out)
+    a, b = laid_out(x, perm_in), laid_out(y, perm_out[::-1].copy())
+    tcore.sub(a, b, alpha=2, out=out)
+    np.testing.assert_allclose(out.numpy(), x - 2 * y, rtol=1e-6, atol=1e-6)
+    out.copy_(a)
+    np.testing.assert_array_equal(out.numpy(), np.broadcast_to(x, shape))
