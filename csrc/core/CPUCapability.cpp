@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tcore_build_config.h"  // TCORE_HAVE_SLEEF, TCORE_HAVE_BLAS (CMakeLists.txt)
+#include "tcore_build_config.h"  // TCORE_HAVE_SLEEF, TCORE_HAVE_BLAS, TCORE_HAVE_ONEDNN (CMakeLists.txt)
 
 namespace tcore {
 namespace {
@@ -80,6 +80,18 @@ const char* cpu_vector_math() {
 const char* cpu_blas() {
 #if TCORE_HAVE_BLAS
   return "openblas";
+#else
+  return "tcore";
+#endif
+}
+
+const char* cpu_convolution() {
+#if TCORE_HAVE_ONEDNN
+  static const bool off = [] {
+    const char* v = std::getenv("TCORE_USE_ONEDNN");
+    return v != nullptr && std::strcmp(v, "0") == 0;
+  }();
+  return off ? "tcore" : "onednn";
 #else
   return "tcore";
 #endif

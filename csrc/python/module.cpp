@@ -335,6 +335,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   m.def("_get_cpu_capability", [] { return std::string(get_cpu_capability()); });
   m.def("_cpu_vector_math", [] { return std::string(cpu_vector_math()); });
   m.def("_cpu_blas", [] { return std::string(cpu_blas()); });
+  m.def("_cpu_convolution", [] { return std::string(cpu_convolution()); });
   m.def("_cpu_capabilities", [] {
     int n = 0;
     const CPUCapabilityInfo* table = cpu_capabilities(&n);

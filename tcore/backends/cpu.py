@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import _C
 
-__all__ = ["get_cpu_capability", "capabilities", "vector_math", "blas"]
+__all__ = ["get_cpu_capability", "capabilities", "vector_math", "blas", "convolution"]
 
 
 def get_cpu_capability() -> str:
@@ -34,3 +34,11 @@ def blas() -> str:
     found OpenBLAS: its sgemm/dgemm, kernels chosen by OpenBLAS for the CPU), or "tcore" (tcore's
     own packed kernel, per CPU capability)."""
     return _C._cpu_blas()
+
+
+def convolution() -> str:
+    """What computes conv2d's float32 product and gradients: "onednn" (a build that found oneDNN,
+    libdnnl-dev: its kernels for this CPU, chosen at run time; convolutions under about 4M
+    multiply-adds stay tcore's), or "tcore" (its patches-by-weight products through matmul).
+    TCORE_USE_ONEDNN=0 in the environment turns oneDNN off."""
+    return _C._cpu_convolution()

@@ -25,6 +25,7 @@
 #include "native/TensorUtils.h"
 #include "native/cpu/LinearAlgebra.h"
 #include "native/cpu/Parallel.h"
+#include "native/onednn/Conv.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -208,6 +209,9 @@ void add_image_patches(const Geometry& g, const T* cols, int64_t n, T* dx) {
   }
 }
 
+// The convolution's parameters as oneDNN's path takes them.
+onednn::Conv2dParams params_of(const Geometry& g) { return {{g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}}; }
+
 // The chunk of images a pass takes: one per thread (the products go to threads whole, bmm's rule).
 int64_t images_a_pass(int64_t n) { return std::min<int64_t>(n, std::max(1, get_num_threads())); }
 
@@ -242,6 +246,8 @@ Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stri
   if (taps == 0) return zeros_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());  // an empty sum
   Tensor out = empty_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());
   if (out.numel() == 0) return out;
+  if (onednn::conv2d_forward(contiguous_copy(self), contiguous_copy(weight), out, params_of(g)))
+    return out;
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);  // (O, C * kh * kw), the same matrix for every image
   const Tensor cols = empty_cpu({chunk, taps, per_image}, self.dtype());
@@ -275,6 +281,13 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
     return {dx.defined() ? cast(dx, t) : dx, dw.defined() ? cast(dw, t) : dw};
   }
   const Tensor gy = contiguous_copy(cast(grad_output, t));
+  if (output_mask[0] || output_mask[1]) {
+    const Tensor dx = output_mask[0] ? empty_cpu(self.sizes(), t) : Tensor();
+    const Tensor dw = output_mask[1] ? empty_cpu(weight.sizes(), t) : Tensor();
+    if (g.n > 0 && taps > 0 && onednn::conv2d_backward(gy, contiguous_copy(self), contiguous_copy(weight), dx, dw,
+                                                      params_of(g)))
+      return {dx, dw};
+  }
   const Tensor dx = output_mask[0] ? zeros_cpu(self.sizes(), t) : Tensor();
   const Tensor dw = output_mask[1] ? zeros_cpu(weight.sizes(), t) : Tensor();
   if (g.n == 0 || taps == 0 || per_image == 0 || out_channels == 0) return {dx, dw};

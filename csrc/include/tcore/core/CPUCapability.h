@@ -34,6 +34,10 @@ TCORE_API const CPUCapabilityInfo* cpu_capabilities(int* count);
 TCORE_API const char* cpu_vector_math();
 // What computes float32/float64 matmul: "openblas" (sgemm/dgemm), or "tcore" (its own kernel).
 TCORE_API const char* cpu_blas();
+// What computes conv2d's float32 product and gradients: "onednn" (a build with oneDNN, not turned off
+// by TCORE_USE_ONEDNN=0: native/onednn/Conv.h; small convolutions stay tcore's), or "tcore" (its
+// patches-by-weight products, native/cpu/Im2Col.cpp).
+TCORE_API const char* cpu_convolution();
 
 // Called once by each generated CPU registration shard of each compiled capability (at load
 // time): runs `install` (the shard's register_kernel calls) when `ns` ("cpu_avx2") is the
