@@ -209,3 +209,65 @@ def test_permuted_outputs_and_broadcast_inputs(tcore, seed):
     np.testing.assert_allclose(out.numpy(), x - 2 * y, rtol=1e-6, atol=1e-6)
     out.copy_(a)
     np.testing.assert_array_equal(out.numpy(), np.broadcast_to(x, shape))
+
+
+_ELEMENTWISE = {
+    "add": lambda lib, a, b: lib.add(a, b),
+    "sub_alpha": lambda lib, a, b: lib.sub(a, b, alpha=2),
+    "mul_scalar": lambda lib, a, b: a * 3.0,
+    "div": lambda lib, a, b: a / (b.abs() + 1),
+    "exp": lambda lib, a, b: lib.exp(a),
+    "sigmoid": lambda lib, a, b: lib.sigmoid(a),
+    "neg": lambda lib, a, b: lib.neg(a),
+    "abs_int": lambda lib, a, b: lib.abs((a * 10).to(lib.int64)),
+    "eq": lambda lib, a, b: lib.eq(a, b),
+    "gt_scalar": lambda lib, a, b: a > 0.5,
+    "maximum": lambda lib, a, b: lib.maximum(a, b),
+    "silu": lambda lib, a, b: lib.nn.functional.silu(a),
+    "leaky_relu": lambda lib, a, b: lib.nn.functional.leaky_relu(a, 0.1),
+}
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_elementwise_outputs_follow_their_inputs_layout(tcore, seed):
+    """A fresh elementwise result in the layout torch's TensorIterator gives it: the inputs' when
+    they share one, else dense strides in the order the inputs' strides put the dims in."""
+    shape, build = _views(seed)
+    _, build_b = _views(seed + 1000)
+    x = np.asarray(np.random.default_rng(seed).random(shape), dtype=np.float32)
+    t, c = build(torch, torch.tensor(x)), build(tcore, tcore.tensor(x))
+    # a second operand: the same view, another view of the same shape when one exists, or a row
+    for other in ("same", "row", "permuted"):
+        if other == "same":
+            tb, cb = t + 0.5, c + 0.5
+        elif other == "row" and t.dim() > 0:
+            row = np.asarray(np.random.default_rng(seed + 1).random(t.shape[-1:]), dtype=np.float32)
+            tb, cb = torch.tensor(row), tcore.tensor(row)
+        elif other == "permuted" and t.dim() > 1:
+            y = np.asarray(np.random.default_rng(seed + 2).random(tuple(t.shape)[::-1]), dtype=np.float32)
+            dims = list(range(t.dim()))[::-1]
+            tb, cb = torch.tensor(y).permute(*dims), tcore.tensor(y).permute(*dims)
+        else:
+            continue
+        for name, f in _ELEMENTWISE.items():
+            rt, rc = f(torch, t, tb), f(tcore, c, cb)
+            assert tuple(rc.shape) == tuple(rt.shape), name
+            assert tuple(rc.stride()) == tuple(rt.stride()), (name, other, tuple(t.shape), tuple(t.stride()),
+                                                              tuple(tb.stride()))
+            np.testing.assert_allclose(rc.numpy().astype(np.float64), rt.numpy().astype(np.float64), rtol=2e-6,
+                                       atol=1e-7, err_msg=name)
+
+
+def test_a_transposed_sum_is_transposed_and_its_gradient_right(tcore):
+    x = np.random.default_rng(5).standard_normal((64, 48)).astype(np.float32)
+    out = []
+    for lib in (torch, tcore):
+        a = lib.tensor(x, requires_grad=True)
+        y = a.t() * 2 + 1
+        assert y.stride() == (1, 48)
+        with pytest.raises((RuntimeError, ValueError), match="view size is not compatible"):
+            y.view(-1)
+        (y.exp() * lib.tensor(np.arange(64 * 48, dtype=np.float32).reshape(48, 64) / 1e3)).sum().backward()
+        out.append((y.detach().numpy(), a.grad.numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-5)

@@ -14,10 +14,11 @@ bool same_sizes(IntArrayRef a, IntArrayRef b) {
 }
 }  // namespace
 
-void MetaBase::set_output_castable(int64_t i, IntArrayRef sizes, ScalarType compute, const char* op) {
+void MetaBase::set_output_castable(int64_t i, IntArrayRef sizes, ScalarType compute, const char* op,
+                                   IntArrayRef strides) {
   const Tensor& given = maybe_get_output(i);
   if (!given.defined()) {
-    set_output(i, sizes, compute);
+    set_output(i, sizes, compute, strides);
     return;
   }
   TCORE_CHECK_TYPE(native::can_cast(compute, given.dtype()), op, ": result type ", compute,
@@ -46,7 +47,8 @@ Device DeviceOf::get(DeviceType backend) const {
   return *found;
 }
 
-Tensor make_output(IntArrayRef sizes, ScalarType dtype, Device device) {
+Tensor make_output(IntArrayRef sizes, ScalarType dtype, Device device, IntArrayRef strides) {
+  if (!strides.empty()) return empty_strided_on(sizes, strides, dtype, device);
   return device.is_cpu() ? empty_cpu(sizes, dtype) : empty_on(sizes, dtype, device);
 }
 

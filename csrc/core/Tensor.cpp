@@ -113,6 +113,21 @@ Tensor empty_strided_on(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), strides.vec(), 0));
 }
 
+void sort_dims_by(std::vector<size_t>& dims, const std::function<int(size_t, size_t)>& outer) {
+  for (size_t i = 1; i < dims.size(); ++i) {
+    size_t at = i;
+    for (size_t j = i; j-- > 0;) {
+      const int c = outer(dims[j], dims[at]);
+      if (c > 0) {
+        std::swap(dims[j], dims[at]);
+        at = j;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+}
+
 bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
   const size_t n = sizes.size();
   for (int64_t s : sizes)
@@ -141,23 +156,11 @@ std::vector<int64_t> preserved_strides(IntArrayRef sizes, IntArrayRef strides) {
   // moves a dim inwards past those with a larger stride (insertion sort, so stable)
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = n - 1 - i;
-  const auto outer = [&](size_t a, size_t b) {  // 1: a belongs outside b, -1: inside, 0: no opinion
+  sort_dims_by(order, [&](size_t a, size_t b) {
     if (strides[a] == 0 || strides[b] == 0) return 0;
     if (strides[a] != strides[b]) return strides[a] < strides[b] ? -1 : 1;
     return sizes[a] > sizes[b] ? 1 : 0;
-  };
-  for (size_t i = 1; i < n; ++i) {
-    size_t at = i;
-    for (size_t j = i; j-- > 0;) {
-      const int c = outer(order[j], order[at]);
-      if (c > 0) {
-        std::swap(order[j], order[at]);
-        at = j;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  });
   std::vector<int64_t> out(n);
   int64_t step = 1;
   for (size_t d : order) {

@@ -18,7 +18,7 @@ void activation_meta(MetaBase& m, const Tensor& self, const char* op) {
   const Tensor& given = m.maybe_get_output(0);
   TCORE_CHECK_TYPE(!given.defined() || given.dtype() == self.dtype(), "Found dtype ", given.dtype(), " but expected ",
                    self.dtype());
-  m.set_output(0, self.sizes(), self.dtype());
+  m.set_output(0, self.sizes(), self.dtype(), native::output_strides(self.sizes(), {&self}));
 }
 
 }  // namespace

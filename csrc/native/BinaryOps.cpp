@@ -17,7 +17,8 @@ void check_alpha(ScalarType compute, const Scalar& alpha, const char* op) {
 }
 
 void binary_meta(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType compute, const char* op) {
-  m.set_output_castable(0, native::broadcast_shapes(a.sizes(), b.sizes()), compute, op);
+  const std::vector<int64_t> shape = native::broadcast_shapes(a.sizes(), b.sizes());
+  m.set_output_castable(0, shape, compute, op, native::output_strides(shape, {&a, &b}));
 }
 
 }  // namespace

@@ -10,6 +10,77 @@ namespace tcore::native {
 
 void (*chosen_copy_kernel)(const Tensor& dst, const Tensor& src) = nullptr;
 
+namespace {
+// PyTorch's channels_last contiguity of a 4-D tensor: C innermost, then W, H, N (size-1 dims skipped)
+constexpr int kChannelsLastOrder[] = {1, 3, 2, 0};
+bool channels_last_contiguous(const Tensor& t) {
+  if (t.dim() != 4) return false;
+  int64_t expected = 1;
+  for (int d : kChannelsLastOrder) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+}  // namespace
+
+std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
+  const Tensor* first = nullptr;
+  bool same_shape = true, contiguous = true, channels_last = true, one_dense_layout = true;
+  for (const Tensor* t : inputs) {
+    same_shape = same_shape && t->sizes().vec() == shape.vec();
+    contiguous = contiguous && t->is_contiguous();
+    channels_last = channels_last && channels_last_contiguous(*t);
+    one_dense_layout = one_dense_layout && non_overlapping_and_dense(t->sizes(), t->strides()) &&
+                       (first == nullptr || first->strides().vec() == t->strides().vec());
+    if (first == nullptr) first = t;
+  }
+  if (first == nullptr || numel_of(shape) == 0) return {};
+  if (same_shape && contiguous) return {};
+  if (same_shape && channels_last) {  // channels_last's own strides, whatever the inputs' size-1 dims have
+    std::vector<int64_t> out(4);
+    int64_t step = 1;
+    for (int d : kChannelsLastOrder) {
+      out[d] = step;
+      step *= shape[d];
+    }
+    return out;
+  }
+  if (same_shape && one_dense_layout) return first->strides().vec();
+  const size_t n = shape.size();
+  std::vector<std::vector<int64_t>> strides;  // each input's, seen with `shape` (0: broadcast)
+  for (const Tensor* t : inputs) {
+    std::vector<int64_t> s(n, 0);
+    const size_t m = t->sizes().size();
+    for (size_t i = 0; i < m; ++i) {
+      const size_t d = n - m + i;
+      s[d] = t->sizes()[i] == 1 && shape[d] != 1 ? 0 : t->strides()[i];
+    }
+    strides.push_back(std::move(s));
+  }
+  std::vector<size_t> order(n);  // innermost first
+  for (size_t i = 0; i < n; ++i) order[i] = n - 1 - i;
+  sort_dims_by(order, [&](size_t a, size_t b) {
+    for (const auto& s : strides) {
+      if (s[a] == 0 || s[b] == 0) continue;
+      if (s[a] != s[b]) return s[a] < s[b] ? -1 : 1;
+      if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+  });
+  bool row_major = true;
+  for (size_t i = 0; i < n; ++i) row_major = row_major && order[i] == n - 1 - i;
+  if (row_major) return {};
+  std::vector<int64_t> out(n);
+  int64_t step = 1;
+  for (size_t d : order) {
+    out[d] = step;
+    step *= shape[d];
+  }
+  return out;
+}
+
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   const size_t n = std::max(a.size(), b.size());
   std::vector<int64_t> out(n);

@@ -12,6 +12,14 @@ namespace tcore::native {
 // Broadcast shape of two shapes, or IndexError-free ValueError naming both shapes.
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
 
+// The strides PyTorch's TensorIterator gives the fresh output of an elementwise operator of
+// `shape` over `inputs` (empty: contiguous): contiguous inputs of that shape give a contiguous
+// output, channels_last ones (4-D) a channels_last one, non-overlapping dense ones of that shape and
+// one layout theirs, and any other mix
+// the dense strides in the order the inputs' strides put the dims in (the first input that tells
+// two dims apart deciding; broadcast dims tell nothing): (x.t() + 1) is transposed as x.t().
+std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<const Tensor*> inputs);
+
 // PyTorch's result_type: tensors with dims beat 0-dim tensors, which beat Python
 // numbers (wrapped scalars), unless the lower kind is of a higher category
 // (bool < integral < floating).

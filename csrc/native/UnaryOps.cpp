@@ -31,12 +31,14 @@
 #include <tcore/ops/tanh_native.h>
 #include <tcore/ops/trunc_native.h>
 
+#include "native/TensorUtils.h"
+
 namespace tcore::meta {
 
 #define TCORE_FLOATING_UNARY_META(name)                                                            \
   TCORE_META_FUNC(name)(const Tensor& self) {                                                       \
     const ScalarType t = is_floating(self.dtype()) ? self.dtype() : default_float_dtype();          \
-    set_output_castable(0, self.sizes(), t, #name);                                                 \
+    set_output_castable(0, self.sizes(), t, #name, native::output_strides(self.sizes(), {&self}));    \
   }
 #define TCORE_KEEPING_UNARY_META(name)                                                             \
   TCORE_META_FUNC(name)(const Tensor& self) {                                                       \
@@ -49,7 +51,7 @@ void keeping_output(MetaBase& m, const Tensor& self) {
   const Tensor& given = m.maybe_get_output(0);
   TCORE_CHECK_TYPE(!given.defined() || given.dtype() == self.dtype(), "Found dtype ", given.dtype(), " but expected ",
                    self.dtype());
-  m.set_output(0, self.sizes(), self.dtype());
+  m.set_output(0, self.sizes(), self.dtype(), native::output_strides(self.sizes(), {&self}));
 }
 }  // namespace
 

@@ -32,26 +32,14 @@ std::vector<size_t> memory_order(IntArrayRef shape, const std::vector<std::vecto
   std::vector<size_t> order;  // innermost first while sorting
   for (size_t d = shape.size(); d-- > 0;)
     if (shape[d] != 1) order.push_back(d);
-  const auto outer = [&](size_t a, size_t b) {  // 1: a belongs outside b, -1: inside, 0: no opinion
+  sort_dims_by(order, [&](size_t a, size_t b) {
     for (const auto& s : strides) {
       if (s[a] == 0 || s[b] == 0) continue;
       if (s[a] != s[b]) return s[a] < s[b] ? -1 : 1;
       if (shape[a] > shape[b]) return 1;
     }
     return 0;
-  };
-  for (size_t i = 1; i < order.size(); ++i) {
-    size_t at = i;
-    for (size_t j = i; j-- > 0;) {
-      const int c = outer(order[j], order[at]);
-      if (c > 0) {
-        std::swap(order[j], order[at]);
-        at = j;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  });
   std::reverse(order.begin(), order.end());
   return order;
 }

@@ -24,8 +24,9 @@ namespace tcore {
 
 struct TCORE_API MetaBase {
   virtual ~MetaBase() = default;
-  // Output i is a contiguous tensor of these sizes and dtype.
-  virtual void set_output(int64_t i, IntArrayRef sizes, ScalarType dtype) = 0;
+  // Output i is a tensor of these sizes and dtype; a fresh one (a functional call) has these
+  // strides, or is contiguous when they are empty (a given output keeps its own).
+  virtual void set_output(int64_t i, IntArrayRef sizes, ScalarType dtype, IntArrayRef strides = {}) = 0;
   // The tensor output i is written to when the call has one (self in place, out for out=),
   // else an undefined tensor (a functional call allocates it in set_output).
   virtual const Tensor& maybe_get_output(int64_t i) = 0;
@@ -33,7 +34,7 @@ struct TCORE_API MetaBase {
   // The dtype rule of PyTorch's elementwise operators: the result is computed in `compute`;
   // a given output (in place, out=) keeps its dtype when `compute` can be cast to it, and
   // else it is an error naming `op`.
-  void set_output_castable(int64_t i, IntArrayRef sizes, ScalarType compute, const char* op);
+  void set_output_castable(int64_t i, IntArrayRef sizes, ScalarType compute, const char* op, IntArrayRef strides = {});
 };
 
 namespace structured {
@@ -63,8 +64,8 @@ Device kernel_device(DeviceType backend, const char* op, const Ts&... args) {
   return d.get(backend);
 }
 
-// A fresh output of a functional call.
-TCORE_API Tensor make_output(IntArrayRef sizes, ScalarType dtype, Device device);
+// A fresh output of a functional call (contiguous when strides is empty).
+TCORE_API Tensor make_output(IntArrayRef sizes, ScalarType dtype, Device device, IntArrayRef strides = {});
 // In place: the result must have self's sizes and dtype.
 TCORE_API void check_inplace(const Tensor& self, IntArrayRef sizes, ScalarType dtype, const char* op);
 // out=: PyTorch's rules. The dtype must be the result's and the device the computation's; an

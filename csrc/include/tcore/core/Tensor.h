@@ -9,6 +9,7 @@
 // templates over them (TensorOperators.h).
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <vector>
@@ -139,6 +140,10 @@ TCORE_API Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
 // A fresh tensor with these strides (non-negative; its storage reaches the last element). A lazy
 // tensor has no strides of its own: it comes out contiguous.
 TCORE_API Tensor empty_strided_on(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
+// PyTorch's ordering of dims by their strides (TensorIterator's reorder_dimensions,
+// infer_dense_strides): `dims`, innermost first, insertion-sorted in place; a dim moves inwards past
+// each dim d while outer(d, it) > 0 (d belongs outside it) and stops at the first < 0 (0: no opinion).
+TCORE_API void sort_dims_by(std::vector<size_t>& dims, const std::function<int(size_t, size_t)>& outer);
 // PyTorch's is_non_overlapping_and_dense: the elements fill a block of memory exactly, in some order of
 // the dims (sizes below 2 do not count; an empty tensor is).
 TCORE_API bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
