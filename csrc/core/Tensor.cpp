@@ -113,19 +113,31 @@ Tensor empty_strided_on(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes.vec(), strides.vec(), 0));
 }
 
-void sort_dims_by(std::vector<size_t>& dims, const std::function<int(size_t, size_t)>& outer) {
-  for (size_t i = 1; i < dims.size(); ++i) {
+std::vector<size_t> memory_order(IntArrayRef shape, const std::vector<std::vector<int64_t>>& strides) {
+  const size_t n = shape.size();
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = n - 1 - i;
+  const auto outer = [&](size_t a, size_t b) {  // 1: a belongs outside b, -1: inside, 0: no opinion
+    for (const auto& s : strides) {
+      if (s[a] == 0 || s[b] == 0) continue;
+      if (s[a] != s[b]) return s[a] < s[b] ? -1 : 1;
+      if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < n; ++i) {  // a dim moves inwards past those that belong outside it
     size_t at = i;
     for (size_t j = i; j-- > 0;) {
-      const int c = outer(dims[j], dims[at]);
+      const int c = outer(order[j], order[at]);
       if (c > 0) {
-        std::swap(dims[j], dims[at]);
+        std::swap(order[j], order[at]);
         at = j;
       } else if (c < 0) {
         break;
       }
     }
   }
+  return order;
 }
 
 bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
@@ -151,19 +163,9 @@ bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
 
 std::vector<int64_t> preserved_strides(IntArrayRef sizes, IntArrayRef strides) {
   if (non_overlapping_and_dense(sizes, strides)) return strides.vec();
-  const size_t n = sizes.size();
-  // order: the dims from innermost out; starts as a contiguous tensor's (last dim innermost) and
-  // moves a dim inwards past those with a larger stride (insertion sort, so stable)
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = n - 1 - i;
-  sort_dims_by(order, [&](size_t a, size_t b) {
-    if (strides[a] == 0 || strides[b] == 0) return 0;
-    if (strides[a] != strides[b]) return strides[a] < strides[b] ? -1 : 1;
-    return sizes[a] > sizes[b] ? 1 : 0;
-  });
-  std::vector<int64_t> out(n);
+  std::vector<int64_t> out(sizes.size());
   int64_t step = 1;
-  for (size_t d : order) {
+  for (size_t d : memory_order(sizes, {strides.vec()})) {
     out[d] = step;
     if (sizes[d] > 1) step *= sizes[d];
   }

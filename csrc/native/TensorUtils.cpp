@@ -59,16 +59,7 @@ std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<con
     }
     strides.push_back(std::move(s));
   }
-  std::vector<size_t> order(n);  // innermost first
-  for (size_t i = 0; i < n; ++i) order[i] = n - 1 - i;
-  sort_dims_by(order, [&](size_t a, size_t b) {
-    for (const auto& s : strides) {
-      if (s[a] == 0 || s[b] == 0) continue;
-      if (s[a] != s[b]) return s[a] < s[b] ? -1 : 1;
-      if (shape[a] > shape[b]) return 1;
-    }
-    return 0;
-  });
+  const std::vector<size_t> order = memory_order(shape, strides);  // innermost first
   bool row_major = true;
   for (size_t i = 0; i < n; ++i) row_major = row_major && order[i] == n - 1 - i;
   if (row_major) return {};

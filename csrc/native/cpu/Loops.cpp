@@ -24,23 +24,12 @@ std::vector<int64_t> broadcast_strides(const Tensor& t, IntArrayRef shape) {
 }
 
 namespace {
-// The dims of more than one element, outermost first, in the operands' memory order (PyTorch's
-// TensorIterator::reorder_dimensions): insertion sort from the row-major order, the first operand
-// whose strides tell two dims apart deciding (a stride of 0 tells nothing; equal strides put the
-// larger dim outside).
-std::vector<size_t> memory_order(IntArrayRef shape, const std::vector<std::vector<int64_t>>& strides) {
-  std::vector<size_t> order;  // innermost first while sorting
-  for (size_t d = shape.size(); d-- > 0;)
-    if (shape[d] != 1) order.push_back(d);
-  sort_dims_by(order, [&](size_t a, size_t b) {
-    for (const auto& s : strides) {
-      if (s[a] == 0 || s[b] == 0) continue;
-      if (s[a] != s[b]) return s[a] < s[b] ? -1 : 1;
-      if (shape[a] > shape[b]) return 1;
-    }
-    return 0;
-  });
-  std::reverse(order.begin(), order.end());
+// The dims of more than one element, outermost first, in the operands' memory order.
+std::vector<size_t> outer_to_inner(IntArrayRef shape, const std::vector<std::vector<int64_t>>& strides) {
+  std::vector<size_t> order;
+  const std::vector<size_t> inner_first = memory_order(shape, strides);
+  for (auto d = inner_first.rbegin(); d != inner_first.rend(); ++d)
+    if (shape[*d] != 1) order.push_back(*d);
   return order;
 }
 }  // namespace
@@ -53,7 +42,7 @@ LoopGeometry make_geometry(IntArrayRef shape, const std::vector<const Tensor*>& 
   for (const Tensor* t : operands) g.itemsize.push_back(t->element_size());
   std::vector<size_t> dims;
   if (in_memory_order) {
-    dims = memory_order(shape, strides);
+    dims = outer_to_inner(shape, strides);
   } else {
     for (size_t d = 0; d < shape.size(); ++d) dims.push_back(d);
   }

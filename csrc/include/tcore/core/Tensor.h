@@ -9,7 +9,6 @@
 // templates over them (TensorOperators.h).
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <ostream>
 #include <vector>
@@ -140,10 +139,12 @@ TCORE_API Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
 // A fresh tensor with these strides (non-negative; its storage reaches the last element). A lazy
 // tensor has no strides of its own: it comes out contiguous.
 TCORE_API Tensor empty_strided_on(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
-// PyTorch's ordering of dims by their strides (TensorIterator's reorder_dimensions,
-// infer_dense_strides): `dims`, innermost first, insertion-sorted in place; a dim moves inwards past
-// each dim d while outer(d, it) > 0 (d belongs outside it) and stops at the first < 0 (0: no opinion).
-TCORE_API void sort_dims_by(std::vector<size_t>& dims, const std::function<int(size_t, size_t)>& outer);
+// The dims of `shape`, innermost first, in the memory order of operands whose `strides` (one
+// vector per operand, seen with `shape`; 0 for a broadcast dim) are given: PyTorch's
+// TensorIterator::reorder_dimensions and infer_dense_strides. An insertion sort from the row-major
+// order: the first operand whose strides tell two dims apart decides (a stride of 0 tells nothing;
+// equal strides put the larger dim outside).
+TCORE_API std::vector<size_t> memory_order(IntArrayRef shape, const std::vector<std::vector<int64_t>>& strides);
 // PyTorch's is_non_overlapping_and_dense: the elements fill a block of memory exactly, in some order of
 // the dims (sizes below 2 do not count; an empty tensor is).
 TCORE_API bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
