@@ -246,8 +246,7 @@ Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stri
   if (taps == 0) return zeros_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());  // an empty sum
   Tensor out = empty_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());
   if (out.numel() == 0) return out;
-  if (onednn::conv2d_forward(contiguous_copy(self), contiguous_copy(weight), out, params_of(g)))
-    return out;
+  if (onednn::conv2d_forward(self, weight, out, params_of(g))) return out;
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);  // (O, C * kh * kw), the same matrix for every image
   const Tensor cols = empty_cpu({chunk, taps, per_image}, self.dtype());
@@ -284,9 +283,7 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
   if (output_mask[0] || output_mask[1]) {
     const Tensor dx = output_mask[0] ? empty_cpu(self.sizes(), t) : Tensor();
     const Tensor dw = output_mask[1] ? empty_cpu(weight.sizes(), t) : Tensor();
-    if (g.n > 0 && taps > 0 && onednn::conv2d_backward(gy, contiguous_copy(self), contiguous_copy(weight), dx, dw,
-                                                      params_of(g)))
-      return {dx, dw};
+    if (g.n > 0 && taps > 0 && onednn::conv2d_backward(gy, self, weight, dx, dw, params_of(g))) return {dx, dw};
   }
   const Tensor dx = output_mask[0] ? zeros_cpu(self.sizes(), t) : Tensor();
   const Tensor dw = output_mask[1] ? zeros_cpu(weight.sizes(), t) : Tensor();

@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "native/TensorUtils.h"
 #include "tcore/core/CPUCapability.h"
 #include "tcore/core/Parallel.h"
 #include "tcore_build_config.h"  // TCORE_HAVE_ONEDNN (CMakeLists.txt)
@@ -92,9 +93,10 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Tensor& input, const 
 
 }  // namespace
 
-bool conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p) {
-  const Shape s = shape_of(input, weight, out, p);
-  if (!s.fits || !worth_it(input, weight, out)) return false;
+bool conv2d_forward(const Tensor& input_, const Tensor& weight_, const Tensor& out, const Conv2dParams& p) {
+  const Shape s = shape_of(input_, weight_, out, p);
+  if (!s.fits || !worth_it(input_, weight_, out)) return false;
+  const Tensor input = contiguous_copy(input_), weight = contiguous_copy(weight_);
   follow_threads();
   try {
   dnnl::stream stream(cpu());
@@ -111,10 +113,12 @@ bool conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& out
   return true;
 }
 
-bool conv2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, const Tensor& grad_input,
+bool conv2d_backward(const Tensor& grad_output_, const Tensor& input_, const Tensor& weight_, const Tensor& grad_input,
                      const Tensor& grad_weight, const Conv2dParams& p) {
-  const Shape s = shape_of(input, weight, grad_output, p);
-  if (!s.fits || !worth_it(input, weight, grad_output)) return false;
+  const Shape s = shape_of(input_, weight_, grad_output_, p);
+  if (!s.fits || !worth_it(input_, weight_, grad_output_)) return false;
+  const Tensor grad_output = contiguous_copy(grad_output_), input = contiguous_copy(input_),
+               weight = contiguous_copy(weight_);
   follow_threads();
   try {
   dnnl::stream stream(cpu());

@@ -15,11 +15,12 @@ struct Conv2dParams {
 };
 
 // out (N, O, oh, ow) = the convolution of input (N, C, H, W) by weight (O, C, kh, kw), one group, no
-// bias; all contiguous float32 on the CPU, out allocated. false: not taken (too small to be worth
+// bias; float32 on the CPU, out allocated and contiguous (the others are made contiguous when
+// oneDNN takes the convolution). false: not taken (too small to be worth
 // oneDNN's setup, or a shape oneDNN refuses) and nothing written.
 bool conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p);
 // grad_input and/or grad_weight (either may be undefined; allocated, contiguous) of that product
-// for grad_output (contiguous); false as above.
+// for grad_output; false as above.
 bool conv2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, const Tensor& grad_input,
                      const Tensor& grad_weight, const Conv2dParams& p);
 
