@@ -271,3 +271,23 @@ def test_a_transposed_sum_is_transposed_and_its_gradient_right(tcore):
         out.append((y.detach().numpy(), a.grad.numpy()))
     np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6)
     np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("leaf", ["contiguous", "transposed", "stepped", "permuted3"])
+def test_leaf_gradients_keep_the_leafs_layout(tcore, leaf):
+    """torch's gradient layout contract: .grad has the leaf's strides when the leaf is dense (a
+    gradient that arrives transposed, as .t()'s backward gives it, is copied), else is contiguous."""
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((4, 6, 5)).astype(np.float32)
+    weights = rng.standard_normal((5, 6, 4)).astype(np.float32)
+    results = []
+    for lib in (torch, tcore):
+        x = lib.tensor(base)
+        p = {"contiguous": x, "transposed": x.transpose(0, 2).contiguous().transpose(0, 2),
+             "stepped": lib.tensor(np.repeat(base, 2, axis=1))[:, ::2], "permuted3": x.permute(1, 2, 0).contiguous().permute(2, 0, 1)}[leaf]
+        p = p.detach().requires_grad_(True)
+        for _ in range(2):  # the second backward accumulates into the first's .grad
+            (p.permute(2, 1, 0) * lib.tensor(weights)).exp().sum().backward()
+        results.append((tuple(p.grad.stride()), p.grad.numpy()))
+    assert results[1][0] == results[0][0]
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5)

@@ -2,6 +2,7 @@
 #include <atomic>
 
 #include <tcore/ops/add_ops.h>  // the signature only: a default edit does not recompile this
+#include <tcore/ops/copy_ops.h>
 
 #include "autograd/Views.h"
 #include "tcore/autograd/autograd.h"
@@ -11,6 +12,24 @@ namespace tcore::autograd {
 namespace {
 std::atomic<uint64_t> next_sequence_nr{0};
 std::atomic<uint64_t> hook_ids{0};
+
+// PyTorch's gradient layout contract: a leaf's .grad has the leaf's strides when the leaf is
+// non-overlapping and dense (size-1 dims aside), else is contiguous; a gradient in another layout
+// (the transposed view .t()'s backward gives) is copied into one.
+bool obeys_layout_contract(const Tensor& g, const Tensor& leaf) {
+  if (!non_overlapping_and_dense(leaf.sizes(), leaf.strides())) return g.is_contiguous();
+  for (size_t d = 0; d < g.sizes().size(); ++d) {
+    if (g.sizes()[d] != 1 ? g.strides()[d] != leaf.strides()[d] : g.strides()[d] == 0) return false;
+  }
+  return true;
+}
+Tensor in_leaf_layout(const Tensor& g, const Tensor& leaf) {
+  if (obeys_layout_contract(g, leaf)) return g;
+  const bool dense = non_overlapping_and_dense(leaf.sizes(), leaf.strides());
+  Tensor out = dense ? empty_strided_on(leaf.sizes(), leaf.strides(), g.dtype(), g.device())
+                     : empty_on(leaf.sizes(), g.dtype(), g.device());
+  return ops::copy_::call(out, g, false);
+}
 
 // The node that accumulates into a leaf's .grad; the leaf holds it weakly. The leaf's own
 // hooks (register_hook, held by the leaf) run first, as a pre-hook of its slot.
@@ -34,7 +53,8 @@ class AccumulateGrad final : public Node {
     if (!g.defined()) return {};
     AutogradMeta& m = meta(leaf_);
     // a fresh tensor each time, so a .grad read earlier stays as it was
-    m.grad = !m.grad.defined() ? (GradMode::is_enabled() ? g : detach(g)) : ops::add_Tensor::call(m.grad, g, 1);
+    m.grad = !m.grad.defined() ? (GradMode::is_enabled() ? g : in_leaf_layout(detach(g), leaf_))
+                               : ops::add_Tensor::call(m.grad, g, 1);
     return {};
   }
   std::string name() const override { return "AccumulateGrad"; }
