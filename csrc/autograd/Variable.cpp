@@ -16,19 +16,19 @@ std::atomic<uint64_t> hook_ids{0};
 // PyTorch's gradient layout contract: a leaf's .grad has the leaf's strides when the leaf is
 // non-overlapping and dense (size-1 dims aside), else is contiguous; a gradient in another layout
 // (the transposed view .t()'s backward gives) is copied into one.
-bool obeys_layout_contract(const Tensor& g, const Tensor& leaf) {
-  if (!non_overlapping_and_dense(leaf.sizes(), leaf.strides())) return g.is_contiguous();
+bool has_strides_of(const Tensor& g, const Tensor& leaf) {
   for (size_t d = 0; d < g.sizes().size(); ++d) {
     if (g.sizes()[d] != 1 ? g.strides()[d] != leaf.strides()[d] : g.strides()[d] == 0) return false;
   }
   return true;
 }
 Tensor in_leaf_layout(const Tensor& g, const Tensor& leaf) {
-  if (obeys_layout_contract(g, leaf)) return g;
-  const bool dense = non_overlapping_and_dense(leaf.sizes(), leaf.strides());
-  Tensor out = dense ? empty_strided_on(leaf.sizes(), leaf.strides(), g.dtype(), g.device())
-                     : empty_on(leaf.sizes(), g.dtype(), g.device());
-  return ops::copy_::call(out, g, false);
+  if (non_overlapping_and_dense(leaf.sizes(), leaf.strides())) {
+    if (has_strides_of(g, leaf)) return g;
+    return ops::copy_::call(empty_strided_on(leaf.sizes(), leaf.strides(), g.dtype(), g.device()), g, false);
+  }
+  if (g.is_contiguous()) return g;
+  return ops::copy_::call(empty_on(leaf.sizes(), g.dtype(), g.device()), g, false);
 }
 
 // The node that accumulates into a leaf's .grad; the leaf holds it weakly. The leaf's own

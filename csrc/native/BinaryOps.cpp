@@ -16,17 +16,12 @@ void check_alpha(ScalarType compute, const Scalar& alpha, const char* op) {
                    ": for integral input tensors, argument alpha must not be a floating point number.");
 }
 
-void binary_meta(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType compute, const char* op) {
-  const std::vector<int64_t> shape = native::broadcast_shapes(a.sizes(), b.sizes());
-  m.set_output_castable(0, shape, compute, op, native::output_strides(shape, {&a, &b}));
-}
-
 }  // namespace
 
 TCORE_META_FUNC2(add, Tensor)(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const ScalarType t = native::result_type({&self, &other});
   check_alpha(t, alpha, "add");
-  binary_meta(*this, self, other, t, "add");
+  native::set_binary_output(*this, self, other, t, "add");
 }
 
 TCORE_META_FUNC2(sub, Tensor)(const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -35,16 +30,16 @@ TCORE_META_FUNC2(sub, Tensor)(const Tensor& self, const Tensor& other, const Sca
                    "Use the `^` or `logical_xor()` operator instead.");
   const ScalarType t = native::result_type({&self, &other});
   check_alpha(t, alpha, "sub");
-  binary_meta(*this, self, other, t, "sub");
+  native::set_binary_output(*this, self, other, t, "sub");
 }
 
 TCORE_META_FUNC2(mul, Tensor)(const Tensor& self, const Tensor& other) {
-  binary_meta(*this, self, other, native::result_type({&self, &other}), "mul");
+  native::set_binary_output(*this, self, other, native::result_type({&self, &other}), "mul");
 }
 
 TCORE_META_FUNC2(div, Tensor)(const Tensor& self, const Tensor& other) {
   const ScalarType t = native::result_type({&self, &other});
-  binary_meta(*this, self, other, is_floating(t) ? t : default_float_dtype(), "div");
+  native::set_binary_output(*this, self, other, is_floating(t) ? t : default_float_dtype(), "div");
 }
 
 }  // namespace tcore::meta

@@ -14,17 +14,10 @@
 #include "native/TensorUtils.h"
 
 namespace tcore::meta {
-namespace {
-void elementwise_output(MetaBase& m, const Tensor& self, const Tensor& other, ScalarType t, const char* op) {
-  const std::vector<int64_t> shape = native::broadcast_shapes(self.sizes(), other.sizes());
-  m.set_output_castable(0, shape, t, op, native::output_strides(shape, {&self, &other}));
-}
-}  // namespace
-
 #define TCORE_COMPARISON_META(name)                                                                        \
   TCORE_META_FUNC2(name, Tensor)(const Tensor& self, const Tensor& other) {                                 \
     (void)native::result_type({&self, &other});                                                             \
-    elementwise_output(*this, self, other, ScalarType::Bool, #name);                                         \
+    native::set_binary_output(*this, self, other, ScalarType::Bool, #name);                                         \
   }
 TCORE_COMPARISON_META(eq)
 TCORE_COMPARISON_META(ne)
@@ -35,10 +28,10 @@ TCORE_COMPARISON_META(ge)
 #undef TCORE_COMPARISON_META
 
 TCORE_META_FUNC(maximum)(const Tensor& self, const Tensor& other) {
-  elementwise_output(*this, self, other, native::result_type({&self, &other}), "maximum");
+  native::set_binary_output(*this, self, other, native::result_type({&self, &other}), "maximum");
 }
 TCORE_META_FUNC(minimum)(const Tensor& self, const Tensor& other) {
-  elementwise_output(*this, self, other, native::result_type({&self, &other}), "minimum");
+  native::set_binary_output(*this, self, other, native::result_type({&self, &other}), "minimum");
 }
 
 }  // namespace tcore::meta

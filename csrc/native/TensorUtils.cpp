@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "native/cpu/Copy.h"
+#include "tcore/core/Structured.h"
 #include "tcore/lazy/Lazy.h"
 
 namespace tcore::native {
@@ -25,40 +26,40 @@ bool channels_last_contiguous(const Tensor& t) {
 }
 }  // namespace
 
+std::vector<int64_t> expanded_strides(const Tensor& t, IntArrayRef shape) {
+  const size_t n = shape.size(), m = t.sizes().size();
+  std::vector<int64_t> out(n, 0);
+  for (size_t i = 0; i < m; ++i) {
+    const size_t d = n - m + i;
+    out[d] = t.sizes()[i] == 1 && shape[d] != 1 ? 0 : t.strides()[i];
+  }
+  return out;
+}
+
 std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
-  const Tensor* first = nullptr;
-  bool same_shape = true, contiguous = true, channels_last = true, one_dense_layout = true;
-  for (const Tensor* t : inputs) {
-    same_shape = same_shape && t->sizes().vec() == shape.vec();
-    contiguous = contiguous && t->is_contiguous();
-    channels_last = channels_last && channels_last_contiguous(*t);
-    one_dense_layout = one_dense_layout && non_overlapping_and_dense(t->sizes(), t->strides()) &&
-                       (first == nullptr || first->strides().vec() == t->strides().vec());
-    if (first == nullptr) first = t;
-  }
-  if (first == nullptr || numel_of(shape) == 0) return {};
-  if (same_shape && contiguous) return {};
-  if (same_shape && channels_last) {  // channels_last's own strides, whatever the inputs' size-1 dims have
-    std::vector<int64_t> out(4);
-    int64_t step = 1;
-    for (int d : kChannelsLastOrder) {
-      out[d] = step;
-      step *= shape[d];
+  if (inputs.size() == 0 || numel_of(shape) == 0) return {};
+  const auto all = [&](const auto& pred) { return std::all_of(inputs.begin(), inputs.end(), pred); };
+  const bool same_shape = all([&](const Tensor* t) { return t->sizes().vec() == shape.vec(); });
+  if (same_shape) {  // TensorIterator's fast setups, the common case first
+    if (all([](const Tensor* t) { return t->is_contiguous(); })) return {};
+    if (all([](const Tensor* t) { return channels_last_contiguous(*t); })) {
+      std::vector<int64_t> out(4);  // channels_last's own strides, whatever the inputs' size-1 dims have
+      int64_t step = 1;
+      for (int d : kChannelsLastOrder) {
+        out[d] = step;
+        step *= shape[d];
+      }
+      return out;
     }
-    return out;
+    const Tensor* first = *inputs.begin();
+    if (all([&](const Tensor* t) {
+          return non_overlapping_and_dense(t->sizes(), t->strides()) && t->strides().vec() == first->strides().vec();
+        }))
+      return first->strides().vec();
   }
-  if (same_shape && one_dense_layout) return first->strides().vec();
   const size_t n = shape.size();
   std::vector<std::vector<int64_t>> strides;  // each input's, seen with `shape` (0: broadcast)
-  for (const Tensor* t : inputs) {
-    std::vector<int64_t> s(n, 0);
-    const size_t m = t->sizes().size();
-    for (size_t i = 0; i < m; ++i) {
-      const size_t d = n - m + i;
-      s[d] = t->sizes()[i] == 1 && shape[d] != 1 ? 0 : t->strides()[i];
-    }
-    strides.push_back(std::move(s));
-  }
+  for (const Tensor* t : inputs) strides.push_back(expanded_strides(*t, shape));
   const std::vector<size_t> order = memory_order(shape, strides);  // innermost first
   bool row_major = true;
   for (size_t i = 0; i < n; ++i) row_major = row_major && order[i] == n - 1 - i;
@@ -70,6 +71,11 @@ std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<con
     step *= shape[d];
   }
   return out;
+}
+
+void set_binary_output(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType compute, const char* op) {
+  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
+  m.set_output_castable(0, shape, compute, op, output_strides(shape, {&a, &b}));
 }
 
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {

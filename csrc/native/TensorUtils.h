@@ -7,10 +7,17 @@
 
 #include "tcore/core/OpDecl.h"
 
+namespace tcore {
+struct MetaBase;
+}
+
 namespace tcore::native {
 
 // Broadcast shape of two shapes, or IndexError-free ValueError naming both shapes.
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
+
+// t's strides seen with `shape` (which t broadcasts to), in elements: 0 along a broadcast dim.
+std::vector<int64_t> expanded_strides(const Tensor& t, IntArrayRef shape);
 
 // The strides PyTorch's TensorIterator gives the fresh output of an elementwise operator of
 // `shape` over `inputs` (empty: contiguous): contiguous inputs of that shape give a contiguous
@@ -19,6 +26,9 @@ std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
 // the dense strides in the order the inputs' strides put the dims in (the first input that tells
 // two dims apart deciding; broadcast dims tell nothing): (x.t() + 1) is transposed as x.t().
 std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<const Tensor*> inputs);
+// A binary elementwise operator's output: the broadcast shape of a and b, computed in `compute`
+// (set_output_castable's rule for a given output), a fresh one in output_strides' layout.
+void set_binary_output(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType compute, const char* op);
 
 // PyTorch's result_type: tensors with dims beat 0-dim tensors, which beat Python
 // numbers (wrapped scalars), unless the lower kind is of a higher category

@@ -13,13 +13,8 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 
 std::vector<int64_t> broadcast_strides(const Tensor& t, IntArrayRef shape) {
-  const size_t n = shape.size(), m = t.sizes().size();
-  std::vector<int64_t> out(n, 0);
-  const int64_t e = t.element_size();
-  for (size_t i = 0; i < m; ++i) {
-    const size_t d = n - m + i;
-    out[d] = t.sizes()[i] == 1 && shape[d] != 1 ? 0 : t.strides()[i] * e;
-  }
+  std::vector<int64_t> out = expanded_strides(t, shape);
+  for (int64_t& s : out) s *= t.element_size();
   return out;
 }
 

@@ -47,12 +47,23 @@ memory plain(const Tensor& t, Tag tag) {
   return memory(memory::desc(dims_of(t), memory::data_type::f32, tag), cpu(), t.data_ptr());
 }
 
+// t's shape, the layout left to oneDNN
+memory::desc any_layout(const Tensor& t) { return memory::desc(dims_of(t), memory::data_type::f32, Tag::any); }
+
 // `user` in the layout `want` (itself when it has it already)
 memory into(memory user, const memory::desc& want, dnnl::stream& s) {
   if (user.get_desc() == want) return user;
   memory m(want, cpu());
   dnnl::reorder(user, m).execute(s, user, m);
   return m;
+}
+// Where a primitive writes a result bound for `user`: user itself when `want` is its layout, else
+// a fresh memory whose values land() reorders into user.
+memory landing(const memory& user, const memory::desc& want) {
+  return user.get_desc() == want ? user : memory(want, cpu());
+}
+void land(memory written, memory user, dnnl::stream& s) {
+  if (written != user) dnnl::reorder(written, user).execute(s, written, user);
 }
 
 struct Shape {
@@ -85,9 +96,9 @@ void follow_threads() {
 
 dnnl::convolution_forward::primitive_desc forward_pd(const Tensor& input, const Tensor& weight, const Tensor& out,
                                                       const Shape& s) {
-  const auto any = [](const Tensor& t) { return memory::desc(dims_of(t), memory::data_type::f32, Tag::any); };
   const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                          any(input), any(weight), any(out), s.stride, s.dilation, s.pad_l, s.pad_r);
+                                          any_layout(input), any_layout(weight), any_layout(out), s.stride, s.dilation,
+                                          s.pad_l, s.pad_r);
   return dnnl::convolution_forward::primitive_desc(d, cpu());
 }
 
@@ -103,9 +114,9 @@ bool conv2d_forward(const Tensor& input_, const Tensor& weight_, const Tensor& o
   const auto pd = forward_pd(input, weight, out, s);
   memory x = plain(input, Tag::nchw), w = plain(weight, Tag::oihw), y = plain(out, Tag::nchw);
   memory xb = into(x, pd.src_desc(), stream), wb = into(w, pd.weights_desc(), stream);
-  memory yb = pd.dst_desc() == y.get_desc() ? y : memory(pd.dst_desc(), cpu());
+  memory yb = landing(y, pd.dst_desc());
   dnnl::convolution_forward(pd).execute(stream, {{DNNL_ARG_SRC, xb}, {DNNL_ARG_WEIGHTS, wb}, {DNNL_ARG_DST, yb}});
-  if (yb != y) dnnl::reorder(yb, y).execute(stream, yb, y);
+  land(yb, y, stream);
   stream.wait();
   } catch (const dnnl::error&) {  // a convolution oneDNN has no kernel for: the caller's products
     return false;
@@ -122,30 +133,37 @@ bool conv2d_backward(const Tensor& grad_output_, const Tensor& input_, const Ten
   follow_threads();
   try {
   dnnl::stream stream(cpu());
-  const auto any = [](const Tensor& t) { return memory::desc(dims_of(t), memory::data_type::f32, Tag::any); };
   const auto hint = forward_pd(input, weight, grad_output, s);
-  memory dy = plain(grad_output, Tag::nchw);
+  const memory dy = plain(grad_output, Tag::nchw);
+  memory dyb = dy;  // grad_output in the layout the last primitive asked for: reordered once when both agree
+  const auto dy_as = [&](const memory::desc& want) {
+    if (dyb.get_desc() != want) dyb = into(dy, want, stream);
+    return dyb;
+  };
   if (grad_input.defined()) {
-    const dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, any(input), any(weight),
-                                                  any(grad_output), s.stride, s.dilation, s.pad_l, s.pad_r);
+    const dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, any_layout(input),
+                                                  any_layout(weight), any_layout(grad_output), s.stride, s.dilation,
+                                                  s.pad_l, s.pad_r);
     const dnnl::convolution_backward_data::primitive_desc pd(d, cpu(), hint);
     memory dx = plain(grad_input, Tag::nchw);
-    memory dyb = into(dy, pd.diff_dst_desc(), stream), wb = into(plain(weight, Tag::oihw), pd.weights_desc(), stream);
-    memory dxb = pd.diff_src_desc() == dx.get_desc() ? dx : memory(pd.diff_src_desc(), cpu());
+    memory dxb = landing(dx, pd.diff_src_desc());
     dnnl::convolution_backward_data(pd).execute(
-        stream, {{DNNL_ARG_DIFF_DST, dyb}, {DNNL_ARG_WEIGHTS, wb}, {DNNL_ARG_DIFF_SRC, dxb}});
-    if (dxb != dx) dnnl::reorder(dxb, dx).execute(stream, dxb, dx);
+        stream, {{DNNL_ARG_DIFF_DST, dy_as(pd.diff_dst_desc())},
+                 {DNNL_ARG_WEIGHTS, into(plain(weight, Tag::oihw), pd.weights_desc(), stream)},
+                 {DNNL_ARG_DIFF_SRC, dxb}});
+    land(dxb, dx, stream);
   }
   if (grad_weight.defined()) {
-    const dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, any(input), any(weight),
-                                                     any(grad_output), s.stride, s.dilation, s.pad_l, s.pad_r);
+    const dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, any_layout(input),
+                                                     any_layout(weight), any_layout(grad_output), s.stride,
+                                                     s.dilation, s.pad_l, s.pad_r);
     const dnnl::convolution_backward_weights::primitive_desc pd(d, cpu(), hint);
     memory dw = plain(grad_weight, Tag::oihw);
-    memory xb = into(plain(input, Tag::nchw), pd.src_desc(), stream), dyb = into(dy, pd.diff_dst_desc(), stream);
-    memory dwb = pd.diff_weights_desc() == dw.get_desc() ? dw : memory(pd.diff_weights_desc(), cpu());
+    memory dwb = landing(dw, pd.diff_weights_desc());
     dnnl::convolution_backward_weights(pd).execute(
-        stream, {{DNNL_ARG_SRC, xb}, {DNNL_ARG_DIFF_DST, dyb}, {DNNL_ARG_DIFF_WEIGHTS, dwb}});
-    if (dwb != dw) dnnl::reorder(dwb, dw).execute(stream, dwb, dw);
+        stream, {{DNNL_ARG_SRC, into(plain(input, Tag::nchw), pd.src_desc(), stream)},
+                 {DNNL_ARG_DIFF_DST, dy_as(pd.diff_dst_desc())}, {DNNL_ARG_DIFF_WEIGHTS, dwb}});
+    land(dwb, dw, stream);
   }
   stream.wait();
   } catch (const dnnl::error&) {  // as above; the caller overwrites whatever was written
