@@ -225,7 +225,34 @@ _ELEMENTWISE = {
     "maximum": lambda lib, a, b: lib.maximum(a, b),
     "silu": lambda lib, a, b: lib.nn.functional.silu(a),
     "leaky_relu": lambda lib, a, b: lib.nn.functional.leaky_relu(a, 0.1),
+    # the kernels that allocate their own result (not structured)
+    "where": lambda lib, a, b: lib.where(a > 0.5, a, b),
+    "where_scalar": lambda lib, a, b: lib.where(b > 0.5, a, 0.0),
+    "clamp": lambda lib, a, b: lib.clamp(a, 0.2, 0.7),
+    "pow_scalar": lambda lib, a, b: lib.pow(a, 2),
+    "pow_tensor": lambda lib, a, b: lib.pow(a, b),
+    "fmod": lambda lib, a, b: lib.fmod(a, b + 0.25),
+    "remainder": lambda lib, a, b: lib.remainder(a, 0.3),
+    "remainder_int": lambda lib, a, b: lib.remainder((a * 10).to(lib.int64), 3),
+    "gelu": lambda lib, a, b: lib.nn.functional.gelu(a),
+    "relu": lambda lib, a, b: lib.relu(a - 0.5),
+    "hardtanh": lambda lib, a, b: lib.nn.functional.hardtanh(a, 0.1, 0.6),
+    "relu6": lambda lib, a, b: lib.nn.functional.relu6(a * 8),
+    "lerp": lambda lib, a, b: lib.lerp(a, b, 0.3),
+    "atan2": lambda lib, a, b: lib.atan2(a, b + 1),
+    "isnan": lambda lib, a, b: lib.isnan(a),
+    "logical_not": lambda lib, a, b: lib.logical_not(a > 0.5),
+    "logical_and": lambda lib, a, b: lib.logical_and(a > 0.5, b > 0.5),
+    "bitwise_and": lambda lib, a, b: lib.bitwise_and((a * 10).to(lib.int32), (b * 10).to(lib.int32)),
+    "bitwise_not": lambda lib, a, b: lib.bitwise_not((a * 10).to(lib.int64)),
+    "half_add": lambda lib, a, b: (a.half() + b.half()).float(),
 }
+
+
+# torch's hardtanh (and relu6) write into empty_like(input), which keeps a dense input's strides even
+# along size-1 dims and in empty tensors where TensorIterator gives others; tcore's are clamp's (the
+# same layout wherever a stride matters): values only
+_EMPTY_LIKE_FIRST = {"hardtanh", "relu6"}
 
 
 @pytest.mark.parametrize("seed", range(200))
@@ -252,8 +279,9 @@ def test_elementwise_outputs_follow_their_inputs_layout(tcore, seed):
         for name, f in _ELEMENTWISE.items():
             rt, rc = f(torch, t, tb), f(tcore, c, cb)
             assert tuple(rc.shape) == tuple(rt.shape), name
-            assert tuple(rc.stride()) == tuple(rt.stride()), (name, other, tuple(t.shape), tuple(t.stride()),
-                                                              tuple(tb.stride()))
+            if name not in _EMPTY_LIKE_FIRST:
+                    assert tuple(rc.stride()) == tuple(rt.stride()), (name, other, tuple(t.shape), tuple(t.stride()),
+                                                                  tuple(tb.stride()))
             np.testing.assert_allclose(rc.numpy().astype(np.float64), rt.numpy().astype(np.float64), rtol=2e-6,
                                        atol=1e-7, err_msg=name)
 
@@ -291,3 +319,52 @@ def test_leaf_gradients_keep_the_leafs_layout(tcore, leaf):
         results.append((tuple(p.grad.stride()), p.grad.numpy()))
     assert results[1][0] == results[0][0]
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5)
+
+
+_OUT_FORMS = {
+    "add": lambda lib, a, b, out: lib.add(a, b, out=out),
+    "exp": lambda lib, a, b, out: lib.exp(a, out=out),
+    "mul_float64_out": lambda lib, a, b, out: lib.mul(a, b, out=out.to(lib.float64)),
+    "where": lambda lib, a, b, out: lib.where(a > 0, a, b, out=out),
+    "clamp": lambda lib, a, b, out: lib.clamp(a, -0.5, 0.5, out=out),
+    "pow": lambda lib, a, b, out: lib.pow(a, b.abs(), out=out),
+    "atan2": lambda lib, a, b, out: lib.atan2(a, b, out=out),
+    "fmod": lambda lib, a, b, out: lib.fmod(a, b + 3, out=out),
+    "half_add": lambda lib, a, b, out: lib.add(a.half(), b.half(), out=out.half()),
+    "logical_not": lambda lib, a, b, out: lib.logical_not(a > 0, out=out.bool()),
+    "bitwise_not": lambda lib, a, b, out: lib.bitwise_not((a * 9).long(), out=out.long()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_FORMS))
+@pytest.mark.parametrize("layout", ["transposed", "permuted", "broadcast_column"])
+def test_a_resized_out_takes_the_layout_of_a_fresh_result(tcore, name, layout):
+    """An out= tensor that must be resized (here: one with no elements) gets the strides a fresh
+    result would have, as PyTorch's resize_out restrides it; one of the right shape keeps its own."""
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((6, 5, 4)).astype(np.float32), rng.standard_normal((4, 5, 6)).astype(np.float32)
+
+    def operands(lib):
+        a = lib.tensor(x)
+        if layout == "transposed":
+            return a[0].t(), lib.tensor(y)[:, :, 0]
+        if layout == "permuted":
+            return a.permute(2, 0, 1), lib.tensor(y).permute(0, 2, 1)
+        return a[0].t(), lib.tensor(y)[:, :1, 0]  # (4, 5) with a (4, 1) column
+
+    results = []
+    for lib in (torch, tcore):
+        a, b = operands(lib)
+        out = lib.empty(0)
+        r = _OUT_FORMS[name](lib, a, b, out)
+        results.append(r)
+    rt, rc = results
+    assert tuple(rc.stride()) == tuple(rt.stride()), (name, layout)
+    np.testing.assert_allclose(rc.float().numpy(), rt.float().numpy(), rtol=2e-3 if "half" in name else 2e-6,
+                               atol=1e-6)
+    if rc.dtype == tcore.float32:  # an out of the right shape keeps its strides (the forms that take out itself)
+        a, b = operands(tcore)
+        keep = tcore.empty(*rc.shape)
+        _OUT_FORMS[name](tcore, a, b, keep)
+        assert keep.is_contiguous()
+        np.testing.assert_allclose(keep.numpy(), rt.numpy(), rtol=2e-6, atol=1e-6)

@@ -23,7 +23,7 @@ void MetaBase::set_output_castable(int64_t i, IntArrayRef sizes, ScalarType comp
   }
   TCORE_CHECK_TYPE(native::can_cast(compute, given.dtype()), op, ": result type ", compute,
                    " can't be cast to the desired output type ", given.dtype());
-  set_output(i, sizes, given.dtype());
+  set_output(i, sizes, given.dtype(), strides);
 }
 
 namespace structured {
@@ -60,7 +60,8 @@ void check_inplace(const Tensor& self, IntArrayRef sizes, ScalarType dtype, cons
   native::assert_no_internal_overlap(self);  // on every backend, Meta (and so Lazy) included
 }
 
-void resize_out(const Tensor& out, IntArrayRef sizes, ScalarType dtype, Device device, const char* op) {
+void resize_out(const Tensor& out, IntArrayRef sizes, ScalarType dtype, Device device, const char* op,
+                IntArrayRef strides) {
   TCORE_CHECK(out.defined(), op, ": out= tensor is undefined");
   TCORE_CHECK_TYPE(out.dtype() == dtype, op, ": Expected out tensor to have dtype ", dtype, ", but got ",
                    out.dtype(), " instead");
@@ -68,7 +69,7 @@ void resize_out(const Tensor& out, IntArrayRef sizes, ScalarType dtype, Device d
               out.device().str(), " instead");
   if (same_sizes(out.sizes(), sizes)) return;
   detail::warn_if_resized(out, sizes, op);
-  native::resize_output(out, sizes);
+  native::resize_output(out, sizes, strides);
 }
 
 }  // namespace structured

@@ -37,7 +37,7 @@ std::vector<int64_t> expanded_strides(const Tensor& t, IntArrayRef shape) {
 }
 
 std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
-  if (inputs.size() == 0 || numel_of(shape) == 0) return {};
+  if (inputs.size() == 0) return {};  // no elements: still the order TensorIterator gives (0 strides outside a 0 dim)
   const auto all = [&](const auto& pred) { return std::all_of(inputs.begin(), inputs.end(), pred); };
   const bool same_shape = all([&](const Tensor* t) { return t->sizes().vec() == shape.vec(); });
   if (same_shape) {  // TensorIterator's fast setups, the common case first
@@ -76,6 +76,16 @@ std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<con
 void set_binary_output(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType compute, const char* op) {
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
   m.set_output_castable(0, shape, compute, op, output_strides(shape, {&a, &b}));
+}
+
+Tensor empty_output(IntArrayRef shape, ScalarType dtype, std::initializer_list<const Tensor*> inputs) {
+  const std::vector<int64_t> strides = output_strides(shape, inputs);
+  return strides.empty() ? empty_cpu(shape, dtype) : empty_strided_on(shape, strides, dtype, Device(DeviceType::CPU));
+}
+
+void resize_elementwise_output(const Tensor& out, IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
+  if (out.sizes().size() == shape.size() && std::equal(shape.begin(), shape.end(), out.sizes().begin())) return;
+  resize_output(out, shape, output_strides(shape, inputs));
 }
 
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
@@ -127,21 +137,23 @@ bool can_cast(ScalarType from, ScalarType to) {
   return true;
 }
 
-void resize_output(const Tensor& out, IntArrayRef sizes) {
+bool resize_output(const Tensor& out, IntArrayRef sizes, IntArrayRef strides) {
   TCORE_CHECK(out.defined(), "out= tensor is undefined");
-  if (out.sizes().size() == sizes.size() && std::equal(sizes.begin(), sizes.end(), out.sizes().begin())) return;
+  if (out.sizes().size() == sizes.size() && std::equal(sizes.begin(), sizes.end(), out.sizes().begin())) return false;
   if (out.device().is_lazy()) {
     lazy::resize(out, sizes);
-    return;
+    return true;
   }
+  std::vector<int64_t> layout = strides.empty() ? contiguous_strides(sizes) : strides.vec();
   const int64_t needed = (numel_of(sizes) + out.storage_offset()) * out.element_size();
   if (static_cast<int64_t>(out.storage().nbytes()) < needed) {
     Storage fresh = allocate_storage(static_cast<size_t>(numel_of(sizes) * out.element_size()), out.device());
     out.impl()->set_storage(std::move(fresh));
-    out.impl()->set_sizes_and_strides(sizes.vec(), contiguous_strides(sizes), 0);
-    return;
+    out.impl()->set_sizes_and_strides(sizes.vec(), std::move(layout), 0);
+    return true;
   }
-  out.impl()->set_sizes_and_strides(sizes.vec(), contiguous_strides(sizes), out.storage_offset());
+  out.impl()->set_sizes_and_strides(sizes.vec(), std::move(layout), out.storage_offset());
+  return true;
 }
 
 Tensor cast(const Tensor& t, ScalarType dtype) {

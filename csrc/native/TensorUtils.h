@@ -29,6 +29,11 @@ std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<con
 // A binary elementwise operator's output: the broadcast shape of a and b, computed in `compute`
 // (set_output_castable's rule for a given output), a fresh one in output_strides' layout.
 void set_binary_output(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType compute, const char* op);
+// The elementwise kernels that allocate their own result (not structured): a fresh CPU tensor of
+// `shape` in output_strides' layout over `inputs`, and an out= tensor resized to `shape` in that
+// layout when it must be resized (PyTorch's resize_out restrides a resized output likewise).
+Tensor empty_output(IntArrayRef shape, ScalarType dtype, std::initializer_list<const Tensor*> inputs);
+void resize_elementwise_output(const Tensor& out, IntArrayRef shape, std::initializer_list<const Tensor*> inputs);
 
 // PyTorch's result_type: tensors with dims beat 0-dim tensors, which beat Python
 // numbers (wrapped scalars), unless the lower kind is of a higher category
@@ -39,8 +44,9 @@ ScalarType result_type(std::initializer_list<const Tensor*> operands);
 bool can_cast(ScalarType from, ScalarType to);
 
 // Gives `out` the shape `sizes` (reallocating if its storage is too small); a
-// tensor with another shape that is not empty is resized too, as PyTorch does.
-void resize_output(const Tensor& out, IntArrayRef sizes);
+// tensor with another shape that is not empty is resized too, as PyTorch does. A resized out gets
+// `strides` (dense ones for `sizes`; empty: contiguous). True when it was resized.
+bool resize_output(const Tensor& out, IntArrayRef sizes, IntArrayRef strides = {});
 
 // A tensor of dtype `dtype` with the values of `t` (t itself when it has it).
 Tensor cast(const Tensor& t, ScalarType dtype);

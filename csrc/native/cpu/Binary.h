@@ -72,17 +72,17 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
   if constexpr (accepts<float>(kinds)) {
     if (is_reduced_float(compute) && result == compute && reduced_float_in_blocks(out, a, b, compute, make)) return out;
   }
+  resize_elementwise_output(out, shape, {&a, &b});
   if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
     const ScalarType wide = result == compute ? ScalarType::Float : result;
-    const Tensor tmp = binary_op_into<kinds>(empty_cpu(shape, wide), a, b, ScalarType::Float, wide, op, make);
+    const Tensor tmp = binary_op_into<kinds>(empty_output(shape, wide, {&out}), a, b, ScalarType::Float, wide, op, make);
     write_result(out, tmp, op);
     out.bump_version();
     return out;
   }
-  resize_output(out, shape);
   const Tensor x = cast(a, compute), y = cast(b, compute);
   const bool direct = out.dtype() == result && !partially_overlaps(out, x) && !partially_overlaps(out, y);
-  const Tensor target = direct ? out : empty_cpu(shape, result);
+  const Tensor target = direct ? out : empty_output(shape, result, {&out});
   dispatch_dtype(compute, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (accepts<T>(kinds)) {
@@ -103,8 +103,8 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
 
 template <Kinds kinds, typename Make>
 Tensor binary_op(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType result, const char* op, Make make) {
-  return binary_op_into<kinds>(empty_cpu(broadcast_shapes(a.sizes(), b.sizes()), result), a, b, compute, result, op,
-                               make);
+  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
+  return binary_op_into<kinds>(empty_output(shape, result, {&a, &b}), a, b, compute, result, op, make);
 }
 
 // An in-place op's self is its output: other must broadcast to self's shape.

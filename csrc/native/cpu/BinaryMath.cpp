@@ -111,8 +111,12 @@ Tensor pow_into(const Tensor& out, const Tensor& self, const Tensor& exponent, c
 }  // namespace
 
 Tensor pow(const Tensor& self, const Tensor& exponent) {
-  return pow_into(empty_cpu(broadcast_shapes(self.sizes(), exponent.sizes()), promoted(self, exponent)), self, exponent,
-                  "pow");
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), exponent.sizes());
+  // a number exponent (pow.Tensor_Scalar) is a unary operator in torch: self's layout alone
+  const Tensor out = exponent.impl()->is_wrapped_number
+                         ? empty_output(shape, promoted(self, exponent), {&self})
+                         : empty_output(shape, promoted(self, exponent), {&self, &exponent});
+  return pow_into(out, self, exponent, "pow");
 }
 Tensor pow_(const Tensor& self, const Tensor& exponent) {
   check_inplace_shape(self, exponent, "pow_");
@@ -143,11 +147,11 @@ Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& othe
   TCORE_CHECK_TYPE(can_cast(t, out.dtype()), "where: result type ", t, " can't be cast to the desired output type ",
                    out.dtype());
   const std::vector<int64_t> shape = broadcast_shapes(condition.sizes(), broadcast_shapes(self.sizes(), other.sizes()));
-  resize_output(out, shape);
+  resize_elementwise_output(out, shape, {&condition, &self, &other});
   const Tensor c = cast(condition, ScalarType::Bool), x = cast(self, t), y = cast(other, t);
   const bool direct = out.dtype() == t && !partially_overlaps(out, x) && !partially_overlaps(out, y) &&
                       !partially_overlaps(out, c);
-  const Tensor target = direct ? out : empty_cpu(shape, t);
+  const Tensor target = direct ? out : empty_output(shape, t, {&out});
   dispatch_all_types(t, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     select_loop<T>(target, c, x, y);
@@ -159,7 +163,7 @@ Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& othe
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   check_where_condition(condition);
   const std::vector<int64_t> shape = broadcast_shapes(condition.sizes(), broadcast_shapes(self.sizes(), other.sizes()));
-  return where_out(condition, self, other, empty_cpu(shape, promoted(self, other)));
+  return where_out(condition, self, other, empty_output(shape, promoted(self, other), {&condition, &self, &other}));
 }
 
 }  // namespace TCORE_CPU_NS

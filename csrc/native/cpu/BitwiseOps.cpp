@@ -55,9 +55,10 @@ Tensor bitwise_xor_out(const Tensor& self, const Tensor& other, const Tensor& ou
 Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
   TCORE_CHECK_TYPE(!is_floating(self.dtype()), "bitwise_not: not implemented for '", to_string(self.dtype()),
                    "' (integral and bool dtypes only)");
-  resize_output(out, self.sizes());
-  const Tensor target = out.dtype() == self.dtype() && !partially_overlaps(out, self) ? out
-                                                                                     : empty_cpu(self.sizes(), self.dtype());
+  resize_elementwise_output(out, self.sizes(), {&self});
+  const Tensor target = out.dtype() == self.dtype() && !partially_overlaps(out, self)
+                            ? out
+                            : empty_output(self.sizes(), self.dtype(), {&out});
   dispatch_dtype(self.dtype(), "bitwise_not", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) {
@@ -70,7 +71,9 @@ Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
   out.bump_version();
   return out;
 }
-Tensor bitwise_not(const Tensor& self) { return bitwise_not_out(self, empty_cpu(self.sizes(), self.dtype())); }
+Tensor bitwise_not(const Tensor& self) {
+  return bitwise_not_out(self, empty_output(self.sizes(), self.dtype(), {&self}));
+}
 
 }  // namespace TCORE_CPU_NS
 }  // namespace tcore::native

@@ -76,17 +76,17 @@ Tensor logical_xor_out(const Tensor& self, const Tensor& other, const Tensor& ou
                                     logical_xor_fn());
 }
 Tensor logical_not_out(const Tensor& self, const Tensor& out) {
-  resize_output(out, self.sizes());
+  resize_elementwise_output(out, self.sizes(), {&self});
   const Tensor x = cast(self, ScalarType::Bool);
   const bool direct = out.dtype() == ScalarType::Bool && !partially_overlaps(out, x);
-  const Tensor target = direct ? out : empty_cpu(self.sizes(), ScalarType::Bool);
+  const Tensor target = direct ? out : empty_output(self.sizes(), ScalarType::Bool, {&out});
   unary_loop<bool, bool>(target, x, [](bool v) { return !v; });
   if (!direct) write_result(out, target, "logical_not");
   out.bump_version();
   return out;
 }
 Tensor logical_not(const Tensor& self) {
-  return logical_not_out(self, empty_cpu(self.sizes(), ScalarType::Bool));
+  return logical_not_out(self, empty_output(self.sizes(), ScalarType::Bool, {&self}));
 }
 
 }  // namespace TCORE_CPU_NS

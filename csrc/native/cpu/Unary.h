@@ -38,16 +38,16 @@ Tensor unary_into(const Tensor& out, const Tensor& self, ScalarType compute, con
     out.bump_version();
     return out;
   }
+  resize_elementwise_output(out, self.sizes(), {&self});
   if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
-    const Tensor tmp = unary_into(empty_cpu(self.sizes(), ScalarType::Float), self, ScalarType::Float, op, make);
+    const Tensor tmp = unary_into(empty_output(self.sizes(), ScalarType::Float, {&out}), self, ScalarType::Float, op, make);
     write_result(out, tmp, op);
     out.bump_version();
     return out;
   }
-  resize_output(out, self.sizes());
   const Tensor x = cast(self, compute);
   const bool direct = out.dtype() == compute && !partially_overlaps(out, x);
-  const Tensor target = direct ? out : empty_cpu(self.sizes(), compute);
+  const Tensor target = direct ? out : empty_output(self.sizes(), compute, {&out});
   make(compute, target, x);
   if (!direct) write_result(out, target, op);
   out.bump_version();

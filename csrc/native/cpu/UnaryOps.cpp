@@ -105,7 +105,7 @@ void relu_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
 }
 
 Tensor unary(const Tensor& self, ScalarType compute, const char* op, void (*fn)(ScalarType, const Tensor&, const Tensor&)) {
-  return unary_into(empty_cpu(self.sizes(), compute), self, compute, op, fn);
+  return unary_into(empty_output(self.sizes(), compute, {&self}), self, compute, op, fn);
 }
 
 template <typename Fn>
@@ -208,7 +208,7 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   TCORE_CHECK_VALUE(grad_output.sizes().size() == self.sizes().size() &&
                         std::equal(self.sizes().begin(), self.sizes().end(), grad_output.sizes().begin()),
                     "threshold_backward: grad_output and self must have the same shape");
-  Tensor out = empty_cpu(self.sizes(), t);
+  Tensor out = empty_output(self.sizes(), t, {&grad_output, &self});
   const Tensor x = cast(self, t);
   dispatch_numeric(t, "threshold_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -246,7 +246,7 @@ auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
 template <bool Inf>
 Tensor float_test(const Tensor& self) {
   if (is_reduced_float(self.dtype())) return float_test<Inf>(cast(self, ScalarType::Float));
-  Tensor out = empty_cpu(self.sizes(), ScalarType::Bool);
+  Tensor out = empty_output(self.sizes(), ScalarType::Bool, {&self});
   dispatch_dtype(self.dtype(), Inf ? "isinf" : "isnan", [&](auto tag) {
     using T = typename decltype(tag)::type;
     unary_loop<bool, T>(out, self, [](T v) {
@@ -260,7 +260,7 @@ Tensor float_test(const Tensor& self) {
 
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   const ScalarType t = clamp_type(self, min, max);
-  return unary_into(empty_cpu(self.sizes(), t), self, t, "clamp", clamp_fn(min, max));
+  return unary_into(empty_output(self.sizes(), t, {&self}), self, t, "clamp", clamp_fn(min, max));
 }
 Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   return unary_inplace(self, clamp_type(self, min, max), "clamp_", clamp_fn(min, max));
@@ -276,7 +276,7 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
   if (is_reduced_float(self.dtype())) return cast(gelu(cast(self, ScalarType::Float), approximate), self.dtype());
   const bool tanh_form = approximate == "tanh";
-  Tensor out = empty_cpu(self.sizes(), self.dtype());
+  Tensor out = empty_output(self.sizes(), self.dtype(), {&self});
   dispatch_floating(self.dtype(), "gelu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto scalar = [tanh_form](T v) {

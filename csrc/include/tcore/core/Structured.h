@@ -69,8 +69,10 @@ TCORE_API Tensor make_output(IntArrayRef sizes, ScalarType dtype, Device device,
 // In place: the result must have self's sizes and dtype.
 TCORE_API void check_inplace(const Tensor& self, IntArrayRef sizes, ScalarType dtype, const char* op);
 // out=: PyTorch's rules. The dtype must be the result's and the device the computation's; an
-// out of other sizes is resized, with a warning unless it had no elements.
-TCORE_API void resize_out(const Tensor& out, IntArrayRef sizes, ScalarType dtype, Device device, const char* op);
+// out of other sizes is resized, with a warning unless it had no elements, to the strides the meta
+// function gave (empty: contiguous), as PyTorch's resize_out restrides.
+TCORE_API void resize_out(const Tensor& out, IntArrayRef sizes, ScalarType dtype, Device device, const char* op,
+                          IntArrayRef strides = {});
 
 }  // namespace structured
 }  // namespace tcore
