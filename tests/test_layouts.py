@@ -368,3 +368,142 @@ def test_a_resized_out_takes_the_layout_of_a_fresh_result(tcore, name, layout):
         _OUT_FORMS[name](tcore, a, b, keep)
         assert keep.is_contiguous()
         np.testing.assert_allclose(keep.numpy(), rt.numpy(), rtol=2e-6, atol=1e-6)
+
+
+def _four_d_views(seed):
+    """A random 4-D view (sizes 0-3, permuted, stepped, expanded) built alike in both libraries."""
+    rng = random.Random(seed)
+    shape = [rng.choice([0, 1, 1, 2, 3]) if rng.random() < 0.1 else rng.choice([1, 2, 3, 4]) for _ in range(4)]
+    perm = list(range(4))
+    rng.shuffle(perm)
+    step_dim, expand = rng.randrange(4), rng.random() < 0.2
+
+    def build(lib, t):
+        t = t.permute(*perm)
+        t = t.transpose(0, step_dim)[::2].transpose(0, step_dim) if t.shape[step_dim] > 2 else t
+        if expand and 1 in t.shape:
+            size = list(t.shape)
+            size[size.index(1)] = 3
+            t = t.expand(*size)
+        return t
+
+    return shape, build
+
+
+_CHANNELS_LAST_FORMS = {
+    "is_contiguous_cl": lambda lib, t: t.is_contiguous(memory_format=lib.channels_last),
+    "is_contiguous_preserve": lambda lib, t: t.is_contiguous(memory_format=lib.preserve_format),
+    "contiguous_cl": lambda lib, t: t.contiguous(memory_format=lib.channels_last),
+    "clone_cl": lambda lib, t: t.clone(memory_format=lib.channels_last),
+    "empty_like_cl": lambda lib, t: lib.empty_like(t, memory_format=lib.channels_last),
+    "zeros_like_cl_float64": lambda lib, t: lib.zeros_like(t, dtype=lib.float64, memory_format=lib.channels_last),
+    "to_cl": lambda lib, t: t.to(memory_format=lib.channels_last),
+    "to_contiguous": lambda lib, t: t.to(memory_format=lib.contiguous_format),
+    "to_float64_cl": lambda lib, t: t.to(lib.float64, memory_format=lib.channels_last),
+    "cl_then_add": lambda lib, t: t.contiguous(memory_format=lib.channels_last) + 1,
+    "cl_then_clone": lambda lib, t: t.contiguous(memory_format=lib.channels_last).clone(),
+}
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_channels_last_as_torch(tcore, seed):
+    """memory_format=channels_last on clone, contiguous, to, empty_like and the *_like factories,
+    is_contiguous(memory_format=...), and whether `to` keeps the tensor itself (PyTorch's
+    suggest_memory_format), over random 4-D views."""
+    shape, build = _four_d_views(seed)
+    x = np.asarray(np.random.default_rng(seed).standard_normal(shape), dtype=np.float32)
+    t, c = build(torch, torch.tensor(x)), build(tcore, tcore.tensor(x))
+    for name, f in _CHANNELS_LAST_FORMS.items():
+        rt, rc = f(torch, t), f(tcore, c)
+        if isinstance(rt, bool):
+            assert rc == rt, (name, tuple(t.shape), t.stride())
+            continue
+        assert tuple(rc.stride()) == tuple(rt.stride()), (name, tuple(t.shape), t.stride())
+        aliased_t, aliased_c = rt.data_ptr() == t.data_ptr(), rc.data_ptr() == c.data_ptr()
+        if t.numel():
+            assert aliased_c == aliased_t, (name, tuple(t.shape), t.stride())
+        if "empty" not in name:
+            np.testing.assert_array_equal(rc.numpy(), rt.numpy(), err_msg=name)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.empty(2, 3, 4, memory_format=lib.channels_last),
+    lambda lib: lib.empty(2, 3, 4, 5, 6, memory_format=lib.channels_last),
+    lambda lib: lib.empty(2, memory_format=lib.preserve_format),
+    lambda lib: lib.ones(3, 4).contiguous(memory_format=lib.channels_last),
+    lambda lib: lib.ones(3, 4).clone(memory_format=lib.channels_last),
+    lambda lib: lib.ones(3, 4).to(memory_format=lib.channels_last),
+    lambda lib: lib.empty_like(lib.ones(3), memory_format=lib.channels_last),
+    lambda lib: lib.ones(2, 3, 4, 5).transpose(1, 2).contiguous(memory_format=lib.preserve_format),
+])
+def test_memory_format_errors_as_torch(tcore, call):
+    with pytest.raises(RuntimeError) as expected:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(tcore)
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 0, 4, 5), (1, 3, 1, 1), (3, 4, 5, 1), (0, 0, 0, 0)])
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_empty_channels_last(tcore, shape, device):
+    t = torch.empty(*shape, memory_format=torch.channels_last, device=device)
+    c = tcore.empty(*shape, memory_format=tcore.channels_last, device=device)
+    assert tuple(c.stride()) == tuple(t.stride())
+    assert c.is_contiguous(memory_format=tcore.channels_last) == t.is_contiguous(memory_format=torch.channels_last)
+
+
+_CHANNELS_LAST_NN = {
+    "conv2d": lambda F, lib, a, w: F.conv2d(a, w, padding=1),
+    "conv2d_bias_stride": lambda F, lib, a, w: F.conv2d(a, w, lib.ones(w.shape[0]), stride=2),
+    "conv2d_groups": lambda F, lib, a, w: F.conv2d(a, w[:, :1].contiguous(), groups=a.shape[1]),
+    "conv2d_weight_channels_last": lambda F, lib, a, w: F.conv2d(a.contiguous(), w.contiguous(
+        memory_format=lib.channels_last)),
+    "max_pool2d": lambda F, lib, a, w: F.max_pool2d(a, 2),
+    "max_pool2d_indices": lambda F, lib, a, w: F.max_pool2d(a, 3, 2, 1, return_indices=True)[1],
+    "avg_pool2d": lambda F, lib, a, w: F.avg_pool2d(a, 2, padding=1),
+    "batch_norm": lambda F, lib, a, w: F.batch_norm(a, lib.zeros(a.shape[1]), lib.ones(a.shape[1]) * 2),
+    "batch_norm_training": lambda F, lib, a, w: F.batch_norm(a, None, None, lib.ones(a.shape[1]) * 3, training=True),
+    "pad": lambda F, lib, a, w: F.pad(a, (1, 2, 0, 1), value=0.5),
+    "cat": lambda F, lib, a, w: lib.cat([a, a * 2], 1),
+    "cat_mixed": lambda F, lib, a, w: lib.cat([a, a.contiguous()], 0),
+    "relu_then_add": lambda F, lib, a, w: F.relu(a) + a,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CHANNELS_LAST_NN))
+@pytest.mark.parametrize("size", ["small", "large"])  # large: conv2d through oneDNN where it is built
+def test_channels_last_through_the_nn_operators(tcore, name, size):
+    """A channels_last input gives channels_last results and gradients, as in PyTorch: conv2d (the
+    input's or the weight's format; oneDNN reads and writes nhwc in place), pooling, batch_norm,
+    constant padding, cat; values and gradients against torch."""
+    shape, out_channels = ((2, 3, 8, 8), 6) if size == "small" else ((4, 16, 32, 32), 32)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((out_channels, shape[1], 3, 3)).astype(np.float32)
+    results = []
+    for lib in (torch, tcore):
+        a = lib.tensor(x).contiguous(memory_format=lib.channels_last).requires_grad_()
+        r = _CHANNELS_LAST_NN[name](lib.nn.functional, lib, a, lib.tensor(w))
+        grad = None
+        if r.dtype == lib.float32:
+            (r * r).sum().backward()
+            grad = a.grad
+        results.append((r, grad))
+    (rt, gt), (rc, gc) = results
+    assert tuple(rc.stride()) == tuple(rt.stride()), name
+    np.testing.assert_allclose(rc.detach().numpy(), rt.detach().numpy(), rtol=1e-4, atol=1e-4)
+    if gt is not None:
+        assert tuple(gc.stride()) == tuple(gt.stride()), name
+        np.testing.assert_allclose(gc.numpy(), gt.numpy(), rtol=1e-3, atol=1e-3)
+
+
+def test_adaptive_avg_pool2d_of_channels_last_is_channels_last(tcore):
+    """(torch restrides its (N, C, 1, 1) mean to C along the size-1 dims; strides along dims of size 1
+    address nothing, so the layouts agree: channels_last-contiguous both)"""
+    x = np.random.default_rng(2).standard_normal((2, 5, 4, 4)).astype(np.float32)
+    for out in (1, 2):
+        r = tcore.nn.functional.adaptive_avg_pool2d(tcore.tensor(x).contiguous(memory_format=tcore.channels_last), out)
+        e = torch.nn.functional.adaptive_avg_pool2d(torch.tensor(x).contiguous(memory_format=torch.channels_last), out)
+        assert r.is_contiguous(memory_format=tcore.channels_last) == e.is_contiguous(memory_format=torch.channels_last)
+        np.testing.assert_allclose(r.numpy(), e.numpy(), rtol=1e-6, atol=1e-6)

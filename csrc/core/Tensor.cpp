@@ -172,6 +172,54 @@ std::vector<int64_t> preserved_strides(IntArrayRef sizes, IntArrayRef strides) {
   return out;
 }
 
+namespace {
+constexpr int kChannelsLastOrder[] = {1, 3, 2, 0};  // innermost first
+}
+
+bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides) {
+  if (sizes.size() != 4) return false;
+  int64_t expected = 1;
+  for (int d : kChannelsLastOrder) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+std::vector<int64_t> channels_last_strides(IntArrayRef sizes) {
+  TCORE_CHECK(sizes.size() == 4, "required rank 4 tensor to use channels_last format");
+  std::vector<int64_t> out(4);
+  int64_t step = 1;
+  for (int d : kChannelsLastOrder) {
+    out[d] = step;
+    step *= sizes[d];
+  }
+  return out;
+}
+
+std::vector<int64_t> format_strides(IntArrayRef sizes, std::optional<MemoryFormat> format) {
+  if (!format || *format == MemoryFormat::Contiguous) return {};
+  TCORE_CHECK(*format != MemoryFormat::Preserve, "unsupported memory format Preserve");
+  return channels_last_strides(sizes);
+}
+
+MemoryFormat Tensor::suggest_memory_format() const {
+  if (dim() != 4 || strides()[1] == 0) return MemoryFormat::Contiguous;  // a C of stride 0: NCHW by default
+  int64_t min = 0;
+  for (int d : kChannelsLastOrder) {
+    if (sizes()[d] == 0 || strides()[d] < min) return MemoryFormat::Contiguous;
+    // N111-like ambiguous cases (all strides equal) fall back to contiguous, as in PyTorch
+    if (d == 0 && min == strides()[1]) return MemoryFormat::Contiguous;
+    min = strides()[d] * (sizes()[d] > 1 ? sizes()[d] : 1);
+  }
+  return MemoryFormat::ChannelsLast;
+}
+
+bool Tensor::is_contiguous(MemoryFormat format) const {
+  return format == MemoryFormat::ChannelsLast ? is_channels_last_contiguous(sizes(), strides()) : is_contiguous();
+}
+
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
   auto impl = std::make_shared<TensorImpl>(base.storage(), base.dtype(), std::move(sizes), std::move(strides), offset);
   impl->version = base.impl()->version;  // views share the version counter

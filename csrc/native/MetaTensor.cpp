@@ -23,10 +23,10 @@ Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::option
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
   TCORE_CHECK_VALUE(!layout || *layout == Layout::Strided, "empty: only the strided layout is supported");
-  TCORE_CHECK_VALUE(!memory_format || *memory_format == MemoryFormat::Contiguous ||
-                        *memory_format == MemoryFormat::Preserve,
-                    "empty: only contiguous_format is supported");
-  return empty_on(size, dtype.value_or(default_float_dtype()), Device(DeviceType::Meta));
+  const std::vector<int64_t> strides = format_strides(size, memory_format);
+  const ScalarType t = dtype.value_or(default_float_dtype());
+  return strides.empty() ? empty_on(size, t, Device(DeviceType::Meta))
+                         : empty_strided_on(size, strides, t, Device(DeviceType::Meta));
 }
 
 Tensor fill_meta_(const Tensor& self, const Scalar& value) {

@@ -11,21 +11,6 @@ namespace tcore::native {
 
 void (*chosen_copy_kernel)(const Tensor& dst, const Tensor& src) = nullptr;
 
-namespace {
-// PyTorch's channels_last contiguity of a 4-D tensor: C innermost, then W, H, N (size-1 dims skipped)
-constexpr int kChannelsLastOrder[] = {1, 3, 2, 0};
-bool channels_last_contiguous(const Tensor& t) {
-  if (t.dim() != 4) return false;
-  int64_t expected = 1;
-  for (int d : kChannelsLastOrder) {
-    if (t.sizes()[d] == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
-}  // namespace
-
 std::vector<int64_t> expanded_strides(const Tensor& t, IntArrayRef shape) {
   const size_t n = shape.size(), m = t.sizes().size();
   std::vector<int64_t> out(n, 0);
@@ -37,20 +22,13 @@ std::vector<int64_t> expanded_strides(const Tensor& t, IntArrayRef shape) {
 }
 
 std::vector<int64_t> output_strides(IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
-  if (inputs.size() == 0) return {};  // no elements: still the order TensorIterator gives (0 strides outside a 0 dim)
+  if (inputs.size() == 0) return {};  // (an empty result too gets TensorIterator's order: 0 strides outside a 0 dim)
   const auto all = [&](const auto& pred) { return std::all_of(inputs.begin(), inputs.end(), pred); };
   const bool same_shape = all([&](const Tensor* t) { return t->sizes().vec() == shape.vec(); });
   if (same_shape) {  // TensorIterator's fast setups, the common case first
     if (all([](const Tensor* t) { return t->is_contiguous(); })) return {};
-    if (all([](const Tensor* t) { return channels_last_contiguous(*t); })) {
-      std::vector<int64_t> out(4);  // channels_last's own strides, whatever the inputs' size-1 dims have
-      int64_t step = 1;
-      for (int d : kChannelsLastOrder) {
-        out[d] = step;
-        step *= shape[d];
-      }
-      return out;
-    }
+    if (all([](const Tensor* t) { return t->is_contiguous(MemoryFormat::ChannelsLast); }))
+      return channels_last_strides(shape);  // its own strides, whatever the inputs' size-1 dims have
     const Tensor* first = *inputs.begin();
     if (all([&](const Tensor* t) {
           return non_overlapping_and_dense(t->sizes(), t->strides()) && t->strides().vec() == first->strides().vec();
@@ -86,6 +64,18 @@ Tensor empty_output(IntArrayRef shape, ScalarType dtype, std::initializer_list<c
 void resize_elementwise_output(const Tensor& out, IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
   if (out.sizes().size() == shape.size() && std::equal(shape.begin(), shape.end(), out.sizes().begin())) return;
   resize_output(out, shape, output_strides(shape, inputs));
+}
+
+Tensor empty_in_format(IntArrayRef sizes, ScalarType dtype, MemoryFormat format) {
+  if (format != MemoryFormat::ChannelsLast) return empty_cpu(sizes, dtype);
+  return empty_strided_on(sizes, channels_last_strides(sizes), dtype, Device(DeviceType::CPU));
+}
+
+Tensor in_format(const Tensor& t, MemoryFormat format) {
+  if (format != MemoryFormat::ChannelsLast || t.is_contiguous(format)) return t;
+  Tensor out = empty_in_format(t.sizes(), t.dtype(), format);
+  copy_kernel(out, t);
+  return out;
 }
 
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {

@@ -34,6 +34,11 @@ void set_binary_output(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType
 // layout when it must be resized (PyTorch's resize_out restrides a resized output likewise).
 Tensor empty_output(IntArrayRef shape, ScalarType dtype, std::initializer_list<const Tensor*> inputs);
 void resize_elementwise_output(const Tensor& out, IntArrayRef shape, std::initializer_list<const Tensor*> inputs);
+// The 4-D results of the convolution, pooling and normalization kernels are laid out in the format
+// their input suggests (Tensor::suggest_memory_format), as PyTorch's: a fresh CPU tensor in `format`
+// (contiguous or channels_last), and `t` (fresh, contiguous) in `format` (t itself, or a copy).
+Tensor empty_in_format(IntArrayRef sizes, ScalarType dtype, MemoryFormat format);
+Tensor in_format(const Tensor& t, MemoryFormat format);
 
 // PyTorch's result_type: tensors with dims beat 0-dim tensors, which beat Python
 // numbers (wrapped scalars), unless the lower kind is of a higher category

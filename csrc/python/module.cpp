@@ -309,7 +309,8 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def("numel", &Tensor::numel)
       .def("element_size", &Tensor::element_size)
       .def("storage_offset", &Tensor::storage_offset)
-      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("is_contiguous", [](const Tensor& t, MemoryFormat f) { return t.is_contiguous(f); },
+           nb::arg("memory_format") = MemoryFormat::Contiguous)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().data()); })
       .def_prop_ro("_version", &Tensor::version)

@@ -17,7 +17,8 @@
 #include <tcore/ops/conv2d_native.h>
 #include <tcore/ops/copy.h>
 #include <tcore/ops/div.h>
-#include <tcore/ops/full.h>
+#include <tcore/ops/empty.h>
+#include <tcore/ops/fill.h>
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/max_pool2d_native.h>
 #include <tcore/ops/max_pool2d_with_indices_native.h>
@@ -59,7 +60,9 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
     const int64_t length = std::max<int64_t>(self.sizes()[d] - start - crop_right, 0);
     src = tcore::narrow(src, d, std::min(start, self.sizes()[d]), length);
   }
-  Tensor out = tcore::full(shape, value, self.dtype(), std::nullopt, self.device());
+  // in the layout self suggests (channels_last stays so), as PyTorch's
+  Tensor out = tcore::empty(shape, self.dtype(), std::nullopt, self.device(), std::nullopt, self.suggest_memory_format());
+  tcore::fill_(out, value);
   if (src.numel() == 0) return out;
   Tensor dst = out;
   for (int64_t i = 0; i < dims; ++i) {

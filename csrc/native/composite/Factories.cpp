@@ -103,10 +103,11 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
-  TCORE_CHECK_VALUE(format != MemoryFormat::ChannelsLast, "empty_like: channels_last is not supported");
   const ScalarType t = dtype.value_or(self.dtype());
   const Device d = device.value_or(self.device());
   if (format == MemoryFormat::Contiguous) return tcore::empty(self.sizes(), t, layout, d, pin_memory, std::nullopt);
+  if (format == MemoryFormat::ChannelsLast)
+    return tcore::empty_strided(self.sizes(), channels_last_strides(self.sizes()), t, layout, d, pin_memory);
   return tcore::empty_strided(self.sizes(), preserved_strides(self.sizes(), self.strides()), t, layout, d, pin_memory);
 }
 Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,

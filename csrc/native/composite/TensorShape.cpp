@@ -161,7 +161,6 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
 
 // In self's layout by default (preserve_format, as PyTorch: x.t().clone() is transposed too).
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
-  TCORE_CHECK_VALUE(!memory_format || *memory_format != MemoryFormat::ChannelsLast, "clone: channels_last is not supported");
   Tensor out = tcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, memory_format);
   return tcore::copy_(out, self);
 }
@@ -173,32 +172,48 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
                 std::optional<MemoryFormat> memory_format) {
   (void)non_blocking;
   (void)pin_memory;
-  TCORE_CHECK_VALUE(!memory_format || *memory_format != MemoryFormat::ChannelsLast, "to: channels_last is not supported");
   Tensor out = tcore::empty_like(self, dtype, layout, device, std::nullopt, memory_format);
   return tcore::copy_(out, self);
 }
 
-// self itself when it already has the dtype (and no copy is asked for), as PyTorch.
+namespace {
+// PyTorch's to_will_alias: self itself when nothing changes (a memory_format is no change when self
+// already suggests it).
+bool to_keeps(const Tensor& self, ScalarType dtype, bool same_device, bool copy, std::optional<MemoryFormat> format) {
+  return same_device && dtype == self.dtype() && !copy &&
+         (!format || *format == MemoryFormat::Preserve || self.suggest_memory_format() == *format);
+}
+}  // namespace
+
 Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
-  if (dtype == self.dtype() && !copy && (!memory_format || *memory_format == MemoryFormat::Preserve)) return self;
+  if (to_keeps(self, dtype, true, copy, memory_format)) return self;
   return tcore::_to_copy(self, dtype, std::nullopt, std::nullopt, std::nullopt, non_blocking, memory_format);
 }
 
-// "cuda" means the current CUDA device; self itself when nothing changes.
+// "cuda" means the current CUDA device.
 Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy,
           std::optional<MemoryFormat> memory_format) {
   const ScalarType t = dtype.value_or(self.dtype());
   const bool same_device = device.type == self.device().type && (device.index < 0 || device.index == self.device().index);
-  if (same_device && t == self.dtype() && !copy && (!memory_format || *memory_format == MemoryFormat::Preserve))
-    return self;
+  if (to_keeps(self, t, same_device, copy, memory_format)) return self;
   return tcore::_to_copy(self, t, std::nullopt, same_device ? self.device() : device, std::nullopt, non_blocking,
                          memory_format);
 }
 
+// Every part by keyword (x.to(memory_format=tcore.channels_last)).
+Tensor to(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+          std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking, bool copy,
+          std::optional<MemoryFormat> memory_format) {
+  (void)layout;
+  (void)pin_memory;
+  return to(self, device.value_or(self.device()), dtype, non_blocking, copy, memory_format);
+}
+
+// self itself when it is contiguous in that format, else a copy in it.
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
-  TCORE_CHECK_VALUE(memory_format != MemoryFormat::ChannelsLast, "contiguous: channels_last is not supported");
-  if (self.is_contiguous()) return self;
-  return tcore::clone(self, MemoryFormat::Contiguous);
+  if (self.is_contiguous(memory_format)) return self;
+  TCORE_CHECK(memory_format != MemoryFormat::Preserve, "preserve memory format is unsupported by the contiguous operator");
+  return tcore::clone(self, memory_format);
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {

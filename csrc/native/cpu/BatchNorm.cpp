@@ -187,7 +187,7 @@ Forward batch_norm_forward(const Tensor& input, const std::optional<Tensor>& wei
     std::vector<double> var(static_cast<size_t>(ch.c));
     normalize_channels<T>(ch, x.template data_ptr<T>(), y.template data_ptr<T>(), ptr<T>(w), ptr<T>(b),
                           mean.template data_ptr<T>(), invstd.template data_ptr<T>(), var.data(), training, eps);
-    r.out = cast(y, input.dtype());
+    r.out = in_format(cast(y, input.dtype()), input.suggest_memory_format());  // channels_last stays so
     r.save_mean = training ? cast(mean, params) : empty_cpu({0}, params);
     r.save_invstd = training ? cast(invstd, params) : empty_cpu({0}, params);
     if (!has_stats) return;
@@ -313,7 +313,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     Tensor db_c = output_mask[2] ? empty_cpu({ch.c}, compute) : Tensor();
     backward_channels<T>(ch, ptr<T>(g), ptr<T>(x), ptr<T>(w), ptr<T>(mean), ptr<T>(invstd), ptr<T>(dx_c),
                          ptr<T>(dw_c), ptr<T>(db_c), train);
-    if (dx_c.defined()) dx = cast(dx_c, input.dtype());
+    if (dx_c.defined()) dx = in_format(cast(dx_c, input.dtype()), input.suggest_memory_format());
     if (dw_c.defined()) dw = cast(dw_c, params);
     if (db_c.defined()) db = cast(db_c, params);
   });

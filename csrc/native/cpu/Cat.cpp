@@ -59,11 +59,19 @@ void fill(const Tensor& result, ArrayRef<Tensor> tensors, int64_t dim) {
   }
 }
 
+// PyTorch's compute_output_memory_format: channels_last when every input suggests it.
+bool all_channels_last(ArrayRef<Tensor> tensors) {
+  for (const Tensor& t : tensors)
+    if (t.suggest_memory_format() != MemoryFormat::ChannelsLast) return false;
+  return !tensors.empty();
+}
+
 }  // namespace
 
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
   const CatShape l = cat_shape(tensors, dim);
-  Tensor result = empty_on(l.shape, l.dtype, l.device);
+  Tensor result = all_channels_last(tensors) ? empty_strided_on(l.shape, channels_last_strides(l.shape), l.dtype, l.device)
+                                             : empty_on(l.shape, l.dtype, l.device);
   fill(result, tensors, l.dim);
   return result;
 }

@@ -15,10 +15,9 @@ Tensor empty_memory_format(IntArrayRef size, std::optional<ScalarType> dtype, st
   (void)pin_memory;
   TCORE_CHECK_VALUE(!layout || *layout == Layout::Strided, "empty: only the strided layout is supported");
   TCORE_CHECK(!device || device->is_cpu(), "empty: the CPU kernel cannot allocate on ", device->str());
-  TCORE_CHECK_VALUE(!memory_format || *memory_format == MemoryFormat::Contiguous ||
-                        *memory_format == MemoryFormat::Preserve,
-                    "empty: only contiguous_format is supported");
-  return empty_cpu(size, dtype.value_or(default_float_dtype()));
+  const std::vector<int64_t> strides = format_strides(size, memory_format);
+  const ScalarType t = dtype.value_or(default_float_dtype());
+  return strides.empty() ? empty_cpu(size, t) : empty_strided_on(size, strides, t, Device(DeviceType::CPU));
 }
 
 namespace {

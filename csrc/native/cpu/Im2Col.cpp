@@ -23,6 +23,7 @@
 #include <tcore/ops/_im2col_native.h>
 
 #include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
 #include "native/cpu/LinearAlgebra.h"
 #include "native/cpu/Parallel.h"
 #include "native/onednn/Conv.h"
@@ -233,6 +234,15 @@ Tensor chunk_patches(const Geometry& g, const Tensor& self, int64_t n0, int64_t 
 
 }  // namespace
 
+namespace {
+// The results' layout: channels_last when the input or the weight suggests it (PyTorch's CPU
+// convolution), the input's gradient and the weight's included.
+MemoryFormat conv_format(const Tensor& self, const Tensor& weight) {
+  return self.suggest_memory_format() == MemoryFormat::ChannelsLast ? MemoryFormat::ChannelsLast
+                                                                     : weight.suggest_memory_format();
+}
+}  // namespace
+
 Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
                       IntArrayRef dilation) {
   TCORE_CHECK_VALUE(weight.dim() == 4 && weight.sizes()[1] == (self.dim() == 4 ? self.sizes()[1] : -1),
@@ -243,10 +253,12 @@ Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stri
   const Geometry g = geometry(self.sizes(), {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride,
                               "_conv2d_im2col");
   const int64_t out_channels = weight.sizes()[0], taps = g.c * g.kh * g.kw, per_image = g.oh * g.ow;
-  if (taps == 0) return zeros_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());  // an empty sum
-  Tensor out = empty_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype());
-  if (out.numel() == 0) return out;
-  if (onednn::conv2d_forward(self, weight, out, params_of(g))) return out;
+  const MemoryFormat format = conv_format(self, weight);
+  if (taps == 0) return in_format(zeros_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype()), format);  // an empty sum
+  Tensor result = empty_in_format({g.n, out_channels, g.oh, g.ow}, self.dtype(), format);
+  if (result.numel() == 0) return result;
+  if (onednn::conv2d_forward(self, weight, result, params_of(g))) return result;
+  const Tensor out = format == MemoryFormat::Contiguous ? result : empty_cpu(result.sizes(), self.dtype());
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);  // (O, C * kh * kw), the same matrix for every image
   const Tensor cols = empty_cpu({chunk, taps, per_image}, self.dtype());
@@ -257,7 +269,8 @@ Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stri
                   make_view(out, {m, out_channels, per_image}, {out_channels * per_image, per_image, 1},
                             n0 * out_channels * per_image));
   }
-  return out;
+  if (!out.is_same(result)) copy_kernel(result, out);
+  return result;
 }
 
 // The gradients of _conv2d_im2col, chunk by chunk of images as the forward: the weight's, each
@@ -277,17 +290,21 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
   if (is_reduced_float(t)) {  // float16/bfloat16: in float32, rounded once
     const auto [dx, dw] = _conv2d_im2col_backward(cast(grad_output, ScalarType::Float), cast(self, ScalarType::Float),
                                                   cast(weight, ScalarType::Float), stride, padding, dilation, output_mask);
-    return {dx.defined() ? cast(dx, t) : dx, dw.defined() ? cast(dw, t) : dw};
+    const MemoryFormat format = conv_format(self, weight);
+    return {dx.defined() ? in_format(cast(dx, t), format) : dx, dw.defined() ? in_format(cast(dw, t), format) : dw};
   }
-  const Tensor gy = contiguous_copy(cast(grad_output, t));
+  const MemoryFormat format = conv_format(self, weight);
   if (output_mask[0] || output_mask[1]) {
-    const Tensor dx = output_mask[0] ? empty_cpu(self.sizes(), t) : Tensor();
-    const Tensor dw = output_mask[1] ? empty_cpu(weight.sizes(), t) : Tensor();
-    if (g.n > 0 && taps > 0 && onednn::conv2d_backward(gy, self, weight, dx, dw, params_of(g))) return {dx, dw};
+    const Tensor dx = output_mask[0] ? empty_in_format(self.sizes(), t, format) : Tensor();
+    const Tensor dw = output_mask[1] ? empty_in_format(weight.sizes(), t, format) : Tensor();
+    if (g.n > 0 && taps > 0 && onednn::conv2d_backward(cast(grad_output, t), self, weight, dx, dw, params_of(g)))
+      return {dx, dw};
   }
+  const auto laid_out = [format](const Tensor& r) { return r.defined() ? in_format(r, format) : r; };
+  const Tensor gy = contiguous_copy(cast(grad_output, t));
   const Tensor dx = output_mask[0] ? zeros_cpu(self.sizes(), t) : Tensor();
   const Tensor dw = output_mask[1] ? zeros_cpu(weight.sizes(), t) : Tensor();
-  if (g.n == 0 || taps == 0 || per_image == 0 || out_channels == 0) return {dx, dw};
+  if (g.n == 0 || taps == 0 || per_image == 0 || out_channels == 0) return {laid_out(dx), laid_out(dw)};
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);
   const Tensor cols = empty_cpu({chunk, taps, per_image}, t);
@@ -327,7 +344,7 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
       });
     }
   }
-  return {dx, dw};
+  return {laid_out(dx), laid_out(dw)};
 }
 
 }  // namespace TCORE_CPU_NS

@@ -53,7 +53,8 @@ std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef k
   Tensor values = empty_cpu({n, c, oh, ow}, work);
   Tensor indices = empty_cpu({n, c, oh, ow}, ScalarType::Long);
   const int64_t planes = n * c;
-  if (values.numel() == 0) return {cast(values, self.dtype()), indices};
+  const MemoryFormat format = self.suggest_memory_format();  // channels_last results for a channels_last input
+  if (values.numel() == 0) return {in_format(cast(values, self.dtype()), format), in_format(indices, format)};
   dispatch_floating(work, "max_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(src.data_ptr());
@@ -133,7 +134,7 @@ std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef k
       }
     });
   });
-  return {cast(values, self.dtype()), indices};
+  return {in_format(cast(values, self.dtype()), format), in_format(indices, format)};
 }
 
 Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& indices, IntArrayRef input_size) {
@@ -160,7 +161,7 @@ Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& ind
         }
     });
   });
-  return cast(out, grad_output.dtype());
+  return in_format(cast(out, grad_output.dtype()), grad_output.suggest_memory_format());
 }
 
 namespace {
@@ -215,7 +216,7 @@ Tensor _avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
   const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
   const Tensor src = contiguous_copy(cast(self, work));
   Tensor out = empty_cpu({g.n, g.c, g.oh, g.ow}, work);
-  if (out.numel() == 0) return cast(out, self.dtype());
+  if (out.numel() == 0) return in_format(cast(out, self.dtype()), self.suggest_memory_format());
   dispatch_floating(work, "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(src.data_ptr());
@@ -228,7 +229,7 @@ Tensor _avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
       o[i] = sum / static_cast<T>(win.divisor);
     });
   });
-  return cast(out, self.dtype());
+  return in_format(cast(out, self.dtype()), self.suggest_memory_format());  // channels_last stays so
 }
 
 Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
@@ -239,7 +240,8 @@ Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntAr
   const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
   const Tensor gy = contiguous_copy(cast(grad_output, work));
   Tensor out = zeros_cpu(self.sizes(), work);
-  if (out.numel() == 0 || g.oh * g.ow == 0) return cast(out, grad_output.dtype());
+  const MemoryFormat format = self.suggest_memory_format();
+  if (out.numel() == 0 || g.oh * g.ow == 0) return in_format(cast(out, grad_output.dtype()), format);
   dispatch_floating(work, "avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* gp = static_cast<const T*>(gy.data_ptr());
@@ -251,7 +253,7 @@ Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntAr
         for (int64_t x = win.x0; x < win.x1; ++x) plane[y * g.w + x] += share;
     });
   });
-  return cast(out, grad_output.dtype());
+  return in_format(cast(out, grad_output.dtype()), format);
 }
 
 }  // namespace TCORE_CPU_NS

@@ -68,10 +68,10 @@ Tensor fill_cuda(const Tensor& self, const Scalar& value) {
 Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
-  TCORE_CHECK_VALUE(!memory_format || *memory_format == MemoryFormat::Contiguous ||
-                        *memory_format == MemoryFormat::Preserve,
-                    "empty: only contiguous_format is supported");
-  return empty_on(size, dtype.value_or(default_float_dtype()), device.value_or(Device(DeviceType::CUDA)));
+  const std::vector<int64_t> strides = format_strides(size, memory_format);
+  const ScalarType t = dtype.value_or(default_float_dtype());
+  const Device d = device.value_or(Device(DeviceType::CUDA));
+  return strides.empty() ? empty_on(size, t, d) : empty_strided_on(size, strides, t, d);
 }
 
 }  // namespace tcore::native

@@ -43,9 +43,13 @@ dnnl::engine& cpu() {
 
 memory::dims dims_of(const Tensor& t) { return memory::dims(t.sizes().begin(), t.sizes().end()); }
 
-memory plain(const Tensor& t, Tag tag) {
-  return memory(memory::desc(dims_of(t), memory::data_type::f32, tag), cpu(), t.data_ptr());
+// t's memory as it is (oneDNN reads and writes any dense strides: nchw, nhwc, permuted ones)
+memory plain(const Tensor& t) {
+  return memory(memory::desc(dims_of(t), memory::data_type::f32, memory::dims(t.strides().begin(), t.strides().end())),
+                cpu(), t.data_ptr());
 }
+// t itself when its elements fill a block (any order of the dims), else a contiguous copy
+Tensor dense(const Tensor& t) { return non_overlapping_and_dense(t.sizes(), t.strides()) ? t : contiguous_copy(t); }
 
 // t's shape, the layout left to oneDNN
 memory::desc any_layout(const Tensor& t) { return memory::desc(dims_of(t), memory::data_type::f32, Tag::any); }
@@ -107,12 +111,12 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Tensor& input, const 
 bool conv2d_forward(const Tensor& input_, const Tensor& weight_, const Tensor& out, const Conv2dParams& p) {
   const Shape s = shape_of(input_, weight_, out, p);
   if (!s.fits || !worth_it(input_, weight_, out)) return false;
-  const Tensor input = contiguous_copy(input_), weight = contiguous_copy(weight_);
+  const Tensor input = dense(input_), weight = dense(weight_);
   follow_threads();
   try {
   dnnl::stream stream(cpu());
   const auto pd = forward_pd(input, weight, out, s);
-  memory x = plain(input, Tag::nchw), w = plain(weight, Tag::oihw), y = plain(out, Tag::nchw);
+  memory x = plain(input), w = plain(weight), y = plain(out);
   memory xb = into(x, pd.src_desc(), stream), wb = into(w, pd.weights_desc(), stream);
   memory yb = landing(y, pd.dst_desc());
   dnnl::convolution_forward(pd).execute(stream, {{DNNL_ARG_SRC, xb}, {DNNL_ARG_WEIGHTS, wb}, {DNNL_ARG_DST, yb}});
@@ -128,13 +132,12 @@ bool conv2d_backward(const Tensor& grad_output_, const Tensor& input_, const Ten
                      const Tensor& grad_weight, const Conv2dParams& p) {
   const Shape s = shape_of(input_, weight_, grad_output_, p);
   if (!s.fits || !worth_it(input_, weight_, grad_output_)) return false;
-  const Tensor grad_output = contiguous_copy(grad_output_), input = contiguous_copy(input_),
-               weight = contiguous_copy(weight_);
+  const Tensor grad_output = dense(grad_output_), input = dense(input_), weight = dense(weight_);
   follow_threads();
   try {
   dnnl::stream stream(cpu());
   const auto hint = forward_pd(input, weight, grad_output, s);
-  const memory dy = plain(grad_output, Tag::nchw);
+  const memory dy = plain(grad_output);
   memory dyb = dy;  // grad_output in the layout the last primitive asked for: reordered once when both agree
   const auto dy_as = [&](const memory::desc& want) {
     if (dyb.get_desc() != want) dyb = into(dy, want, stream);
@@ -145,11 +148,11 @@ bool conv2d_backward(const Tensor& grad_output_, const Tensor& input_, const Ten
                                                   any_layout(weight), any_layout(grad_output), s.stride, s.dilation,
                                                   s.pad_l, s.pad_r);
     const dnnl::convolution_backward_data::primitive_desc pd(d, cpu(), hint);
-    memory dx = plain(grad_input, Tag::nchw);
+    memory dx = plain(grad_input);
     memory dxb = landing(dx, pd.diff_src_desc());
     dnnl::convolution_backward_data(pd).execute(
         stream, {{DNNL_ARG_DIFF_DST, dy_as(pd.diff_dst_desc())},
-                 {DNNL_ARG_WEIGHTS, into(plain(weight, Tag::oihw), pd.weights_desc(), stream)},
+                 {DNNL_ARG_WEIGHTS, into(plain(weight), pd.weights_desc(), stream)},
                  {DNNL_ARG_DIFF_SRC, dxb}});
     land(dxb, dx, stream);
   }
@@ -158,10 +161,10 @@ bool conv2d_backward(const Tensor& grad_output_, const Tensor& input_, const Ten
                                                      any_layout(weight), any_layout(grad_output), s.stride,
                                                      s.dilation, s.pad_l, s.pad_r);
     const dnnl::convolution_backward_weights::primitive_desc pd(d, cpu(), hint);
-    memory dw = plain(grad_weight, Tag::oihw);
+    memory dw = plain(grad_weight);
     memory dwb = landing(dw, pd.diff_weights_desc());
     dnnl::convolution_backward_weights(pd).execute(
-        stream, {{DNNL_ARG_SRC, into(plain(input, Tag::nchw), pd.src_desc(), stream)},
+        stream, {{DNNL_ARG_SRC, into(plain(input), pd.src_desc(), stream)},
                  {DNNL_ARG_DIFF_DST, dy_as(pd.diff_dst_desc())}, {DNNL_ARG_DIFF_WEIGHTS, dwb}});
     land(dwb, dw, stream);
   }

@@ -15,11 +15,11 @@ struct Conv2dParams {
 };
 
 // out (N, O, oh, ow) = the convolution of input (N, C, H, W) by weight (O, C, kh, kw), one group, no
-// bias; float32 on the CPU, out allocated and contiguous (the others are made contiguous when
-// oneDNN takes the convolution). false: not taken (too small to be worth
+// bias; float32 on the CPU, out allocated dense (contiguous or channels_last: written in place; the
+// operands are read in their own dense layouts, others copied contiguous first). false: not taken (too small to be worth
 // oneDNN's setup, or a shape oneDNN refuses) and nothing written.
 bool conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p);
-// grad_input and/or grad_weight (either may be undefined; allocated, contiguous) of that product
+// grad_input and/or grad_weight (either may be undefined; allocated, dense) of that product
 // for grad_output; false as above.
 bool conv2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, const Tensor& grad_input,
                      const Tensor& grad_weight, const Conv2dParams& p);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -93,6 +94,12 @@ class TCORE_API Tensor {
   int64_t storage_offset() const { return impl_->storage_offset(); }
   int64_t element_size() const { return tcore::element_size(dtype()); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  // In that format's order (preserve_format asks for the default, as in PyTorch).
+  bool is_contiguous(MemoryFormat format) const;
+  // PyTorch's suggest_memory_format: channels_last for a 4-D tensor whose strides order its dims as
+  // channels_last does (C innermost, then W, H, N; ambiguous cases contiguous), else contiguous.
+  // The layout the convolution, pooling and normalization operators give their results.
+  MemoryFormat suggest_memory_format() const;
   const Storage& storage() const { return impl_->storage(); }
 
   // A meta or lazy tensor has no data: any kernel that asks for it gets an error, never a null
@@ -153,6 +160,15 @@ TCORE_API bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides)
 // infer_dense_strides: dims ordered by stride, a stride of 0 keeping its place, equal strides the
 // smaller size inner).
 TCORE_API std::vector<int64_t> preserved_strides(IntArrayRef sizes, IntArrayRef strides);
+// PyTorch's channels_last contiguity: a 4-D tensor with C innermost, then W, H, N (dims of size 1
+// skipped); false for other ranks.
+TCORE_API bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides);
+// The strides memory_format=channels_last gives `sizes` (4-D only, as in PyTorch; a 0 size makes the
+// strides outside it 0).
+TCORE_API std::vector<int64_t> channels_last_strides(IntArrayRef sizes);
+// The strides a factory's memory_format gives a fresh tensor of `sizes`: empty (contiguous) for
+// contiguous_format or none, channels_last's; preserve_format has nothing to preserve: an error.
+TCORE_API std::vector<int64_t> format_strides(IntArrayRef sizes, std::optional<MemoryFormat> format);
 TCORE_API Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                            int64_t offset);
 TCORE_API Tensor wrapped_scalar_tensor(const Scalar& s);
