@@ -30,8 +30,10 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 namespace {
 
 // Channel c's elements of an (N, C, S) contiguous tensor: the segments (i * C + c) * S, i < N.
-// With S = 1 (BatchNorm1d's (N, C)) a channel is a column: the channels are walked in blocks,
-// row by row, each block's sums kept per column (vectorized across the channels).
+// With S = 1 (BatchNorm1d's (N, C), a channels_last input's (N H W, C)) a channel is a column:
+// every pass streams the rows in order, runs of rows on the threads, sums kept per column
+// (vectorized across the channels). (Blocks of 16 columns walked row by row, a cache line per
+// 1 KB row: BatchNorm1d's (8192, 256) 3.9 ms, 4.9x torch's.)
 struct Channels {
   int64_t n, c, s;
   int64_t count() const { return n * s; }  // elements per channel
@@ -40,23 +42,26 @@ struct Channels {
 
 Channels channels_of(const Tensor& input) {
   const int64_t n = input.sizes()[0], c = input.sizes()[1];
+  if (input.suggest_memory_format() == MemoryFormat::ChannelsLast)  // (N H W, C): a channel is a column
+    return {c == 0 ? 0 : input.numel() / c, c, 1};
   return {n, c, n * c == 0 ? 0 : input.numel() / (n * c)};
 }
 
-constexpr int64_t kBlockElements = 32768;  // a block of columns: about this many elements (in L2)
-
-// Runs f(c0, c1) over the channels in blocks on the threads: single channels (S > 1), or
-// blocks of columns of about kBlockElements elements, at least 16 columns wide (S = 1).
+// Runs f(c0, c1) over the channels: one channel at a time on the threads (S > 1), or every column
+// at once (S = 1: channel_sums and channel_map put runs of rows on the threads).
 template <typename F>
 void each_block(Channels ch, const F& f) {
-  const int64_t columns = std::min(ch.c, std::max<int64_t>(16, kBlockElements / std::max<int64_t>(ch.n, 1)));
-  const int64_t per_block = ch.s > 1 ? 1 : std::max<int64_t>(1, columns);
-  const int64_t blocks = (ch.c + per_block - 1) / per_block;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(ch.count() * per_block, 1));
-  parallel_for(0, blocks, grain, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) f(k * per_block, std::min(ch.c, (k + 1) * per_block));
+  if (ch.s == 1) {
+    f(0, ch.c);
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(ch.count(), 1));
+  parallel_for(0, ch.c, grain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) f(k, k + 1);
   });
 }
+
+constexpr int64_t kRun = 64;  // rows summed in the compute dtype's lanes before a double add
 
 // out[c] for c in [c0, c1): the sum over channel c of f(c, a, ...) for the operands' elements
 // at one place (f takes vectors or scalars).
@@ -72,31 +77,58 @@ void channel_sums(Channels ch, int64_t c0, int64_t c1, double* out, const F& f, 
     }
     return;
   }
+  // columns: each run of kRun rows summed in the compute dtype's lanes (runs on the threads), the
+  // runs' sums added in double in order (the same sums at any thread count)
+  const int64_t width = c1 - c0, runs = (ch.n + kRun - 1) / kRun;
+  std::vector<T> part(static_cast<size_t>(runs * width));
+  parallel_for(0, runs, std::max<int64_t>(1, kGrainSize / (kRun * width)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      T* sum = part.data() + r * width - c0;
+      for (int64_t c = c0; c < c1; ++c) sum[c] = T(0);
+      const int64_t end = std::min(ch.n, (r + 1) * kRun);
+      int64_t i = r * kRun;
+      for (; i + 4 <= end; i += 4) {  // four rows a step: a quarter of the loads and stores of sum
+        const int64_t r0 = i * ch.c, r1 = r0 + ch.c, r2 = r1 + ch.c, r3 = r2 + ch.c;
+        for (int64_t c = c0; c < c1; ++c)
+          sum[c] += (f(c, a[r0 + c], more[r0 + c]...) + f(c, a[r1 + c], more[r1 + c]...)) +
+                    (f(c, a[r2 + c], more[r2 + c]...) + f(c, a[r3 + c], more[r3 + c]...));
+      }
+      for (; i < end; ++i) {
+        const int64_t row = i * ch.c;
+        for (int64_t c = c0; c < c1; ++c) sum[c] += f(c, a[row + c], more[row + c]...);
+      }
+    }
+  });
   for (int64_t c = c0; c < c1; ++c) out[c] = 0;
-  for (int64_t i = 0; i < ch.n; ++i) {
-    const int64_t row = i * ch.c;
-    for (int64_t c = c0; c < c1; ++c) out[c] += static_cast<double>(f(c, a[row + c], more[row + c]...));
-  }
+  for (int64_t r = 0; r < runs; ++r)
+    for (int64_t c = c0; c < c1; ++c) out[c] += static_cast<double>(part[r * width + c - c0]);
 }
 
 // out = f(c, a, ...) elementwise over the channels [c0, c1).
 template <typename T, typename F, typename... More>
 void channel_map(Channels ch, int64_t c0, int64_t c1, T* out, const F& f, const T* a, const More*... more) {
-  for (int64_t i = 0; i < ch.n; ++i) {
-    if (ch.s > 1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        const int64_t at = ch.at(i, c);
-        for (int64_t j = 0; j < ch.s; ++j) out[at + j] = f(c, a[at + j], more[at + j]...);
+  if (ch.s == 1) {  // columns: the rows in order, runs of them on the threads
+    parallel_for(0, ch.n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c1 - c0, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t row = i * ch.c;
+        for (int64_t c = c0; c < c1; ++c) out[row + c] = f(c, a[row + c], more[row + c]...);
       }
-    } else {
-      const int64_t row = i * ch.c;
-      for (int64_t c = c0; c < c1; ++c) out[row + c] = f(c, a[row + c], more[row + c]...);
+    });
+    return;
+  }
+  for (int64_t i = 0; i < ch.n; ++i) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t at = ch.at(i, c);
+      for (int64_t j = 0; j < ch.s; ++j) out[at + j] = f(c, a[at + j], more[at + j]...);
     }
   }
 }
 
-// An operand as the kernels read it: a contiguous array of the compute dtype.
-Tensor operand(const Tensor& t, ScalarType compute) { return contiguous_copy(cast(t, compute)); }
+// An operand as the kernels read it: an array of the compute dtype, contiguous, or channels_last
+// for an input that suggests it (channels_of's (N H W, C) columns).
+Tensor operand(const Tensor& t, ScalarType compute, MemoryFormat format = MemoryFormat::Contiguous) {
+  return format == MemoryFormat::ChannelsLast ? in_format(cast(t, compute), format) : contiguous_copy(cast(t, compute));
+}
 
 // A per-channel vector (weight, bias, statistics) as a contiguous compute-dtype tensor, or undefined.
 Tensor vector_of(const std::optional<Tensor>& t, ScalarType compute) {
@@ -180,14 +212,15 @@ Forward batch_norm_forward(const Tensor& input, const std::optional<Tensor>& wei
   Forward r;
   dispatch_floating(compute, "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const Tensor x = operand(input, compute);
-    Tensor y = empty_cpu(x.sizes(), compute);
+    const MemoryFormat format = input.suggest_memory_format();  // channels_last stays so
+    const Tensor x = operand(input, compute, format);
+    Tensor y = empty_in_format(x.sizes(), compute, format);
     Tensor mean = training ? empty_cpu({ch.c}, compute) : vector_of(running_mean, compute);
     Tensor invstd = training ? empty_cpu({ch.c}, compute) : running_invstd<T>(running_var, compute, ch.c, eps);
     std::vector<double> var(static_cast<size_t>(ch.c));
     normalize_channels<T>(ch, x.template data_ptr<T>(), y.template data_ptr<T>(), ptr<T>(w), ptr<T>(b),
                           mean.template data_ptr<T>(), invstd.template data_ptr<T>(), var.data(), training, eps);
-    r.out = in_format(cast(y, input.dtype()), input.suggest_memory_format());  // channels_last stays so
+    r.out = in_format(cast(y, input.dtype()), format);
     r.save_mean = training ? cast(mean, params) : empty_cpu({0}, params);
     r.save_invstd = training ? cast(invstd, params) : empty_cpu({0}, params);
     if (!has_stats) return;
@@ -304,16 +337,17 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   }
   dispatch_floating(compute, "batch_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const Tensor x = operand(input, compute), g = operand(grad_out, compute);
+    const MemoryFormat format = input.suggest_memory_format();
+    const Tensor x = operand(input, compute, format), g = operand(grad_out, compute, format);
     const Tensor w = vector_of(weight, compute);
     const Tensor mean = vector_of(train ? save_mean : running_mean, compute);
     const Tensor invstd = train ? vector_of(save_invstd, compute) : running_invstd<T>(running_var, compute, ch.c, eps);
-    Tensor dx_c = output_mask[0] ? empty_cpu(x.sizes(), compute) : Tensor();
+    Tensor dx_c = output_mask[0] ? empty_in_format(x.sizes(), compute, format) : Tensor();
     Tensor dw_c = output_mask[1] ? empty_cpu({ch.c}, compute) : Tensor();
     Tensor db_c = output_mask[2] ? empty_cpu({ch.c}, compute) : Tensor();
     backward_channels<T>(ch, ptr<T>(g), ptr<T>(x), ptr<T>(w), ptr<T>(mean), ptr<T>(invstd), ptr<T>(dx_c),
                          ptr<T>(dw_c), ptr<T>(db_c), train);
-    if (dx_c.defined()) dx = in_format(cast(dx_c, input.dtype()), input.suggest_memory_format());
+    if (dx_c.defined()) dx = in_format(cast(dx_c, input.dtype()), format);
     if (dw_c.defined()) dw = cast(dw_c, params);
     if (db_c.defined()) db = cast(db_c, params);
   });

@@ -32,6 +32,76 @@ int64_t at(IntArrayRef v, size_t i, const char* name) {
   return v.size() == 1 ? v[0] : v[i];
 }
 
+// the kernel taps whose input cell is inside, [lo, hi): a window over the padding skips the rest
+void inside_taps(int64_t start, int64_t k, int64_t dil, int64_t size, int64_t& lo, int64_t& hi) {
+  lo = 0, hi = k;
+  while (lo < k && start + lo * dil < 0) ++lo;
+  while (hi > lo && start + (hi - 1) * dil >= size) --hi;
+}
+
+// Channels-last blocks: the channels are innermost, so a window's cells are C-vectors and every
+// loop over c is contiguous (vectorizes). Work is split by (image, block of channels): the
+// backward kernels add into input cells that overlapping windows share, which stay one task's.
+constexpr int64_t kChannelBlock = 64;
+template <typename F>
+void each_image_and_channels(int64_t n, int64_t c, int64_t cells, const F& f) {
+  const int64_t blocks = (c + kChannelBlock - 1) / kChannelBlock;
+  const int64_t per_task = std::min(c, kChannelBlock) * std::max<int64_t>(cells, 1);
+  parallel_for(0, n * blocks, std::max<int64_t>(1, kGrainSize / per_task), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t c0 = (t % blocks) * kChannelBlock;
+      f(t / blocks, c0, std::min(c, c0 + kChannelBlock));
+    }
+  });
+}
+
+struct MaxPool {
+  int64_t n, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+};
+
+// max_pool2d of a channels_last input into channels_last values and indices: the taps in the
+// window's order, the first maximum kept, a NaN taking the place (as the NCHW kernel).
+template <typename T>
+void max_pool_channels_last(const MaxPool& g, const T* in, T* out, int64_t* idx) {
+  each_image_and_channels(g.n, g.c, g.oh * g.ow * g.kh * g.kw, [&](int64_t img, int64_t c0, int64_t c1) {
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      int64_t ky0, ky1;
+      inside_taps(oy * g.sh - g.ph, g.kh, g.dh, g.h, ky0, ky1);
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        int64_t kx0, kx1;
+        inside_taps(ox * g.sw - g.pw, g.kw, g.dw, g.w, kx0, kx1);
+        T* best = out + ((img * g.oh + oy) * g.ow + ox) * g.c;
+        int64_t* where = idx + ((img * g.oh + oy) * g.ow + ox) * g.c;
+        if (ky0 == ky1 || kx0 == kx1) {  // padding only
+          std::fill(best + c0, best + c1, static_cast<T>(-INFINITY));
+          std::fill(where + c0, where + c1, int64_t{0});
+          continue;
+        }
+        bool first = true;
+        for (int64_t ky = ky0; ky < ky1; ++ky) {
+          const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+          for (int64_t kx = kx0; kx < kx1; ++kx) {
+            const int64_t at_ = iy * g.w + ox * g.sw - g.pw + kx * g.dw;
+            const T* cell = in + (img * g.h * g.w + at_) * g.c;
+            if (first) {
+              std::copy(cell + c0, cell + c1, best + c0);
+              std::fill(where + c0, where + c1, at_);
+              first = false;
+              continue;
+            }
+            for (int64_t ch = c0; ch < c1; ++ch) {
+              const T v = cell[ch];
+              const bool take = (v > best[ch]) | (v != v);  // a NaN wins, the last one (torch's rule)
+              best[ch] = take ? v : best[ch];
+              where[ch] = take ? at_ : where[ch];
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
@@ -49,24 +119,33 @@ std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef k
                         ow >= 0, "_max_pool2d_indices: bad geometry");
   const int64_t n = self.sizes()[0], c = self.sizes()[1], h = self.sizes()[2], w = self.sizes()[3];
   const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const MemoryFormat format = self.suggest_memory_format();  // channels_last results for a channels_last input
+  if (format == MemoryFormat::ChannelsLast) {
+    const Tensor src = in_format(cast(self, work), format);
+    Tensor values = empty_in_format({n, c, oh, ow}, work, format);
+    Tensor indices = empty_in_format({n, c, oh, ow}, ScalarType::Long, format);
+    if (values.numel() > 0) {
+      dispatch_floating(work, "max_pool2d", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        max_pool_channels_last<T>({n, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow},
+                                  static_cast<const T*>(src.data_ptr()), static_cast<T*>(values.data_ptr()),
+                                  indices.data_ptr<int64_t>());
+      });
+    }
+    return {in_format(cast(values, self.dtype()), format), indices};
+  }
   const Tensor src = contiguous_copy(cast(self, work));
   Tensor values = empty_cpu({n, c, oh, ow}, work);
   Tensor indices = empty_cpu({n, c, oh, ow}, ScalarType::Long);
   const int64_t planes = n * c;
-  const MemoryFormat format = self.suggest_memory_format();  // channels_last results for a channels_last input
-  if (values.numel() == 0) return {in_format(cast(values, self.dtype()), format), in_format(indices, format)};
+  if (values.numel() == 0) return {cast(values, self.dtype()), indices};
   dispatch_floating(work, "max_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(src.data_ptr());
     T* out = static_cast<T*>(values.data_ptr());
     int64_t* idx = indices.data_ptr<int64_t>();
     parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(h * w, 1)), [&](int64_t b, int64_t e) {
-      // the kernel taps whose input cell is inside, [lo, hi): a window over the padding skips the rest
-      const auto taps = [](int64_t start, int64_t k, int64_t dil, int64_t size, int64_t& lo, int64_t& hi) {
-        lo = 0, hi = k;
-        while (lo < k && start + lo * dil < 0) ++lo;
-        while (hi > lo && start + (hi - 1) * dil >= size) --hi;
-      };
+      const auto taps = inside_taps;
       // Windows whose columns are all inside go a row of outputs at a time, tap by tap in the
       // window's order, each tap a loop over the row that vectorizes (selects, where the one-window
       // loop's comparisons of random data mispredicted: 2x2 windows of (16, 32, 64, 64) took 16 ms,
@@ -134,7 +213,7 @@ std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef k
       }
     });
   });
-  return {in_format(cast(values, self.dtype()), format), in_format(indices, format)};
+  return {cast(values, self.dtype()), indices};
 }
 
 Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& indices, IntArrayRef input_size) {
@@ -143,11 +222,34 @@ Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& ind
                     "input_size, got ", shape_str(grad_output.sizes()), ", ", shape_str(indices.sizes()), ", ",
                     shape_str(input_size));
   const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
+  const int64_t planes = input_size[0] * input_size[1], hw = input_size[2] * input_size[3];
+  const int64_t per = grad_output.sizes()[2] * grad_output.sizes()[3];
+  const MemoryFormat format = grad_output.suggest_memory_format();
+  if (format == MemoryFormat::ChannelsLast) {  // each output cell's C gradients into their C input cells
+    const Tensor g = in_format(cast(grad_output, work), format), ix = in_format(indices, format);
+    Tensor out = empty_in_format(input_size, work, format);
+    const int64_t c = input_size[1];
+    dispatch_floating(work, "max_pool2d_backward", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* gp = static_cast<const T*>(g.data_ptr());
+      const int64_t* ip = ix.data_ptr<int64_t>();
+      T* op = static_cast<T*>(out.data_ptr());
+      each_image_and_channels(input_size[0], c, per + hw, [&](int64_t img, int64_t c0, int64_t c1) {
+        for (int64_t k = 0; k < hw; ++k) std::fill(op + (img * hw + k) * c + c0, op + (img * hw + k) * c + c1, T(0));
+        for (int64_t k = 0; k < per; ++k) {
+          const int64_t at_ = (img * per + k) * c;
+          for (int64_t ch = c0; ch < c1; ++ch) {
+            const int64_t where = ip[at_ + ch];
+            if (where >= 0 && where < hw) op[(img * hw + where) * c + ch] += gp[at_ + ch];
+          }
+        }
+      });
+    });
+    return in_format(cast(out, grad_output.dtype()), format);
+  }
   const Tensor g = contiguous_copy(cast(grad_output, work));
   const Tensor ix = contiguous_copy(indices);
   Tensor out = zeros_cpu(input_size, work);
-  const int64_t planes = input_size[0] * input_size[1], hw = input_size[2] * input_size[3];
-  const int64_t per = grad_output.sizes()[2] * grad_output.sizes()[3];
   dispatch_floating(work, "max_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* gp = static_cast<const T*>(g.data_ptr());
@@ -161,7 +263,7 @@ Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& ind
         }
     });
   });
-  return in_format(cast(out, grad_output.dtype()), grad_output.suggest_memory_format());
+  return cast(out, grad_output.dtype());
 }
 
 namespace {
@@ -214,9 +316,37 @@ Tensor _avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
   const AvgPool g = avg_pool(self.sizes(), output_size, kernel_size, stride, padding, count_include_pad,
                              divisor_override, "_avg_pool2d");
   const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const MemoryFormat format = self.suggest_memory_format();  // channels_last stays so
+  if (format == MemoryFormat::ChannelsLast) {  // a window's C-vectors summed in the NCHW kernel's order
+    const Tensor src = in_format(cast(self, work), format);
+    Tensor out = empty_in_format({g.n, g.c, g.oh, g.ow}, work, format);
+    if (out.numel() > 0) {
+      dispatch_floating(work, "avg_pool2d", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* in = static_cast<const T*>(src.data_ptr());
+        T* o = static_cast<T*>(out.data_ptr());
+        each_image_and_channels(g.n, g.c, g.oh * g.ow * g.kh * g.kw, [&](int64_t img, int64_t c0, int64_t c1) {
+          for (int64_t oy = 0; oy < g.oh; ++oy)
+            for (int64_t ox = 0; ox < g.ow; ++ox) {
+              const AvgPool::Window win = g.window(oy, ox);
+              T* sum = o + ((img * g.oh + oy) * g.ow + ox) * g.c;
+              std::fill(sum + c0, sum + c1, T(0));
+              for (int64_t y = win.y0; y < win.y1; ++y)
+                for (int64_t x = win.x0; x < win.x1; ++x) {
+                  const T* cell = in + ((img * g.h + y) * g.w + x) * g.c;
+                  for (int64_t ch = c0; ch < c1; ++ch) sum[ch] += cell[ch];
+                }
+              const T divisor = static_cast<T>(win.divisor);
+              for (int64_t ch = c0; ch < c1; ++ch) sum[ch] /= divisor;
+            }
+        });
+      });
+    }
+    return in_format(cast(out, self.dtype()), format);
+  }
   const Tensor src = contiguous_copy(cast(self, work));
   Tensor out = empty_cpu({g.n, g.c, g.oh, g.ow}, work);
-  if (out.numel() == 0) return in_format(cast(out, self.dtype()), self.suggest_memory_format());
+  if (out.numel() == 0) return cast(out, self.dtype());
   dispatch_floating(work, "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(src.data_ptr());
@@ -229,7 +359,7 @@ Tensor _avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
       o[i] = sum / static_cast<T>(win.divisor);
     });
   });
-  return in_format(cast(out, self.dtype()), self.suggest_memory_format());  // channels_last stays so
+  return cast(out, self.dtype());
 }
 
 Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
@@ -238,10 +368,35 @@ Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntAr
   const AvgPool g = avg_pool(self.sizes(), {grad_output.sizes()[2], grad_output.sizes()[3]}, kernel_size, stride,
                              padding, count_include_pad, divisor_override, "_avg_pool2d_backward");
   const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
+  const MemoryFormat format = self.suggest_memory_format();
+  if (format == MemoryFormat::ChannelsLast) {  // each window's C shares added into its C-vectors
+    const Tensor gy = in_format(cast(grad_output, work), format);
+    Tensor out = empty_in_format(self.sizes(), work, format);
+    dispatch_floating(work, "avg_pool2d_backward", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* gp = static_cast<const T*>(gy.data_ptr());
+      T* dx = static_cast<T*>(out.data_ptr());
+      each_image_and_channels(g.n, g.c, g.h * g.w + g.oh * g.ow * g.kh * g.kw, [&](int64_t img, int64_t c0, int64_t c1) {
+        for (int64_t k = 0; k < g.h * g.w; ++k)
+          std::fill(dx + (img * g.h * g.w + k) * g.c + c0, dx + (img * g.h * g.w + k) * g.c + c1, T(0));
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const AvgPool::Window win = g.window(oy, ox);
+            const T* grad = gp + ((img * g.oh + oy) * g.ow + ox) * g.c;
+            const T divisor = static_cast<T>(win.divisor);
+            for (int64_t y = win.y0; y < win.y1; ++y)
+              for (int64_t x = win.x0; x < win.x1; ++x) {
+                T* cell = dx + ((img * g.h + y) * g.w + x) * g.c;
+                for (int64_t ch = c0; ch < c1; ++ch) cell[ch] += grad[ch] / divisor;
+              }
+          }
+      });
+    });
+    return in_format(cast(out, grad_output.dtype()), format);
+  }
   const Tensor gy = contiguous_copy(cast(grad_output, work));
   Tensor out = zeros_cpu(self.sizes(), work);
-  const MemoryFormat format = self.suggest_memory_format();
-  if (out.numel() == 0 || g.oh * g.ow == 0) return in_format(cast(out, grad_output.dtype()), format);
+  if (out.numel() == 0 || g.oh * g.ow == 0) return cast(out, grad_output.dtype());
   dispatch_floating(work, "avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* gp = static_cast<const T*>(gy.data_ptr());
@@ -253,7 +408,7 @@ Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntAr
         for (int64_t x = win.x0; x < win.x1; ++x) plane[y * g.w + x] += share;
     });
   });
-  return in_format(cast(out, grad_output.dtype()), format);
+  return cast(out, grad_output.dtype());
 }
 
 }  // namespace TCORE_CPU_NS
