@@ -29,6 +29,9 @@ OPS = {
     "silu_fb": "silu 4M forward + backward", "leaky_fb": "leaky_relu 4M forward + backward",
     "mse": "mse_loss 4M mean", "mse_fb": "  forward + backward",
     "ce_fb": "cross_entropy (4096,1000) forward + backward",
+    "conv2d_cl_fb": "conv2d channels_last forward + backward", "max_pool_cl_fb": "max_pool2d channels_last fwd + bwd",
+    "avg_pool_cl_fb": "avg_pool2d channels_last fwd + bwd", "bn_cl_fb": "batch_norm channels_last fwd + bwd",
+    "bn1d_big": "batch_norm (8192,256) train",
 }
 
 WORKLOAD = r'''
@@ -53,6 +56,9 @@ ch1 = [T.ones(1024, requires_grad=True), T.zeros(1024, requires_grad=True), T.ze
 m2, m2_g = t((256, 1024)), t((256, 1024), True)
 s_g, lw = t((4096, 1024), True), [T.ones(1024, requires_grad=True), T.zeros(1024, requires_grad=True)]
 v, v_g, v2 = t(4 << 20), t(4 << 20, True), t(4 << 20)
+cl = lambda x: x.detach().contiguous(memory_format=T.channels_last).requires_grad_(x.requires_grad)
+img_cl_g = cl(img_g)
+m8 = t((8192, 256))
 logits_g, labels = t((4096, 1000), True), T.from_numpy(rng.integers(0, 1000, 4096))
 def fb(f, *xs):
     def run():
@@ -75,6 +81,11 @@ ops = {
     "silu_fb": fb(lambda: F.silu(v_g), v_g), "leaky_fb": fb(lambda: F.leaky_relu(v_g, 0.1), v_g),
     "mse": lambda: F.mse_loss(v, v2), "mse_fb": fb(lambda: F.mse_loss(v_g, v2), v_g),
     "ce_fb": fb(lambda: F.cross_entropy(logits_g, labels), logits_g),
+    "conv2d_cl_fb": fb(lambda: F.conv2d(img_cl_g, w3_g, padding=1), img_cl_g, w3_g),
+    "max_pool_cl_fb": fb(lambda: F.max_pool2d(img_cl_g, 2), img_cl_g),
+    "avg_pool_cl_fb": fb(lambda: F.avg_pool2d(img_cl_g, 2), img_cl_g),
+    "bn_cl_fb": fb(lambda: F.batch_norm(img_cl_g, rm, rv, w_, b_, True), img_cl_g, w_, b_),
+    "bn1d_big": lambda: F.batch_norm(m8, None, None, None, None, True),
 }
 out = {"ms": {}}
 for name, fn in ops.items():

@@ -510,6 +510,10 @@ Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Ten
                                                                   : std::optional<std::string>());
 }
 
+Tensor gather_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index) {
+  return tcore::scatter_add_(tcore::zeros(self.sizes(), grad.dtype(), std::nullopt, grad.device()), dim, index, grad);
+}
+
 Tensor sum_over(const Tensor& x, OptionalIntArrayRef dim, bool keepdim) {
   if (!dim.has_value() || dim->empty()) {
     return keepdim ? tcore::sum(x, OptionalIntArrayRef(), true, std::nullopt) : tcore::sum(x);

@@ -77,6 +77,9 @@ Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, const Tensor& resul
 
 // The gradient of view(): grad laid out as `sizes`.
 Tensor view_backward(const Tensor& grad, IntArrayRef sizes);
+// gather's: grad added into zeros of self's shape at index (in place: scatter_add of fresh zeros
+// cloned them, a copy of self's size for nothing; cross_entropy's backward is one)
+Tensor gather_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index);
 // The gradient of expand(): grad summed over the expanded dims.
 Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes);
 // The gradient of permute(): grad permuted back.
