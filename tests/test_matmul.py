@@ -275,3 +275,28 @@ def test_matrix_vector_products_through_gemv(tcore, dtype):
     for name, (got, want) in cases.items():
         assert tuple(got.shape) == want.shape, name
         np.testing.assert_allclose(got.numpy(), want, **tol, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("batch", [None, 3])
+def test_reduced_float_products_large_enough_for_onednn(tcore, dtype, batch):
+    """bfloat16/float16 products big enough for oneDNN's matmul (where it is built and the CPU has
+    its kernels; float32 products otherwise) in every layout: each result is the exact product of
+    the rounded operands, rounded once (float32 accumulation), as torch's; torch's own agrees."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    n, k, m = 96, 80, 70
+    shape_a, shape_b = ((batch,) if batch else ()) + (n, k), ((batch,) if batch else ()) + (k, m)
+    a, b = rng.standard_normal(shape_a).astype(np.float32), rng.standard_normal(shape_b).astype(np.float32)
+    ta, tb = tcore.from_numpy(a).to(getattr(tcore, dtype)), tcore.from_numpy(b).to(getattr(tcore, dtype))
+    exact = ta.double().numpy() @ tb.double().numpy()
+    eps = 2.0 ** -8 if dtype == "bfloat16" else 2.0 ** -11  # half a unit in the last place
+    expected = (torch.from_numpy(ta.float().numpy()).to(getattr(torch, dtype)) @
+                torch.from_numpy(tb.float().numpy()).to(getattr(torch, dtype))).float().numpy()
+    for form, x, y in [("plain", ta, tb), ("a transposed", ta.transpose(-1, -2).contiguous().transpose(-1, -2), tb),
+                       ("b transposed", ta, tb.transpose(-1, -2).contiguous().transpose(-1, -2)),
+                       ("rows of a wider matrix", tcore.cat([ta, ta[..., :5]], -1)[..., :k], tb)]:
+        got = (x @ y).float().numpy()
+        assert got.dtype == np.float32 and got.shape == exact.shape
+        np.testing.assert_allclose(got, exact, rtol=eps * 1.01, atol=1e-5 * np.sqrt(k), err_msg=form)
+        np.testing.assert_allclose(got, expected, rtol=2 * eps, atol=1e-5 * np.sqrt(k), err_msg=form)

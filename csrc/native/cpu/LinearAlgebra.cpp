@@ -17,6 +17,7 @@
 #include <tcore/ops/mm_native.h>
 
 #include "native/TensorUtils.h"
+#include "native/onednn/Matmul.h"
 #include "native/cpu/LinearAlgebra.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/IntoOutput.h"
@@ -254,6 +255,7 @@ bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, co
 
 void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   if (is_reduced_float(self.dtype())) {
+    if (onednn::reduced_float_matmul(self, mat2, out)) return;  // bfloat16 kernels where the CPU has them
     const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
     products_into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
     copy_kernel(out, wide);

@@ -6,18 +6,11 @@
 // reorders, 19.8 on the plain layouts (oneDNN's gemm there), tcore's own products 17.2.
 #include "native/onednn/Conv.h"
 
-#include <cstring>
-
 #include "native/TensorUtils.h"
-#include "tcore/core/CPUCapability.h"
-#include "tcore/core/Parallel.h"
 #include "tcore_build_config.h"  // TCORE_HAVE_ONEDNN (CMakeLists.txt)
 
 #if TCORE_HAVE_ONEDNN
-#include <dnnl.hpp>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "native/onednn/Runtime.h"
 #endif
 
 namespace tcore::native::onednn {
@@ -31,23 +24,6 @@ using Tag = memory::format_tag;
 // Below this many multiply-adds the description and reorders cost more than they save.
 constexpr int64_t kMinMacs = int64_t{1} << 22;
 
-bool enabled() {
-  static const bool on = std::strcmp(cpu_convolution(), "onednn") == 0;
-  return on;
-}
-
-dnnl::engine& cpu() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-memory::dims dims_of(const Tensor& t) { return memory::dims(t.sizes().begin(), t.sizes().end()); }
-
-// t's memory as it is (oneDNN reads and writes any dense strides: nchw, nhwc, permuted ones)
-memory plain(const Tensor& t) {
-  return memory(memory::desc(dims_of(t), memory::data_type::f32, memory::dims(t.strides().begin(), t.strides().end())),
-                cpu(), t.data_ptr());
-}
 // t itself when its elements fill a block (any order of the dims), else a contiguous copy
 Tensor dense(const Tensor& t) { return non_overlapping_and_dense(t.sizes(), t.strides()) ? t : contiguous_copy(t); }
 
@@ -88,14 +64,6 @@ Shape shape_of(const Tensor& input, const Tensor& weight, const Tensor& out, con
 bool worth_it(const Tensor& input, const Tensor& weight, const Tensor& out) {
   const int64_t macs = out.numel() * weight.sizes()[1] * weight.sizes()[2] * weight.sizes()[3];
   return enabled() && input.dtype() == ScalarType::Float && macs >= kMinMacs;
-}
-
-// oneDNN's OpenMP regions take omp_get_max_threads(): tcore's count
-void follow_threads() {
-#ifdef _OPENMP
-  const int threads = get_num_threads();
-  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
-#endif
 }
 
 dnnl::convolution_forward::primitive_desc forward_pd(const Tensor& input, const Tensor& weight, const Tensor& out,
