@@ -546,3 +546,40 @@ def test_channels_last_kernels_alike_at_any_thread_count(tcore, shape):
             np.testing.assert_allclose(runs[0][1], plain.grad.numpy(), rtol=1e-4, atol=1e-3)
     finally:
         tcore.set_num_threads(before)
+
+
+def test_a_channels_last_network_as_torch(tcore):
+    """Module.to(memory_format=channels_last) lays out the 4-D parameters so (the Parameters kept),
+    and a small CNN run on a channels_last batch gives torch's results, layouts and gradients."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 3, 12, 12)).astype(np.float32)
+    runs = []
+    for lib in (torch, tcore):
+        nn = lib.nn
+        lib.manual_seed(0)
+        m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(8, 6, 3))
+        weights = [p for p in m.parameters()]
+        m.to(memory_format=lib.channels_last)
+        assert all(a is b for a, b in zip(weights, m.parameters()))
+        assert m[0].weight.is_contiguous(memory_format=lib.channels_last)
+        runs.append(m)
+    # copy torch's initial weights into tcore's
+    for pt, pc in zip(runs[0].parameters(), runs[1].parameters()):
+        pc.data = tcore.tensor(pt.detach().numpy()).to(memory_format=tcore.channels_last) if pt.dim() == 4 else \
+            tcore.tensor(pt.detach().numpy())
+    outs = []
+    for lib, m in zip((torch, tcore), runs):
+        a = lib.tensor(x).contiguous(memory_format=lib.channels_last).requires_grad_()
+        y = m(a)
+        (y * y).sum().backward()
+        outs.append((y, a.grad, [p.grad for p in m.parameters()]))
+    (yt, gt, pgt), (yc, gc, pgc) = outs
+    assert tuple(yc.stride()) == tuple(yt.stride()) and tuple(gc.stride()) == tuple(gt.stride())
+    np.testing.assert_allclose(yc.detach().numpy(), yt.detach().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gc.numpy(), gt.numpy(), rtol=1e-3, atol=1e-3)
+    for a, b in zip(pgt, pgc):
+        assert tuple(b.stride()) == tuple(a.stride())
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-3, atol=1e-3)
+    with pytest.raises(TypeError):
+        runs[1].to(memory_format="channels_last")

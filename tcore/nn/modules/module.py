@@ -284,11 +284,15 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """to(device), to(dtype), to(device, dtype), to(tensor): floating parameters and
-        buffers take the dtype; every one moves to the device."""
+        """to(device), to(dtype), to(device, dtype), to(tensor), to(memory_format=...): floating
+        parameters and buffers take the dtype; every one moves to the device; the 4-D ones take
+        the memory format (channels_last: convolution weights, as PyTorch's)."""
         device, dtype = None, kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
+        memory_format = kwargs.pop("memory_format", None)
         kwargs.pop("non_blocking", None)
+        if memory_format is not None and not isinstance(memory_format, _C.memory_format):
+            raise TypeError(f"to() expected a tcore.memory_format for memory_format, got {type(memory_format).__name__}")
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -309,6 +313,8 @@ class Module:
                 out = out.to(device)
             if dtype is not None and out.dtype.is_floating_point:
                 out = out.to(dtype)
+            if memory_format is not None and out.dim() == 4:
+                out = out.to(memory_format=memory_format)
             return out
 
         return self._apply(convert)
