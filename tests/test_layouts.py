@@ -583,3 +583,67 @@ def test_a_channels_last_network_as_torch(tcore):
         np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-3, atol=1e-3)
     with pytest.raises(TypeError):
         runs[1].to(memory_format="channels_last")
+
+
+_SCALAR_FORMS = {
+    "add": lambda x, s: x + s, "sub": lambda x, s: x - s, "rsub": lambda x, s: s - x, "mul": lambda x, s: x * s,
+    "div": lambda x, s: x / s, "eq": lambda x, s: x == s, "lt": lambda x, s: x < s, "ge": lambda x, s: x >= s,
+    "fmod": lambda x, s: x.fmod(s), "remainder": lambda x, s: x.remainder(s), "maximum": lambda x, s: x.clamp(min=s),
+    # torch's mul and div read a one-element second operand at its own precision (float32)
+    "floor_div": lambda x, s: x.div(s, rounding_mode="floor"), "trunc_div": lambda x, s: x.div(s, rounding_mode="trunc"),
+    "mul_float32_scalar_tensor": lambda x, s: x * x.new_tensor(s, dtype=x.float().dtype),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", sorted(_SCALAR_FORMS))
+def test_a_python_number_meets_a_reduced_float_in_its_dtype(tcore, dtype, name):
+    """x - 0.7 is 0 for x = bfloat16(0.7), x == 0.7 holds: a Python number is rounded to the
+    tensor's float16/bfloat16 first, as torch's TensorIterator casts its inputs to the common dtype;
+    contiguous runs (the blocked float32 path) and strided ones (the general path) alike."""
+    rng = np.random.default_rng(len(name))
+    values = rng.choice([0.7, 1.4, 2.1, -0.7, 0.1, 3.3, 1e-3, 250.3], size=64).astype(np.float32)
+    for s in (0.7, -0.7, 0.1, 3.3, 2):
+        for strided in (False, True):
+            results = []
+            for lib in (torch, tcore):
+                x = lib.tensor(values).to(getattr(lib, dtype))
+                if strided:
+                    x = x.view(8, 8).t()
+                results.append(_SCALAR_FORMS[name](x, s))
+            rt, rc = results
+            assert rc.dtype.__repr__().split(".")[-1] == str(rt.dtype).split(".")[-1]
+            np.testing.assert_array_equal(rc.float().numpy() if rc.dtype != tcore.bool else rc.numpy(),
+                                          rt.float().numpy() if rt.dtype != torch.bool else rt.numpy(),
+                                          err_msg=f"{name} {s} strided={strided}")
+
+
+def test_max_pool2d_twice_differentiable_as_torch(tcore):
+    """max_pool2d's backward depends on its input with a zero derivative (as torch's): its gradient
+    requires grad under create_graph, and a second derivative is zeros, not an error."""
+    x = np.random.default_rng(1).standard_normal((2, 3, 6, 6))
+    grads = []
+    for lib in (torch, tcore):
+        X = lib.tensor(x).requires_grad_()
+        g, = lib.autograd.grad(lib.nn.functional.max_pool2d(X, 2).sum(), [X], create_graph=True)
+        assert g.requires_grad
+        gg, = lib.autograd.grad((g * g).sum(), [X], allow_unused=True)
+        grads.append(gg.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+    assert not grads[1].any()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_reduced_float_gelu_and_pool_gradients_keep_the_layout(tcore, dtype):
+    x = np.random.default_rng(2).standard_normal((2, 3, 4, 6)).astype(np.float32)
+    for approximate in ("none", "tanh"):
+        rt = torch.nn.functional.gelu(torch.tensor(x).to(getattr(torch, dtype)).contiguous(
+            memory_format=torch.channels_last), approximate=approximate)
+        rc = tcore.nn.functional.gelu(tcore.tensor(x).to(getattr(tcore, dtype)).contiguous(
+            memory_format=tcore.channels_last), approximate=approximate)
+        assert tuple(rc.stride()) == tuple(rt.stride())
+        np.testing.assert_allclose(rc.float().numpy(), rt.float().numpy(), rtol=1e-2, atol=1e-2)
+    for lib in (torch, tcore):  # a gradient that arrives contiguous (sum's) still lands channels_last
+        a = lib.tensor(x).contiguous(memory_format=lib.channels_last).requires_grad_()
+        lib.nn.functional.max_pool2d(a, 2).sum().backward()
+        assert a.grad.is_contiguous(memory_format=lib.channels_last)

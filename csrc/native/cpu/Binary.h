@@ -18,13 +18,20 @@ namespace binary {
 using native::Kinds;  // native/TensorUtils.h
 using native::accepts;
 
+// How a one-element second operand meets float16/bfloat16 operands: rounded to the compute dtype
+// first, as torch's TensorIterator casts its inputs to the common dtype (add, sub, comparisons,
+// fmod...: x - 0.7 is 0 for x = bfloat16(0.7)), or at its own precision, as torch's mul and div
+// read such an operand as a float32 scalar.
+enum class ScalarOperand { Rounded, AsIs };
+
 // float16/bfloat16 operands of out's shape and dtype (or a second operand of one element, of any
 // dtype, as h * 2), all contiguous, out apart from them or the first of them (in place): blocks of 1024
 // converted to float32 in L1, computed, rounded into out (float32 temporaries of the whole
 // tensors made a float16 add 6x torch's). False when the case does not apply.
 // (Only for kinds that take float: the general path says why the others fail.)
 template <typename Make>
-bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, Make make) {
+bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, Make make,
+                             ScalarOperand scalar) {
   const bool scalar_b = b.numel() == 1 && b.dim() <= out.dim();
   if (out.dtype() != compute || a.dtype() != compute || !(scalar_b || b.dtype() == compute) || !out.is_contiguous() ||
       !a.is_contiguous() || !(b.is_contiguous() || scalar_b) || a.sizes().vec() != out.sizes().vec() ||
@@ -41,8 +48,10 @@ bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b
     const H* pa = static_cast<const H*>(a.data_ptr());
     const H* pb = static_cast<const H*>(b.data_ptr());
     H* po = static_cast<H*>(out.data_ptr());
-    // a one-element b in float32, as the general path casts it (h * 0.1 multiplies by float(0.1))
-    const float yb = scalar_b ? *cast(b, ScalarType::Float).template data_ptr<float>() : 0.0f;
+    // a one-element b in float32 as the general path takes it (rounded to the compute dtype first
+    // unless `scalar` says AsIs)
+    const Tensor b_in = scalar == ScalarOperand::AsIs ? b : cast(b, compute);
+    const float yb = scalar_b ? *cast(b_in, ScalarType::Float).template data_ptr<float>() : 0.0f;
     parallel_for(0, (n + kBlock - 1) / kBlock, std::max<int64_t>(1, kGrainSize / kBlock), [&](int64_t first, int64_t last) {
       float x[kBlock], y[kBlock], r[kBlock];
       for (int64_t blk = first; blk < last; ++blk) {
@@ -65,17 +74,23 @@ bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b
 // out = f(x, y) with x, y cast to `compute` and the result of type `result`; `make(tag)` gives f.
 template <Kinds kinds, typename Make>
 Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, ScalarType result,
-                      const char* op, Make make) {
+                      const char* op, Make make, ScalarOperand scalar = ScalarOperand::Rounded) {
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
   TCORE_CHECK_TYPE(can_cast(result, out.dtype()), op, ": result type ", result,
                    " can't be cast to the desired output type ", out.dtype());
   if constexpr (accepts<float>(kinds)) {
-    if (is_reduced_float(compute) && result == compute && reduced_float_in_blocks(out, a, b, compute, make)) return out;
+    if (is_reduced_float(compute) && result == compute && reduced_float_in_blocks(out, a, b, compute, make, scalar))
+      return out;
   }
   resize_elementwise_output(out, shape, {&a, &b});
   if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
+    // each operand first in the compute dtype, as torch's TensorIterator casts its inputs to the
+    // common dtype: a Python number or an integer tensor is rounded to it (x == 0.7 holds for
+    // x = bfloat16(0.7), whose value is 0.69921875); a one-element b kept AsIs where asked
+    const Tensor ra = cast(a, compute);
+    const Tensor rb = scalar == ScalarOperand::AsIs && b.numel() == 1 ? b : cast(b, compute);
     const ScalarType wide = result == compute ? ScalarType::Float : result;
-    const Tensor tmp = binary_op_into<kinds>(empty_output(shape, wide, {&out}), a, b, ScalarType::Float, wide, op, make);
+    const Tensor tmp = binary_op_into<kinds>(empty_output(shape, wide, {&out}), ra, rb, ScalarType::Float, wide, op, make);
     write_result(out, tmp, op);
     out.bump_version();
     return out;
@@ -102,9 +117,10 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
 }
 
 template <Kinds kinds, typename Make>
-Tensor binary_op(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType result, const char* op, Make make) {
+Tensor binary_op(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType result, const char* op, Make make,
+                 ScalarOperand scalar = ScalarOperand::Rounded) {
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
-  return binary_op_into<kinds>(empty_output(shape, result, {&a, &b}), a, b, compute, result, op, make);
+  return binary_op_into<kinds>(empty_output(shape, result, {&a, &b}), a, b, compute, result, op, make, scalar);
 }
 
 // An in-place op's self is its output: other must broadcast to self's shape.
@@ -117,9 +133,9 @@ inline void check_inplace_shape(const Tensor& self, const Tensor& other, const c
 
 template <Kinds kinds, typename Make>
 Tensor binary_op_inplace(const Tensor& self, const Tensor& other, ScalarType compute, ScalarType result,
-                         const char* op, Make make) {
+                         const char* op, Make make, ScalarOperand scalar = ScalarOperand::Rounded) {
   check_inplace_shape(self, other, op);
-  return binary_op_into<kinds>(self, self, other, compute, result, op, make);
+  return binary_op_into<kinds>(self, self, other, compute, result, op, make, scalar);
 }
 
 template <typename T>

@@ -15,8 +15,8 @@ namespace {
 // out = f(a, b) computed (and returned) in `compute`: Binary.h's loop with result == compute.
 template <typename Make>
 Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, const char* op,
-                   Make make) {
-  return binary::binary_op_into<binary::Kinds::All>(out, a, b, compute, compute, op, make);
+                   Make make, binary::ScalarOperand scalar = binary::ScalarOperand::Rounded) {
+  return binary::binary_op_into<binary::Kinds::All>(out, a, b, compute, compute, op, make, scalar);
 }
 
 auto add_fn(const Scalar& alpha) {
@@ -70,11 +70,12 @@ TCORE_IMPL_FUNC(sub_out)(const Tensor& self, const Tensor& other, const Scalar& 
   binary_into(out, self, other, result_type({&self, &other}), "sub", sub_fn(alpha));
 }
 TCORE_IMPL_FUNC(mul_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
-  binary_into(out, self, other, result_type({&self, &other}), "mul", mul_fn());
+  binary_into(out, self, other, result_type({&self, &other}), "mul", mul_fn(), binary::ScalarOperand::AsIs);
 }
 // True division computes in floating point.
 TCORE_IMPL_FUNC(div_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
-  binary_into(out, self, other, binary::floating_of(result_type({&self, &other})), "div", div_fn());
+  binary_into(out, self, other, binary::floating_of(result_type({&self, &other})), "div", div_fn(),
+              binary::ScalarOperand::AsIs);
 }
 
 }  // namespace TCORE_CPU_NS

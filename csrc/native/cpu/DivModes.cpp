@@ -141,21 +141,24 @@ auto remainder_fn(ZeroFlag* zero) { return rem_fn<FloatOp::Remainder>(zero); }
 auto fmod_fn(ZeroFlag* zero) { return rem_fn<FloatOp::Fmod>(zero); }
 
 // The three entry points of each operator share this: out=, in-place (out is self) and functional.
+// (div's rounding modes read a one-element divisor AsIs, as torch's div; remainder and fmod round it)
 template <typename Fn>
-Tensor run(const Tensor* out, const Tensor& self, const Tensor& other, const char* op, Fn fn) {
+Tensor run(const Tensor* out, const Tensor& self, const Tensor& other, const char* op, Fn fn,
+           ScalarOperand scalar = ScalarOperand::Rounded) {
   ZeroFlag zero;
   const ScalarType t = promoted(self, other);
-  Tensor result = out ? binary_op_into<Kinds::Numeric>(*out, self, other, t, t, op, fn(&zero))
-                      : binary_op<Kinds::Numeric>(self, other, t, t, op, fn(&zero));
+  Tensor result = out ? binary_op_into<Kinds::Numeric>(*out, self, other, t, t, op, fn(&zero), scalar)
+                      : binary_op<Kinds::Numeric>(self, other, t, t, op, fn(&zero), scalar);
   zero.check();
   return result;
 }
 
 template <typename Fn>
-Tensor run_inplace(const Tensor& self, const Tensor& other, const char* op, Fn fn) {
+Tensor run_inplace(const Tensor& self, const Tensor& other, const char* op, Fn fn,
+                   ScalarOperand scalar = ScalarOperand::Rounded) {
   ZeroFlag zero;
   const ScalarType t = promoted(self, other);
-  binary_op_inplace<Kinds::Numeric>(self, other, t, t, op, fn(&zero));
+  binary_op_inplace<Kinds::Numeric>(self, other, t, t, op, fn(&zero), scalar);
   zero.check();
   return self;
 }
@@ -167,21 +170,21 @@ Tensor run_inplace(const Tensor& self, const Tensor& other, const char* op, Fn f
 Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   const Mode mode = rounding_mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div(self, other);
-  return mode == Mode::Trunc ? run(nullptr, self, other, "div", div_fn<Mode::Trunc>)
-                             : run(nullptr, self, other, "div", div_fn<Mode::Floor>);
+  return mode == Mode::Trunc ? run(nullptr, self, other, "div", div_fn<Mode::Trunc>, ScalarOperand::AsIs)
+                             : run(nullptr, self, other, "div", div_fn<Mode::Floor>, ScalarOperand::AsIs);
 }
 Tensor div_mode_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
                     const Tensor& out) {
   const Mode mode = rounding_mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div_out(out, self, other);
-  return mode == Mode::Trunc ? run(&out, self, other, "div", div_fn<Mode::Trunc>)
-                             : run(&out, self, other, "div", div_fn<Mode::Floor>);
+  return mode == Mode::Trunc ? run(&out, self, other, "div", div_fn<Mode::Trunc>, ScalarOperand::AsIs)
+                             : run(&out, self, other, "div", div_fn<Mode::Floor>, ScalarOperand::AsIs);
 }
 Tensor div_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   const Mode mode = rounding_mode_of(rounding_mode);
   if (mode == Mode::True) return tcore::div_(self, other);
-  return mode == Mode::Trunc ? run_inplace(self, other, "div_", div_fn<Mode::Trunc>)
-                             : run_inplace(self, other, "div_", div_fn<Mode::Floor>);
+  return mode == Mode::Trunc ? run_inplace(self, other, "div_", div_fn<Mode::Trunc>, ScalarOperand::AsIs)
+                             : run_inplace(self, other, "div_", div_fn<Mode::Floor>, ScalarOperand::AsIs);
 }
 
 // ------------------------------------------------------------------ remainder, fmod

@@ -216,15 +216,17 @@ std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef k
   return {cast(values, self.dtype()), indices};
 }
 
-Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& indices, IntArrayRef input_size) {
+// The gradient in self's layout (channels_last for a channels_last input, whatever grad_output's).
+Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  const IntArrayRef input_size = self.sizes();
   TCORE_CHECK_VALUE(input_size.size() == 4 && grad_output.dim() == 4 && indices.sizes().vec() == grad_output.sizes().vec(),
                     "_max_pool2d_indices_backward: expected 4-D grad_output and indices of one shape and a 4-D "
-                    "input_size, got ", shape_str(grad_output.sizes()), ", ", shape_str(indices.sizes()), ", ",
+                    "self, got ", shape_str(grad_output.sizes()), ", ", shape_str(indices.sizes()), ", ",
                     shape_str(input_size));
   const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
   const int64_t planes = input_size[0] * input_size[1], hw = input_size[2] * input_size[3];
   const int64_t per = grad_output.sizes()[2] * grad_output.sizes()[3];
-  const MemoryFormat format = grad_output.suggest_memory_format();
+  const MemoryFormat format = self.suggest_memory_format();
   if (format == MemoryFormat::ChannelsLast) {  // each output cell's C gradients into their C input cells
     const Tensor g = in_format(cast(grad_output, work), format), ix = in_format(indices, format);
     Tensor out = empty_in_format(input_size, work, format);

@@ -274,7 +274,11 @@ Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   check_gelu_approximate(approximate);
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
-  if (is_reduced_float(self.dtype())) return cast(gelu(cast(self, ScalarType::Float), approximate), self.dtype());
+  if (is_reduced_float(self.dtype())) {  // through float32, into self's layout (as every elementwise result)
+    Tensor out = empty_output(self.sizes(), self.dtype(), {&self});
+    copy_kernel(out, gelu(cast(self, ScalarType::Float), approximate));
+    return out;
+  }
   const bool tanh_form = approximate == "tanh";
   Tensor out = empty_output(self.sizes(), self.dtype(), {&self});
   dispatch_floating(self.dtype(), "gelu", [&](auto tag) {
