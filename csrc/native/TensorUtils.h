@@ -36,7 +36,8 @@ Tensor empty_output(IntArrayRef shape, ScalarType dtype, std::initializer_list<c
 void resize_elementwise_output(const Tensor& out, IntArrayRef shape, std::initializer_list<const Tensor*> inputs);
 // The 4-D results of the convolution, pooling and normalization kernels are laid out in the format
 // their input suggests (Tensor::suggest_memory_format), as PyTorch's: a fresh CPU tensor in `format`
-// (contiguous or channels_last), and `t` (fresh, contiguous) in `format` (t itself, or a copy).
+// (contiguous or channels_last), and the values of a CPU tensor `t` in `format` (t itself when it is
+// contiguous in it already, else a copy).
 Tensor empty_in_format(IntArrayRef sizes, ScalarType dtype, MemoryFormat format);
 Tensor in_format(const Tensor& t, MemoryFormat format);
 

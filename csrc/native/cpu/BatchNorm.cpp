@@ -81,7 +81,7 @@ void channel_sums(Channels ch, int64_t c0, int64_t c1, double* out, const F& f, 
   // runs' sums added in double in order (the same sums at any thread count)
   const int64_t width = c1 - c0, runs = (ch.n + kRun - 1) / kRun;
   std::vector<T> part(static_cast<size_t>(runs * width));
-  parallel_for(0, runs, std::max<int64_t>(1, kGrainSize / (kRun * width)), [&](int64_t b, int64_t e) {
+  parallel_for(0, runs, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(kRun * width, 1)), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       T* sum = part.data() + r * width - c0;
       for (int64_t c = c0; c < c1; ++c) sum[c] = T(0);
