@@ -89,6 +89,37 @@ def _deprecated_binding(d, known: dict[str, NativeFunction]) -> dict | None:
                 call_args=", ".join(args), schema=str(d.schema), ret=cpp.return_type(d.schema))
 
 
+def _tensor_twin(f: NativeFunction, fs: tuple[NativeFunction, ...]) -> tuple[NativeFunction, list[str]] | None:
+    """For a generated out= overload taking a Scalar (add.Scalar_out, pow.Tensor_Scalar_out), the
+    out= overload of the same operator taking a Tensor there, and the names of those arguments:
+    PyTorch's Python API has no Scalar out= overloads, it wraps the number into a tensor and calls
+    the Tensor one, whose result (a resized out's layout included) is the structured kernel's."""
+    if f.autogen_from is None or not f.func.is_out_fn:
+        return None
+    mine = f.func.arguments
+    for g in fs:
+        theirs = g.func.arguments
+        if g is f or not g.func.is_out_fn or not bindable(g) or "function" not in g.variants or len(theirs) != len(mine):
+            continue
+        same = all(a.name == b.name and (str(a.type) == str(b.type) or (str(a.type), str(b.type)) == ("Scalar", "Tensor"))
+                   for a, b in zip(mine, theirs))
+        scalars = [a.name for a, b in zip(mine, theirs) if str(a.type) != str(b.type)]
+        if same and scalars:
+            return g, scalars
+    return None
+
+
+def _twin_binding(f: NativeFunction, twin: NativeFunction, scalars: list[str]) -> dict:
+    """f's Python signature calling its Tensor twin with each Scalar wrapped (wrapped_scalar_tensor)."""
+    b = _binding(f, method=False)
+    bargs = {a.name: a.convert for a in python.binding_args(f, False)}
+    bargs.update({a.name: f"std::get<{i}>(out)" for i, a in enumerate(python.out_tuple(f))})
+    convert = {name: (f"tcore::wrapped_scalar_tensor({c})" if name in scalars else c) for name, c in bargs.items()}
+    b["cpp_name"] = cpp.public_name(twin.func)
+    b["call_args"] = ", ".join(convert[a.schema.name] for a in cpp.public_args(twin))
+    return b
+
+
 def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
                     layout: Layout, deprecated: tuple = ()) -> str:
     bindings = []
@@ -100,7 +131,8 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                 continue
             roots.add(root)
             if "function" in f.variants:
-                bindings.append(_binding(f, method=False))
+                twin = _tensor_twin(f, fs)
+                bindings.append(_twin_binding(f, *twin) if twin else _binding(f, method=False))
                 if python.accepts_varargs_size(f, method=False):
                     varargs.add(python.qualified_name(f))
             if "method" in f.variants and not f.func.is_out_fn:

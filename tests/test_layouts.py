@@ -647,3 +647,26 @@ def test_reduced_float_gelu_and_pool_gradients_keep_the_layout(tcore, dtype):
         a = lib.tensor(x).contiguous(memory_format=lib.channels_last).requires_grad_()
         lib.nn.functional.max_pool2d(a, 2).sum().backward()
         assert a.grad.is_contiguous(memory_format=lib.channels_last)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "eq", "lt", "ge", "remainder", "fmod", "pow",
+                                  "bitwise_and", "bitwise_xor"])
+def test_out_with_a_python_number_as_torch(tcore, name):
+    """f(x, number, out=o): PyTorch's Python API wraps the number and calls the Tensor out=
+    overload (its Python bindings have no Scalar out= ones), so a resized o takes the layout of a
+    fresh result; tcore's bindings of the generated Scalar out= overloads call that Tensor twin."""
+    x = np.random.default_rng(9).standard_normal((6, 5)).astype(np.float32)
+    results = []
+    for lib in (torch, tcore):
+        a = lib.tensor(x).t()
+        if name.startswith("bitwise"):
+            a = (a * 10).to(lib.int64)
+        kwargs = {"alpha": 3} if name in ("add", "sub") else {}
+        dtype = lib.bool if name in ("eq", "lt", "ge") else a.dtype
+        out = lib.empty(0, dtype=dtype)
+        r = getattr(lib, name)(a, 2, out=out, **kwargs)
+        assert r is out
+        results.append(out)
+    rt, rc = results
+    assert tuple(rc.stride()) == tuple(rt.stride())
+    np.testing.assert_array_equal(rc.numpy(), rt.numpy())
