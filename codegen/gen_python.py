@@ -8,7 +8,8 @@ from .model import NativeFunction
 from .templates import render
 
 
-def _binding(f: NativeFunction, method: bool) -> dict:
+def _binding(f: NativeFunction, method: bool, twin: tuple[NativeFunction, list[str]] | None = None) -> dict:
+    """f's Python signature; it calls f, or `twin` (_tensor_twin) with the named Scalars wrapped."""
     func = f.func
     bargs = python.binding_args(f, method)
     params = [f"{a.type} {cpp.cpp_ident(a.name)}" for a in bargs]
@@ -31,7 +32,11 @@ def _binding(f: NativeFunction, method: bool) -> dict:
     convert.update({a.name: f"std::get<{i}>(out)" for i, a in enumerate(python.out_tuple(f))})
     if method:
         convert["self"] = "self"
-    call_args = [convert[a.schema.name] for a in cpp.public_args(f)]
+    target = f
+    if twin:
+        target, scalars = twin
+        convert.update({name: f"tcore::wrapped_scalar_tensor({convert[name]})" for name in scalars})
+    call_args = [convert[a.schema.name] for a in cpp.public_args(target)]
     returned = _returned_argument(f)
     return dict(
         schema=str(func),
@@ -41,7 +46,7 @@ def _binding(f: NativeFunction, method: bool) -> dict:
         py_name=func.name.name,
         params=", ".join(params),
         ret=cpp.return_type(func),
-        cpp_name=cpp.public_name(func),
+        cpp_name=cpp.public_name(target.func),
         call_args=", ".join(call_args),
         arg_specs=specs,
         named_returns=tuple(r.name for r in func.returns) if len(func.returns) > 1 and all(
@@ -109,17 +114,6 @@ def _tensor_twin(f: NativeFunction, fs: tuple[NativeFunction, ...]) -> tuple[Nat
     return None
 
 
-def _twin_binding(f: NativeFunction, twin: NativeFunction, scalars: list[str]) -> dict:
-    """f's Python signature calling its Tensor twin with each Scalar wrapped (wrapped_scalar_tensor)."""
-    b = _binding(f, method=False)
-    bargs = {a.name: a.convert for a in python.binding_args(f, False)}
-    bargs.update({a.name: f"std::get<{i}>(out)" for i, a in enumerate(python.out_tuple(f))})
-    convert = {name: (f"tcore::wrapped_scalar_tensor({c})" if name in scalars else c) for name, c in bargs.items()}
-    b["cpp_name"] = cpp.public_name(twin.func)
-    b["call_args"] = ", ".join(convert[a.schema.name] for a in cpp.public_args(twin))
-    return b
-
-
 def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
                     layout: Layout, deprecated: tuple = ()) -> str:
     bindings = []
@@ -131,8 +125,7 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                 continue
             roots.add(root)
             if "function" in f.variants:
-                twin = _tensor_twin(f, fs)
-                bindings.append(_twin_binding(f, *twin) if twin else _binding(f, method=False))
+                bindings.append(_binding(f, method=False, twin=_tensor_twin(f, fs)))
                 if python.accepts_varargs_size(f, method=False):
                     varargs.add(python.qualified_name(f))
             if "method" in f.variants and not f.func.is_out_fn:

@@ -16,6 +16,7 @@
 #include <tcore/ops/where_native.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/Structured.h"
 
 namespace tcore::native {
 
@@ -23,10 +24,8 @@ Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::option
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
   TCORE_CHECK_VALUE(!layout || *layout == Layout::Strided, "empty: only the strided layout is supported");
-  const std::vector<int64_t> strides = format_strides(size, memory_format);
-  const ScalarType t = dtype.value_or(default_float_dtype());
-  return strides.empty() ? empty_on(size, t, Device(DeviceType::Meta))
-                         : empty_strided_on(size, strides, t, Device(DeviceType::Meta));
+  return structured::make_output(size, dtype.value_or(default_float_dtype()), Device(DeviceType::Meta),
+                                 format_strides(size, memory_format));
 }
 
 Tensor fill_meta_(const Tensor& self, const Scalar& value) {

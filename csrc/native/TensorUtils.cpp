@@ -57,8 +57,7 @@ void set_binary_output(MetaBase& m, const Tensor& a, const Tensor& b, ScalarType
 }
 
 Tensor empty_output(IntArrayRef shape, ScalarType dtype, std::initializer_list<const Tensor*> inputs) {
-  const std::vector<int64_t> strides = output_strides(shape, inputs);
-  return strides.empty() ? empty_cpu(shape, dtype) : empty_strided_on(shape, strides, dtype, Device(DeviceType::CPU));
+  return structured::make_output(shape, dtype, Device(DeviceType::CPU), output_strides(shape, inputs));
 }
 
 void resize_elementwise_output(const Tensor& out, IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
@@ -67,8 +66,7 @@ void resize_elementwise_output(const Tensor& out, IntArrayRef shape, std::initia
 }
 
 Tensor empty_in_format(IntArrayRef sizes, ScalarType dtype, MemoryFormat format) {
-  if (format != MemoryFormat::ChannelsLast) return empty_cpu(sizes, dtype);
-  return empty_strided_on(sizes, channels_last_strides(sizes), dtype, Device(DeviceType::CPU));
+  return structured::make_output(sizes, dtype, Device(DeviceType::CPU), format_strides(sizes, format));
 }
 
 Tensor in_format(const Tensor& t, MemoryFormat format) {

@@ -8,6 +8,7 @@
 #include <tcore/ops/cat_native.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/Structured.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Parallel.h"
 
@@ -70,8 +71,8 @@ bool all_channels_last(ArrayRef<Tensor> tensors) {
 
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
   const CatShape l = cat_shape(tensors, dim);
-  Tensor result = all_channels_last(tensors) ? empty_strided_on(l.shape, channels_last_strides(l.shape), l.dtype, l.device)
-                                             : empty_on(l.shape, l.dtype, l.device);
+  const MemoryFormat format = all_channels_last(tensors) ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous;
+  Tensor result = structured::make_output(l.shape, l.dtype, l.device, format_strides(l.shape, format));
   fill(result, tensors, l.dim);
   return result;
 }

@@ -5,6 +5,7 @@
 #include <tcore/ops/fill_native.h>
 
 #include "native/cpu/Loops.h"
+#include "tcore/core/Structured.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -15,9 +16,8 @@ Tensor empty_memory_format(IntArrayRef size, std::optional<ScalarType> dtype, st
   (void)pin_memory;
   TCORE_CHECK_VALUE(!layout || *layout == Layout::Strided, "empty: only the strided layout is supported");
   TCORE_CHECK(!device || device->is_cpu(), "empty: the CPU kernel cannot allocate on ", device->str());
-  const std::vector<int64_t> strides = format_strides(size, memory_format);
-  const ScalarType t = dtype.value_or(default_float_dtype());
-  return strides.empty() ? empty_cpu(size, t) : empty_strided_on(size, strides, t, Device(DeviceType::CPU));
+  return structured::make_output(size, dtype.value_or(default_float_dtype()), Device(DeviceType::CPU),
+                                 format_strides(size, memory_format));
 }
 
 namespace {

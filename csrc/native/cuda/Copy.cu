@@ -5,6 +5,7 @@
 #include <tcore/ops/fill_native.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/Structured.h"
 #include "native/cuda/CopyKernel.h"
 #include "native/cuda/Loops.cuh"
 
@@ -68,10 +69,8 @@ Tensor fill_cuda(const Tensor& self, const Scalar& value) {
 Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
-  const std::vector<int64_t> strides = format_strides(size, memory_format);
-  const ScalarType t = dtype.value_or(default_float_dtype());
-  const Device d = device.value_or(Device(DeviceType::CUDA));
-  return strides.empty() ? empty_on(size, t, d) : empty_strided_on(size, strides, t, d);
+  return structured::make_output(size, dtype.value_or(default_float_dtype()), device.value_or(Device(DeviceType::CUDA)),
+                                 format_strides(size, memory_format));
 }
 
 }  // namespace tcore::native

@@ -64,7 +64,8 @@ Device kernel_device(DeviceType backend, const char* op, const Ts&... args) {
   return d.get(backend);
 }
 
-// A fresh output of a functional call (contiguous when strides is empty).
+// A fresh tensor with these strides, contiguous when they are empty (the output of a functional
+// call; the memory_format factories and the kernels that allocate their own results use it too).
 TCORE_API Tensor make_output(IntArrayRef sizes, ScalarType dtype, Device device, IntArrayRef strides = {});
 // In place: the result must have self's sizes and dtype.
 TCORE_API void check_inplace(const Tensor& self, IntArrayRef sizes, ScalarType dtype, const char* op);
