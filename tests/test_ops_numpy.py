@@ -941,6 +941,89 @@ def test_reduced_precision_floats(tcore, op, dtype):
                                atol=eps * (4 if reductions else 0.5))
 
 
+BLOCKED_UNARY = {  # float16/bfloat16 through float32 blocks (native/cpu/Unary.h's reduced_float_runs)
+    "exp": lambda t, x: x.exp(), "sigmoid": lambda t, x: x.sigmoid(), "tanh": lambda t, x: x.tanh(),
+    "erf": lambda t, x: x.erf(), "sqrt": lambda t, x: x.abs().sqrt(), "relu": lambda t, x: x.relu(),
+    "neg": lambda t, x: -x, "abs": lambda t, x: x.abs(), "floor": lambda t, x: x.floor(),
+    "clamp": lambda t, x: x.clamp(-0.5, 0.25), "clamp_nan": lambda t, x: x.clamp(min=float("nan")),
+    "gelu": lambda t, x: t.nn.functional.gelu(x), "gelu_tanh": lambda t, x: t.nn.functional.gelu(x, approximate="tanh"),
+    "silu": lambda t, x: t.nn.functional.silu(x), "leaky_relu": lambda t, x: t.nn.functional.leaky_relu(x, 0.3),
+    "softplus": lambda t, x: t.nn.functional.softplus(x, beta=2.0), "elu": lambda t, x: t.nn.functional.elu(x),
+}
+
+
+def _same_values(got, expected):
+    """Equal values, NaN where NaN, and the same sign of zero."""
+    g, e = got.float().numpy(), expected.float().numpy()
+    np.testing.assert_array_equal(g, e)
+    assert (np.signbit(g) == np.signbit(e))[~np.isnan(e)].all()
+
+
+@pytest.mark.parametrize("op", BLOCKED_UNARY)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_float_blocks_are_the_rounded_float32_result(tcore, op, dtype):
+    """Contiguous float16/bfloat16 tensors go through float32 blocks of 1024 on the threads: every
+    length around the blocks' and vectors' edges, special values, in place and out=, at one and two
+    threads, gives the float32 result of the same input rounded once; and torch's within a rounding."""
+    torch = pytest.importorskip("torch")
+    call = BLOCKED_UNARY[op]
+    dt = getattr(tcore, dtype)
+    rng = np.random.default_rng(3)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-6, 6e4, -7e4, 3.0, -3.0], np.float32)
+    before = tcore.get_num_threads()
+    try:
+        for n in (0, 1, 15, 17, 1023, 1025, 70001):
+            values = np.concatenate([special, (rng.standard_normal(n) * 3).astype(np.float32)])[:max(n, 1) if n else 0]
+            x = tcore.from_numpy(values).to(dt)
+            expected = call(tcore, x.float()).to(dt)
+            for threads in (1, 2):
+                tcore.set_num_threads(threads)
+                _same_values(call(tcore, x), expected)
+                if op in ("exp", "sigmoid", "tanh", "relu", "neg", "abs", "floor", "erf"):
+                    y = x.clone()
+                    getattr(y, op + "_")()
+                    _same_values(y, expected)
+                    o = tcore.empty(0, dtype=dt)
+                    getattr(tcore, op)(x, out=o)
+                    _same_values(o, expected)
+            if n > 1000:
+                ref = call(torch, torch.from_numpy(values).to(getattr(torch, dtype))).float().numpy()
+                got = call(tcore, x).float().numpy()
+                eps = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7
+                finite = slice(len(special), None)  # (torch's bfloat16 gelu(inf) is NaN)
+                np.testing.assert_allclose(got[finite], ref[finite], rtol=2 * eps, atol=1e-3 if op == "gelu_tanh" else 1e-5)
+    finally:
+        tcore.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape,dim", [((300000,), None), ((1, 300000), [1]), ((3, 70001), [1]), ((1000, 7), [1]),
+                                       ((5, 4, 3000), [0, 2]), ((0, 5), [1]), ((4, 0), [1]),
+                                       ((1003, 300), [0]), ((4, 37, 600), [1]), ((9, 4100), [0])])
+def test_reduced_float_sums_are_the_float32_sums(tcore, dtype, shape, dim):
+    """sum/mean of float16/bfloat16 rows and columns convert them to float32 in blocks: the same bits
+    as the sum of the whole input in float32, rounded once, at one and two threads; torch's within
+    a rounding."""
+    torch = pytest.importorskip("torch")
+    dt = getattr(tcore, dtype)
+    values = (np.random.default_rng(5).standard_normal(shape) + 0.25).astype(np.float32)
+    x = tcore.from_numpy(values).to(dt)
+    before = tcore.get_num_threads()
+    try:
+        for name in ("sum", "mean"):
+            f = (lambda v: getattr(v, name)()) if dim is None else (lambda v: getattr(v, name)(dim))
+            expected = f(x.float()).to(dt)
+            for threads in (1, 2):
+                tcore.set_num_threads(threads)
+                _same_values(f(x), expected)
+            tx = torch.from_numpy(values).to(getattr(torch, dtype))
+            ref = (getattr(tx, name)() if dim is None else getattr(tx, name)(dim)).float().numpy()
+            scale = np.abs(values).sum() / max(values.size, 1) * (1 if name == "mean" else max(values.size, 1) / max(ref.size, 1))
+            np.testing.assert_allclose(f(x).float().numpy(), ref, rtol=2 ** -6, atol=2 ** -6 * scale)
+    finally:
+        tcore.set_num_threads(before)
+
+
 def test_reduced_precision_rules(tcore):
     h = tcore.tensor([1.0, 2.0], dtype=tcore.float16)
     bf = tcore.tensor([1.0, 2.0], dtype=tcore.bfloat16)

@@ -9,6 +9,7 @@
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
 #include "native/cpu/Parallel.h"
+#include "native/cpu/ReducedFloatLoops.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {
@@ -24,53 +25,6 @@ using native::accepts;
 // read such an operand as a float32 scalar.
 enum class ScalarOperand { Rounded, AsIs };
 
-// float16/bfloat16 operands of out's shape and dtype (or a second operand of one element, of any
-// dtype, as h * 2), all contiguous, out apart from them or the first of them (in place): blocks of 1024
-// converted to float32 in L1, computed, rounded into out (float32 temporaries of the whole
-// tensors made a float16 add 6x torch's). False when the case does not apply.
-// (Only for kinds that take float: the general path says why the others fail.)
-template <typename Make>
-bool reduced_float_in_blocks(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, Make make,
-                             ScalarOperand scalar) {
-  const bool scalar_b = b.numel() == 1 && b.dim() <= out.dim();
-  if (out.dtype() != compute || a.dtype() != compute || !(scalar_b || b.dtype() == compute) || !out.is_contiguous() ||
-      !a.is_contiguous() || !(b.is_contiguous() || scalar_b) || a.sizes().vec() != out.sizes().vec() ||
-      !(scalar_b || b.sizes().vec() == out.sizes().vec()) || out.numel() == 0)
-    return false;
-  // in place (out is a, or b) or apart; a one-element b is read before anything is written
-  const auto apart = [&](const Tensor& t) { return out.is_same(t) || !out.storage().is_alias_of(t.storage()); };
-  if (!apart(a) || !(scalar_b || apart(b))) return false;
-  const auto f = make(type_tag<float>{});
-  const int64_t n = out.numel();
-  constexpr int64_t kBlock = 1024;
-  dispatch_reduced_float(compute, [&](auto tag) {
-    using H = typename decltype(tag)::type;
-    const H* pa = static_cast<const H*>(a.data_ptr());
-    const H* pb = static_cast<const H*>(b.data_ptr());
-    H* po = static_cast<H*>(out.data_ptr());
-    // a one-element b in float32 as the general path takes it (rounded to the compute dtype first
-    // unless `scalar` says AsIs)
-    const Tensor b_in = scalar == ScalarOperand::AsIs ? b : cast(b, compute);
-    const float yb = scalar_b ? *cast(b_in, ScalarType::Float).template data_ptr<float>() : 0.0f;
-    parallel_for(0, (n + kBlock - 1) / kBlock, std::max<int64_t>(1, kGrainSize / kBlock), [&](int64_t first, int64_t last) {
-      float x[kBlock], y[kBlock], r[kBlock];
-      for (int64_t blk = first; blk < last; ++blk) {
-        const int64_t i0 = blk * kBlock, len = std::min(kBlock, n - i0);
-        convert_run<float, H>(x, pa + i0, len);
-        if (scalar_b) {
-          for (int64_t j = 0; j < len; ++j) r[j] = static_cast<float>(f(x[j], yb));
-        } else {
-          convert_run<float, H>(y, pb + i0, len);
-          for (int64_t j = 0; j < len; ++j) r[j] = static_cast<float>(f(x[j], y[j]));
-        }
-        convert_run<H, float>(po + i0, r, len);
-      }
-    });
-  });
-  out.bump_version();
-  return true;
-}
-
 // out = f(x, y) with x, y cast to `compute` and the result of type `result`; `make(tag)` gives f.
 template <Kinds kinds, typename Make>
 Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, ScalarType result,
@@ -78,17 +32,31 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
   TCORE_CHECK_TYPE(can_cast(result, out.dtype()), op, ": result type ", result,
                    " can't be cast to the desired output type ", out.dtype());
-  if constexpr (accepts<float>(kinds)) {
-    if (is_reduced_float(compute) && result == compute && reduced_float_in_blocks(out, a, b, compute, make, scalar))
-      return out;
-  }
   resize_elementwise_output(out, shape, {&a, &b});
   if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
     // each operand first in the compute dtype, as torch's TensorIterator casts its inputs to the
     // common dtype: a Python number or an integer tensor is rounded to it (x == 0.7 holds for
-    // x = bfloat16(0.7), whose value is 0.69921875); a one-element b kept AsIs where asked
+    // x = bfloat16(0.7), whose value is 0.69921875); a one-element b kept AsIs where asked (read
+    // as float32, as torch's mul and div read such an operand)
     const Tensor ra = cast(a, compute);
-    const Tensor rb = scalar == ScalarOperand::AsIs && b.numel() == 1 ? b : cast(b, compute);
+    const bool as_is = scalar == ScalarOperand::AsIs && b.numel() == 1;
+    const Tensor rb = as_is ? cast(b, ScalarType::Float) : cast(b, compute);
+    if constexpr (accepts<float>(kinds)) {
+      // in float32 chunks of the loop's runs (ReducedFloatLoops.h)
+      if (result == compute && out.dtype() == compute && !partially_overlaps(out, ra) && !partially_overlaps(out, rb)) {
+        const auto f = make(type_tag<float>{});
+        dispatch_reduced_float(compute, [&](auto tag) {
+          using H = typename decltype(tag)::type;
+          if (as_is) {
+            reduced_float_binary_loop<H, float>(out, ra, rb, f);
+          } else {
+            reduced_float_binary_loop<H, H>(out, ra, rb, f);
+          }
+        });
+        out.bump_version();
+        return out;
+      }
+    }
     const ScalarType wide = result == compute ? ScalarType::Float : result;
     const Tensor tmp = binary_op_into<kinds>(empty_output(shape, wide, {&out}), ra, rb, ScalarType::Float, wide, op, make);
     write_result(out, tmp, op);

@@ -24,37 +24,113 @@ enum class Reduction { Sum, Mean };
 // whole rows added into an accumulator row (double for floats, int64 for integers), eight rows a
 // pass (added as a tree, then into the accumulator: an eighth of the accumulator's loads and
 // stores, eight streams in flight; sum(0) of 4096² float32 at one thread 4.7 ms a row at a time
-// in 1024-column tasks, 2.6 this way). False when the case does not apply.
+// in 1024-column tasks, 2.6 this way). In: the input's element type, T the result's (float for
+// float16/bfloat16 inputs, whose eight rows are converted to float32 first, in L1: the same sums
+// as of the input in float32; a transposed float32 copy made a float16 sum(0) 11x torch's).
+template <typename In, typename T>
+void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  constexpr bool convert = !std::is_same_v<In, T>;
+  const int64_t R = c.R, K = c.K;
+  constexpr int64_t kMaxChunk = convert ? 512 : 2048;  // a 16 KB accumulator: rows read in 8 KB runs
+  for_each_column_block(c, kMaxChunk, [&](int64_t o, int64_t j0, int64_t len) {
+    Acc acc[kMaxChunk];
+    for (int64_t j = 0; j < len; ++j) acc[j] = 0;
+    const In* block = in + o * R * K + j0;
+    const auto wide = [](T v) { return static_cast<Acc>(v); };
+    // eight rows from row r on, as T: the input's own, or converted into `buf`
+    alignas(64) std::conditional_t<convert, T, char> buf[convert ? 8 : 1][convert ? kMaxChunk : 1];
+    const auto rows8 = [&](int64_t r, const T** y) {
+      for (int k = 0; k < 8; ++k) {
+        if constexpr (convert) {
+          convert_run<T, In>(buf[k], block + (r + k) * K, len);
+          y[k] = buf[k];
+        } else {
+          y[k] = block + (r + k) * K;
+        }
+      }
+    };
+    int64_t r = 0;
+    for (; r + 8 <= R; r += 8) {
+      const T* y[8];
+      rows8(r, y);
+      for (int64_t j = 0; j < len; ++j)
+        acc[j] += ((wide(y[0][j]) + wide(y[1][j])) + (wide(y[2][j]) + wide(y[3][j]))) +
+                  ((wide(y[4][j]) + wide(y[5][j])) + (wide(y[6][j]) + wide(y[7][j])));
+    }
+    for (; r < R; ++r) {
+      const In* row = block + r * K;
+      for (int64_t j = 0; j < len; ++j) acc[j] += wide(static_cast<T>(row[j]));
+    }
+    T* dst = out + o * K + j0;
+    for (int64_t j = 0; j < len; ++j)
+      dst[j] = mean ? static_cast<T>(static_cast<double>(acc[j]) / static_cast<double>(R)) : static_cast<T>(acc[j]);
+  });
+}
+
+// sum_columns_of where the case applies (the input's dtype the result's, or float16/bfloat16 into
+// float32); false when it does not.
 bool sum_columns(const Tensor& result, const Tensor& x, const std::vector<bool>& mask, bool mean) {
   const std::optional<Columns> c = columns_of(x, mask);
-  if (!c || x.dtype() != result.dtype()) return false;
-  const int64_t R = c->R, K = c->K;
+  const bool reduced = is_reduced_float(x.dtype()) && result.dtype() == ScalarType::Float;
+  if (!c || (x.dtype() != result.dtype() && !reduced)) return false;
+  if (reduced) {
+    dispatch_reduced_float(x.dtype(), [&](auto tag) {
+      using H = typename decltype(tag)::type;
+      sum_columns_of<H, float>(static_cast<const H*>(x.data_ptr()), result.data_ptr<float>(), *c, mean);
+    });
+    return true;
+  }
   dispatch_dtype(result.dtype(), "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-    const T* in = x.template data_ptr<T>();
-    T* out = result.template data_ptr<T>();
-    constexpr int64_t kMaxChunk = 2048;  // a 16 KB accumulator: rows read in 8 KB runs
-    for_each_column_block(*c, kMaxChunk, [&](int64_t o, int64_t j0, int64_t len) {
-      Acc acc[kMaxChunk];
-      for (int64_t j = 0; j < len; ++j) acc[j] = 0;
-      const T* block = in + o * R * K + j0;
-      const auto wide = [](T v) { return static_cast<Acc>(v); };
-      int64_t r = 0;
-      for (; r + 8 <= R; r += 8) {
-        const T* y = block + r * K;
-        for (int64_t j = 0; j < len; ++j)
-          acc[j] += ((wide(y[j]) + wide(y[K + j])) + (wide(y[2 * K + j]) + wide(y[3 * K + j]))) +
-                    ((wide(y[4 * K + j]) + wide(y[5 * K + j])) + (wide(y[6 * K + j]) + wide(y[7 * K + j])));
+    sum_columns_of<T, T>(x.template data_ptr<T>(), result.template data_ptr<T>(), *c, mean);
+  });
+  return true;
+}
+
+// The sums of float16/bfloat16 rows into a float32 result: each row converted to float32 in
+// sum_rows_of's blocks of 4096 (in L1) and summed block by block as the converted row would be (the
+// same bits), the blocks of a few long rows on the threads; a float32 copy of the whole input made
+// a float16 sum 3x torch's. False when the rows are not contiguous in memory.
+bool sum_reduced_float_rows(const Tensor& result, const Tensor& x, const std::vector<bool>& mask, Reduction kind) {
+  if (!is_reduced_float(x.dtype()) || result.dtype() != ScalarType::Float) return false;
+  const Tensor rows = rows_view(x, mask);
+  if (!rows.is_contiguous()) return false;
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < mask.size(); ++d) (mask[d] ? inner : outer) *= x.sizes()[d];
+  constexpr int64_t kBlock = 4096;
+  float* out = result.data_ptr<float>();
+  dispatch_reduced_float(x.dtype(), [&](auto tag) {
+    using H = typename decltype(tag)::type;
+    const H* in = static_cast<const H*>(rows.data_ptr());
+    const auto block_sum = [&](const H* p, int64_t n) {
+      alignas(64) float buf[kBlock];
+      convert_run<float, H>(buf, p, n);
+      return sum_row(buf, n);
+    };
+    const auto finish = [&](int64_t r, double acc) {
+      out[r] = static_cast<float>(kind == Reduction::Mean ? acc / static_cast<double>(inner) : acc);
+    };
+    if (outer < get_num_threads() && inner > 2 * kGrainSize) {  // few long rows: their blocks on the threads
+      const int64_t blocks = (inner + kBlock - 1) / kBlock;
+      std::vector<double> partial(static_cast<size_t>(blocks));
+      for (int64_t r = 0; r < outer; ++r) {
+        const H* row = in + r * inner;
+        parallel_for(0, blocks, kGrainSize / kBlock, [&](int64_t b, int64_t e) {
+          for (int64_t k = b; k < e; ++k) partial[k] = block_sum(row + k * kBlock, std::min(kBlock, inner - k * kBlock));
+        });
+        double total = 0;
+        for (double v : partial) total += v;  // in order: the same sum at any thread count
+        finish(r, total);
       }
-      for (; r < R; ++r) {
-        const T* row = block + r * K;
-        for (int64_t j = 0; j < len; ++j) acc[j] += wide(row[j]);
-      }
-      T* dst = out + o * K + j0;
-      for (int64_t j = 0; j < len; ++j)
-        dst[j] = mean ? static_cast<T>(static_cast<double>(acc[j]) / static_cast<double>(R)) : static_cast<T>(acc[j]);
-    });
+    } else {
+      for_each_row(outer, inner, [&](int64_t r) {
+        const H* row = in + r * inner;
+        double total = 0;
+        for (int64_t b = 0; b < inner; b += kBlock) total += block_sum(row + b, std::min(kBlock, inner - b));
+        finish(r, total);
+      });
+    }
   });
   return true;
 }
@@ -67,6 +143,7 @@ void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, b
   const Tensor& x = ordered.data;
   const std::vector<bool>& mask = ordered.mask;
   if (sum_columns(result, x, mask, kind == Reduction::Mean)) return;
+  if (sum_reduced_float_rows(result, x, mask, kind)) return;
   const Rows rows = rows_for(x, mask, keepdim, out_dtype);  // (its shape is x's: result has the shape)
   const int64_t outer = rows.outer, inner = rows.inner;
   dispatch_dtype(out_dtype, op, [&](auto tag) {

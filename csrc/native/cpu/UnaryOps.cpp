@@ -56,29 +56,58 @@ ScalarType float_type(const Tensor& t) { return is_floating(t.dtype()) ? t.dtype
 // CPU lacks; tests/test_cpu_capability.py checks the objects)
 template <typename F>
 constexpr auto floating(const char* op, F f) {
-  return [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
-    dispatch_floating(compute, op, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      unary_loop<T, T>(out, x, [f](T v) { return static_cast<T>(f(v)); });
-    });
-  };
+  return with_float_runs(
+      [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
+        dispatch_floating(compute, op, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          unary_loop<T, T>(out, x, [f](T v) { return static_cast<T>(f(v)); });
+        });
+      },
+      [f](float* o, const float* x, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(f(x[i]));
+      });
+}
+
+// A kernel of the numeric dtypes whose element function g(tag) gives for each compute type T (neg,
+// relu, clamp, abs...), with the float32 runs of float16/bfloat16 inputs (Unary.h).
+template <typename G>
+constexpr auto numeric(const char* op, G g) {
+  return with_float_runs(
+      [op, g](ScalarType compute, const Tensor& out, const Tensor& x) {
+        dispatch_numeric(compute, op, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          unary_loop<T, T>(out, x, g(tag));
+        });
+      },
+      [g](float* o, const float* x, int64_t n) {
+        const auto f = g(type_tag<float>{});
+        for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+      });
 }
 
 // floating() whose contiguous float32/float64 runs go through SLEEF's vector function VecOp
 // (native/cpu/VecMath.h), at this capability's vector width; strided runs use f.
 template <typename VecOp, typename F>
 constexpr auto floating_vec(const char* op, F f) {
-  return [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
-    dispatch_floating(compute, op, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const auto scalar = [f](T v) { return static_cast<T>(f(v)); };
-      if constexpr (vec::supports<T>) {
-        unary_loop_runs<T, T>(out, x, scalar, [](T* o, const T* i, int64_t n) { vec::map<VecOp>(o, i, n); });
-      } else {
-        unary_loop<T, T>(out, x, scalar);
-      }
-    });
-  };
+  return with_float_runs(
+      [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
+        dispatch_floating(compute, op, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          const auto scalar = [f](T v) { return static_cast<T>(f(v)); };
+          if constexpr (vec::supports<T>) {
+            unary_loop_runs<T, T>(out, x, scalar, [](T* o, const T* i, int64_t n) { vec::map<VecOp>(o, i, n); });
+          } else {
+            unary_loop<T, T>(out, x, scalar);
+          }
+        });
+      },
+      [f](float* o, const float* x, int64_t n) {
+        if constexpr (vec::supports<float>) {
+          vec::map<VecOp>(o, x, n);
+        } else {
+          for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(f(x[i]));
+        }
+      });
 }
 
 constexpr auto exp_fn = floating_vec<vec::Exp>("exp", [](auto v) {
@@ -87,24 +116,27 @@ constexpr auto exp_fn = floating_vec<vec::Exp>("exp", [](auto v) {
 });
 constexpr auto log_fn = floating_vec<vec::Log>("log", [](auto v) { return std::log(v); });
 
-void neg_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
-  TCORE_CHECK_TYPE(compute != ScalarType::Bool,
-                   "Negation, the `-` operator, on a bool tensor is not supported. "
-                   "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  dispatch_numeric(compute, "neg", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(-v); });
-  });
-}
+// Negation of every numeric dtype (a bool tensor is refused).
+constexpr auto neg_numeric = numeric("neg", [](auto tag) {
+  using T = typename decltype(tag)::type;
+  return [](T v) { return static_cast<T>(-v); };
+});
+constexpr auto neg_fn = with_float_runs(
+    [](ScalarType compute, const Tensor& out, const Tensor& x) {
+      TCORE_CHECK_TYPE(compute != ScalarType::Bool,
+                       "Negation, the `-` operator, on a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+      neg_numeric(compute, out, x);
+    },
+    neg_numeric.floats);
 
-void relu_fn(ScalarType compute, const Tensor& out, const Tensor& x) {
-  dispatch_numeric(compute, "relu", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    unary_loop<T, T>(out, x, [](T v) { return !(v <= T(0)) ? v : T(0); });  // NaN stays NaN, as in PyTorch
-  });
-}
+constexpr auto relu_fn = numeric("relu", [](auto tag) {
+  using T = typename decltype(tag)::type;
+  return [](T v) { return !(v <= T(0)) ? v : T(0); };  // NaN stays NaN, as in PyTorch
+});
 
-Tensor unary(const Tensor& self, ScalarType compute, const char* op, void (*fn)(ScalarType, const Tensor&, const Tensor&)) {
+template <typename Fn>
+Tensor unary(const Tensor& self, ScalarType compute, const char* op, Fn fn) {
   return unary_into(empty_output(self.sizes(), compute, {&self}), self, compute, op, fn);
 }
 
@@ -116,7 +148,19 @@ Tensor unary_inplace(const Tensor& self, ScalarType compute, const char* op, Fn 
 }  // namespace
 
 // The structured operators' impls (their meta functions: native/UnaryOps.cpp).
-TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, self.dtype(), "neg", neg_fn); }
+TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) {
+  if (is_reduced_float(self.dtype()) && out.dtype() == self.dtype() &&
+      (out.is_same(self) || !out.storage().is_alias_of(self.storage()))) {
+    // float16/bfloat16: the sign bit flipped, in any layout (what float32 would give, rounded: exact)
+    dispatch_reduced_float(self.dtype(), [&](auto tag) {
+      using H = typename decltype(tag)::type;
+      unary_loop<H, H>(out, self, [](H v) { return H::from_bits(static_cast<uint16_t>(v.x ^ 0x8000u)); });
+    });
+    out.bump_version();
+    return;
+  }
+  unary_into(out, self, self.dtype(), "neg", neg_fn);
+}
 TCORE_IMPL_FUNC(exp_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "exp", exp_fn); }
 TCORE_IMPL_FUNC(log_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "log", log_fn); }
 
@@ -157,16 +201,14 @@ T int_sign(T v) {
 
 #define TCORE_KEEPING_UNARY(name, name_, name_out, integral, floating_point)                                          \
   namespace {                                                                                                         \
-  void name##_fn(ScalarType compute, const Tensor& out, const Tensor& x) {                                            \
-    dispatch_numeric(compute, #name, [&](auto tag) {                                                                  \
-      using T = typename decltype(tag)::type;                                                                         \
-      if constexpr (std::is_integral_v<T>) {                                                                          \
-        unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(integral); });                                       \
-      } else {                                                                                                        \
-        unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(floating_point); });                                 \
-      }                                                                                                               \
-    });                                                                                                               \
-  }                                                                                                                   \
+  constexpr auto name##_fn = numeric(#name, [](auto tag) {                                                            \
+    using T = typename decltype(tag)::type;                                                                           \
+    if constexpr (std::is_integral_v<T>) {                                                                            \
+      return [](T v) { return static_cast<T>(integral); };                                                            \
+    } else {                                                                                                          \
+      return [](T v) { return static_cast<T>(floating_point); };                                                      \
+    }                                                                                                                 \
+  });                                                                                                                 \
   }                                                                                                                   \
   TCORE_IMPL_FUNC(name_out)(const Tensor& self, const Tensor& out) {                                                  \
     unary_into(out, self, self.dtype(), #name, name##_fn);                                                            \
@@ -223,24 +265,21 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
 namespace {
 auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   TCORE_CHECK_VALUE(lo || hi, "clamp: At least one of 'min' or 'max' must not be None");
-  return [lo, hi](ScalarType compute, const Tensor& out, const Tensor& x) {
-    dispatch_numeric(compute, "clamp", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
-      const T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(l) || std::isnan(h)) {  // a NaN bound makes every element NaN, as in PyTorch
-          unary_loop<T, T>(out, x, [](T) { return std::numeric_limits<T>::quiet_NaN(); });
-          return;
-        }
-      }
-      // min(max(v, l), h): a NaN element stays NaN, and min > max gives max, as in PyTorch
-      unary_loop<T, T>(out, x, [l, h](T v) {
-        const T r = v < l ? l : v;
-        return r > h ? h : r;
-      });
-    });
-  };
+  return numeric("clamp", [lo, hi](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
+    const T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
+    bool nan_bound = false;
+    if constexpr (std::is_floating_point_v<T>) nan_bound = std::isnan(l) || std::isnan(h);
+    // min(max(v, l), h): a NaN element stays NaN, and min > max gives max, as in PyTorch; a NaN
+    // bound makes every element NaN, as in PyTorch
+    return [l, h, nan_bound](T v) {
+      const T r = v < l ? l : v;
+      const T c = r > h ? h : r;
+      if constexpr (std::is_floating_point_v<T>) return nan_bound ? std::numeric_limits<T>::quiet_NaN() : c;
+      else return c;
+    };
+  });
 }
 
 template <bool Inf>
@@ -270,35 +309,41 @@ Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std
   return unary_into(out, self, clamp_type(self, min, max), "clamp", clamp_fn(min, max));
 }
 
+namespace {
 // x * Phi(x) (exact, with erf) or PyTorch's tanh approximation.
+auto gelu_fn(bool tanh_form) {
+  const auto scalar = [tanh_form](auto v) {
+    using T = decltype(v);
+    if (tanh_form) {
+      const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
+      return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
+    }
+    return static_cast<T>(0.5) * v * std::erfc(v * static_cast<T>(-0.7071067811865476));  // no cancellation
+  };
+  const auto runs = [tanh_form, scalar](auto* o, const auto* i, int64_t n) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
+    if constexpr (vec::supports<T>) {
+      tanh_form ? vec::map<vec::GeluTanh>(o, i, n) : vec::map<vec::Gelu>(o, i, n);
+    } else {
+      for (int64_t k = 0; k < n; ++k) o[k] = scalar(i[k]);
+    }
+  };
+  return with_float_runs(
+      [scalar, runs](ScalarType compute, const Tensor& out, const Tensor& x) {
+        dispatch_floating(compute, "gelu", [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          unary_loop_runs<T, T>(out, x, [&](T v) { return scalar(v); }, [&](T* o, const T* i, int64_t n) { runs(o, i, n); });
+        });
+      },
+      [runs](float* o, const float* x, int64_t n) { runs(o, x, n); });
+}
+}  // namespace
+
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   check_gelu_approximate(approximate);
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
-  if (is_reduced_float(self.dtype())) {  // through float32, into self's layout (as every elementwise result)
-    Tensor out = empty_output(self.sizes(), self.dtype(), {&self});
-    copy_kernel(out, gelu(cast(self, ScalarType::Float), approximate));
-    return out;
-  }
-  const bool tanh_form = approximate == "tanh";
-  Tensor out = empty_output(self.sizes(), self.dtype(), {&self});
-  dispatch_floating(self.dtype(), "gelu", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto scalar = [tanh_form](T v) {
-      if (tanh_form) {
-        const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
-        return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
-      }
-      return static_cast<T>(0.5) * v * std::erfc(v * static_cast<T>(-0.7071067811865476));  // no cancellation
-    };
-    if constexpr (vec::supports<T>) {
-      unary_loop_runs<T, T>(out, self, scalar, [tanh_form](T* o, const T* i, int64_t n) {
-        tanh_form ? vec::map<vec::GeluTanh>(o, i, n) : vec::map<vec::Gelu>(o, i, n);
-      });
-    } else {
-      unary_loop<T, T>(out, self, scalar);
-    }
-  });
-  return out;
+  return unary_into(empty_output(self.sizes(), self.dtype(), {&self}), self, self.dtype(), "gelu",
+                    gelu_fn(approximate == "tanh"));
 }
 
 Tensor isnan(const Tensor& self) { return float_test<false>(self); }
