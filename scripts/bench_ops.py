@@ -6,7 +6,8 @@ at the same capability (ATEN_CPU_CAPABILITY).
 
 The operators: elementwise (add, mul, strided and broadcast add, int64 add, exp, log, tanh,
 sigmoid, gelu), reductions and scans (sum, sum over a non-last dim, argmax, cumsum), softmax and
-layer_norm, matmul (256, 1024, 4096 square, (4096x64)@(64x4096), batched (64, 128, 128)). A
+layer_norm, matmul (256, 1024, 4096 square, (4096x64)@(64x4096), batched (64, 128, 128)), and
+float16/bfloat16 elementwise operators, sums, softmax and layer_norm (4M elements). A
 STREAM-style copy measured in the same process gives the machine's bandwidth; each
 memory-bound operator's bytes moved / time is printed as a fraction of it. Figures are the best
 of several repetitions after a warm-up. Prints one table per thread count and writes
@@ -36,6 +37,13 @@ OPS = {
     "mm256": ("matmul 256 f32", None), "mm1024": ("matmul 1024 f32", None), "mm4096": ("matmul 4096 f32", None),
     "mm_skinny": ("(4096x64)@(64x4096) f32", None), "mm_f64": ("matmul 1024 f64", None),
     "bmm": ("bmm (64,128,128) f32", None),
+    "add_f16": ("add 4M f16", 3 * 8 << 20), "mul_scalar_bf16": ("mul 4M bf16 by a number", 2 * 8 << 20),
+    "relu_f16": ("relu 4M f16", 2 * 8 << 20), "exp_bf16": ("exp 4M bf16", 2 * 8 << 20),
+    "add_broadcast_f16": ("add (2048,2048)+(2048,) f16", 2 * 8 << 20),
+    "relu_transposed_bf16": ("relu (2048,2048).t() bf16", 2 * 8 << 20),
+    "sum_f16": ("sum 4M f16", 8 << 20), "sum_dim0_bf16": ("sum (2048,2048) dim 0 bf16", 8 << 20),
+    "softmax_bf16": ("softmax (2048,2048) dim 1 bf16", 2 * 8 << 20),
+    "layer_norm_bf16": ("layer_norm (2048,2048) bf16", 2 * 8 << 20),
 }
 FLOPS = {"mm256": 2 * 256**3, "mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_skinny": 2 * 4096 * 64 * 4096,
          "mm_f64": 2 * 1024**3, "bmm": 2 * 64 * 128**3}
@@ -81,6 +89,16 @@ if lib in ("tcore", "torch"):
            "mm256": lambda: T.mm(t["m256"], t["m256"]), "mm1024": lambda: T.mm(t["m1024"], t["m1024"]),
            "mm4096": lambda: T.mm(t["sq"], t["sq2"]), "mm_skinny": lambda: T.mm(t["tall"], t["wide"]),
            "mm_f64": lambda: T.mm(t["m1024d"], t["m1024d"]), "bmm": lambda: T.bmm(t["b3"], t["b3"])}
+    # float16/bfloat16 (computed in float32 by both; numpy has no bfloat16)
+    h = {dt: {"a": t["a"][:4 << 20].to(dt), "b": t["b"][:4 << 20].to(dt), "m": t["sq"][:2048, :2048].to(dt),
+              "w": t["w"].repeat(2).to(dt)} for dt in (T.float16, T.bfloat16)}
+    f16, bf16 = h[T.float16], h[T.bfloat16]
+    ops.update({"add_f16": lambda: T.add(f16["a"], f16["b"]), "mul_scalar_bf16": lambda: T.mul(bf16["a"], 1.5),
+                "relu_f16": lambda: T.relu(f16["a"]), "exp_bf16": lambda: T.exp(bf16["a"]),
+                "add_broadcast_f16": lambda: T.add(f16["m"], f16["w"]), "relu_transposed_bf16": lambda: T.relu(bf16["m"].t()),
+                "sum_f16": lambda: f16["a"].sum(), "sum_dim0_bf16": lambda: bf16["m"].sum(0),
+                "softmax_bf16": lambda: T.softmax(bf16["m"], 1),
+                "layer_norm_bf16": lambda: F.layer_norm(bf16["m"], [2048], bf16["w"], bf16["w"])})
 else:
     cap = "-"
     def softmax(x):

@@ -1024,6 +1024,50 @@ def test_reduced_float_sums_are_the_float32_sums(tcore, dtype, shape, dim):
         tcore.set_num_threads(before)
 
 
+def _functional(tensor):
+    """The nn.functional module of the library `tensor` belongs to (tcore or torch)."""
+    return __import__(type(tensor).__module__.split(".")[0]).nn.functional
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(3, 7), (700, 130), (2, 40000), (5, 1), (4, 0)])
+def test_reduced_float_row_kernels_are_the_rounded_float32_rows(tcore, dtype, shape):
+    """softmax, log_softmax and layer_norm of float16/bfloat16 rows convert each row to float32 in
+    the thread's buffers (native/cpu/Reduce.h's reduced_float_rows): the same values as the float32
+    kernels of the same input, rounded once, at one and two threads; transposed inputs and other dims
+    too; torch's within a rounding."""
+    torch = pytest.importorskip("torch")
+    dt = getattr(tcore, dtype)
+    values = np.random.default_rng(8).standard_normal(shape).astype(np.float32) * 4
+    x = tcore.from_numpy(values).to(dt)
+    w = tcore.from_numpy(np.linspace(0.5, 1.5, shape[-1], dtype=np.float32)).to(dt)
+    calls = {
+        "softmax": lambda v, w: v.softmax(-1), "log_softmax": lambda v, w: v.log_softmax(-1),
+        "softmax_t": lambda v, w: v.t().softmax(-1), "log_softmax_0": lambda v, w: v.log_softmax(0),
+        "layer_norm": lambda v, w: _functional(v).layer_norm(v, [shape[-1]], w, w),
+        "layer_norm_plain": lambda v, w: _functional(v).layer_norm(v, [shape[-1]]),
+        "layer_norm_weight": lambda v, w: _functional(v).layer_norm(v, [shape[-1]], w),
+    }
+    before = tcore.get_num_threads()
+    try:
+        for name, call in calls.items():
+            expected = call(x.float(), w.float()).to(dt)
+            for threads in (1, 2):
+                tcore.set_num_threads(threads)
+                got = call(x, w)
+                assert got.dtype == dt and got.shape == expected.shape, name
+                _same_values(got, expected)
+            ref = call(torch.from_numpy(values).to(getattr(torch, dtype)),
+                       torch.from_numpy(w.float().numpy()).to(getattr(torch, dtype))).float().numpy()
+            eps = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7
+            np.testing.assert_allclose(got.float().numpy(), ref, rtol=4 * eps, atol=4 * eps * (8 if "log" in name else 1))
+        mean_rstd = tcore.ops.native_layer_norm(x, [shape[-1]], w, w, 1e-5)[1:]
+        for got, expected in zip(mean_rstd, tcore.ops.native_layer_norm(x.float(), [shape[-1]], w.float(), w.float(), 1e-5)[1:]):
+            _same_values(got, expected.to(dt))
+    finally:
+        tcore.set_num_threads(before)
+
+
 def test_reduced_precision_rules(tcore):
     h = tcore.tensor([1.0, 2.0], dtype=tcore.float16)
     bf = tcore.tensor([1.0, 2.0], dtype=tcore.bfloat16)

@@ -16,38 +16,41 @@
 #include "native/cpu/IntoOutput.h"
 #include "native/cpu/Math.h"
 #include "native/cpu/Parallel.h"
+#include "native/cpu/Reduce.h"
 #include "native/cuda/DeviceLoops.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
+// One row of n: y = (x - mean) * rstd * w + b, its mean and rstd into *mean_out, *rstd_out.
+template <typename T>
+void layer_norm_row(const T* xr, const T* w, const T* b, T* yr, T* mean_out, T* rstd_out, int64_t n, double eps) {
+  const double mean = n > 0 ? sum_row(xr, n) / static_cast<double>(n) : std::nan("");
+  const T m = static_cast<T>(mean);
+  // the sum of squared deviations (native/cpu/Math.h's vectorized cascade)
+  const double ss = sum_row_of(xr, n, [m](auto v) { return (v - m) * (v - m); });
+  const double var = n > 0 ? ss / static_cast<double>(n) : std::nan("");
+  const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
+  *mean_out = m;
+  *rstd_out = rstd;
+  if (w && b) {
+    for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i] + b[i];
+  } else if (w) {
+    for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i];
+  } else if (b) {
+    for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd + b[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd;
+  }
+}
+
 template <typename T>
 void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean_out, T* rstd_out, int64_t rows, int64_t n,
                      double eps) {
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
   parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const T* xr = x + r * n;
-      T* yr = y + r * n;
-      const double mean = n > 0 ? sum_row(xr, n) / static_cast<double>(n) : std::nan("");
-      const T m = static_cast<T>(mean);
-      // the sum of squared deviations (native/cpu/Math.h's vectorized cascade)
-      const double ss = sum_row_of(xr, n, [m](auto v) { return (v - m) * (v - m); });
-      const double var = n > 0 ? ss / static_cast<double>(n) : std::nan("");
-      const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
-      mean_out[r] = m;
-      rstd_out[r] = rstd;
-      if (w && b) {
-        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i] + b[i];
-      } else if (w) {
-        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i];
-      } else if (b) {
-        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd + b[i];
-      } else {
-        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd;
-      }
-    }
+    for (int64_t r = begin; r < end; ++r) layer_norm_row(x + r * n, w, b, y + r * n, mean_out + r, rstd_out + r, n, eps);
   });
 }
 
@@ -177,13 +180,26 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
     }
   }
   const ScalarType dtype = input.dtype(), compute = compute_dtype(input);
-  const Tensor x = in_compute(input, compute), w = in_compute(weight.value_or(Tensor()), compute),
-               b = in_compute(bias.value_or(Tensor()), compute);
+  const Tensor w = in_compute(weight.value_or(Tensor()), compute), b = in_compute(bias.value_or(Tensor()), compute);
   std::vector<int64_t> stat_shape(input.sizes().begin(), input.sizes().end() - k);
   int64_t rows = 1;
   for (int64_t s : stat_shape) rows = checked_mul(rows, s, "layer_norm");
   const int64_t n = input.dim() == k && input.numel() == 0 ? 0 : (rows == 0 ? 0 : input.numel() / rows);
   stat_shape.insert(stat_shape.end(), static_cast<size_t>(k), 1);
+  if (compute != dtype && input.device().is_cpu() && input.is_contiguous() && rows > 0 && n > 0) {
+    // float16/bfloat16 rows converted one by one (Reduce.h's reduced_float_rows): the same values
+    const Tensor out = empty_on(input.sizes(), dtype, input.device());
+    Tensor mean = empty_on(stat_shape, compute, input.device()), rstd = empty_on(stat_shape, compute, input.device());
+    const float* wp = w.defined() ? w.data_ptr<float>() : nullptr;
+    const float* bp = b.defined() ? b.data_ptr<float>() : nullptr;
+    float *mp = mean.data_ptr<float>(), *rp = rstd.data_ptr<float>();
+    const Tensor flat = make_view(input, {rows, n}, {n, 1}, input.storage_offset());
+    reduced_float_rows(make_view(out, {rows, n}, {n, 1}, 0), flat, [&](float* y, const float* x, int64_t r) {
+      layer_norm_row(x, wp, bp, y, mp + r, rp + r, n, eps);
+    });
+    return {out, cast(mean, dtype), cast(rstd, dtype)};
+  }
+  const Tensor x = in_compute(input, compute);
   Tensor out = empty_on(input.sizes(), compute, input.device());
   Tensor mean = empty_on(stat_shape, compute, input.device()), rstd = empty_on(stat_shape, compute, input.device());
   if (rows > 0 && !input.device().is_cpu()) {

@@ -518,38 +518,49 @@ void rows_along(const Tensor& result, int64_t dim, ScalarType t, const char* op,
   write_rows_back(result, rowwise, mask);
 }
 
+// softmax (log_softmax) of a row of n: e^(x - m) into y and their sum in one pass (SLEEF's vector
+// exp, native/cpu/VecMath.h; log_softmax only sums); without SLEEF, a polynomial the compiler
+// vectorizes for float32
+template <bool Log, typename T>
+void softmax_row(T* y, const T* x, int64_t n) {
+  const T m = max_row(x, n);
+  double s;
+  if constexpr (vec::supports<T>) {
+    s = vec::exp_shifted_sum<!Log>(y, x, m, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
+      else y[i] = std::exp(x[i] - m);
+    }
+    s = sum_row(y, n);
+  }
+  if (Log) {
+    const T shift = static_cast<T>(m + std::log(s));
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+  } else {
+    const T inv = static_cast<T>(1.0 / s);
+    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+  }
+}
+
 // into result (contiguous, self's sizes, of the floating dtype t)
 template <bool Log>
 void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarType t, const char* op) {
-  rows_along(result, dim, t, op, [](auto* y, const auto* x, int64_t n) {
-    using T = std::remove_pointer_t<decltype(y)>;
-    const T m = max_row(x, n);
-    // e^(x - m) into y and their sum in one pass (SLEEF's vector exp, native/cpu/VecMath.h;
-    // log_softmax only sums); without SLEEF, a polynomial the compiler vectorizes for float32
-    double s;
-    if constexpr (vec::supports<T>) {
-      s = vec::exp_shifted_sum<!Log>(y, x, m, n);
-    } else {
-      for (int64_t i = 0; i < n; ++i) {
-        if constexpr (std::is_same_v<T, float>) y[i] = exp_vectorizable(x[i] - m);
-        else y[i] = std::exp(x[i] - m);
-      }
-      s = sum_row(y, n);
-    }
-    if (Log) {
-      const T shift = static_cast<T>(m + std::log(s));
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
-    } else {
-      const T inv = static_cast<T>(1.0 / s);
-      for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-    }
-  }, self);
+  rows_along(result, dim, t, op, [](auto* y, const auto* x, int64_t n) { softmax_row<Log>(y, x, n); }, self);
 }
 
-// out's dtype is the meta function's; computed in compute_dtype
+// out's dtype is the meta function's; computed in compute_dtype (float16/bfloat16 rows along the
+// last dim converted row by row: Reduce.h's reduced_float_rows)
 template <bool Log>
 void softmax_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
   const ScalarType t = compute_dtype(out);
+  if (self.dim() > 0 && wrap_dim(dim, self.dim()) == self.dim() - 1 &&
+      reduced_float_rows(out, self, [n = self.sizes().back()](float* y, const float* x, int64_t) {
+        softmax_row<Log>(y, x, n);
+      })) {
+    out.bump_version();
+    return;
+  }
   into_output(out, t, {self}, [&](const Tensor& r) { softmax_into<Log>(r, self, dim, t, op); });
 }
 }  // namespace
