@@ -43,14 +43,18 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
     const Tensor rb = as_is ? cast(b, ScalarType::Float) : cast(b, compute);
     if constexpr (accepts<float>(kinds)) {
       // in float32 chunks of the loop's runs (ReducedFloatLoops.h)
-      if (result == compute && out.dtype() == compute && !partially_overlaps(out, ra) && !partially_overlaps(out, rb)) {
-        const auto f = make(type_tag<float>{});
+      const auto f = make(type_tag<float>{});
+      using Result = decltype(f(0.0f, 0.0f));  // bool for the comparisons
+      constexpr bool to_bool = std::is_same_v<Result, bool>;
+      if (result == (to_bool ? ScalarType::Bool : compute) && out.dtype() == result && !partially_overlaps(out, ra) &&
+          !partially_overlaps(out, rb)) {
         dispatch_reduced_float(compute, [&](auto tag) {
           using H = typename decltype(tag)::type;
+          using Out = std::conditional_t<to_bool, bool, H>;
           if (as_is) {
-            reduced_float_binary_loop<H, float>(out, ra, rb, f);
+            reduced_float_binary_loop<H, float, Out>(out, ra, rb, f);
           } else {
-            reduced_float_binary_loop<H, H>(out, ra, rb, f);
+            reduced_float_binary_loop<H, H, Out>(out, ra, rb, f);
           }
         });
         out.bump_version();

@@ -31,11 +31,11 @@ template <typename S>
   }
 }
 
-// n float32 values rounded to H into dst, `stride` bytes apart
-template <typename H>
-[[gnu::always_inline]] inline void store(char* dst, int64_t stride, const float* src, int64_t n) {
+// n values (float32, or bool) as H (rounded) into dst, `stride` bytes apart
+template <typename H, typename R>
+[[gnu::always_inline]] inline void store(char* dst, int64_t stride, const R* src, int64_t n) {
   if (stride == static_cast<int64_t>(sizeof(H))) {
-    convert_run<H, float>(reinterpret_cast<H*>(dst), src, n);
+    convert_run<H, R>(reinterpret_cast<H*>(dst), src, n);
   } else {
     for (int64_t j = 0; j < n; ++j) *reinterpret_cast<H*>(dst + j * stride) = static_cast<H>(src[j]);
   }
@@ -62,32 +62,35 @@ void reduced_float_unary_loop(const Tensor& out, const Tensor& self, const Run& 
                       }, /*elementwise=*/true);
 }
 
-// out = f(a, b) elementwise, out and a of dtype H (float16/bfloat16), b of dtype B (H, or float
-// for a number read at its own precision), out not partially overlapping a or b: f(x, y) of
-// float32 values, or f.runs(o, x, y, n, 1, 1) where f computes runs itself (Loops.h's HasRuns).
-template <typename H, typename B, typename F>
+// out = f(a, b) elementwise, a of dtype H (float16/bfloat16), b of dtype B (H, or float for a
+// number read at its own precision), out of dtype Out (H, or bool for the comparisons) not
+// partially overlapping a or b: f(x, y) of float32 values, or f.runs(o, x, y, n, 1, 1) where f
+// computes runs itself (Loops.h's HasRuns).
+template <typename H, typename B, typename Out, typename F>
 void reduced_float_binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, const F& f) {
+  using R = std::conditional_t<std::is_same_v<Out, bool>, bool, float>;
   using namespace reduced_float;
   assert_no_internal_overlap(out);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b}, /*in_memory_order=*/true);
   parallel_loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
                           static_cast<char*>(b.data_ptr())},
                       [&](char** p, const int64_t* s, int64_t n) {
-                        alignas(64) float x[kChunk], y[kChunk], r[kChunk];
+                        alignas(64) float x[kChunk], y[kChunk];
+                        alignas(64) R r[kChunk];
                         for (int64_t i = 0; i < n; i += kChunk) {
                           const int64_t len = std::min(kChunk, n - i);
                           load<H>(x, p[1] + i * s[1], s[1], len);
-                          if constexpr (HasRuns<F>::value) {
+                          if constexpr (HasRuns<F>::value && std::is_same_v<R, float>) {
                             load<B>(y, p[2] + i * s[2], s[2], len);
                             f.runs(r, x, y, len, 1, 1);
                           } else if (s[2] == 0) {  // one value (h * 2, a broadcast row): no chunk of copies
                             const float yv = static_cast<float>(*reinterpret_cast<const B*>(p[2]));
-                            for (int64_t j = 0; j < len; ++j) r[j] = static_cast<float>(f(x[j], yv));
+                            for (int64_t j = 0; j < len; ++j) r[j] = static_cast<R>(f(x[j], yv));
                           } else {
                             load<B>(y, p[2] + i * s[2], s[2], len);
-                            for (int64_t j = 0; j < len; ++j) r[j] = static_cast<float>(f(x[j], y[j]));
+                            for (int64_t j = 0; j < len; ++j) r[j] = static_cast<R>(f(x[j], y[j]));
                           }
-                          store<H>(p[0] + i * s[0], s[0], r, len);
+                          store<Out>(p[0] + i * s[0], s[0], r, len);
                         }
                       }, /*elementwise=*/true);
 }
