@@ -124,20 +124,93 @@ void loop_nd(const LoopGeometry& g, std::array<char*, N> base, const LoopBody<N>
 }
 
 namespace {
-// A transposing copy of one block: vector q of src (kBlockBytes contiguous bytes at
-// src + q * src_step) becomes lane q of each of dst's vectors (dst + r * dst_step): 8 x 8 elements
-// of 4 bytes, 4 x 4 of 8 with AVX (4 x 4 and 2 x 2 with SSE2). Bytes are moved as they are
-// (shuffles, no arithmetic): any 4- or 8-byte type. (AVX's blocks against SSE's in a standalone
-// copy of the buffered add: 17.8 -> 15.4 ms for 4096^2 floats, 7.2 -> 5.4 in the cache.)
+// A transposing copy of one block: vector q of src (a block side of contiguous bytes at
+// src + q * src_step) becomes lane q of each of dst's vectors (dst + r * dst_step): 16 x 16 elements
+// of 2 bytes, 8 x 8 of 4, 4 x 4 of 8 with AVX (8 x 8, 4 x 4 and 2 x 2 with SSE2), 16 x 16 of 1
+// everywhere. Bytes are moved as they are (shuffles, no arithmetic): any type of that size.
+// (AVX's blocks against SSE's in a standalone copy of the buffered add: 17.8 -> 15.4 ms for
+// 4096^2 floats, 7.2 -> 5.4 in the cache.)
 #if defined(__AVX__)
 constexpr int64_t kBlockBytes = 32;
 #else
 constexpr int64_t kBlockBytes = 16;
 #endif
+// a block's side in elements of E bytes (bytes go 16 x 16 in SSE2's registers everywhere)
+template <int64_t E>
+constexpr int64_t kBlockSide = E == 1 ? 16 : kBlockBytes / E;
+#if defined(__SSE2__)
+// An 8 x 8 transpose of 2-byte elements in each 128-bit lane of r[0..7] (V: __m128i, or __m256i
+// with AVX2, whose two lanes go through it side by side): c[j] = column j of the lane's rows.
+#define TCORE_TRANSPOSE8_EPI16(P, r, c)                                                                 \
+  do {                                                                                                   \
+    std::remove_reference_t<decltype(r[0])> a_[8], b_[8];                                                \
+    for (int q_ = 0; q_ < 8; q_ += 2) {                                                                  \
+      a_[q_] = P##_unpacklo_epi16(r[q_], r[q_ + 1]);                                                     \
+      a_[q_ + 1] = P##_unpackhi_epi16(r[q_], r[q_ + 1]);                                                 \
+    }                                                                                                    \
+    for (int q_ = 0; q_ < 8; q_ += 4) {                                                                  \
+      b_[q_] = P##_unpacklo_epi32(a_[q_], a_[q_ + 2]);                                                   \
+      b_[q_ + 1] = P##_unpackhi_epi32(a_[q_], a_[q_ + 2]);                                               \
+      b_[q_ + 2] = P##_unpacklo_epi32(a_[q_ + 1], a_[q_ + 3]);                                           \
+      b_[q_ + 3] = P##_unpackhi_epi32(a_[q_ + 1], a_[q_ + 3]);                                           \
+    }                                                                                                    \
+    for (int q_ = 0; q_ < 4; ++q_) {                                                                     \
+      c[2 * q_] = P##_unpacklo_epi64(b_[q_], b_[q_ + 4]);                                                \
+      c[2 * q_ + 1] = P##_unpackhi_epi64(b_[q_], b_[q_ + 4]);                                            \
+    }                                                                                                    \
+  } while (0)
+#endif
+
 template <int64_t E>
 __attribute__((always_inline)) inline void transpose_block(char* dst, int64_t dst_step, const char* src, int64_t src_step) {
+#if defined(__SSE2__)
+  if constexpr (E == 1) {  // 16 x 16 bytes: rows paired by bytes, then by 2, 4 and 8 bytes
+    __m128i r[16], a[16], b[16], c[16];
+    for (int q = 0; q < 16; ++q) r[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + q * src_step));
+    for (int q = 0; q < 16; q += 2) {
+      a[q] = _mm_unpacklo_epi8(r[q], r[q + 1]);  // columns 0-7 of rows q, q + 1
+      a[q + 1] = _mm_unpackhi_epi8(r[q], r[q + 1]);  // columns 8-15
+    }
+    for (int q = 0; q < 16; q += 4) {  // four columns of rows q..q+3 each
+      b[q] = _mm_unpacklo_epi16(a[q], a[q + 2]);
+      b[q + 1] = _mm_unpackhi_epi16(a[q], a[q + 2]);
+      b[q + 2] = _mm_unpacklo_epi16(a[q + 1], a[q + 3]);
+      b[q + 3] = _mm_unpackhi_epi16(a[q + 1], a[q + 3]);
+    }
+    for (int q = 0; q < 16; q += 8) {  // two columns of rows q..q+7 each
+      for (int m = 0; m < 4; ++m) {
+        c[q + 2 * m] = _mm_unpacklo_epi32(b[q + m], b[q + 4 + m]);
+        c[q + 2 * m + 1] = _mm_unpackhi_epi32(b[q + m], b[q + 4 + m]);
+      }
+    }
+    for (int p = 0; p < 8; ++p) {  // one column of the 16 rows each
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * p * dst_step), _mm_unpacklo_epi64(c[p], c[p + 8]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * p + 1) * dst_step), _mm_unpackhi_epi64(c[p], c[p + 8]));
+    }
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (E == 2) {  // 16 x 16: the 8 x 8 transposes of rows 0-7 and 8-15 in both lanes, the lanes then paired
+    __m256i r[16], c[8], d[8];
+    for (int q = 0; q < 16; ++q) r[q] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + q * src_step));
+    TCORE_TRANSPOSE8_EPI16(_mm256, r, c);
+    TCORE_TRANSPOSE8_EPI16(_mm256, (r + 8), d);
+    for (int j = 0; j < 8; ++j) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j * dst_step), _mm256_permute2x128_si256(c[j], d[j], 0x20));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (j + 8) * dst_step), _mm256_permute2x128_si256(c[j], d[j], 0x31));
+    }
+    return;
+  }
+#endif
 #if defined(__AVX__)
-  if constexpr (E == 4) {
+  if constexpr (E == 2) {
+#if !defined(__AVX2__)
+    constexpr int64_t B = kBlockSide<E>;
+    for (int64_t q = 0; q < B; ++q)
+      for (int64_t r = 0; r < B; ++r) std::memcpy(dst + r * dst_step + q * E, src + q * src_step + r * E, E);
+#endif
+  } else if constexpr (E == 4) {
     __m256 r[8], t[8], u[8];
     for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + q * src_step));
     for (int q = 0; q < 8; q += 2) {
@@ -167,7 +240,12 @@ __attribute__((always_inline)) inline void transpose_block(char* dst, int64_t ds
     _mm256_storeu_pd(reinterpret_cast<double*>(dst + 3 * dst_step), _mm256_permute2f128_pd(t1, t3, 0x31));
   }
 #elif defined(__SSE2__)
-  if constexpr (E == 4) {
+  if constexpr (E == 2) {
+    __m128i r[8], c[8];
+    for (int q = 0; q < 8; ++q) r[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + q * src_step));
+    TCORE_TRANSPOSE8_EPI16(_mm, r, c);
+    for (int j = 0; j < 8; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j * dst_step), c[j]);
+  } else if constexpr (E == 4) {
     __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(src));
     __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(src + src_step));
     __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(src + 2 * src_step));
@@ -184,7 +262,7 @@ __attribute__((always_inline)) inline void transpose_block(char* dst, int64_t ds
     _mm_storeu_pd(reinterpret_cast<double*>(dst + dst_step), _mm_unpackhi_pd(a, b));
   }
 #else
-  constexpr int64_t B = kBlockBytes / E;
+  constexpr int64_t B = kBlockSide<E>;
   for (int64_t q = 0; q < B; ++q)
     for (int64_t r = 0; r < B; ++r) std::memcpy(dst + r * dst_step + q * E, src + q * src_step + r * E, E);
 #endif
@@ -201,7 +279,7 @@ __attribute__((always_inline)) inline void transpose_block(char* dst, int64_t ds
 template <int64_t E>
 void transpose_tile(char* dst, int64_t di, int64_t dj, const char* src, int64_t si, int64_t sj, int64_t h, int64_t w,
                     int64_t ahead = -1) {
-  constexpr int64_t B = kBlockBytes / E;
+  constexpr int64_t B = kBlockSide<E>;
   const bool gather = si == E && dj == E;  // else scatter: sj == E && di == E
   const int64_t hb = h - h % B, wb = w - w % B;
   for (int64_t j = 0; j < wb; j += B) {
@@ -256,7 +334,7 @@ constexpr int64_t kStreamBytes = int64_t{32} << 20;
 // touches are reused by the tile's rows before they are evicted.
 //
 // With `buffered` (the body only computes element i of its outputs from element i of its inputs,
-// and writes every output element), each transposed operand of 4 or 8 bytes goes through a
+// and writes every output element), each transposed operand of 1, 2, 4 or 8 bytes goes through a
 // buffer: its 64 x 256 tile is transposed into a contiguous buffer by vector blocks (8 x 8 floats)
 // before the tile's rows run (an output's is transposed back after), and the body sees
 // contiguous rows of 256 elements, which it vectorizes. Otherwise the tile is tall and narrow
@@ -283,7 +361,8 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, const LoopB
     flipped[k] = outer != 0 && outer <= 16 && inner >= 256;
     transposed = transposed || flipped[k];
     if (flipped[k])
-      bufferable = bufferable && g.strides[k][0] == g.itemsize[k] && (g.itemsize[k] == 4 || g.itemsize[k] == 8);
+      bufferable = bufferable && g.strides[k][0] == g.itemsize[k] &&
+                   (g.itemsize[k] == 1 || g.itemsize[k] == 2 || g.itemsize[k] == 4 || g.itemsize[k] == 8);
     if (inner != 0 && inner < element) element = inner;
   }
   if (!transposed) return false;
@@ -336,7 +415,11 @@ bool tiled_loop_2d(const LoopGeometry& g, std::array<char*, N> base, const LoopB
         const int64_t E = g.itemsize[k], P = pitch(k);
         char* buf = buffer[k].get();
         const int64_t si = g.strides[k][0], sj = g.strides[k][1];
-        if (E == 4) {
+        if (E == 1) {
+          in ? transpose_tile<1>(buf, P, E, tile, si, sj, h, w, ahead) : transpose_tile<1>(tile, si, sj, buf, P, E, h, w);
+        } else if (E == 2) {
+          in ? transpose_tile<2>(buf, P, E, tile, si, sj, h, w, ahead) : transpose_tile<2>(tile, si, sj, buf, P, E, h, w);
+        } else if (E == 4) {
           in ? transpose_tile<4>(buf, P, E, tile, si, sj, h, w, ahead) : transpose_tile<4>(tile, si, sj, buf, P, E, h, w);
         } else {
           in ? transpose_tile<8>(buf, P, E, tile, si, sj, h, w, ahead) : transpose_tile<8>(tile, si, sj, buf, P, E, h, w);
