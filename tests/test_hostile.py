@@ -325,3 +325,48 @@ def test_repeat_interleave_past_int64(tcore):
     with pytest.raises(RuntimeError, match="overflow"):
         tcore.repeat_interleave(tcore.tensor([2**62, 2**62, 2**62]))
     assert tcore.repeat_interleave(tcore.tensor([1, 2])).tolist() == [0, 1, 1]
+
+
+def test_one_python_object_per_tensor_survives_churn(tcore):
+    """python/bind.h hands back the Python object that already holds a tensor: objects dying while
+    C++ still holds their tensor (a gradient, an autograd graph's saved input), reassigned objects
+    (`t.data = other`), Parameters made from temporaries and threads dropping results must never
+    give back a dead or wrong object."""
+    import gc
+    import threading
+
+    g = tcore.ones(3, requires_grad=True)
+    (g * 2).sum().backward()
+    for _ in range(200):
+        a = g.grad
+        assert a is g.grad and a.tolist() == [2.0, 2.0, 2.0]
+        del a
+        gc.collect()
+    x = tcore.ones(4)
+    y = tcore.zeros(4)
+    x.data = y  # x's object now stands for y's tensor: y keeps its own object
+    assert y.add_(1) is y and x.tolist() == [1.0] * 4
+    alias = tcore.Tensor(y)  # a second object for y's tensor: the one returned from then on
+    assert y.add_(0) is alias
+    del alias
+    gc.collect()
+    back = y.add_(0)
+    assert back.tolist() == [1.0] * 4 and (back is y or type(back) is tcore.Tensor)
+    params = [tcore.nn.Parameter(tcore.randn(5) * 2) for _ in range(50)]
+    gc.collect()
+    with tcore.no_grad():
+        assert all(p.mul_(1) is p for p in params)
+
+    def churn():
+        for _ in range(300):
+            t = tcore.ones(8)
+            assert t.add_(1) is t and t.contiguous() is t
+            views = [t[i:] for i in range(4)]
+            del t
+            assert all(v.add_(0).sum().item() >= 0 for v in views)
+
+    threads = [threading.Thread(target=churn) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()

@@ -24,6 +24,20 @@ A = np.arange(12, dtype=np.float32).reshape(3, 4)
 # ------------------------------------------------------------------ identity of in-place and out= results
 idiom("inplace_returns_self", [True, True, True])(
     "x = torch.ones(3); y = torch.empty(3); out = [x.add_(1) is x, torch.exp(x, out=y) is y, x.mul_(2).sub_(1) is x]")
+idiom("same_tensor_same_object")(
+    "x = torch.ones(3, 4); g = torch.ones(2, requires_grad=True); (g * 2).sum().backward(); "
+    "out = [x.contiguous() is x, x.t().contiguous() is x, x.to(torch.float32) is x, x.to(torch.float64) is x, "
+    "x.float() is x, x.cpu() is x, x.detach() is x, x.view(3, 4) is x, x.clone() is x, x.type_as(x) is x, "
+    "x.requires_grad_(False) is x, "
+    "x.fill_(2) is x, x.clamp_(0, 1) is x, x.copy_(torch.zeros(4)) is x, x.relu_() is x, x[...] is x, "
+    "g.grad is g.grad, g.grad.zero_() is g.grad, torch.nn.functional.relu(x, inplace=True) is x]")
+idiom("parameter_in_place_is_the_parameter")(
+    "p = torch.nn.Parameter(torch.ones(2)); q = p.requires_grad_()\n"
+    "with torch.no_grad():\n    r = p.add_(1)\n"
+    "out = [q is p, type(q).__name__, r is p, type(r).__name__, type(p * 2).__name__, p.data is p]")
+idiom("tensor_attributes_and_weak_references")(
+    "import weakref, gc\nx = torch.ones(3); x.tag = 'mine'; r = weakref.ref(x)\n"
+    "same = x.add_(1).tag\nalive = r() is x\ndel x\ngc.collect()\nout = [same, alive, r() is None]")
 idiom("linalg_special_namespaces")(
     "x = torch.arange(6.).view(2, 3) / 6; "
     "out = [torch.linalg.vector_norm(x, dim=1), torch.linalg.vecdot(x, x), torch.special.logit(x[:, 1:]), "

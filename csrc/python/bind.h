@@ -74,6 +74,29 @@ nb::module_ python_module(nb::module_& m, const char* name);
 
 namespace nanobind::detail {
 
+// A Tensor as Python sees it: the object that already holds the same TensorImpl where one does
+// (x.add_(1) is x, x.contiguous() is x, p.grad is p.grad, as in PyTorch), else a new object,
+// recorded in the impl (TensorImpl's py_object) for the next time; nanobind's own caster otherwise.
+template <>
+struct type_caster<tcore::Tensor> : type_caster_base<tcore::Tensor> {
+  template <typename T>
+  static handle from_cpp(T&& value, rv_policy policy, cleanup_list* cleanup) noexcept {
+    const tcore::Tensor* t;
+    if constexpr (is_pointer_v<T>) t = value;
+    else t = &value;
+    if (t != nullptr && t->defined()) {
+      if (void* held = t->impl()->py_object.object()) return handle(static_cast<PyObject*>(held)).inc_ref();
+    }
+    const rv_policy effective = infer_policy<T>(policy);
+    const handle h = type_caster_base<tcore::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);
+    if (h.is_valid() && (effective == rv_policy::copy || effective == rv_policy::move)) {  // the object owns its Tensor
+      tcore::Tensor* inside = inst_ptr<tcore::Tensor>(h);
+      if (inside->defined()) inside->impl()->py_object.set(h.ptr(), inside);
+    }
+    return h;
+  }
+};
+
 template <>
 struct type_caster<tcore::Scalar> {
   NB_TYPE_CASTER(tcore::Scalar, const_name("int | float | bool"))

@@ -296,7 +296,9 @@ void bind_types(nb::module_& m) {
 nb::object ivalue_to_python(const jit::IValue& v) { return from_ivalue(v); }
 
 nb::class_<Tensor> bind_tensor(nb::module_& m) {
-  nb::class_<Tensor> cls(m, "Tensor");
+  // weak references and attributes of one's own, as torch.Tensor's (one Python object per tensor:
+  // python/bind.h's caster)
+  nb::class_<Tensor> cls(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr());
   cls.def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
       .def("size", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
       .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))

@@ -29,6 +29,33 @@ namespace functionalization {
 struct FunctionalState;  // tcore/core/FunctionalTensor.h
 }
 
+// The Python object that holds a tensor, where one does: the Python bindings (python/bind.h)
+// record the object they wrap a TensorImpl in and the address of the Tensor inside that object, so
+// that an operator returning the same tensor (x.add_(1), x.contiguous(), p.grad) gives back the
+// same object, as PyTorch's do; that Tensor forgets it when it is destroyed or reassigned (Tensor's
+// special members). A copy of an impl starts without one. Atomic: a Tensor may be destroyed on any
+// thread (only Python's, under its lock, ever holds the one recorded).
+class PyObjectSlot {
+ public:
+  PyObjectSlot() = default;
+  PyObjectSlot(const PyObjectSlot&) {}
+  PyObjectSlot& operator=(const PyObjectSlot&) { return *this; }
+  void* object() const { return object_.load(std::memory_order_acquire); }
+  void set(void* object, const void* holder) {
+    holder_.store(holder, std::memory_order_relaxed);
+    object_.store(object, std::memory_order_release);
+  }
+  void forget(const void* holder) {
+    if (holder_.load(std::memory_order_relaxed) != holder) return;
+    object_.store(nullptr, std::memory_order_relaxed);
+    holder_.store(nullptr, std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<void*> object_{nullptr};
+  std::atomic<const void*> holder_{nullptr};
+};
+
 class TCORE_API TensorImpl {
  public:
   TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
@@ -60,6 +87,7 @@ class TCORE_API TensorImpl {
   bool has_fw_grad = false;
   // Set on the wrappers tcore.func.functionalize runs a function on (its value, its views).
   std::shared_ptr<functionalization::FunctionalState> functional;
+  PyObjectSlot py_object;
 
  private:
   void refresh();
@@ -76,6 +104,28 @@ class TCORE_API Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // A Tensor held by a Python object stops standing for it when destroyed, reassigned or moved
+  // from (TensorImpl's py_object).
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&& o) noexcept : impl_(std::move(o.impl_)) {
+    if (impl_) impl_->py_object.forget(&o);
+  }
+  Tensor& operator=(const Tensor& o) {
+    if (this != &o) {
+      forget_py_object();
+      impl_ = o.impl_;
+    }
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) noexcept {
+    if (this != &o) {
+      forget_py_object();
+      impl_ = std::move(o.impl_);
+      if (impl_) impl_->py_object.forget(&o);
+    }
+    return *this;
+  }
+  ~Tensor() { forget_py_object(); }
 
   bool defined() const { return impl_ != nullptr; }
   TensorImpl* impl() const { return impl_.get(); }
@@ -128,6 +178,9 @@ class TCORE_API Tensor {
 
  private:
   [[noreturn]] void throw_no_data() const;
+  void forget_py_object() {
+    if (impl_) impl_->py_object.forget(this);
+  }
   std::shared_ptr<TensorImpl> impl_;
 };
 
