@@ -2,6 +2,7 @@
 multiply-adds and more, in a build that found libdnnl-dev) and tcore's patches-by-weight products
 (the rest, other dtypes, and every convolution with TCORE_USE_ONEDNN=0). Forward values and the
 input, weight and bias gradients, at the shapes each path takes."""
+import json
 import os
 import subprocess
 import sys
@@ -20,7 +21,9 @@ LARGE = [
     ((2, 16, 61, 59), 16, 3, 3, 0, 2, 1),  # stride 3 leaves input columns unread (negative far padding)
     ((4, 3, 64, 64), 64, 7, 2, 3, 1, 1),
     ((4, 64, 24, 24), 64, 1, 1, 0, 1, 1),
-    ((2, 32, 40, 40), 64, 3, 1, 1, 1, 4),  # groups: one product per group
+    ((2, 32, 40, 40), 64, 3, 1, 1, 1, 4),  # groups: oneDNN's grouped convolution
+    ((8, 64, 32, 32), 64, 3, 1, 1, 1, 64),  # depthwise
+    ((4, 32, 41, 40), 64, 3, 2, 1, 1, 32),  # depthwise, two channels out of each, stride 2
     ((1, 32, 64, 64), 32, (3, 5), (1, 2), (1, 2), (2, 1), 1),
 ]
 
@@ -128,3 +131,38 @@ def test_both_paths_agree_and_the_switch_is_reported(tcore):
     finally:
         os.remove(out_file)
     assert tcore.backends.cpu.convolution() in ("onednn", "tcore")
+
+
+@pytest.mark.parametrize("onednn", ["1", "0"])
+def test_grouped_convolutions_keep_layouts_and_differentiate_twice(tcore, onednn):
+    """Grouped and depthwise convolutions, oneDNN's native groups or tcore's products group by group
+    (TCORE_USE_ONEDNN=0, in a child process): channels_last inputs give channels_last results and
+    gradients, as torch's; second derivatives (create_graph) and values as torch's."""
+    code = textwrap.dedent('''
+        import json, numpy as np, tcore, torch
+        out = {"bad": []}
+        for shape, oc, groups in (((4, 32, 24, 24), 64, 4), ((8, 64, 32, 32), 64, 64), ((2, 8, 9, 9), 16, 8)):
+            rng = np.random.default_rng(groups)
+            x = rng.standard_normal(shape).astype(np.float32)
+            w = (rng.standard_normal((oc, shape[1] // groups, 3, 3)) * 0.1).astype(np.float32)
+            res = {}
+            for lib in (torch, tcore):
+                xt = lib.tensor(x).to(memory_format=lib.channels_last).requires_grad_(True)
+                wt = lib.tensor(w, requires_grad=True)
+                y = lib.nn.functional.conv2d(xt, wt, padding=1, groups=groups)
+                gx, gw = lib.autograd.grad((y * y).sum(), [xt, wt], create_graph=True)
+                (ggw,) = lib.autograd.grad((gx * gx).sum(), [wt])
+                res[lib.__name__] = dict(y=y, gx=gx, gw=gw, ggw=ggw)
+            for k in ("y", "gx", "gw", "ggw"):
+                a, e = res["tcore"][k], res["torch"][k]
+                if k in ("y", "gx") and a.stride() != e.stride():
+                    out["bad"].append(f"{shape} g{groups} {k} strides {a.stride()} != {e.stride()}")
+                a, e = a.detach().numpy(), e.detach().numpy()
+                if float(np.abs(a - e).max()) > 3e-5 * max(float(np.abs(e).max()), 1e-30):
+                    out["bad"].append(f"{shape} g{groups} {k} values")
+        print(json.dumps(out))
+    ''')
+    env = {**os.environ, "TCORE_USE_ONEDNN": onednn}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1])["bad"] == []

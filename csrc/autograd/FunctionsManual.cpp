@@ -219,10 +219,29 @@ Tensor conv2d_im2col_weight_backward(const Tensor& grad, const Tensor& self, con
 
 std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                                                  std::array<bool, 2> mask) {
-  if (!differentiated({&grad, &self, &weight})) return tcore::_conv2d_im2col_backward(grad, self, weight, stride, padding, dilation, mask);
-  return {mask[0] ? conv2d_im2col_input_backward(grad, self, weight, stride, padding, dilation) : Tensor(),
-          mask[1] ? conv2d_im2col_weight_backward(grad, self, weight, stride, padding, dilation) : Tensor()};
+                                                  int64_t groups, std::array<bool, 2> mask) {
+  if (!differentiated({&grad, &self, &weight}))
+    return tcore::_conv2d_im2col_backward(grad, self, weight, stride, padding, dilation, groups, mask);
+  // differentiable again, in the kernel's layout (channels_last when the input or the weight is)
+  const bool channels_last = self.suggest_memory_format() == MemoryFormat::ChannelsLast ||
+                             weight.suggest_memory_format() == MemoryFormat::ChannelsLast;
+  const auto laid_out = [&](const Tensor& r) {
+    return channels_last && r.defined() ? tcore::contiguous(r, MemoryFormat::ChannelsLast) : r;
+  };
+  if (groups > 1) {  // each group's gradients, concatenated
+    const int64_t cg = self.sizes()[1] / groups, og = weight.sizes()[0] / groups;
+    std::vector<Tensor> dx, dw;
+    for (int64_t g = 0; g < groups; ++g) {
+      const auto [dxg, dwg] = conv2d_im2col_backward(tcore::narrow(grad, 1, g * og, og), tcore::narrow(self, 1, g * cg, cg),
+                                                     tcore::narrow(weight, 0, g * og, og), stride, padding, dilation, 1,
+                                                     mask);
+      dx.push_back(dxg);
+      dw.push_back(dwg);
+    }
+    return {mask[0] ? laid_out(tcore::cat(dx, 1)) : Tensor(), mask[1] ? laid_out(tcore::cat(dw, 0)) : Tensor()};
+  }
+  return {mask[0] ? laid_out(conv2d_im2col_input_backward(grad, self, weight, stride, padding, dilation)) : Tensor(),
+          mask[1] ? laid_out(conv2d_im2col_weight_backward(grad, self, weight, stride, padding, dilation)) : Tensor()};
 }
 
 Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim, bool log) {

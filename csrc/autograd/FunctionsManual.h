@@ -136,7 +136,7 @@ Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const 
 // matrix, through operators with derivatives of their own.
 std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                                                  std::array<bool, 2> mask);
+                                                  int64_t groups, std::array<bool, 2> mask);
 // The last two sizes of an (N, C, H, W) tensor (a pooling's output size).
 inline std::vector<int64_t> spatial_sizes(const Tensor& t) { return {t.sizes()[2], t.sizes()[3]}; }
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.

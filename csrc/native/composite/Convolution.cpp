@@ -1,6 +1,6 @@
 // constant_pad_nd, conv2d, max_pool2d (with indices) and avg_pool2d built from views: a (padded)
 // input unfolded twice gives every window as a view (N, C, out_h, out_w, kh, kw);
-// conv2d runs each group's product (_conv2d_im2col: patches by the weight, image by image), the
+// conv2d runs the grouped product (_conv2d_im2col: oneDNN, or patches by the weight, image by image), the
 // pools reduce the windows with amax or sum. Autograd records the operators they call.
 #include <limits>
 
@@ -10,7 +10,6 @@
 #include <tcore/ops/add.h>
 #include <tcore/ops/amax.h>
 #include <tcore/ops/avg_pool2d_native.h>
-#include <tcore/ops/cat.h>
 #include <tcore/ops/constant_pad_nd.h>
 #include <tcore/ops/constant_pad_nd_native.h>
 #include <tcore/ops/contiguous.h>
@@ -185,15 +184,9 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
                       shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", out_channels,
                       " elements, but got bias of size ", shape_str(bias->sizes()), " instead");
   }
-  const int64_t cg = channels / groups, og = out_channels / groups;
-  std::vector<Tensor> outs;
-  for (int64_t g = 0; g < groups; ++g) {
-    const Tensor xg = groups == 1 ? x : tcore::narrow(x, 1, g * cg, cg);
-    const Tensor wg = groups == 1 ? weight : tcore::narrow(weight, 0, g * og, og);
-    // (N, og, oh, ow): each image's patches by the weight (native/cpu/Im2Col.cpp)
-    outs.push_back(tcore::_conv2d_im2col(xg, wg, {s.h, s.w}, {p.h, p.w}, {d.h, d.w}));
-  }
-  Tensor out = groups == 1 ? outs[0] : tcore::cat(outs, 1);
+  // (N, O, oh, ow): oneDNN's convolution (its groups native), or each image's patches by the
+  // weight, group by group (native/cpu/Im2Col.cpp)
+  Tensor out = tcore::_conv2d_im2col(x, weight, {s.h, s.w}, {p.h, p.w}, {d.h, d.w}, groups);
   if (bias) out = tcore::add(out, tcore::view(*bias, {out_channels, 1, 1}));
   return unbatched ? tcore::squeeze(out, 0) : out;
 }

@@ -211,7 +211,9 @@ void add_image_patches(const Geometry& g, const T* cols, int64_t n, T* dx) {
 }
 
 // The convolution's parameters as oneDNN's path takes them.
-onednn::Conv2dParams params_of(const Geometry& g) { return {{g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}}; }
+onednn::Conv2dParams params_of(const Geometry& g, int64_t groups) {
+  return {{g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, groups};
+}
 
 // The chunk of images a pass takes: one per thread (the products go to threads whole, bmm's rule).
 int64_t images_a_pass(int64_t n) { return std::min<int64_t>(n, std::max(1, get_num_threads())); }
@@ -243,21 +245,42 @@ MemoryFormat conv_format(const Tensor& self, const Tensor& weight) {
 }
 }  // namespace
 
+namespace {
+// Group k's channels [k * size, (k + 1) * size) of t along dim (a view).
+Tensor group_of(const Tensor& t, int64_t dim, int64_t k, int64_t size) {
+  std::vector<int64_t> sizes = t.sizes().vec();
+  sizes[dim] = size;
+  return make_view(t, sizes, t.strides().vec(), t.storage_offset() + k * size * t.strides()[dim]);
+}
+
+void check_groups(const Tensor& self, const Tensor& weight, int64_t groups, const char* op) {
+  TCORE_CHECK_VALUE(groups > 0 && self.dim() == 4 && weight.dim() == 4 && weight.sizes()[1] * groups == self.sizes()[1] &&
+                        weight.sizes()[0] % groups == 0,
+                    op, ": expected an (N, C, H, W) input and an (O, C / groups, kh, kw) weight with O divisible by groups=",
+                    groups, ", got ", shape_str(self.sizes()), " and ", shape_str(weight.sizes()));
+}
+}  // namespace
+
 Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
-                      IntArrayRef dilation) {
-  TCORE_CHECK_VALUE(weight.dim() == 4 && weight.sizes()[1] == (self.dim() == 4 ? self.sizes()[1] : -1),
-                    "_conv2d_im2col: expected an (N, C, H, W) input and an (O, C, kh, kw) weight, got ",
-                    shape_str(self.sizes()), " and ", shape_str(weight.sizes()));
+                      IntArrayRef dilation, int64_t groups) {
+  check_groups(self, weight, groups, "_conv2d_im2col");
   TCORE_CHECK_TYPE(self.dtype() == weight.dtype(), "_conv2d_im2col: expected the input and the weight of one dtype, got ",
                    self.dtype(), " and ", weight.dtype());
   const Geometry g = geometry(self.sizes(), {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride,
                               "_conv2d_im2col");
-  const int64_t out_channels = weight.sizes()[0], taps = g.c * g.kh * g.kw, per_image = g.oh * g.ow;
+  const int64_t out_channels = weight.sizes()[0], taps = g.c / groups * g.kh * g.kw, per_image = g.oh * g.ow;
   const MemoryFormat format = conv_format(self, weight);
   if (taps == 0) return in_format(zeros_cpu({g.n, out_channels, g.oh, g.ow}, self.dtype()), format);  // an empty sum
   Tensor result = empty_in_format({g.n, out_channels, g.oh, g.ow}, self.dtype(), format);
   if (result.numel() == 0) return result;
-  if (onednn::conv2d_forward(self, weight, result, params_of(g))) return result;
+  if (onednn::conv2d_forward(self, weight, result, params_of(g, groups))) return result;
+  if (groups > 1) {  // each group's product into its channels of the result
+    const int64_t cg = g.c / groups, og = out_channels / groups;
+    for (int64_t k = 0; k < groups; ++k)
+      copy_kernel(group_of(result, 1, k, og),
+                  _conv2d_im2col(group_of(self, 1, k, cg), group_of(weight, 0, k, og), stride, padding, dilation, 1));
+    return result;
+  }
   const Tensor out = format == MemoryFormat::Contiguous ? result : empty_cpu(result.sizes(), self.dtype());
   const int64_t chunk = images_a_pass(g.n);
   const Tensor w = contiguous_copy(weight);  // (O, C * kh * kw), the same matrix for every image
@@ -278,10 +301,11 @@ Tensor _conv2d_im2col(const Tensor& self, const Tensor& weight, IntArrayRef stri
 // weight transposed by each image's grad, added back through the patches' places.
 std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, const Tensor& self, const Tensor& weight,
                                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                                                   std::array<bool, 2> output_mask) {
+                                                   int64_t groups, std::array<bool, 2> output_mask) {
+  check_groups(self, weight, groups, "_conv2d_im2col_backward");
   const Geometry g = geometry(self.sizes(), {weight.sizes()[2], weight.sizes()[3]}, dilation, padding, stride,
                               "_conv2d_im2col_backward");
-  const int64_t out_channels = weight.sizes()[0], taps = g.c * g.kh * g.kw, per_image = g.oh * g.ow;
+  const int64_t out_channels = weight.sizes()[0], taps = g.c / groups * g.kh * g.kw, per_image = g.oh * g.ow;
   TCORE_CHECK_VALUE(grad_output.dim() == 4 && grad_output.sizes()[0] == g.n && grad_output.sizes()[1] == out_channels &&
                         grad_output.sizes()[2] == g.oh && grad_output.sizes()[3] == g.ow,
                     "_conv2d_im2col_backward: expected a grad of (", g.n, ", ", out_channels, ", ", g.oh, ", ", g.ow,
@@ -289,7 +313,8 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
   const ScalarType t = self.dtype();
   if (is_reduced_float(t)) {  // float16/bfloat16: in float32, rounded once
     const auto [dx, dw] = _conv2d_im2col_backward(cast(grad_output, ScalarType::Float), cast(self, ScalarType::Float),
-                                                  cast(weight, ScalarType::Float), stride, padding, dilation, output_mask);
+                                                  cast(weight, ScalarType::Float), stride, padding, dilation, groups,
+                                                  output_mask);
     const MemoryFormat format = conv_format(self, weight);
     return {dx.defined() ? in_format(cast(dx, t), format) : dx, dw.defined() ? in_format(cast(dw, t), format) : dw};
   }
@@ -297,8 +322,19 @@ std::tuple<Tensor, Tensor> _conv2d_im2col_backward(const Tensor& grad_output, co
   if (output_mask[0] || output_mask[1]) {
     const Tensor dx = output_mask[0] ? empty_in_format(self.sizes(), t, format) : Tensor();
     const Tensor dw = output_mask[1] ? empty_in_format(weight.sizes(), t, format) : Tensor();
-    if (g.n > 0 && taps > 0 && onednn::conv2d_backward(cast(grad_output, t), self, weight, dx, dw, params_of(g)))
+    if (g.n > 0 && taps > 0 && onednn::conv2d_backward(cast(grad_output, t), self, weight, dx, dw, params_of(g, groups)))
       return {dx, dw};
+    if (groups > 1) {  // each group's gradients into its channels
+      const int64_t cg = g.c / groups, og = out_channels / groups;
+      for (int64_t k = 0; k < groups; ++k) {
+        const auto [dxk, dwk] = _conv2d_im2col_backward(group_of(grad_output, 1, k, og), group_of(self, 1, k, cg),
+                                                        group_of(weight, 0, k, og), stride, padding, dilation, 1,
+                                                        output_mask);
+        if (dx.defined()) copy_kernel(group_of(dx, 1, k, cg), dxk);
+        if (dw.defined()) copy_kernel(group_of(dw, 0, k, og), dwk);
+      }
+      return {dx, dw};
+    }
   }
   const auto laid_out = [format](const Tensor& r) { return r.defined() ? in_format(r, format) : r; };
   const Tensor gy = contiguous_copy(cast(grad_output, t));

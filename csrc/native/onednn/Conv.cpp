@@ -61,6 +61,15 @@ Shape shape_of(const Tensor& input, const Tensor& weight, const Tensor& out, con
   return s;
 }
 
+// The weight as oneDNN reads a grouped convolution's: (G, O / G, C / G, kh, kw), a view of the
+// same memory (itself with one group).
+Tensor grouped(const Tensor& weight, int64_t groups) {
+  if (groups == 1) return weight;
+  const IntArrayRef sz = weight.sizes(), st = weight.strides();
+  return make_view(weight, {groups, sz[0] / groups, sz[1], sz[2], sz[3]}, {st[0] * (sz[0] / groups), st[0], st[1], st[2], st[3]},
+                   weight.storage_offset());
+}
+
 bool worth_it(const Tensor& input, const Tensor& weight, const Tensor& out) {
   const int64_t macs = out.numel() * weight.sizes()[1] * weight.sizes()[2] * weight.sizes()[3];
   return enabled() && input.dtype() == ScalarType::Float && macs >= kMinMacs;
@@ -79,7 +88,7 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Tensor& input, const 
 bool conv2d_forward(const Tensor& input_, const Tensor& weight_, const Tensor& out, const Conv2dParams& p) {
   const Shape s = shape_of(input_, weight_, out, p);
   if (!s.fits || !worth_it(input_, weight_, out)) return false;
-  const Tensor input = dense(input_), weight = dense(weight_);
+  const Tensor input = dense(input_), weight = grouped(dense(weight_), p.groups);
   follow_threads();
   try {
   dnnl::stream stream(cpu());
@@ -100,7 +109,7 @@ bool conv2d_backward(const Tensor& grad_output_, const Tensor& input_, const Ten
                      const Tensor& grad_weight, const Conv2dParams& p) {
   const Shape s = shape_of(input_, weight_, grad_output_, p);
   if (!s.fits || !worth_it(input_, weight_, grad_output_)) return false;
-  const Tensor grad_output = dense(grad_output_), input = dense(input_), weight = dense(weight_);
+  const Tensor grad_output = dense(grad_output_), input = dense(input_), weight = grouped(dense(weight_), p.groups);
   follow_threads();
   try {
   dnnl::stream stream(cpu());
@@ -129,7 +138,7 @@ bool conv2d_backward(const Tensor& grad_output_, const Tensor& input_, const Ten
                                                      any_layout(weight), any_layout(grad_output), s.stride,
                                                      s.dilation, s.pad_l, s.pad_r);
     const dnnl::convolution_backward_weights::primitive_desc pd(d, cpu(), hint);
-    memory dw = plain(grad_weight);
+    memory dw = plain(grouped(grad_weight, p.groups));
     memory dwb = landing(dw, pd.diff_weights_desc());
     dnnl::convolution_backward_weights(pd).execute(
         stream, {{DNNL_ARG_SRC, into(plain(input), pd.src_desc(), stream)},

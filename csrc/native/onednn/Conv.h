@@ -12,10 +12,11 @@ namespace tcore::native::onednn {
 
 struct Conv2dParams {
   std::array<int64_t, 2> stride, padding, dilation;
+  int64_t groups = 1;
 };
 
-// out (N, O, oh, ow) = the convolution of input (N, C, H, W) by weight (O, C, kh, kw), one group, no
-// bias; float32 on the CPU, out allocated dense (contiguous or channels_last: written in place; the
+// out (N, O, oh, ow) = the convolution of input (N, C, H, W) by weight (O, C / groups, kh, kw) (the
+// groups native to oneDNN: depthwise kernels among them), no bias; float32 on the CPU, out allocated dense (contiguous or channels_last: written in place; the
 // operands are read in their own dense layouts, others copied contiguous first). false: not taken (too small to be worth
 // oneDNN's setup, or a shape oneDNN refuses) and nothing written.
 bool conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p);
