@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """nn benchmark: tcore's nn operators side by side with PyTorch (CPU wheel), forward alone and
 forward + backward, at each thread count asked for (default 1 and 2), each library in its own
-process. The operators: conv2d, max_pool2d, avg_pool2d, batch_norm (training, evaluation, the
-2-D BatchNorm1d form), layer_norm, the activations (gelu, silu, ...), mse_loss and
+process. The operators: conv2d (grouped and depthwise too), max_pool2d, avg_pool2d, batch_norm
+(training, evaluation, the 2-D BatchNorm1d form), layer_norm, the activations (gelu, silu, ...), mse_loss and
 cross_entropy, at the sizes of a small CNN's and MLP's layers. Figures are the best of several
 repetitions after a warm-up; prints one table per thread count and writes build/bench/nn.json.
 A benchmark, never part of the tests.
@@ -32,6 +32,7 @@ OPS = {
     "conv2d_cl_fb": "conv2d channels_last forward + backward", "max_pool_cl_fb": "max_pool2d channels_last fwd + bwd",
     "avg_pool_cl_fb": "avg_pool2d channels_last fwd + bwd", "bn_cl_fb": "batch_norm channels_last fwd + bwd",
     "bn1d_big": "batch_norm (8192,256) train",
+    "dw_fb": "depthwise conv2d (8,64,56,56) 3x3 fwd + bwd", "group4_fb": "conv2d groups=4 (8,64,56,56) fwd + bwd",
 }
 
 WORKLOAD = r'''
@@ -59,6 +60,7 @@ v, v_g, v2 = t(4 << 20), t(4 << 20, True), t(4 << 20)
 cl = lambda x: x.detach().contiguous(memory_format=T.channels_last).requires_grad_(x.requires_grad)
 img_cl_g = cl(img_g)
 m8 = t((8192, 256))
+dw_img_g, dw_w_g, g4_w_g = t((8, 64, 56, 56), True), t((64, 1, 3, 3), True, 0.3), t((64, 16, 3, 3), True, 0.1)
 logits_g, labels = t((4096, 1000), True), T.from_numpy(rng.integers(0, 1000, 4096))
 def fb(f, *xs):
     def run():
@@ -86,6 +88,8 @@ ops = {
     "avg_pool_cl_fb": fb(lambda: F.avg_pool2d(img_cl_g, 2), img_cl_g),
     "bn_cl_fb": fb(lambda: F.batch_norm(img_cl_g, rm, rv, w_, b_, True), img_cl_g, w_, b_),
     "bn1d_big": lambda: F.batch_norm(m8, None, None, None, None, True),
+    "dw_fb": fb(lambda: F.conv2d(dw_img_g, dw_w_g, padding=1, groups=64), dw_img_g, dw_w_g),
+    "group4_fb": fb(lambda: F.conv2d(dw_img_g, g4_w_g, padding=1, groups=4), dw_img_g, g4_w_g),
 }
 out = {"ms": {}}
 for name, fn in ops.items():
