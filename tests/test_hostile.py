@@ -370,3 +370,28 @@ def test_one_python_object_per_tensor_survives_churn(tcore):
         th.start()
     for th in threads:
         th.join()
+
+
+def test_a_dying_tensor_object_is_never_handed_back():
+    """A weak reference's callback (or a subclass's __del__) that asks for the same tensor while its
+    object is being deallocated gets a new object (or the resurrected one), never the freed one."""
+    r = run_isolated(
+        "import gc, weakref\n"
+        "g = tcore.ones(3, requires_grad=True)\n"
+        "(g * 2).sum().backward()\n"
+        "seen = []\n"
+        "for _ in range(50):\n"
+        "    obj = g.grad\n"
+        "    ref = weakref.ref(obj, lambda _r: seen.append(g.grad.tolist()))\n"
+        "    del obj\n"
+        "    gc.collect()\n"
+        "    assert g.grad.tolist() == [2.0, 2.0, 2.0]\n"
+        "class Noisy(tcore.Tensor):\n"
+        "    def __del__(self):\n"
+        "        seen.append(self.add_(0).tolist())\n"
+        "n = Noisy(tcore.ones(2))\n"
+        "del n\n"
+        "gc.collect()\n"
+        "assert len(seen) == 51 and seen[-1] == [1.0, 1.0], seen\n"
+        "print('ok')\n")
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

@@ -85,7 +85,10 @@ struct type_caster<tcore::Tensor> : type_caster_base<tcore::Tensor> {
     if constexpr (is_pointer_v<T>) t = value;
     else t = &value;
     if (t != nullptr && t->defined()) {
-      if (void* held = t->impl()->py_object.object()) return handle(static_cast<PyObject*>(held)).inc_ref();
+      // (an object being deallocated, its weak references' callbacks running, has no references
+      // left: a new object stands for the tensor then, and the dying one's Tensor forgets nothing)
+      PyObject* held = static_cast<PyObject*>(t->impl()->py_object.object());
+      if (held != nullptr && Py_REFCNT(held) > 0) return handle(held).inc_ref();
     }
     const rv_policy effective = infer_policy<T>(policy);
     const handle h = type_caster_base<tcore::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);
