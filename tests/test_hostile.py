@@ -346,12 +346,20 @@ def test_one_python_object_per_tensor_survives_churn(tcore):
     y = tcore.zeros(4)
     x.data = y  # x's object now stands for y's tensor: y keeps its own object
     assert y.add_(1) is y and x.tolist() == [1.0] * 4
-    alias = tcore.Tensor(y)  # a second object for y's tensor: the one returned from then on
-    assert y.add_(0) is alias
+    alias = tcore.Tensor(y)  # a second object for y's tensor: the one other operators return from then on
+    assert y.add_(0) is y and tcore.add(y, y, out=y) is y  # an in-place or out= operator: its argument's object
+    assert y.contiguous() is alias
     del alias
     gc.collect()
-    back = y.add_(0)
-    assert back.tolist() == [1.0] * 4 and (back is y or type(back) is tcore.Tensor)
+    back = y.contiguous()
+    assert back.tolist() == [2.0] * 4 and y.mul_(1) is y and y.contiguous() is back
+
+    class Sub(tcore.Tensor):
+        pass
+
+    x = tcore.ones(3)
+    s = Sub(x)
+    assert x.add_(1) is x and type(x.add_(1)) is tcore.Tensor and s.add_(1) is s and type(s.mul_(1)) is Sub
     params = [tcore.nn.Parameter(tcore.randn(5) * 2) for _ in range(50)]
     gc.collect()
     with tcore.no_grad():

@@ -84,13 +84,18 @@ struct type_caster<tcore::Tensor> : type_caster_base<tcore::Tensor> {
     const tcore::Tensor* t;
     if constexpr (is_pointer_v<T>) t = value;
     else t = &value;
+    const rv_policy effective = infer_policy<T>(policy);
+    // a reference to a Tensor (an in-place or out= operator's argument, returned): the object that
+    // holds that very Tensor, nanobind's lookup by address (x.add_(1) is x even while another object
+    // was made for x's tensor)
+    if (effective == rv_policy::reference || effective == rv_policy::reference_internal)
+      return type_caster_base<tcore::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);
     if (t != nullptr && t->defined()) {
       // (an object being deallocated, its weak references' callbacks running, has no references
       // left: a new object stands for the tensor then, and the dying one's Tensor forgets nothing)
       PyObject* held = static_cast<PyObject*>(t->impl()->py_object.object());
       if (held != nullptr && Py_REFCNT(held) > 0) return handle(held).inc_ref();
     }
-    const rv_policy effective = infer_policy<T>(policy);
     const handle h = type_caster_base<tcore::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);
     if (h.is_valid() && (effective == rv_policy::copy || effective == rv_policy::move)) {  // the object owns its Tensor
       tcore::Tensor* inside = inst_ptr<tcore::Tensor>(h);

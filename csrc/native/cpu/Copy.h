@@ -23,13 +23,13 @@ void copy_kernel(const Tensor& dst, const Tensor& src);
 // float32 <-> float16 through the F16C instructions where this copy's capability has them (AVX2 and
 // AVX-512: vcvtps2ph rounds to nearest even, as Half's own conversion; NaN stays NaN, its sign kept),
 // 8 or 16 lanes a run: Half::from_float's branches made a 4M-element .half() 18.6 ms, 30x torch's.
-// Elsewhere (and for every other pair) static_cast; one type to itself is a memcpy (a float16 run
-// copied element by element took half of a transposing copy's time). (The AVX-512 forms are the
+// Elsewhere (and for every other pair) static_cast; one type to itself is a memmove (a float16 run
+// copied element by element took half of a transposing copy's time; a run may be copied onto itself). (The AVX-512 forms are the
 // masked ones with every lane on: GCC 12 warns of an uninitialized operand inside the unmasked ones.)
 template <typename D, typename S>
 void convert_run(D* o, const S* x, int64_t n) {
   if constexpr (std::is_same_v<D, S> && std::is_trivially_copyable_v<D>) {
-    if (n > 0) std::memcpy(o, x, static_cast<size_t>(n) * sizeof(D));
+    if (n > 0) std::memmove(o, x, static_cast<size_t>(n) * sizeof(D));
     return;
   }
 #if defined(__F16C__)
