@@ -54,35 +54,36 @@ ScalarType float_type(const Tensor& t) { return is_floating(t.dtype()) ? t.dtype
 
 // constexpr: nothing in a kernel source may run at load time (its code may use instructions the
 // CPU lacks; tests/test_cpu_capability.py checks the objects)
-template <typename F>
-constexpr auto floating(const char* op, F f) {
-  return with_float_runs(
-      [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
-        dispatch_floating(compute, op, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          unary_loop<T, T>(out, x, [f](T v) { return static_cast<T>(f(v)); });
-        });
-      },
-      [f](float* o, const float* x, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(f(x[i]));
-      });
-}
-
-// A kernel of the numeric dtypes whose element function g(tag) gives for each compute type T (neg,
-// relu, clamp, abs...), with the float32 runs of float16/bfloat16 inputs (Unary.h).
-template <typename G>
-constexpr auto numeric(const char* op, G g) {
+// A kernel whose element function g(tag) gives for each compute type T, over the floating dtypes
+// or every numeric one (neg, relu, clamp, abs...), with the float32 runs of float16/bfloat16
+// inputs (Unary.h).
+template <bool Floating, typename G>
+constexpr auto elementwise(const char* op, G g) {
   return with_float_runs(
       [op, g](ScalarType compute, const Tensor& out, const Tensor& x) {
-        dispatch_numeric(compute, op, [&](auto tag) {
+        const auto run = [&](auto tag) {
           using T = typename decltype(tag)::type;
           unary_loop<T, T>(out, x, g(tag));
-        });
+        };
+        if constexpr (Floating) dispatch_floating(compute, op, run);
+        else dispatch_numeric(compute, op, run);
       },
       [g](float* o, const float* x, int64_t n) {
         const auto f = g(type_tag<float>{});
         for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
       });
+}
+template <typename G>
+constexpr auto numeric(const char* op, G g) {
+  return elementwise<false>(op, g);
+}
+// f of each floating dtype's values, its result rounded to that dtype
+template <typename F>
+constexpr auto floating(const char* op, F f) {
+  return elementwise<true>(op, [f](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [f](T v) { return static_cast<T>(f(v)); };
+  });
 }
 
 // floating() whose contiguous float32/float64 runs go through SLEEF's vector function VecOp
@@ -116,24 +117,29 @@ constexpr auto exp_fn = floating_vec<vec::Exp>("exp", [](auto v) {
 });
 constexpr auto log_fn = floating_vec<vec::Log>("log", [](auto v) { return std::log(v); });
 
-// Negation of every numeric dtype (a bool tensor is refused).
-constexpr auto neg_numeric = numeric("neg", [](auto tag) {
-  using T = typename decltype(tag)::type;
-  return [](T v) { return static_cast<T>(-v); };
-});
-constexpr auto neg_fn = with_float_runs(
-    [](ScalarType compute, const Tensor& out, const Tensor& x) {
-      TCORE_CHECK_TYPE(compute != ScalarType::Bool,
-                       "Negation, the `-` operator, on a bool tensor is not supported. "
-                       "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-      neg_numeric(compute, out, x);
-    },
-    neg_numeric.floats);
+// Negation of every numeric dtype (a bool tensor is refused). (Kernels made by named functions:
+// their loops' symbols carry the name, which tests/test_pipeline.py's selective build looks for.)
+constexpr auto neg_fn() {
+  constexpr auto numbers = numeric("neg", [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [](T v) { return static_cast<T>(-v); };
+  });
+  return with_float_runs(
+      [numbers](ScalarType compute, const Tensor& out, const Tensor& x) {
+        TCORE_CHECK_TYPE(compute != ScalarType::Bool,
+                         "Negation, the `-` operator, on a bool tensor is not supported. "
+                         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+        numbers(compute, out, x);
+      },
+      numbers.floats);
+}
 
-constexpr auto relu_fn = numeric("relu", [](auto tag) {
-  using T = typename decltype(tag)::type;
-  return [](T v) { return !(v <= T(0)) ? v : T(0); };  // NaN stays NaN, as in PyTorch
-});
+constexpr auto relu_fn() {
+  return numeric("relu", [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return [](T v) { return !(v <= T(0)) ? v : T(0); };  // NaN stays NaN, as in PyTorch
+  });
+}
 
 template <typename Fn>
 Tensor unary(const Tensor& self, ScalarType compute, const char* op, Fn fn) {
@@ -159,13 +165,13 @@ TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) {
     out.bump_version();
     return;
   }
-  unary_into(out, self, self.dtype(), "neg", neg_fn);
+  unary_into(out, self, self.dtype(), "neg", neg_fn());
 }
 TCORE_IMPL_FUNC(exp_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "exp", exp_fn); }
 TCORE_IMPL_FUNC(log_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "log", log_fn); }
 
-Tensor relu(const Tensor& self) { return unary(self, self.dtype(), "relu", relu_fn); }
-Tensor relu_(const Tensor& self) { return unary_inplace(self, self.dtype(), "relu_", relu_fn); }
+Tensor relu(const Tensor& self) { return unary(self, self.dtype(), "relu", relu_fn()); }
+Tensor relu_(const Tensor& self) { return unary_inplace(self, self.dtype(), "relu_", relu_fn()); }
 
 
 // The unary math family, structured: one line each, the impl of the out= kernel (the kernel
