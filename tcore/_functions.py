@@ -4,6 +4,7 @@ unique's optional outputs, einsum's operands as varargs, unbind's tuple.
 Each wraps the generated binding and keeps its behaviour for every other call."""
 from __future__ import annotations
 
+import copy
 import functools
 
 from . import _C
@@ -107,12 +108,19 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 
 def _deepcopy(self, memo):
+    """torch's Tensor.__deepcopy__: a detached clone with requires_grad, its .grad and its own
+    attributes (the object's __dict__) deep-copied too."""
     if id(self) in memo:
         return memo[id(self)]
     out = self.detach().clone()
     if self.requires_grad:
         out.requires_grad_(True)
     memo[id(self)] = out
+    if self.is_leaf and self.grad is not None:
+        out.grad = copy.deepcopy(self.grad, memo)
+    state = getattr(self, "__dict__", None)
+    if state:
+        out.__dict__.update(copy.deepcopy(state, memo))
     return out
 
 

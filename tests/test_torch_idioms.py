@@ -38,6 +38,10 @@ idiom("parameter_in_place_is_the_parameter")(
 idiom("tensor_attributes_and_weak_references")(
     "import weakref, gc\nx = torch.ones(3); x.tag = 'mine'; r = weakref.ref(x)\n"
     "same = x.add_(1).tag\nalive = r() is x\ndel x\ngc.collect()\nout = [same, alive, r() is None]")
+idiom("deepcopy_keeps_grad_and_attributes")(
+    "import copy\nx = torch.ones(2, requires_grad=True); (x * 2).sum().backward(); x.tag = {'a': [1]}\n"
+    "y = copy.deepcopy(x)\nout = [y.grad.tolist(), y.requires_grad, y.is_leaf, y.tag, y.tag['a'] is x.tag['a'], "
+    "y.data_ptr() != x.data_ptr()]")
 idiom("linalg_special_namespaces")(
     "x = torch.arange(6.).view(2, 3) / 6; "
     "out = [torch.linalg.vector_norm(x, dim=1), torch.linalg.vecdot(x, x), torch.special.logit(x[:, 1:]), "
