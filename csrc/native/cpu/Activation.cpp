@@ -53,25 +53,14 @@ V normal_cdf_of(V v) {
 // vectors of contiguous runs, with SLEEF).
 template <typename Make>
 void activation_into(const Tensor& out, const Tensor& self, const char* op, Make make) {
-  const auto runs = [&](auto* o, const auto* i, int64_t n, const auto& f) {
+  unary_into(out, self, self.dtype(), op, floating_runs(op, make, [](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
     if constexpr (vec::supports<T>) {
       vec::map_with(o, i, n, f);
     } else {
       for (int64_t k = 0; k < n; ++k) o[k] = f(i[k]);
     }
-  };
-  unary_into(out, self, self.dtype(), op,
-             with_float_runs(
-                 [&](ScalarType compute, const Tensor& target, const Tensor& x) {
-                   dispatch_floating(compute, op, [&](auto tag) {
-                     using T = typename decltype(tag)::type;
-                     const auto f = make(tag);
-                     unary_loop_runs<T, T>(target, x, [&f](T v) { return f(v); },
-                                           [&](T* o, const T* i, int64_t n) { runs(o, i, n, f); });
-                   });
-                 },
-                 [&, f = make(type_tag<float>{})](float* o, const float* x, int64_t n) { runs(o, x, n, f); }));
+  }));
 }
 
 // A backward kernel's function f(grad, x) of T, and for float32/float64 with SLEEF of vectors too,

@@ -30,6 +30,23 @@ struct HasFloatRuns : std::false_type {};
 template <typename K>
 struct HasFloatRuns<K, std::void_t<decltype(&K::floats)>> : std::true_type {};
 
+// A floating kernel with vector runs: make(tag) gives f for values of T (strided elements),
+// runs(o, i, n, f) computes a contiguous run of T (SLEEF's vectors, or a loop where T has none),
+// and the float32 runs of float16/bfloat16 inputs are the same runs over float.
+template <typename Make, typename Runs>
+constexpr auto floating_runs(const char* op, Make make, Runs runs) {
+  return with_float_runs(
+      [op, make, runs](ScalarType compute, const Tensor& out, const Tensor& x) {
+        dispatch_floating(compute, op, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          const auto f = make(tag);
+          unary_loop_runs<T, T>(out, x, [&f](T v) { return static_cast<T>(f(v)); },
+                                [&](T* o, const T* i, int64_t n) { runs(o, i, n, f); });
+        });
+      },
+      [runs, f = make(type_tag<float>{})](float* o, const float* x, int64_t n) { runs(o, x, n, f); });
+}
+
 // out = f(self) computed in `compute`: make(compute, target, x) writes f(x) into target (both of
 // dtype compute, target apart from x or x itself); a kernel WithFloatRuns computes float16/bfloat16
 // tensors in float32 chunks (ReducedFloatLoops.h), the others through a float32 copy.

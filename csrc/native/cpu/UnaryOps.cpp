@@ -90,25 +90,14 @@ constexpr auto floating(const char* op, F f) {
 // (native/cpu/VecMath.h), at this capability's vector width; strided runs use f.
 template <typename VecOp, typename F>
 constexpr auto floating_vec(const char* op, F f) {
-  return with_float_runs(
-      [op, f](ScalarType compute, const Tensor& out, const Tensor& x) {
-        dispatch_floating(compute, op, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          const auto scalar = [f](T v) { return static_cast<T>(f(v)); };
-          if constexpr (vec::supports<T>) {
-            unary_loop_runs<T, T>(out, x, scalar, [](T* o, const T* i, int64_t n) { vec::map<VecOp>(o, i, n); });
-          } else {
-            unary_loop<T, T>(out, x, scalar);
-          }
-        });
-      },
-      [f](float* o, const float* x, int64_t n) {
-        if constexpr (vec::supports<float>) {
-          vec::map<VecOp>(o, x, n);
-        } else {
-          for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(f(x[i]));
-        }
-      });
+  return floating_runs(op, [f](auto) { return f; }, [](auto* o, const auto* i, int64_t n, const auto& g) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
+    if constexpr (vec::supports<T>) {
+      vec::map<VecOp>(o, i, n);
+    } else {
+      for (int64_t k = 0; k < n; ++k) o[k] = static_cast<T>(g(i[k]));
+    }
+  });
 }
 
 constexpr auto exp_fn = floating_vec<vec::Exp>("exp", [](auto v) {
@@ -326,22 +315,14 @@ auto gelu_fn(bool tanh_form) {
     }
     return static_cast<T>(0.5) * v * std::erfc(v * static_cast<T>(-0.7071067811865476));  // no cancellation
   };
-  const auto runs = [tanh_form, scalar](auto* o, const auto* i, int64_t n) {
+  return floating_runs("gelu", [scalar](auto) { return scalar; }, [tanh_form](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
     if constexpr (vec::supports<T>) {
       tanh_form ? vec::map<vec::GeluTanh>(o, i, n) : vec::map<vec::Gelu>(o, i, n);
     } else {
-      for (int64_t k = 0; k < n; ++k) o[k] = scalar(i[k]);
+      for (int64_t k = 0; k < n; ++k) o[k] = f(i[k]);
     }
-  };
-  return with_float_runs(
-      [scalar, runs](ScalarType compute, const Tensor& out, const Tensor& x) {
-        dispatch_floating(compute, "gelu", [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          unary_loop_runs<T, T>(out, x, [&](T v) { return scalar(v); }, [&](T* o, const T* i, int64_t n) { runs(o, i, n); });
-        });
-      },
-      [runs](float* o, const float* x, int64_t n) { runs(o, x, n); });
+  });
 }
 }  // namespace
 
