@@ -37,6 +37,8 @@ OPS = {
     "mm256": ("matmul 256 f32", None), "mm1024": ("matmul 1024 f32", None), "mm4096": ("matmul 4096 f32", None),
     "mm_skinny": ("(4096x64)@(64x4096) f32", None), "mm_f64": ("matmul 1024 f64", None),
     "bmm": ("bmm (64,128,128) f32", None),
+    "linear": ("linear (4096,1024)@(1024,1024)+bias f32", None),
+    "linear_bf16": ("linear (2048,2048)@(2048,2048)+bias bf16", None),
     "add_f16": ("add 4M f16", 3 * 8 << 20), "mul_scalar_bf16": ("mul 4M bf16 by a number", 2 * 8 << 20),
     "relu_f16": ("relu 4M f16", 2 * 8 << 20), "exp_bf16": ("exp 4M bf16", 2 * 8 << 20),
     "add_broadcast_f16": ("add (2048,2048)+(2048,) f16", 2 * 8 << 20),
@@ -46,7 +48,7 @@ OPS = {
     "layer_norm_bf16": ("layer_norm (2048,2048) bf16", 2 * 8 << 20),
 }
 FLOPS = {"mm256": 2 * 256**3, "mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_skinny": 2 * 4096 * 64 * 4096,
-         "mm_f64": 2 * 1024**3, "bmm": 2 * 64 * 128**3}
+         "mm_f64": 2 * 1024**3, "bmm": 2 * 64 * 128**3, "linear": 2 * 4096 * 1024 * 1024, "linear_bf16": 2 * 2048**3}
 
 WORKLOAD = r'''
 import json, sys, time
@@ -88,7 +90,8 @@ if lib in ("tcore", "torch"):
            "layer_norm": lambda: F.layer_norm(t["s"], [1024], t["w"], t["w"]),
            "mm256": lambda: T.mm(t["m256"], t["m256"]), "mm1024": lambda: T.mm(t["m1024"], t["m1024"]),
            "mm4096": lambda: T.mm(t["sq"], t["sq2"]), "mm_skinny": lambda: T.mm(t["tall"], t["wide"]),
-           "mm_f64": lambda: T.mm(t["m1024d"], t["m1024d"]), "bmm": lambda: T.bmm(t["b3"], t["b3"])}
+           "mm_f64": lambda: T.mm(t["m1024d"], t["m1024d"]), "bmm": lambda: T.bmm(t["b3"], t["b3"]),
+           "linear": lambda: F.linear(t["s"], t["m1024"], t["w"])}
     # float16/bfloat16 (computed in float32 by both; numpy has no bfloat16)
     h = {dt: {"a": t["a"][:4 << 20].to(dt), "b": t["b"][:4 << 20].to(dt), "m": t["sq"][:2048, :2048].to(dt),
               "w": t["w"].repeat(2).to(dt)} for dt in (T.float16, T.bfloat16)}
@@ -98,7 +101,8 @@ if lib in ("tcore", "torch"):
                 "add_broadcast_f16": lambda: T.add(f16["m"], f16["w"]), "relu_transposed_bf16": lambda: T.relu(bf16["m"].t()),
                 "sum_f16": lambda: f16["a"].sum(), "sum_dim0_bf16": lambda: bf16["m"].sum(0),
                 "softmax_bf16": lambda: T.softmax(bf16["m"], 1),
-                "layer_norm_bf16": lambda: F.layer_norm(bf16["m"], [2048], bf16["w"], bf16["w"])})
+                "layer_norm_bf16": lambda: F.layer_norm(bf16["m"], [2048], bf16["w"], bf16["w"]),
+                "linear_bf16": lambda: F.linear(bf16["m"], bf16["m"], bf16["w"])})
 else:
     cap = "-"
     def softmax(x):
@@ -115,7 +119,8 @@ else:
            "cumsum": lambda: d["sq"].cumsum(1), "softmax": lambda: softmax(d["s"]), "layer_norm": lambda: layer_norm(d["s"], d["w"]),
            "mm256": lambda: d["m256"] @ d["m256"], "mm1024": lambda: d["m1024"] @ d["m1024"],
            "mm4096": lambda: d["sq"] @ d["sq2"], "mm_skinny": lambda: d["tall"] @ d["wide"],
-           "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"]}
+           "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"],
+           "linear": lambda: d["s"] @ d["m1024"].T + d["w"]}
 out = {"capability": cap, "copy_gbs": copy_gbs, "ms": {}}
 only = [o for o in sys.argv[5].split(",") if o]
 for name, fn in ops.items():

@@ -25,6 +25,8 @@ OVERRIDES = {
     "diagonal_backward": dict(grad_output=(2,), input_sizes=[3, 3], offset=1, dim1=0, dim2=1),
     "unfold_backward": dict(grad_in=(3, 2, 2), input_sizes=[3, 3], dim=1, size=2, step=1),
     "as_strided": dict(size=[2, 2], stride=[3, 1]),
+    "as_strided_": dict(size=[2, 2], stride=[3, 1]),
+    "resize_": dict(size=[2, 5]),
     "empty_strided": dict(size=[2, 3], stride=[1, 2]),
     "permute": dict(dims=[1, 0]),
     "diagonal": dict(offset=0, dim1=0, dim2=1),

@@ -96,6 +96,19 @@ PROGRAMS = {
         x * 1)),
     "inplace_on_view_under_no_grad_is_not_tracked": ([(3,)], lambda lib, x: (lambda b: (
         _no_grad(lib, lambda: b[0:2].mul_(5)), b * 1)[1])(x * 1)),
+    # the in-place view operators: self restrided, then written through, then its base read
+    "t__then_mul_": ([(2, 3)], lambda lib, x: (lambda b: (b.t_().mul_(x.t()), b * 1)[1])(x * 1)),
+    "view_t__then_mul_": ([(2, 3)], lambda lib, x: (lambda b: (lambda v: (v.t_(), v.mul_(x[:, 1:].t()), b)[2])(
+        b[:, 0:2]))(x * 2)),
+    "view_unsqueeze__squeeze__written": ([(3,)], lambda lib, x: (lambda b: (lambda v: (
+        v.unsqueeze_(0), v.mul_(x[:2].unsqueeze(0)), v.squeeze_(0), v.add_(x[1:]), b * x)[4])(b[1:]))(x * 1)),
+    "squeeze__dims_mul_": ([(1, 3, 1)], lambda lib, x: (lambda b: (b.squeeze_([0, 2]).mul_(x.view(3)), b)[1])(
+        x * 1)),
+    "view_as_strided__mul_": ([(6,)], lambda lib, x: (lambda b: (lambda v: (
+        v.as_strided_([2, 2], [2, 1], 1), v.mul_(3), b)[2])(b[1:]))(x * x)),
+    "swapdims__add_": ([(2, 3)], lambda lib, x: (lambda b: (b.swapdims_(0, 1).add_(x.t() ** 2), b)[1])(x * 2)),
+    "view_t__read_after_base_write": ([(2, 2)], lambda lib, x: (lambda b: (lambda v: (
+        v.t_(), b.mul_(x), v * 1)[2])(b[0:2]))(x * 1)),
 }
 
 
@@ -183,7 +196,8 @@ def test_values_and_gradients_match_torch(name):
 # gradcheck and gradgradcheck (double backward through CopySlices) on a sample
 @pytest.mark.parametrize("name", ["t_mul_", "slice_mul_", "select_mul_", "diagonal_mul_", "chain_three_views",
                                   "view_then_base", "two_views_written", "tanh_on_view", "pow_on_view",
-                                  "view_starts_requiring_grad", "unfold_mul_", "as_strided_mul_"])
+                                  "view_starts_requiring_grad", "unfold_mul_", "as_strided_mul_",
+                                  "view_t__then_mul_", "view_unsqueeze__squeeze__written", "view_as_strided__mul_"])
 def test_gradcheck_and_gradgradcheck(name):
     leaves = _leaves(tcore, _arrays(name))
     fn = lambda *xs: PROGRAMS[name][1](tcore, *xs)  # noqa: E731

@@ -88,7 +88,7 @@ Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) { return empty_on(sizes, d
 
 Storage allocate_storage(size_t nbytes, Device device) {
   if (device.is_cpu()) return Storage::allocate_cpu(nbytes);
-  if (device.is_meta()) return Storage(std::make_shared<StorageImpl>(nullptr, nbytes, device, nullptr));
+  if (device.is_meta()) return Storage(std::make_shared<StorageImpl>(nullptr, nbytes, device, nullptr, true));
   TCORE_CHECK(!device.is_lazy(), "a lazy storage holds a value of one dtype: make lazy tensors with empty_on");
   TCORE_CHECK_VALUE(device.type == DeviceType::CUDA, "no allocator for device ", device.str());
   return cuda::allocate(nbytes, device.index);

@@ -188,13 +188,14 @@ void synchronize(int device) {
 Storage allocate(size_t nbytes, int device) {
   require_available("allocating CUDA memory");
   const int d = resolve(device);
-  if (nbytes == 0) return Storage(std::make_shared<StorageImpl>(nullptr, 0, Device(DeviceType::CUDA, d), nullptr));
+  if (nbytes == 0) return Storage(std::make_shared<StorageImpl>(nullptr, 0, Device(DeviceType::CUDA, d), nullptr, true));
   const size_t bytes = size_class(nbytes);
   const cudaStream_t stream = current_streams[d];
   void* p = allocator().take(d, stream, bytes);
   if (!p) p = allocator().fresh(d, bytes);
   return Storage(std::make_shared<StorageImpl>(p, nbytes, Device(DeviceType::CUDA, static_cast<DeviceIndex>(d)),
-                                               [d, stream, bytes](void* q) { allocator().give_back(d, stream, bytes, q); }));
+                                               [d, stream, bytes](void* q) { allocator().give_back(d, stream, bytes, q); },
+                                               true));
 }
 
 size_t memory_allocated(int device) {

@@ -218,6 +218,7 @@ void write_result(const Tensor& out, const Tensor& result, const char* op) {
                    " can't be cast to the desired output type ", out.dtype());
   resize_output(out, result.sizes());
   copy_kernel(out, result);
+  out.bump_version();
 }
 
 void check_mm(const Tensor& a, const Tensor& b) {

@@ -1,5 +1,5 @@
-// Linear algebra over mm and bmm: PyTorch's composites matmul (with broadcast batch dims), dot,
-// mv, outer, addmm and linear; torch.linalg's matmul, vecdot, vector_norm and diagonal
+// Linear algebra over mm, bmm and addmm: PyTorch's composites matmul (with broadcast batch dims),
+// dot, mv, outer and linear; torch.linalg's matmul, vecdot, vector_norm and diagonal
 // (python_module: linalg).
 #include <algorithm>
 #include <vector>
@@ -8,7 +8,6 @@
 #include <tcore/ops/dot_native.h>
 #include <tcore/ops/mv_native.h>
 #include <tcore/ops/outer_native.h>
-#include <tcore/ops/addmm_native.h>
 #include <tcore/ops/linear_native.h>
 #include <tcore/ops/linalg_diagonal_native.h>
 #include <tcore/ops/linalg_matmul_native.h>
@@ -18,7 +17,10 @@
 #include <tcore/ops/norm.h>
 #include <tcore/ops/to.h>
 #include <tcore/ops/add.h>
+#include <tcore/ops/addmm.h>
+#include <tcore/ops/_unsafe_view.h>
 #include <tcore/ops/bmm.h>
+#include <tcore/ops/contiguous.h>
 #include <tcore/ops/dot.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/matmul.h>
@@ -31,8 +33,10 @@
 #include <tcore/ops/t.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/view.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/Dispatch.h"  // detail::has_fw_grad
 
 namespace tcore::native {
 
@@ -50,7 +54,7 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
 Tensor mv(const Tensor& self, const Tensor& vec) {
   TCORE_CHECK_VALUE(self.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got ", self.dim(), ", ",
                     vec.dim());
-  return tcore::squeeze(tcore::mm(self, tcore::unsqueeze(vec, 1)), 1);
+  return tcore::_unsafe_view(tcore::mm(self, tcore::unsqueeze(vec, 1)), {self.sizes()[0]});  // not a view, as torch's
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
@@ -59,24 +63,49 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
   return tcore::mul(tcore::unsqueeze(self, 1), vec2);
 }
 
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  const Tensor product = tcore::mm(mat1, mat2);
-  const bool unit_alpha = alpha.is_floating_point() ? alpha.to_double() == 1.0 : alpha.to_long() == 1;
-  const bool zero_beta = beta.is_floating_point() ? beta.to_double() == 0.0 : beta.to_long() == 0;
-  const Tensor scaled = unit_alpha ? product : tcore::mul(product, alpha);
-  return zero_beta ? tcore::add(scaled, tcore::mul(tcore::expand(self, scaled.sizes(), false), 0), 1)
-                   : tcore::add(scaled, tcore::mul(self, beta), 1);
+namespace {
+
+// torch's should_fold: whether the operand of more dims (>= 3, the other a vector or a matrix) is
+// folded into one matrix, so one mm or mv does the work of a bmm: when the smaller operand wants a
+// gradient (its backward is then one product, not a batch of them summed), else when the fold is a
+// view (the batch dims evenly strided) and needs no transposed copy of the result.
+bool should_fold(const Tensor& a, const Tensor& b) {
+  const bool a_larger = a.dim() >= b.dim();
+  const Tensor big = a_larger ? a : tcore::transpose(b, -2, -1);
+  const int64_t small_dim = a_larger ? b.dim() : a.dim();
+  if (big.dim() < 3 || small_dim > 2) return false;
+  if ((a_larger ? b : a).requires_grad()) return true;
+  if (a.dim() == 2) return false;
+  if (big.numel() == 0) return true;
+  for (int64_t i = 0; i + 2 < big.dim(); ++i)
+    if (big.strides()[i] != big.strides()[i + 1] * big.sizes()[i + 1]) return false;
+  return true;
 }
 
-// PyTorch's matmul: 1-D operands get a dim that is removed afterwards; batch dims broadcast.
+}  // namespace
+
+// PyTorch's matmul: 1-D operands get a dim that is removed afterwards; batch dims broadcast; a
+// batch against a matrix or vector folded into one mm/mv where should_fold says so, else one bmm.
+// Results are never views (_unsafe_view), as torch's.
 Tensor matmul(const Tensor& self, const Tensor& other) {
   const int64_t a = self.dim(), b = other.dim();
   TCORE_CHECK_VALUE(a > 0 && b > 0, "both arguments to matmul need to be at least 1D, but they are ", a, "D and ", b,
                     "D");
   if (a == 1 && b == 1) return tcore::dot(self, other);
   if (a == 2 && b == 1) return tcore::mv(self, other);
-  if (a == 1 && b == 2) return tcore::squeeze(tcore::mm(tcore::unsqueeze(self, 0), other), 0);
+  if (a == 1 && b == 2) return tcore::_unsafe_view(tcore::mm(tcore::unsqueeze(self, 0), other), {other.sizes()[1]});
   if (a == 2 && b == 2) return tcore::mm(self, other);
+  if (should_fold(self, other)) {
+    const bool transpose = b > a;  // (vector or matrix) @ batch: the batch's transpose folded
+    const Tensor t1 = transpose ? tcore::transpose(other, -2, -1) : self;
+    const Tensor t2 = !transpose ? other : a == 2 ? tcore::t(self) : self;
+    std::vector<int64_t> shape(t1.sizes().begin(), t1.sizes().end() - 1);
+    const Tensor folded = tcore::reshape(t1, {numel_of(shape), t1.sizes()[t1.dim() - 1]});  // numel_of: 0 too
+    if (t2.dim() == 1) return tcore::_unsafe_view(tcore::mv(folded, t2), shape);
+    shape.push_back(t2.sizes()[1]);
+    const Tensor output = tcore::_unsafe_view(tcore::mm(folded, t2), shape);
+    return transpose ? tcore::contiguous(tcore::transpose(output, -2, -1)) : output;
+  }
   // batched: (..., n, k) @ (..., k, m) with broadcast batch dims
   const Tensor x = a == 1 ? tcore::unsqueeze(self, 0) : self;
   const Tensor y = b == 1 ? tcore::unsqueeze(other, 1) : other;
@@ -89,18 +118,32 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   std::vector<int64_t> xs = batch, ys = batch, out = batch;
   xs.insert(xs.end(), {n, k});
   ys.insert(ys.end(), {k, m});
-  out.insert(out.end(), {n, m});
-  const Tensor r = tcore::bmm(tcore::reshape(tcore::expand(x, xs, false), {nb, n, k}),
-                              tcore::reshape(tcore::expand(y, ys, false), {nb, k, m}));
-  Tensor result = tcore::reshape(r, out);
-  if (a == 1) result = tcore::squeeze(result, -2);
-  if (b == 1) result = tcore::squeeze(result, -1);
-  return result;
+  if (a > 1) out.push_back(n);
+  if (b > 1) out.push_back(m);
+  return tcore::_unsafe_view(tcore::bmm(tcore::reshape(tcore::expand(x, xs, false), {nb, n, k}),
+                                        tcore::reshape(tcore::expand(y, ys, false), {nb, k, m})),
+                             out);
 }
 
+// torch's: a 2-D input with a bias is one addmm (the bias added before the one rounding of
+// float16/bfloat16); a contiguous input of other dims whose bias is one value per output feature
+// likewise, flattened to 2-D and the result viewed back; otherwise matmul, then the bias added.
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-  const Tensor y = tcore::matmul(input, tcore::t(weight));
-  return bias && bias->defined() ? tcore::add(y, *bias, 1) : y;
+  if (!bias || !bias->defined()) return tcore::matmul(input, tcore::t(weight));
+  if (input.dim() == 2) return tcore::addmm(*bias, input, tcore::t(weight));
+  const IntArrayRef b = bias->sizes();
+  const bool per_feature = !b.empty() && std::all_of(b.begin(), b.end() - 1, [](int64_t s) { return s == 1; });
+  if (input.is_contiguous() && per_feature) {
+    std::vector<int64_t> sizes(input.sizes().begin(), input.sizes().end() - 1);  // rows: their product (0 too)
+    const Tensor flat = tcore::reshape(input, {numel_of(sizes), input.sizes()[input.dim() - 1]});
+    const Tensor result = tcore::addmm(*bias, flat, tcore::t(weight));
+    sizes.push_back(result.sizes()[1]);
+    return tcore::view(result, sizes);
+  }
+  const Tensor output = tcore::matmul(input, tcore::t(weight));
+  // in place, as torch's (its result stays a view where matmul's is one), unless the bias carries
+  // a tangent the output has none for
+  return detail::has_fw_grad(*bias) ? tcore::add(output, *bias, 1) : tcore::add_(output, *bias, 1);
 }
 
 // ------------------------------------------------------------------ torch.linalg

@@ -25,6 +25,9 @@
 #include <tcore/ops/permute_native.h>
 #include <tcore/ops/reshape.h>
 #include <tcore/ops/reshape_native.h>
+#include <tcore/ops/resize.h>
+#include <tcore/ops/resize_native.h>
+#include <tcore/ops/resize_as_native.h>
 #include <tcore/ops/select.h>
 #include <tcore/ops/select_backward_native.h>
 #include <tcore/ops/select_native.h>
@@ -32,6 +35,8 @@
 #include <tcore/ops/slice_backward_native.h>
 #include <tcore/ops/slice_native.h>
 #include <tcore/ops/squeeze_native.h>
+#include <tcore/ops/swapaxes_native.h>
+#include <tcore/ops/swapdims_native.h>
 #include <tcore/ops/t_native.h>
 #include <tcore/ops/to_native.h>
 #include <tcore/ops/transpose.h>
@@ -46,6 +51,7 @@
 
 #include "native/TensorUtils.h"
 #include "tcore/core/SizeMath.h"
+#include "tcore/lazy/Lazy.h"  // lazy::resize
 
 namespace tcore::native {
 namespace {
@@ -131,10 +137,74 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
-  Tensor t = native::transpose(self, dim0, dim1);
-  self.impl()->set_sizes_and_strides(t.sizes().vec(), t.strides().vec(), t.storage_offset());
+namespace {
+// the in-place views: self takes the geometry of the view of itself, and its version goes up as
+// any in-place operation's (a saved self no longer matches: backward's error, as torch's)
+Tensor restrided_as(const Tensor& self, const Tensor& view) {
+  self.impl()->set_sizes_and_strides(view.sizes().vec(), view.strides().vec(), view.storage_offset());
+  self.bump_version();
   return self;
+}
+}  // namespace
+
+Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return restrided_as(self, native::transpose(self, dim0, dim1));
+}
+Tensor unsqueeze_(const Tensor& self, int64_t dim) { return restrided_as(self, native::unsqueeze(self, dim)); }
+Tensor squeeze_(const Tensor& self) { return restrided_as(self, native::squeeze(self)); }
+Tensor squeeze_(const Tensor& self, int64_t dim) { return restrided_as(self, native::squeeze(self, dim)); }
+Tensor squeeze_(const Tensor& self, IntArrayRef dim) { return restrided_as(self, native::squeeze(self, dim)); }
+Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  return restrided_as(self, native::as_strided(self, size, stride, storage_offset));
+}
+
+namespace {
+// self's storage (shared with every view of it) replaced by one of nbytes holding its bytes
+void grow_storage(const Tensor& self, size_t nbytes) {
+  const Storage& old = self.storage();
+  TCORE_CHECK(old.resizable(), "Trying to resize storage that is not resizable");
+  const Storage fresh = allocate_storage(nbytes, old.device());
+  if (old.nbytes() > 0 && !old.device().is_meta()) {  // the bytes kept, on any device
+    const auto bytes = [](const Storage& s, size_t n) {
+      return Tensor(std::make_shared<TensorImpl>(s, ScalarType::Byte, std::vector<int64_t>{static_cast<int64_t>(n)},
+                                                 std::vector<int64_t>{1}, 0));
+    };
+    tcore::copy_(bytes(fresh, old.nbytes()), bytes(old, old.nbytes()));
+  }
+  old.swap_memory(fresh);  // fresh now holds the old memory, released here
+}
+}  // namespace
+
+// torch's resize_: self gets `size`, contiguous (or channels_last) from its offset; its storage
+// grows, bytes kept, for its views too, when too small (never shrinks). Not for tensors that
+// require grad, as torch's, in grad mode or not.
+Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  TCORE_CHECK(!self.requires_grad(), "cannot resize variables that require grad");
+  for (const int64_t d : size)
+    TCORE_CHECK_VALUE(d >= 0, "Trying to create tensor with negative dimension ", d, ": ", shape_str(size));
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Contiguous);
+  TCORE_CHECK_VALUE(format != MemoryFormat::Preserve, "Unsupported memory format preserve_format");
+  TCORE_CHECK_VALUE(format != MemoryFormat::ChannelsLast || size.size() == 4,
+                    "required rank 4 tensor to use channels_last format");
+  if (self.device().is_lazy()) {
+    lazy::resize(self, size);
+  } else {
+    const int64_t nbytes = checked_nbytes(size, self.element_size(), "resize_");
+    const int64_t needed = nbytes == 0 ? 0 : checked_mul(self.storage_offset(), self.element_size(), "resize_") + nbytes;
+    if (static_cast<size_t>(needed) > self.storage().nbytes()) grow_storage(self, static_cast<size_t>(needed));
+    self.impl()->set_sizes_and_strides(size.vec(),
+                                       format == MemoryFormat::ChannelsLast ? channels_last_strides(size)
+                                                                            : contiguous_strides(size),
+                                       self.storage_offset());
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor resize_as_(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Contiguous);
+  return tcore::resize_(self, the_template.sizes(),
+                        format == MemoryFormat::Preserve ? the_template.suggest_memory_format() : format);
 }
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
@@ -376,6 +446,16 @@ Tensor t(const Tensor& self) {
   TCORE_CHECK_VALUE(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
   return self.dim() < 2 ? tcore::transpose(self, 0, 0) : tcore::transpose(self, 0, 1);
 }
+
+Tensor t_(const Tensor& self) {
+  TCORE_CHECK_VALUE(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return self.dim() < 2 ? tcore::transpose_(self, 0, 0) : tcore::transpose_(self, 0, 1);
+}
+
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return tcore::transpose(self, dim0, dim1); }
+Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) { return tcore::transpose_(self, dim0, dim1); }
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return tcore::transpose(self, axis0, axis1); }
+Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) { return tcore::transpose_(self, axis0, axis1); }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   TCORE_CHECK_INDEX(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");

@@ -1,7 +1,7 @@
-// mm and bmm: float32/float64 through OpenBLAS's sgemm/dgemm when the build found it (operands
-// given as they are laid out: row-major, or transposed views without a copy); otherwise, and for
-// the other dtypes, a packed, register-blocked loop over contiguous operands, panels across
-// threads. bmm's products go to threads whole (each a single-threaded BLAS call) when there are
+// mm, bmm and addmm: float32/float64 through OpenBLAS's sgemm/dgemm when the build found it
+// (operands given as they are laid out: row-major, or transposed views without a copy; addmm's
+// alpha and beta as BLAS's); otherwise, and for the other dtypes, a packed, register-blocked loop
+// over contiguous operands, panels across threads. bmm's products go to threads whole (each a single-threaded BLAS call) when there are
 // enough of them and they are small; a few large ones run one after the other, each threaded.
 // OpenBLAS's OpenMP build shares tcore's threads (CMakeLists.txt prefers it); with its pthreads
 // build the two pools take turns.
@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <type_traits>
 
+#include <tcore/ops/addmm_native.h>
 #include <tcore/ops/bmm_native.h>
 #include <tcore/ops/mm_native.h>
 
@@ -43,16 +44,19 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-// C[n x m] = A[n x k] @ B[k x m], all contiguous.
+// C (n x m) = alpha * A (n x k) @ B (k x m) + beta * C, all contiguous; beta 0: C is not read.
 //
 // For each panel of NR columns, B's panel is packed into a contiguous k x NR buffer;
 // then each MR x NR block of C is accumulated in a local array (registers, once the
 // compiler vectorizes the NR loop) over the whole k: one broadcast of A and one vector
-// load of B feed MR fused multiply-adds. Edges fall back to a plain loop.
-// C (n x m) = A (n x k) @ B (k x m), all contiguous. The columns are cut into panels of
-// NR that are packed once and swept by MR-row register blocks; panels go to threads.
+// load of B feed MR fused multiply-adds; panels go to threads. The last columns, fewer than
+// NR, are a plain loop, rows to threads.
 template <typename T>
-void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
+void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m, T alpha, T beta) {
+  // the one place a sum reaches C
+  const auto store = [alpha, beta](T& c, T acc) {
+    c = beta == T(0) ? static_cast<T>(alpha * acc) : static_cast<T>(alpha * acc + beta * c);
+  };
   constexpr int64_t MR = 4;
   constexpr int64_t NR = 64 / sizeof(T) * 2;  // two 64-byte vectors per row of the block
   const int64_t panels = m / NR;
@@ -75,7 +79,7 @@ void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
           }
         }
         for (int64_t r = 0; r < MR; ++r)
-          for (int64_t c = 0; c < NR; ++c) C[(i0 + r) * m + j0 + c] = acc[r][c];
+          for (int64_t c = 0; c < NR; ++c) store(C[(i0 + r) * m + j0 + c], acc[r][c]);
       }
       for (; i0 < n; ++i0) {
         T acc[NR] = {};
@@ -83,7 +87,7 @@ void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
           const T av = A[i0 * k + p];
           for (int64_t c = 0; c < NR; ++c) acc[c] = static_cast<T>(acc[c] + av * packed[p * NR + c]);
         }
-        for (int64_t c = 0; c < NR; ++c) C[i0 * m + j0 + c] = acc[c];
+        for (int64_t c = 0; c < NR; ++c) store(C[i0 * m + j0 + c], acc[c]);
       }
     }
   });
@@ -91,14 +95,15 @@ void gemm(const T* A, const T* B, T* C, int64_t n, int64_t k, int64_t m) {
   if (j0 < m) {  // the last columns, fewer than NR: rows go to threads
     const int64_t grain2 = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(k * (m - j0), 1));
     parallel_for(0, n, grain2, [&](int64_t first, int64_t last) {
+      std::unique_ptr<T[]> acc(new T[static_cast<size_t>(m - j0)]);
       for (int64_t i = first; i < last; ++i) {
-        T* c = C + i * m;
-        for (int64_t j = j0; j < m; ++j) c[j] = T(0);
+        std::fill(acc.get(), acc.get() + (m - j0), T(0));
         for (int64_t p = 0; p < k; ++p) {
           const T av = A[i * k + p];
-          const T* b = B + p * m;
-          for (int64_t j = j0; j < m; ++j) c[j] = static_cast<T>(c[j] + av * b[j]);
+          const T* b = B + p * m + j0;
+          for (int64_t j = 0; j < m - j0; ++j) acc[j] = static_cast<T>(acc[j] + av * b[j]);
         }
+        for (int64_t j = j0; j < m; ++j) store(C[i * m + j], acc[j - j0]);
       }
     });
   }
@@ -140,43 +145,41 @@ BlasMatrix blas_matrix(const Tensor& x) {
   return {contiguous_copy(x), BlasOperand{'N', static_cast<int>(std::max<int64_t>(c, 1))}};
 }
 
-// C (n x m, row-major, leading dimension m) = A (n x k) @ B (k x m) by the column-major product
-// C^T = B^T A^T.
-// y = op(M) x, M column-major (rows x cols, leading dimension ld), y contiguous
+// y = alpha op(M) x + beta y, M column-major (rows x cols, leading dimension ld), y contiguous
 template <typename T>
-void blas_gemv(char trans, int rows, int cols, const T* M, int ld, const T* x, int incx, T* y) {
-  const T one = 1, zero = 0;
+void blas_gemv(char trans, int rows, int cols, const T* M, int ld, const T* x, int incx, T* y, T alpha, T beta) {
   const int inc1 = 1;
   ld = std::max(ld, std::max(rows, 1));
   if constexpr (std::is_same_v<T, float>) {
-    sgemv_(&trans, &rows, &cols, &one, M, &ld, x, &incx, &zero, y, &inc1);
+    sgemv_(&trans, &rows, &cols, &alpha, M, &ld, x, &incx, &beta, y, &inc1);
   } else {
-    dgemv_(&trans, &rows, &cols, &one, M, &ld, x, &incx, &zero, y, &inc1);
+    dgemv_(&trans, &rows, &cols, &alpha, M, &ld, x, &incx, &beta, y, &inc1);
   }
 }
 
+// C (n x m, row-major, leading dimension m) = alpha A (n x k) @ B (k x m) + beta C by the
+// column-major product C^T = B^T A^T.
 template <typename T>
-void blas_gemm(const T* a, BlasOperand la, const T* b, BlasOperand lb, T* c, int n, int k, int m) {
-  const T one = 1, zero = 0;
+void blas_gemm(const T* a, BlasOperand la, const T* b, BlasOperand lb, T* c, int n, int k, int m, T alpha, T beta) {
   const int lda = std::max(la.ld, 1), ldb = std::max(lb.ld, 1);
   // a matrix by a vector through gemv: gemm packed the whole matrix for one column (mv of 2048²
   // float32 3.8x torch's)
   if (m == 1) {  // C (n) = A b, b's elements ldb apart ('N') or adjacent
     const int incb = lb.trans == 'N' ? ldb : 1;
-    if (la.trans == 'N') blas_gemv<T>('T', k, n, a, lda, b, incb, c);
-    else blas_gemv<T>('N', n, k, a, lda, b, incb, c);
+    if (la.trans == 'N') blas_gemv<T>('T', k, n, a, lda, b, incb, c, alpha, beta);
+    else blas_gemv<T>('N', n, k, a, lda, b, incb, c, alpha, beta);
     return;
   }
   if (n == 1) {  // C (m) = a B, a's elements adjacent ('N') or lda apart
     const int inca = la.trans == 'N' ? 1 : lda;
-    if (lb.trans == 'N') blas_gemv<T>('N', m, k, b, ldb, a, inca, c);
-    else blas_gemv<T>('T', k, m, b, ldb, a, inca, c);
+    if (lb.trans == 'N') blas_gemv<T>('N', m, k, b, ldb, a, inca, c, alpha, beta);
+    else blas_gemv<T>('T', k, m, b, ldb, a, inca, c, alpha, beta);
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    sgemm_(&lb.trans, &la.trans, &m, &n, &k, &one, b, &ldb, a, &lda, &zero, c, &m);
+    sgemm_(&lb.trans, &la.trans, &m, &n, &k, &alpha, b, &ldb, a, &lda, &beta, c, &m);
   } else {
-    dgemm_(&lb.trans, &la.trans, &m, &n, &k, &one, b, &ldb, a, &lda, &zero, c, &m);
+    dgemm_(&lb.trans, &la.trans, &m, &n, &k, &alpha, b, &ldb, a, &lda, &beta, c, &m);
   }
 }
 
@@ -220,7 +223,7 @@ bool fits_blas_int(int64_t n, int64_t k, int64_t m) { return n <= INT_MAX && k <
 // self @ mat2 through BLAS into a contiguous out; false when the sizes do not fit BLAS's int or
 // one of them is 0.
 template <typename T>
-bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, const Products& s) {
+bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, const Products& s, T alpha, T beta) {
   const int64_t batch = s.batch, n = s.n, k = s.k, m = s.m;
   if (!fits_blas_int(n, k, m) || n == 0 || m == 0 || k == 0) return false;
   const BlasMatrix a = blas_matrix(self), b = blas_matrix(mat2);
@@ -231,7 +234,7 @@ bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, co
   const auto products = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i)
       blas_gemm<T>(pa + i * sa, a.op, pb + i * sb, b.op, pc + i * n * m, static_cast<int>(n), static_cast<int>(k),
-                   static_cast<int>(m));
+                   static_cast<int>(m), alpha, beta);
   };
   // Whole products per thread when every thread gets its share (a few large products would leave
   // threads idle: those run one after the other, BLAS threading each).
@@ -251,27 +254,62 @@ bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, co
 }
 #endif
 
+// out = alpha * products + beta * out, elementwise over contiguous tensors: `products` float32,
+// out of a reduced float dtype, rounded once; beta 0: out is not read.
+void scale_into(const Tensor& out, const Tensor& products, float alpha, float beta) {
+  const float* p = products.data_ptr<float>();
+  const auto run = [&](auto* o) {
+    using T = std::remove_pointer_t<decltype(o)>;
+    parallel_for(0, out.numel(), kGrainSize, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i)
+        o[i] = T(beta == 0.0f ? alpha * p[i] : alpha * p[i] + beta * static_cast<float>(o[i]));
+    });
+  };
+  if (out.dtype() == ScalarType::BFloat16) run(out.data_ptr<BFloat16>());
+  else run(out.data_ptr<Half>());
+}
+
+// alpha 0 in float32/float64: BLAS's rule, the operands not read (inf in them gives no NaN), as
+// torch's; the other dtypes multiply (0 * inf is NaN, as torch's float16/bfloat16).
+template <typename T>
+bool scaled_only(const Tensor& out, T alpha, T beta) {
+  if (alpha != T(0)) return false;
+  T* o = out.data_ptr<T>();
+  for (int64_t i = 0; i < out.numel(); ++i) o[i] = beta == T(0) ? T(0) : static_cast<T>(beta * o[i]);
+  return true;
+}
+
 }  // namespace
 
-void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out, const Scalar& alpha,
+                   const Scalar& beta) {
   if (is_reduced_float(self.dtype())) {
-    if (onednn::reduced_float_matmul(self, mat2, out)) return;  // bfloat16 kernels where the CPU has them
+    const float a = static_cast<float>(alpha.to_double()), b = static_cast<float>(beta.to_double());
+    if (onednn::reduced_float_matmul(self, mat2, out, a, b)) return;  // bfloat16 kernels where the CPU has them
     const Tensor wide = empty_cpu(out.sizes(), ScalarType::Float);
     products_into(cast(self, ScalarType::Float), cast(mat2, ScalarType::Float), wide);
-    copy_kernel(out, wide);
+    if (a == 1.0f && b == 0.0f) copy_kernel(out, wide);
+    else scale_into(out, wide, a, b);
     return;
   }
   const Products s = products_of(self, mat2);
+  if (self.dtype() == ScalarType::Float && scaled_only(out, scalar_as<float>(alpha), scalar_as<float>(beta))) return;
+  if (self.dtype() == ScalarType::Double && scaled_only(out, scalar_as<double>(alpha), scalar_as<double>(beta)))
+    return;
 #if TCORE_HAVE_BLAS
-  if (self.dtype() == ScalarType::Float && blas_products<float>(self, mat2, out, s)) return;
-  if (self.dtype() == ScalarType::Double && blas_products<double>(self, mat2, out, s)) return;
+  if (self.dtype() == ScalarType::Float &&
+      blas_products<float>(self, mat2, out, s, scalar_as<float>(alpha), scalar_as<float>(beta)))
+    return;
+  if (self.dtype() == ScalarType::Double &&
+      blas_products<double>(self, mat2, out, s, scalar_as<double>(alpha), scalar_as<double>(beta)))
+    return;
 #endif
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
   dispatch_numeric(self.dtype(), s.batched ? "bmm" : "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < s.batch; ++i)
       gemm<T>(a.template data_ptr<T>() + i * s.n * s.k, b.template data_ptr<T>() + i * s.k * s.m,
-              out.template data_ptr<T>() + i * s.n * s.m, s.n, s.k, s.m);
+              out.template data_ptr<T>() + i * s.n * s.m, s.n, s.k, s.m, scalar_as<T>(alpha), scalar_as<T>(beta));
   });
 }
 
@@ -284,6 +322,15 @@ TCORE_IMPL_FUNC(mm_out)(const Tensor& self, const Tensor& mat2, const Tensor& ou
 
 TCORE_IMPL_FUNC(bmm_out)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) { products_into(self, mat2, result); });
+}
+
+// self broadcast into the result, then the products added onto it (BLAS's beta, oneDNN's sum
+// post-op): one rounding for float16/bfloat16.
+TCORE_IMPL_FUNC(addmm_out)(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                           const Scalar& alpha, const Tensor& out) {
+  into_addmm_output(out, self, mat1, mat2, beta, [&](const Tensor& result, const Scalar& b) {
+    products_into(mat1, mat2, result, alpha, b);
+  });
 }
 
 }  // namespace TCORE_CPU_NS

@@ -1,9 +1,11 @@
-// mm and bmm on CUDA devices: 16x16 tiles of A and B staged in shared memory, each thread
-// accumulating one element of C (in double for float64, int64 for integers); a batch's products
-// are the grid's third dimension (mm is a batch of one).
+// mm, bmm and addmm on CUDA devices: 16x16 tiles of A and B staged in shared memory, each thread
+// accumulating one element of C (in double for float64, int64 for integers, float otherwise) and
+// storing alpha * acc + beta * C rounded once; a batch's products are the grid's third dimension
+// (mm is a batch of one).
 #include <algorithm>
 #include <type_traits>
 
+#include <tcore/ops/addmm_native.h>
 #include <tcore/ops/bmm_native.h>
 #include <tcore/ops/mm_native.h>
 
@@ -18,9 +20,11 @@ constexpr int kTile = 16;
 
 constexpr unsigned kMaxGridZ = 65535;  // CUDA's limit on gridDim.z: larger batches loop
 
-// C[i] = A[i] @ B[i] for i in [0, batch): contiguous, C[i] n x m.
+// C[i] = alpha * A[i] @ B[i] + beta * C[i] for i in [0, batch): contiguous, C[i] n x m; beta 0:
+// C is not read.
 template <typename T, typename Acc>
-__global__ void mm_kernel(const T* A, const T* B, T* C, int64_t batch, int64_t n, int64_t k, int64_t m) {
+__global__ void mm_kernel(const T* A, const T* B, T* C, int64_t batch, int64_t n, int64_t k, int64_t m, Acc alpha,
+                          Acc beta) {
   __shared__ T a_tile[kTile][kTile];
   __shared__ T b_tile[kTile][kTile];
   const int64_t row = blockIdx.y * int64_t(kTile) + threadIdx.y;
@@ -37,13 +41,17 @@ __global__ void mm_kernel(const T* A, const T* B, T* C, int64_t batch, int64_t n
         acc += static_cast<Acc>(a_tile[threadIdx.y][j]) * static_cast<Acc>(b_tile[j][threadIdx.x]);
       __syncthreads();
     }
-    if (row < n && col < m) C[i * n * m + row * m + col] = static_cast<T>(acc);
+    if (row < n && col < m) {
+      T& c = C[i * n * m + row * m + col];
+      c = beta == Acc(0) ? static_cast<T>(alpha * acc) : static_cast<T>(alpha * acc + beta * static_cast<Acc>(c));
+    }
   }
 }
 
-// A batch of products into `out` (batch x n x m): contiguous, of their dtype, on their device.
+// A batch of products into `out` (batch x n x m): contiguous, of their dtype, on their device;
+// out = alpha * products + beta * out.
 void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out, int64_t batch, int64_t n, int64_t k,
-              int64_t m) {
+              int64_t m, const Scalar& alpha = Scalar(int64_t{1}), const Scalar& beta = Scalar(int64_t{0})) {
   if (batch == 0 || n == 0 || m == 0) return;
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
   dispatch_numeric(self.dtype(), self.dim() == 3 ? "bmm" : "mm", [&](auto tag) {
@@ -55,7 +63,8 @@ void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out, int64_t
                     static_cast<unsigned>(std::min<int64_t>(batch, kMaxGridZ)));
     const cuda::OnDevice on(out);
     mm_kernel<T, Acc><<<grid, block, 0, on.stream>>>(a.template data_ptr<T>(), b.template data_ptr<T>(),
-                                                     out.template data_ptr<T>(), batch, n, k, m);
+                                                     out.template data_ptr<T>(), batch, n, k, m,
+                                                     scalar_as<Acc>(alpha), scalar_as<Acc>(beta));
     cuda::check(cudaGetLastError(), "mm_kernel launch");
   });
 }
@@ -73,6 +82,14 @@ TCORE_IMPL_FUNC(mm_out_cuda)(const Tensor& self, const Tensor& mat2, const Tenso
 TCORE_IMPL_FUNC(bmm_out_cuda)(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   into_output(out, out.dtype(), {self, mat2}, [&](const Tensor& result) {
     bmm_into(self, mat2, result, self.sizes()[0], self.sizes()[1], self.sizes()[2], mat2.sizes()[2]);
+  });
+}
+
+// as the CPU kernel's (native/cpu/LinearAlgebra.cpp), in the kernel's accumulator type
+TCORE_IMPL_FUNC(addmm_out_cuda)(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                                const Scalar& alpha, const Tensor& out) {
+  into_addmm_output(out, self, mat1, mat2, beta, [&](const Tensor& result, const Scalar& b) {
+    bmm_into(mat1, mat2, result, 1, mat1.sizes()[0], mat1.sizes()[1], mat2.sizes()[1], alpha, b);
   });
 }
 

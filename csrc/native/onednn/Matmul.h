@@ -8,10 +8,12 @@
 
 namespace tcore::native::onednn {
 
-// out = self @ mat2 for two matrices or two batches of as many (3-D), all three of one reduced
-// float dtype; self and mat2 in any strides oneDNN reads (a transposed matrix included), out
-// allocated and contiguous. false: not taken (too small to be worth it, a dtype or layout oneDNN
-// refuses here) and nothing written.
-bool reduced_float_matmul(const Tensor& self, const Tensor& mat2, const Tensor& out);
+// out = alpha * (self @ mat2) + beta * out for two matrices or two batches of as many (3-D), all
+// three of one reduced float dtype, in float32 and rounded once (beta 0: out is not read); self and
+// mat2 in any strides oneDNN reads (a transposed matrix included), out allocated and contiguous.
+// false: not taken (too small to be worth it, a dtype or layout oneDNN refuses here) and nothing
+// written.
+bool reduced_float_matmul(const Tensor& self, const Tensor& mat2, const Tensor& out, float alpha = 1.0f,
+                          float beta = 0.0f);
 
 }  // namespace tcore::native::onednn

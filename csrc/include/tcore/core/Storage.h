@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <utility>
 
 #include "tcore/core/Device.h"
 
@@ -11,8 +12,10 @@ namespace tcore {
 class TCORE_API StorageImpl {
  public:
   using Deleter = std::function<void(void*)>;
-  StorageImpl(void* data, size_t nbytes, Device device, Deleter deleter)
-      : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
+  // resizable: memory tcore's allocators gave (allocate_storage), which resize_ may replace;
+  // memory lent from outside (numpy, DLPack) is not
+  StorageImpl(void* data, size_t nbytes, Device device, Deleter deleter, bool resizable = false)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)), resizable_(resizable) {}
   StorageImpl(const StorageImpl&) = delete;
   StorageImpl& operator=(const StorageImpl&) = delete;
   ~StorageImpl() {
@@ -22,12 +25,21 @@ class TCORE_API StorageImpl {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  bool resizable() const { return resizable_; }
+  // this storage takes other's memory and other this one's (same device): every tensor sharing
+  // this storage sees the new memory (resize_'s growth)
+  void swap_memory(StorageImpl& other) {
+    std::swap(data_, other.data_);
+    std::swap(nbytes_, other.nbytes_);
+    std::swap(deleter_, other.deleter_);
+  }
 
  private:
   void* data_;
   size_t nbytes_;
   Device device_;
   Deleter deleter_;
+  bool resizable_;
 };
 
 class TCORE_API Storage {
@@ -42,6 +54,8 @@ class TCORE_API Storage {
   size_t nbytes() const { return impl_->nbytes(); }
   Device device() const { return impl_->device(); }
   bool is_alias_of(const Storage& o) const { return impl_ == o.impl_; }
+  bool resizable() const { return impl_->resizable(); }
+  void swap_memory(const Storage& o) const { impl_->swap_memory(*o.impl_); }
   long use_count() const { return impl_.use_count(); }
 
  private:
