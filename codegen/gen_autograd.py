@@ -393,9 +393,12 @@ def view_kernel(f: NativeFunction, functions: tuple[NativeFunction, ...]) -> dic
     if not is_view_op(f) and not ("inplace_view" in f.tags and f.func.name.inplace):
         return None
     args = cpp.dispatcher_args(f.func)
+    # as_strided's views are replayed by their geometry (its backward on an intermediate view
+    # would drop the elements outside that view: csrc/autograd/Views.cpp)
     common = dict(struct=cpp.struct_name(f.func), ret=cpp.return_type(f.func),
                   params=", ".join(a.decl(False) for a in args), args=", ".join(a.name for a in args),
-                  self=args[0].name if args else "self", op=str(f.func.name))
+                  self=args[0].name if args else "self", op=str(f.func.name),
+                  by_geometry=f.func.name.base == "as_strided")
     if is_view_op(f):
         captures, call = replay_captures(f)
         multi = isinstance(f.func.returns[0].type, ListType)

@@ -32,7 +32,7 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
 
     As in PyTorch, Python floats become float32 unless dtype says otherwise."""
     if isinstance(data, _C.Tensor):
-        data = _host(data).numpy()
+        data = _host(data)._numpy_read()
     arr = np.array(data)
     if arr.dtype == np.float64 and dtype is None and not isinstance(data, (np.ndarray, np.generic)):
         arr = arr.astype(np.float32)  # the default dtype; an explicit one converts the Python floats once
@@ -41,11 +41,11 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
     if dtype is not None and not isinstance(data, (np.ndarray, np.generic)):
         _check_integer_range(arr, dtype)
     if dtype == _C.dtype.bfloat16:  # numpy has no bfloat16: built in float32, rounded by the copy
-        t = _C.from_numpy(np.array(arr.astype(np.float32), copy=True, order="C")).to(dtype)
+        t = _C._from_private_array(np.array(arr.astype(np.float32), copy=True, order="C")).to(dtype)
     else:
         if dtype is not None:
             arr = arr.astype(numpy_dtype(dtype))
-        t = _C.from_numpy(np.array(arr, copy=True, order="C"))
+        t = _C._from_private_array(np.array(arr, copy=True, order="C"))
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -109,7 +109,7 @@ def _repr(self: _C.Tensor) -> str:
         if getattr(self, "requires_grad", False):
             suffix += ", requires_grad=True"
         return f"tensor(..., device='meta', size={tuple(self.shape)}{suffix})"
-    arr = _host(self).numpy()
+    arr = _host(self)._numpy_read()
     prefix = "tensor("
     if arr.size == 0:
         body = "[]" if arr.ndim == 1 else f"[], size={tuple(arr.shape)}"
@@ -201,7 +201,7 @@ def install(namespace: dict) -> None:
     T.__repr__ = _repr
     T.__str__ = _repr
     T.__len__ = lambda self: self.shape[0] if self.ndim else _raise_len()
-    T.__array__ = lambda self, dtype=None, copy=None: self.numpy() if dtype is None else self.numpy().astype(dtype)
+    T.__array__ = lambda self, dtype=None, copy=None: self.numpy() if dtype is None else self._numpy_read().astype(dtype)
     T.__add__ = lambda self, other: _C.add(self, other)
     T.__radd__ = lambda self, other: _C.add(self, other)
     T.__iadd__ = lambda self, other: self.add_(other)
@@ -219,14 +219,14 @@ def install(namespace: dict) -> None:
     T.__neg__ = lambda self: _C.neg(self)
     T.__pos__ = lambda self: self
     T.__abs__ = lambda self: _C.abs(self)
-    T.tolist = lambda self: _host(self).numpy().tolist()
+    T.tolist = lambda self: _host(self)._numpy_read().tolist()
     T.cuda = lambda self, device=None: self.to("cuda" if device is None else f"cuda:{int(device)}")
     T.cpu = lambda self: self.to("cpu")
     T.is_cuda = property(lambda self: self.device.type == "cuda")
     T.is_meta = property(lambda self: self.device.type == "meta")
     # DLPack through numpy's view of the same memory (CPU tensors; no copy)
     T.__dlpack__ = lambda self, *args, **kwargs: self.numpy().__dlpack__(*args, **kwargs)
-    T.__dlpack_device__ = lambda self: self.numpy().__dlpack_device__()
+    T.__dlpack_device__ = lambda self: self._numpy_read().__dlpack_device__()
     T.__getitem__ = _indexing.getitem  # basic and advanced indexing (tcore/_indexing.py)
     T.__setitem__ = _indexing.setitem
     T.__iter__ = _iter

@@ -52,9 +52,9 @@ def _host_array(t: Tensor) -> np.ndarray:
     if t.device.type != "cpu":
         t = t.to("cpu")
     if t.dtype == _C.dtype.bfloat16:  # exact: every bfloat16 is a float32 whose low 16 bits are zero
-        bits = np.ascontiguousarray(t.float().numpy()).view(np.uint32) >> 16
+        bits = np.ascontiguousarray(t.float()._numpy_read()).view(np.uint32) >> 16
         return bits.astype(np.uint16)
-    a = t.contiguous().numpy()
+    a = t.contiguous()._numpy_read()
     return a if a.flags.c_contiguous else a.copy()  # (np.ascontiguousarray would make a 0-dim array 1-dim)
 
 
@@ -172,8 +172,8 @@ def _to_tensor(entry: dict, key: str) -> Tensor:
     raw = np.frombuffer(bytes(entry["data"]), dtype=np.dtype(_DTYPE_NAMES[dtype][1]).newbyteorder("<"))
     if dtype == _C.dtype.bfloat16:
         as_float = (raw.astype(np.uint32) << 16).view(np.float32).reshape(shape)
-        return _C.from_numpy(np.array(as_float)).to(dtype)
-    return _C.from_numpy(np.array(raw.astype(raw.dtype.newbyteorder("="))).reshape(shape))
+        return _C._from_private_array(np.array(as_float)).to(dtype)
+    return _C._from_private_array(np.array(raw.astype(raw.dtype.newbyteorder("=")))).reshape(shape)
 
 
 def save_to_bytes(obj) -> bytes:

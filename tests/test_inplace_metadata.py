@@ -174,6 +174,67 @@ def test_resize_refusals_as_torch(tcore):
             lib.zeros(2).resize_(-1)
 
 
+def test_resize_refuses_memory_a_numpy_array_reads(tcore):
+    for lib in (torch, tcore):
+        t = lib.zeros(1000)
+        a = t.numpy()
+        with pytest.raises(RuntimeError, match="not resizable"):
+            t.resize_(100000)
+        a[:] = 5  # still the tensor's memory
+        assert t[:3].tolist() == [5.0, 5.0, 5.0]
+        t.resize_(10)  # shrinking is allowed
+        s = lib.zeros(8)
+        _ = s[2:].numpy()
+        with pytest.raises(RuntimeError, match="not resizable"):
+            s.resize_(100)
+
+
+def test_resize_of_tensors_made_by_tensor_and_to_the_same_sizes(tcore):
+    for lib in (torch, tcore):
+        t = lib.tensor([1.0, 2.0])
+        t.resize_(4)
+        assert t[:2].tolist() == [1.0, 2.0]
+        x = lib.arange(6.0).reshape(2, 3).t()
+        v = x._version
+        assert x.resize_(3, 2) is x and tuple(x.stride()) == (1, 3) and x._version == v
+        assert x.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    fwd = tcore.autograd.forward_ad
+    with fwd.dual_level():
+        d = fwd.make_dual(tcore.ones(3), tcore.ones(3))
+        with pytest.raises(RuntimeError, match="forward grad"):
+            d.resize_(5)
+
+
+def test_out_that_must_grow_grows_the_storage_its_views_share(tcore):
+    import warnings
+    for lib in (torch, tcore):
+        o = lib.zeros(3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.mm(lib.ones(2, 2), lib.ones(2, 2), out=o[:])
+        assert o.tolist() == [2.0, 2.0, 2.0]
+        with pytest.raises(RuntimeError, match="not resizable"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.mm(lib.ones(2, 2), lib.ones(2, 2), out=lib.from_numpy(np.zeros(3, dtype=np.float32)))
+
+
+def test_a_gradient_of_another_shape_is_an_error_not_a_reshape(tcore):
+    for lib in (torch, tcore):
+        x = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        w = lib.arange(6.0).reshape(3, 2)
+        y = x * 1
+        with lib.no_grad():
+            y.t_()
+        with pytest.raises(RuntimeError, match="invalid gradient"):
+            (y * w).sum().backward()
+
+
+def test_linear_of_a_0d_input_is_an_error(tcore):
+    for lib in (torch, tcore):
+        with pytest.raises(RuntimeError, match="at least 1D"):
+            lib.nn.functional.linear(lib.ones(()), lib.ones(3, 1), lib.ones(3))
+
+
 @pytest.mark.parametrize("size", [(2**62,), (2**40, 2**40), (2**31, 2**31, 4)])
 def test_resize_hostile_sizes_raise(tcore, size):
     x = tcore.zeros(3)
@@ -191,7 +252,7 @@ def test_resize_on_meta(tcore):
 # ----------------------------------------------------------------------- out= and versions
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "wrong size"])
-def test_out_writes_bump_the_version_as_torch(tcore, layout):
+def test_out_writes_bump_the_version_once_as_torch(tcore, layout):
     def run(lib):
         a, b = lib.ones(3, 3), lib.ones(3, 3)
         out = {"contiguous": lib.zeros(3, 3), "transposed": lib.zeros(3, 3).t(), "wrong size": lib.zeros(0)}[layout]
@@ -201,7 +262,11 @@ def test_out_writes_bump_the_version_as_torch(tcore, layout):
                      lambda o: lib.add(a, b, out=o)):
             before = out._version
             call(out)
-            steps.append(out._version > before)
+            steps.append(out._version - before)
+        wide = lib.zeros(3, 3, dtype=lib.float64)  # computed in float32, cast on the way out
+        before = wide._version
+        lib.add(a, b, out=wide)
+        steps.append(wide._version - before)
         return steps
 
     want, got = both(tcore, run)

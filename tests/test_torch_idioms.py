@@ -38,6 +38,25 @@ idiom("parameter_in_place_is_the_parameter")(
 idiom("tensor_attributes_and_weak_references")(
     "import weakref, gc\nx = torch.ones(3); x.tag = 'mine'; r = weakref.ref(x)\n"
     "same = x.add_(1).tag\nalive = r() is x\ndel x\ngc.collect()\nout = [same, alive, r() is None]")
+# PyTorch's object preservation: the object of a tensor C++ still holds outlives its last Python
+# reference (attributes, weak references and id kept) and dies with the tensor
+idiom("grad_object_outlives_its_python_references")(
+    "import weakref\nx = torch.ones(3, requires_grad=True); (x * 2).sum().backward()\n"
+    "g = x.grad; g.tag = 'kept'; i = id(g); r = weakref.ref(g); del g\n"
+    "out = [x.grad.tag, id(x.grad) == i, r() is x.grad, (r() + 1).tolist()]\n"
+    "x.grad = None\nout.append(r() is None)")
+idiom("base_object_outlives_its_python_references")(
+    "import weakref\nb = torch.ones(3); b.tag = 1; r = weakref.ref(b); v = b[1:]; del b\n"
+    "out = [v._base.tag, r() is v._base, v._base.add_(1).tag]\ndel v\nout.append(r() is None)")
+idiom("grad_object_through_optimizer_steps")(
+    "w = torch.nn.Parameter(torch.ones(2)); opt = torch.optim.SGD([w], lr=0.1)\nseen = []\n"
+    "for step in range(3):\n"
+    "    opt.zero_grad(set_to_none=False)\n"
+    "    (w * w).sum().backward()\n"
+    "    w.grad.step = step\n"
+    "    seen.append(w.grad.step)\n"
+    "    opt.step()\n"
+    "out = [seen, w.grad.step, w.tolist()]")
 idiom("deepcopy_keeps_grad_and_attributes")(
     "import copy\nx = torch.ones(2, requires_grad=True); (x * 2).sum().backward(); x.tag = {'a': [1]}\n"
     "y = copy.deepcopy(x)\nout = [y.grad.tolist(), y.requires_grad, y.is_leaf, y.tag, y.tag['a'] is x.tag['a'], "

@@ -109,6 +109,17 @@ PROGRAMS = {
     "swapdims__add_": ([(2, 3)], lambda lib, x: (lambda b: (b.swapdims_(0, 1).add_(x.t() ** 2), b)[1])(x * 2)),
     "view_t__read_after_base_write": ([(2, 2)], lambda lib, x: (lambda b: (lambda v: (
         v.t_(), b.mul_(x), v * 1)[2])(b[0:2]))(x * 1)),
+    # a base restrided in place under views made before: they keep their elements (replayed by
+    # their geometry), read or written after
+    "base_t__then_view_read": ([(2, 3)], lambda lib, x: (lambda y: (lambda v: (y.t_(), v * x[1])[1])(y[0]))(x * 1)),
+    "base_unsqueeze__then_view_write": ([(2, 3)], lambda lib, x: (lambda y: (lambda v: (
+        y.unsqueeze_(0), v.mul_(x[0]), y * 1)[2])(y[0]))(x * 1)),
+    "base_swapdims__then_view_write": ([(2, 3)], lambda lib, x: (lambda y: (lambda v: (
+        y.swapdims_(0, 1), v.add_(x[1] ** 2), y * x.t())[2])(y[1]))(x * 2)),
+    "base_t__view_of_view_write": ([(3, 4)], lambda lib, x: (lambda y: (lambda v: (
+        y.t_(), v[1:].mul_(x[0, :1]), y.sin())[2])(y[1:, 1]))(x * 1)),
+    "view_as_strided__then_base_write": ([(3, 3)], lambda lib, x: (lambda y: (lambda v: (
+        v.as_strided_((2, 2), (1, 3), 1), y.mul_(3), v * x[0:2, 0:2])[2])(y[1:3]))(x * 2)),
 }
 
 
@@ -197,7 +208,9 @@ def test_values_and_gradients_match_torch(name):
 @pytest.mark.parametrize("name", ["t_mul_", "slice_mul_", "select_mul_", "diagonal_mul_", "chain_three_views",
                                   "view_then_base", "two_views_written", "tanh_on_view", "pow_on_view",
                                   "view_starts_requiring_grad", "unfold_mul_", "as_strided_mul_",
-                                  "view_t__then_mul_", "view_unsqueeze__squeeze__written", "view_as_strided__mul_"])
+                                  "view_t__then_mul_", "view_unsqueeze__squeeze__written", "view_as_strided__mul_",
+                                  "base_t__then_view_read", "base_unsqueeze__then_view_write",
+                                  "view_as_strided__then_base_write"])
 def test_gradcheck_and_gradgradcheck(name):
     leaves = _leaves(tcore, _arrays(name))
     fn = lambda *xs: PROGRAMS[name][1](tcore, *xs)  # noqa: E731

@@ -21,12 +21,16 @@ bool same_sizes(IntArrayRef a, const std::vector<int64_t>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
-// Sums a broadcast gradient back to the shape of the input it belongs to.
+// Sums a broadcast gradient back to the shape of the input it belongs to; one of another shape is
+// an error (torch's validate_outputs), never reshaped.
 Tensor sum_to(const Tensor& g, const std::vector<int64_t>& sizes) {
   if (same_sizes(g.sizes(), sizes)) return g;
   const int64_t lead = g.dim() - static_cast<int64_t>(sizes.size());
-  TCORE_CHECK(lead >= 0, "autograd: gradient of shape ", shape_str(g.sizes()), " can't be reduced to ",
-              shape_str(sizes));
+  bool expandable = lead >= 0;
+  for (size_t i = 0; expandable && i < sizes.size(); ++i)
+    expandable = sizes[i] == 1 || g.sizes()[static_cast<size_t>(lead) + i] == sizes[i];
+  TCORE_CHECK(expandable, "autograd: a function returned an invalid gradient - got ", shape_str(g.sizes()),
+              " but expected shape compatible with ", shape_str(sizes));
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < g.dim(); ++i) {
     if (i < lead || (sizes[i - lead] == 1 && g.sizes()[i] != 1)) dims.push_back(i);

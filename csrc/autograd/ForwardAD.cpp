@@ -10,6 +10,7 @@
 #include <tcore/ops/view.h>
 #include <tcore/ops/zeros_like.h>
 
+#include "autograd/Views.h"
 #include "tcore/autograd/autograd.h"
 
 namespace tcore::autograd {
@@ -127,7 +128,7 @@ void set_fw_grad_inplace(const Tensor& self, const Tensor& tangent) {
     // through the view then shows in the base's tangent, as in the base's value
     Tensor base(self.impl()->view_base);
     if (!fw_grad(base).defined()) set_fw_grad(base, tcore::zeros_like(base));
-    const ViewFn& replay = meta(self).view_fn;
+    const ViewFn replay = meta(self).view_fn ? view_replay(self) : ViewFn();
     if (replay) {
       NoGradGuard no_grad;
       current = replay(fw_grad(base));

@@ -11,7 +11,11 @@
 //   recorded regenerates grad_fn by replaying the view on the base (view_grad_fn).
 // * PyTorch's errors: in-place on a leaf or a view of a leaf that requires grad, on a view
 //   made in no_grad mode, on an output of a multi-output view operator.
+#include <algorithm>
+
+#include <tcore/ops/as_strided.h>
 #include <tcore/ops/clone.h>
+#include <tcore/ops/empty_strided.h>
 #include <tcore/ops/copy.h>
 #include <tcore/ops/zero.h>
 
@@ -24,8 +28,11 @@ namespace {
 // part routed through the node, the rest of the base's gradient untouched.
 class CopySlices final : public Node {
  public:
-  CopySlices(const Tensor& base, ViewFn view_fn, std::shared_ptr<Node> fn)
-      : view_fn_(std::move(view_fn)), fn_(std::move(fn)) {
+  // by_geometry: view_fn is as_strided by the view's geometry, relative to a buffer laid out as
+  // the base (its strides), which the base's gradient is copied into first
+  CopySlices(const Tensor& base, ViewFn view_fn, std::shared_ptr<Node> fn, bool by_geometry)
+      : view_fn_(std::move(view_fn)), fn_(std::move(fn)), by_geometry_(by_geometry),
+        base_sizes_(base.sizes().vec()), base_strides_(base.strides().vec()) {
     add_input_metadata(base);
     next_edges.push_back(gradient_edge(base));  // the base's history before the write
     for (size_t i = 1; i < fn_->next_edges.size(); ++i) next_edges.push_back(fn_->next_edges[i]);
@@ -38,6 +45,10 @@ class CopySlices final : public Node {
     const Tensor& grad = grads.at(0);
     if (!grad.defined()) return out;
     Tensor result = tcore::clone(grad, MemoryFormat::Contiguous);
+    if (by_geometry_) {
+      result = tcore::empty_strided(base_sizes_, base_strides_, grad.dtype(), std::nullopt, grad.device());
+      tcore::copy_(result, grad);
+    }
     Tensor grad_slice = view_fn_(result);
     std::vector<Tensor> res = fn_->apply({tcore::clone(grad_slice, MemoryFormat::Contiguous)});
     for (size_t i = 0; i < res.size() && i < out.size(); ++i) {
@@ -58,6 +69,8 @@ class CopySlices final : public Node {
  private:
   ViewFn view_fn_;
   std::shared_ptr<Node> fn_;
+  bool by_geometry_;
+  std::vector<int64_t> base_sizes_, base_strides_;
 };
 
 std::string output_of(const AutogradMeta& m) {
@@ -102,9 +115,44 @@ void move_retain_hook(const Tensor& t, AutogradMeta& m) {
   retain_grad(t);
 }
 
+// The replay of view t from its base as the base is now: its view operators again, or, after the
+// base was restrided in place (base.t_(): those operators would pick other elements) or when
+// as_strided made the view, as_strided by t's own geometry, its offset relative to the base's
+// (the base itself, or a buffer laid out as the base: CopySlices).
+bool same(IntArrayRef a, const std::vector<int64_t>& b) {
+  return a.size() == b.size() && std::equal(b.begin(), b.end(), a.begin());
+}
+
+// whether base's geometry is still the one m's replay was made from
+bool restrided_since(const TensorImpl& base, const AutogradMeta& m) {
+  return !same(base.sizes(), m.base_sizes) || !same(base.strides(), m.base_strides) ||
+         base.storage_offset() != m.base_offset;
+}
+
+ViewFn current_replay(const Tensor& t, const AutogradMeta& m, const Tensor& base, bool& by_geometry) {
+  const bool restrided = restrided_since(*base.impl(), m);
+  by_geometry = restrided || m.replay_by_geometry;
+  if (!by_geometry) return m.view_fn;
+  return [sizes = t.sizes().vec(), strides = t.strides().vec(),
+          offset = t.storage_offset() - base.storage_offset()](const Tensor& r) {
+    return tcore::as_strided(r, sizes, strides, r.storage_offset() + offset);
+  };
+}
+
+void record_base_geometry(AutogradMeta& m, const TensorImpl& base) {
+  m.base_sizes = base.sizes().vec();
+  m.base_strides = base.strides().vec();
+  m.base_offset = base.storage_offset();
+}
+
 }  // namespace
 
-void as_view(const Tensor& base, const Tensor& output, ViewFn fn, CreationMeta creation) {
+ViewFn view_replay(const Tensor& t) {
+  bool by_geometry = false;
+  return current_replay(t, meta(t), Tensor(t.impl()->view_base), by_geometry);
+}
+
+void as_view(const Tensor& base, const Tensor& output, ViewFn fn, CreationMeta creation, bool by_geometry) {
   if (!output.defined() || !base.defined() || output.is_same(base)) return;
   TensorImpl* b = base.impl();
   std::shared_ptr<TensorImpl> root = b->view_base ? b->view_base : base.impl_ptr();
@@ -114,10 +162,14 @@ void as_view(const Tensor& base, const Tensor& output, ViewFn fn, CreationMeta c
     const AutogradMeta& bm = *b->autograd_meta;
     replay = [prev = bm.view_fn, step = std::move(replay)](const Tensor& r) { return step(prev(r)); };
     if (creation == CreationMeta::Default) creation = bm.creation_meta;  // a view of a special view is special
+    // (a base restrided since its own view_fn was made: the chain is wrong from the start)
+    by_geometry = by_geometry || bm.replay_by_geometry || restrided_since(*root, bm);
   }
   output.impl()->view_base = std::move(root);
   AutogradMeta& m = meta(output);
   m.view_fn = std::move(replay);
+  m.replay_by_geometry = by_geometry;
+  record_base_geometry(m, *output.impl()->view_base);
   m.creation_meta = GradMode::is_enabled() ? creation : CreationMeta::NoGradMode;
   m.attr_version = output.version();
 }
@@ -126,11 +178,12 @@ Tensor view_base(const Tensor& t) {
   return t.defined() && t.impl()->view_base ? Tensor(t.impl()->view_base) : Tensor();
 }
 
-void update_view_fn(const Tensor& self, ViewFn then) {
+void update_view_fn(const Tensor& self, ViewFn then, bool by_geometry) {
   if (!self.impl()->view_base) return;
   AutogradMeta& m = meta(self);
   if (!m.view_fn) return;
   m.view_fn = [prev = m.view_fn, step = std::move(then)](const Tensor& r) { return step(prev(r)); };
+  if (by_geometry) m.replay_by_geometry = true;
 }
 
 std::shared_ptr<Node> view_grad_fn(const Tensor& t, AutogradMeta& m) {
@@ -141,7 +194,9 @@ std::shared_ptr<Node> view_grad_fn(const Tensor& t, AutogradMeta& m) {
   uint32_t nr = 0;
   {
     AutoGradMode grad_mode(true);  // also from the engine, which may run with grad mode off
-    Tensor replayed = m.view_fn(Tensor(base_impl));
+    const Tensor base(base_impl);
+    bool by_geometry = false;
+    Tensor replayed = current_replay(t, m, base, by_geometry)(base);
     if (auto& rm = replayed.impl()->autograd_meta) {
       fresh = rm->grad_fn;
       nr = rm->output_nr;
@@ -173,7 +228,9 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
   if (impl->view_base && impl->autograd_meta && impl->autograd_meta->view_fn) {
     AutogradMeta& vm = *impl->autograd_meta;
     const Tensor base(impl->view_base);
-    auto copy_slices = std::make_shared<CopySlices>(base, vm.view_fn, fn);
+    bool by_geometry = false;
+    ViewFn replay = current_replay(self, vm, base, by_geometry);
+    auto copy_slices = std::make_shared<CopySlices>(base, std::move(replay), fn, by_geometry);
     AutogradMeta& bm = meta(base);
     bm.grad_fn = copy_slices;
     bm.output_nr = 0;

@@ -8,4 +8,8 @@ namespace tcore::autograd {
 // replayed from the base (and recorded in m).
 std::shared_ptr<Node> view_grad_fn(const Tensor& t, AutogradMeta& m);
 
+// How view t is replayed from its base as the base is now (its operators, or its geometry when
+// the base was restrided in place or as_strided made it).
+ViewFn view_replay(const Tensor& t);
+
 }  // namespace tcore::autograd

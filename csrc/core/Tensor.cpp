@@ -10,6 +10,8 @@
 
 namespace tcore {
 
+void (*detail::py_object_release)(void* object) = nullptr;
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes,
                        std::vector<int64_t> strides, int64_t storage_offset)
     : version(std::make_shared<std::atomic<uint32_t>>(0)),

@@ -525,7 +525,7 @@ Tensor Recorder::meta_of(const Tensor& t) {
     if (k == key && is_lazy(t)) storage = s;
   if (!storage.defined()) {
     storage = Storage(std::make_shared<StorageImpl>(nullptr, t.storage().defined() ? t.storage().nbytes() : 0,
-                                                    Device(DeviceType::Meta), nullptr));
+                                                    Device(DeviceType::Meta), nullptr, /*resizable=*/true));
     if (is_lazy(t)) storages_.emplace_back(key, storage);
   }
   auto impl = std::make_shared<TensorImpl>(storage, t.dtype(), t.sizes().vec(), t.strides().vec(), t.storage_offset());

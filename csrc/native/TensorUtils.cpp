@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "native/cpu/Copy.h"
+#include "tcore/core/SizeMath.h"
 #include "tcore/core/Structured.h"
 #include "tcore/lazy/Lazy.h"
 
@@ -133,15 +134,26 @@ bool resize_output(const Tensor& out, IntArrayRef sizes, IntArrayRef strides) {
     return true;
   }
   std::vector<int64_t> layout = strides.empty() ? contiguous_strides(sizes) : strides.vec();
-  const int64_t needed = (numel_of(sizes) + out.storage_offset()) * out.element_size();
-  if (static_cast<int64_t>(out.storage().nbytes()) < needed) {
-    Storage fresh = allocate_storage(static_cast<size_t>(numel_of(sizes) * out.element_size()), out.device());
-    out.impl()->set_storage(std::move(fresh));
-    out.impl()->set_sizes_and_strides(sizes.vec(), std::move(layout), 0);
-    return true;
-  }
+  const int64_t nbytes = checked_nbytes(sizes, out.element_size(), "resize_output");
+  const int64_t needed = nbytes == 0 ? 0 : checked_add(checked_mul(out.storage_offset(), out.element_size(), "resize_output"),
+                                                       nbytes, "resize_output");
+  if (static_cast<int64_t>(out.storage().nbytes()) < needed) grow_storage(out, static_cast<size_t>(needed));
   out.impl()->set_sizes_and_strides(sizes.vec(), std::move(layout), out.storage_offset());
   return true;
+}
+
+void grow_storage(const Tensor& t, size_t nbytes) {
+  const Storage& old = t.storage();
+  TCORE_CHECK(old.resizable(), "Trying to resize storage that is not resizable");
+  const Storage fresh = allocate_storage(nbytes, old.device());
+  if (old.nbytes() > 0 && !old.device().is_meta()) {  // the bytes kept, on any device
+    const auto bytes = [](const Storage& s, size_t n) {
+      return Tensor(std::make_shared<TensorImpl>(s, ScalarType::Byte, std::vector<int64_t>{static_cast<int64_t>(n)},
+                                                 std::vector<int64_t>{1}, 0));
+    };
+    copy_kernel(bytes(fresh, old.nbytes()), bytes(old, old.nbytes()));
+  }
+  old.swap_memory(fresh);  // fresh now holds the old memory, released here
 }
 
 Tensor cast(const Tensor& t, ScalarType dtype) {
@@ -218,7 +230,6 @@ void write_result(const Tensor& out, const Tensor& result, const char* op) {
                    " can't be cast to the desired output type ", out.dtype());
   resize_output(out, result.sizes());
   copy_kernel(out, result);
-  out.bump_version();
 }
 
 void check_mm(const Tensor& a, const Tensor& b) {

@@ -53,6 +53,10 @@ bool can_cast(ScalarType from, ScalarType to);
 // tensor with another shape that is not empty is resized too, as PyTorch does. A resized out gets
 // `strides` (dense ones for `sizes`; empty: contiguous). True when it was resized.
 bool resize_output(const Tensor& out, IntArrayRef sizes, IntArrayRef strides = {});
+// t's storage, shared with every view of it, replaced by one of nbytes holding its bytes (resize_'s
+// and resize_output's growth, as torch's); memory tcore did not allocate, or that a numpy array
+// reads, is refused (PyTorch's error).
+void grow_storage(const Tensor& t, size_t nbytes);
 
 // A tensor of dtype `dtype` with the values of `t` (t itself when it has it).
 Tensor cast(const Tensor& t, ScalarType dtype);

@@ -61,6 +61,14 @@ inline std::optional<std::string_view> optional_ref(const std::optional<std::str
   return s ? std::optional<std::string_view>(*s) : std::nullopt;
 }
 
+// PyTorch's object preservation (module.cpp): a Tensor object whose last Python reference went
+// while C++ held its tensor lives on, kept by the tensor (TensorImpl's PyObjectSlot), holding no
+// Tensor itself until Python has it again: handed back by an operator (adopt_kept_object, with the
+// tensor) or reached otherwise (a weak reference) and used as an argument (revive_kept_object:
+// false when its tensor is gone).
+void adopt_kept_object(PyObject* object, Tensor* inside, const Tensor& tensor) noexcept;
+bool revive_kept_object(PyObject* object, Tensor* inside) noexcept;
+
 // Records functions whose leading int list may be given as varargs: ones(2, 3).
 void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names);
 // Operators whose outputs have names (max.dim: values, indices): tcore wraps their tuples
@@ -79,6 +87,15 @@ namespace nanobind::detail {
 // recorded in the impl (TensorImpl's py_object) for the next time; nanobind's own caster otherwise.
 template <>
 struct type_caster<tcore::Tensor> : type_caster_base<tcore::Tensor> {
+  // an object kept by its tensor and reached through a weak reference holds its tensor again when
+  // used; one whose tensor is gone since is refused (a TypeError), never read
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    if (!type_caster_base<tcore::Tensor>::from_python(src, flags, cleanup)) return false;
+    tcore::Tensor* inside = *this;  // (an object under construction, __init__'s self, holds nothing yet)
+    return inside == nullptr || !inst_ready(src) || inside->defined() ||
+           tcore::python::revive_kept_object(src.ptr(), inside);
+  }
+
   template <typename T>
   static handle from_cpp(T&& value, rv_policy policy, cleanup_list* cleanup) noexcept {
     const tcore::Tensor* t;
@@ -91,9 +108,14 @@ struct type_caster<tcore::Tensor> : type_caster_base<tcore::Tensor> {
     if (effective == rv_policy::reference || effective == rv_policy::reference_internal)
       return type_caster_base<tcore::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);
     if (t != nullptr && t->defined()) {
+      tcore::PyObjectSlot& slot = t->impl()->py_object;
+      PyObject* held = static_cast<PyObject*>(slot.object());
+      if (held != nullptr && slot.owned()) {  // kept alive by the tensor: Python's again
+        tcore::python::adopt_kept_object(held, inst_ptr<tcore::Tensor>(held), *t);
+        return handle(held);  // the slot's reference, now the caller's
+      }
       // (an object being deallocated, its weak references' callbacks running, has no references
       // left: a new object stands for the tensor then, and the dying one's Tensor forgets nothing)
-      PyObject* held = static_cast<PyObject*>(t->impl()->py_object.object());
       if (held != nullptr && Py_REFCNT(held) > 0) return handle(held).inc_ref();
     }
     const handle h = type_caster_base<tcore::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);

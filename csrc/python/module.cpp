@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <memory>
+#include <unordered_map>
 
 #include <nanobind/stl/pair.h>
 #include <tcore/ops/add_ops.h>
@@ -80,12 +82,14 @@ ScalarType from_dl_dtype(nb::dlpack::dtype d) {
 
 using Array = nb::ndarray<nb::numpy, nb::device::cpu>;
 
-// A numpy array sharing the tensor's memory (any strides); it keeps the storage alive.
-Array to_numpy(const Tensor& tensor) {
+// A numpy array sharing the tensor's memory (any strides); it keeps the storage alive, and resize_
+// may no longer replace that memory (`shared`: the user's array; tcore's own short reads need not).
+Array to_numpy(const Tensor& tensor, bool shared = true) {
   // a lazy tensor's values are computed (its pending graph runs) and copied out
   const Tensor t = lazy::is_lazy(tensor) ? lazy::to_cpu_copy(tensor) : tensor;
   TCORE_CHECK_TYPE(t.device().is_cpu(), "can't convert ", t.device().str(),  // torch's TypeError and words
                    " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  if (shared && t.storage().defined()) t.storage().forbid_resize();  // resize_ may not free what it reads
   auto* keep = new Tensor(t);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
@@ -115,7 +119,8 @@ void check_numpy_array(nb::handle arr) {
   }
 }
 
-Tensor from_numpy(nb::ndarray<nb::numpy, nb::device::cpu> a, nb::handle obj) {
+// private: an array nobody else sees (tcore.tensor's copy), whose memory resize_ may replace
+Tensor from_numpy(nb::ndarray<nb::numpy, nb::device::cpu> a, nb::handle obj, bool private_copy = false) {
   const ScalarType dtype = from_dl_dtype(a.dtype());
   std::vector<int64_t> sizes, strides;
   int64_t extent = 1;
@@ -133,7 +138,7 @@ Tensor from_numpy(nb::ndarray<nb::numpy, nb::device::cpu> a, nb::handle obj) {
     if (!Py_IsInitialized()) return;
     nb::gil_scoped_acquire gil;
     Py_DECREF(ref);
-  });
+  }, private_copy);
   return Tensor(std::make_shared<TensorImpl>(Storage(storage), dtype, sizes, strides, 0));
 }
 
@@ -295,10 +300,75 @@ void bind_types(nb::module_& m) {
 
 nb::object ivalue_to_python(const jit::IValue& v) { return from_ivalue(v); }
 
+namespace {
+
+PyTypeObject* tensor_type = nullptr;
+destructor nanobind_tensor_dealloc = nullptr;
+
+// The objects kept alive by their tensors (under the GIL), each with its tensor, to revive it by
+// (never freed: impls may end after the interpreter, at exit)
+auto& kept_objects = *new std::unordered_map<PyObject*, std::weak_ptr<TensorImpl>>();
+
+// PyTorch's object preservation (TensorImpl's PyObjectSlot): a Tensor object whose last Python
+// reference goes while C++ still holds its tensor (x.grad, a saved tensor, a view's base) is
+// resurrected and handed to the tensor, so `g = x.grad; g.tag = 1; del g` keeps x.grad.tag and its
+// weak references live as long as the tensor; the object lets go of the tensor meanwhile (no
+// cycle). Exactly tcore.Tensor objects: a Python subclass's instance (nn.Parameter) is torn down
+// by its own type first, so it dies as before.
+void tensor_dealloc(PyObject* self) {
+  if (Py_TYPE(self) == tensor_type && nb::inst_ready(nb::handle(self))) {
+    Tensor* inside = nb::inst_ptr<Tensor>(nb::handle(self));
+    if (inside->defined() && inside->impl()->py_object.object() == self && !inside->impl()->py_object.owned() &&
+        inside->impl_ptr().use_count() > 1) {
+      _Py_NewReference(self);  // its one reference, the slot's (as torch's THPVariable_tryResurrect)
+      const std::shared_ptr<TensorImpl> impl = inside->impl_ptr();
+      *inside = Tensor();
+      kept_objects[self] = impl;
+      impl->py_object.own(self);
+      return;  // (were `impl` the last holder after all, its end releases the object right here)
+    }
+  }
+  nanobind_tensor_dealloc(self);
+}
+
+// the slot's reference dropped when the tensor ends, under the GIL, on any thread; nothing once
+// the interpreter is ending (the object is left)
+void release_kept_object(void* object) {
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  kept_objects.erase(static_cast<PyObject*>(object));
+  Py_DECREF(static_cast<PyObject*>(object));
+  PyGILState_Release(gil);
+}
+
+}  // namespace
+
+void adopt_kept_object(PyObject* object, Tensor* inside, const Tensor& tensor) noexcept {
+  kept_objects.erase(object);
+  *inside = tensor;
+  tensor.impl()->py_object.disown(inside);
+}
+
+bool revive_kept_object(PyObject* object, Tensor* inside) noexcept {
+  const auto it = kept_objects.find(object);
+  if (it == kept_objects.end()) return false;
+  std::shared_ptr<TensorImpl> impl = it->second.lock();
+  if (!impl || !impl->py_object.owned() || impl->py_object.object() != object) return false;
+  kept_objects.erase(it);
+  *inside = Tensor(std::move(impl));
+  inside->impl()->py_object.disown(inside);
+  Py_DECREF(object);  // the slot's reference; the caller's keep it
+  return true;
+}
+
 nb::class_<Tensor> bind_tensor(nb::module_& m) {
   // weak references and attributes of one's own, as torch.Tensor's (one Python object per tensor:
-  // python/bind.h's caster)
+  // python/bind.h's caster), kept while the tensor lives (tensor_dealloc)
   nb::class_<Tensor> cls(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr());
+  tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  nanobind_tensor_dealloc = tensor_type->tp_dealloc;
+  tensor_type->tp_dealloc = tensor_dealloc;
+  tcore::detail::py_object_release = release_kept_object;
   cls.def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
       .def("size", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
       .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))
@@ -322,6 +392,8 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
                                         "instead.");
         return to_numpy(t);
       }, nb::rv_policy::reference)
+      .def("_numpy_read", [](const Tensor& t) { return to_numpy(t, false); }, nb::rv_policy::reference,
+           "numpy() for tcore's own reads (tolist, repr, copies), which keep no array: the tensor stays resizable")
       .def("item", &item);
   m.def("from_numpy", [](nb::handle arr) {
     check_numpy_array(arr);
@@ -332,6 +404,11 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
     }
     return from_numpy(a, arr);
   }, nb::arg("ndarray"));
+  m.def("_from_private_array", [](nb::handle arr) {
+    nb::ndarray<nb::numpy, nb::device::cpu> a;
+    TCORE_CHECK_TYPE(nb::try_cast(arr, a), "_from_private_array: expected a numpy array");
+    return from_numpy(a, arr, true);
+  }, nb::arg("ndarray"), "A tensor over an array nobody else holds (tcore.tensor's copy): resize_ may replace its memory.");
   m.def("_read_idx", &data::read_idx, nb::arg("path"));
   m.def("_cpu_empty_cache", &cpu::empty_cache);
   // tcore.backends.cpu: the CPU capability whose kernels run (tcore/core/CPUCapability.h)

@@ -95,7 +95,7 @@ def _numerical_jacobian(fn, inputs, i, eps):
     import numpy as np
 
     x = inputs[i]
-    base = x.detach().numpy().copy()
+    base = x.detach()._numpy_read().copy()
     rows = []
     for k in range(base.size):
         cols = []
@@ -105,7 +105,7 @@ def _numerical_jacobian(fn, inputs, i, eps):
             moved = list(inputs)
             # the moved input keeps requires_grad: fn may differentiate (gradgradcheck)
             moved[i] = _C.from_numpy(arr).to(x.dtype).requires_grad_(x.requires_grad)
-            cols.append(np.concatenate([o.detach().numpy().ravel() for o in _outputs(fn, moved)] or [np.zeros(0)]))
+            cols.append(np.concatenate([o.detach()._numpy_read().ravel() for o in _outputs(fn, moved)] or [np.zeros(0)]))
         rows.append((cols[0] - cols[1]) / (2 * eps))
     return np.array(rows)
 
@@ -128,7 +128,7 @@ def _analytical_jacobian(fn, inputs, i):
                 continue
             (gi,) = grad([o], [inputs[i]], [g], retain_graph=True, allow_unused=True)
             if gi is not None:
-                jac[:, col] = gi.detach().numpy().ravel()
+                jac[:, col] = gi.detach()._numpy_read().ravel()
             col += 1
     return jac
 

@@ -126,14 +126,16 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 }
 
 // torch's: a 2-D input with a bias is one addmm (the bias added before the one rounding of
-// float16/bfloat16); a contiguous input of other dims whose bias is one value per output feature
-// likewise, flattened to 2-D and the result viewed back; otherwise matmul, then the bias added.
+// float16/bfloat16); a contiguous input of other dims whose (contiguous) bias is one value per
+// output feature likewise, flattened to 2-D and the result viewed back; otherwise matmul, then the bias added.
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  TCORE_CHECK_VALUE(input.dim() != 0 && weight.dim() != 0, "both arguments to linear need to be at least 1D, but they are ",
+                    input.dim(), "D and ", weight.dim(), "D");
   if (!bias || !bias->defined()) return tcore::matmul(input, tcore::t(weight));
   if (input.dim() == 2) return tcore::addmm(*bias, input, tcore::t(weight));
   const IntArrayRef b = bias->sizes();
   const bool per_feature = !b.empty() && std::all_of(b.begin(), b.end() - 1, [](int64_t s) { return s == 1; });
-  if (input.is_contiguous() && per_feature) {
+  if (input.is_contiguous() && bias->is_contiguous() && per_feature) {
     std::vector<int64_t> sizes(input.sizes().begin(), input.sizes().end() - 1);  // rows: their product (0 too)
     const Tensor flat = tcore::reshape(input, {numel_of(sizes), input.sizes()[input.dim() - 1]});
     const Tensor result = tcore::addmm(*bias, flat, tcore::t(weight));

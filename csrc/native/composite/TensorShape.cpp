@@ -50,6 +50,7 @@
 #include <tcore/ops/zeros.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/Dispatch.h"  // detail::has_fw_grad
 #include "tcore/core/SizeMath.h"
 #include "tcore/lazy/Lazy.h"  // lazy::resize
 
@@ -158,28 +159,15 @@ Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std
   return restrided_as(self, native::as_strided(self, size, stride, storage_offset));
 }
 
-namespace {
-// self's storage (shared with every view of it) replaced by one of nbytes holding its bytes
-void grow_storage(const Tensor& self, size_t nbytes) {
-  const Storage& old = self.storage();
-  TCORE_CHECK(old.resizable(), "Trying to resize storage that is not resizable");
-  const Storage fresh = allocate_storage(nbytes, old.device());
-  if (old.nbytes() > 0 && !old.device().is_meta()) {  // the bytes kept, on any device
-    const auto bytes = [](const Storage& s, size_t n) {
-      return Tensor(std::make_shared<TensorImpl>(s, ScalarType::Byte, std::vector<int64_t>{static_cast<int64_t>(n)},
-                                                 std::vector<int64_t>{1}, 0));
-    };
-    tcore::copy_(bytes(fresh, old.nbytes()), bytes(old, old.nbytes()));
-  }
-  old.swap_memory(fresh);  // fresh now holds the old memory, released here
-}
-}  // namespace
-
 // torch's resize_: self gets `size`, contiguous (or channels_last) from its offset; its storage
 // grows, bytes kept, for its views too, when too small (never shrinks). Not for tensors that
 // require grad, as torch's, in grad mode or not.
 Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
   TCORE_CHECK(!self.requires_grad(), "cannot resize variables that require grad");
+  TCORE_CHECK(!detail::has_fw_grad(self), "cannot resize variables that has a forward grad");
+  if (!memory_format && self.sizes().size() == size.size() &&
+      std::equal(size.begin(), size.end(), self.sizes().begin()))
+    return self;  // as torch's: nothing restrided, no new version
   for (const int64_t d : size)
     TCORE_CHECK_VALUE(d >= 0, "Trying to create tensor with negative dimension ", d, ": ", shape_str(size));
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Contiguous);
@@ -191,7 +179,7 @@ Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat>
   } else {
     const int64_t nbytes = checked_nbytes(size, self.element_size(), "resize_");
     const int64_t needed = nbytes == 0 ? 0 : checked_mul(self.storage_offset(), self.element_size(), "resize_") + nbytes;
-    if (static_cast<size_t>(needed) > self.storage().nbytes()) grow_storage(self, static_cast<size_t>(needed));
+    if (static_cast<size_t>(needed) > self.storage().nbytes()) native::grow_storage(self, static_cast<size_t>(needed));
     self.impl()->set_sizes_and_strides(size.vec(),
                                        format == MemoryFormat::ChannelsLast ? channels_last_strides(size)
                                                                             : contiguous_strides(size),

@@ -8,6 +8,8 @@
 #include <tcore/ops/addmm_native.h>
 #include <tcore/ops/bmm_native.h>
 #include <tcore/ops/mm_native.h>
+#include <tcore/ops/mul.h>
+#include <tcore/ops/zero.h>
 
 #include "native/TensorUtils.h"
 #include "native/cpu/IntoOutput.h"
@@ -89,6 +91,13 @@ TCORE_IMPL_FUNC(bmm_out_cuda)(const Tensor& self, const Tensor& mat2, const Tens
 TCORE_IMPL_FUNC(addmm_out_cuda)(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                                 const Scalar& alpha, const Tensor& out) {
   into_addmm_output(out, self, mat1, mat2, beta, [&](const Tensor& result, const Scalar& b) {
+    // alpha 0 in float32/float64: the operands not read, as cuBLAS's and the CPU kernel's
+    const bool wide = result.dtype() == ScalarType::Float || result.dtype() == ScalarType::Double;
+    if (wide && alpha.to_double() == 0.0) {
+      if (b.to_double() == 0.0) tcore::zero_(result);
+      else tcore::mul_(result, b);
+      return;
+    }
     bmm_into(mat1, mat2, result, 1, mat1.sizes()[0], mat1.sizes()[1], mat2.sizes()[1], alpha, b);
   });
 }

@@ -119,6 +119,13 @@ struct TCORE_API AutogradMeta {
   ViewFn view_fn;
   CreationMeta creation_meta = CreationMeta::Default;
   uint32_t attr_version = 0;
+  // The base's geometry when view_fn was made: a base restrided in place since (base.t_()) makes
+  // the replay wrong, and the view is replayed by its own geometry (as_strided) instead, as it is
+  // when as_strided made the view or a view it came from (its backward on an intermediate view
+  // would drop the elements outside it).
+  std::vector<int64_t> base_sizes, base_strides;
+  int64_t base_offset = 0;
+  bool replay_by_geometry = false;
 };
 
 // A tensor saved for backward. Inputs are kept as they are; outputs are kept without
@@ -164,12 +171,12 @@ TCORE_API Edge gradient_edge(const Tensor& t);
 // Called by the generated in-place-or-view kernels on the outputs of view operators:
 // output is a view of base (of base's own base when base is a view), replayed by fn.
 TCORE_API void as_view(const Tensor& base, const Tensor& output, ViewFn fn,
-                       CreationMeta creation = CreationMeta::Default);
+                       CreationMeta creation = CreationMeta::Default, bool by_geometry = false);
 // t's base when t is a view (t._base), else an undefined tensor.
 TCORE_API Tensor view_base(const Tensor& t);
 // After an in-place write that changed only metadata of `self` (transpose_, ...): the
 // replay of a view gets the same change.
-TCORE_API void update_view_fn(const Tensor& self, ViewFn then);
+TCORE_API void update_view_fn(const Tensor& self, ViewFn then, bool by_geometry = false);
 
 // ----- used by generated autograd kernels
 TCORE_API std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);

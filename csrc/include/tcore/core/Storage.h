@@ -26,6 +26,8 @@ class TCORE_API StorageImpl {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
   bool resizable() const { return resizable_; }
+  // memory another owner reads too from now on (a numpy array of it): never replaced
+  void forbid_resize() { resizable_ = false; }
   // this storage takes other's memory and other this one's (same device): every tensor sharing
   // this storage sees the new memory (resize_'s growth)
   void swap_memory(StorageImpl& other) {
@@ -55,6 +57,7 @@ class TCORE_API Storage {
   Device device() const { return impl_->device(); }
   bool is_alias_of(const Storage& o) const { return impl_ == o.impl_; }
   bool resizable() const { return impl_->resizable(); }
+  void forbid_resize() const { impl_->forbid_resize(); }
   void swap_memory(const Storage& o) const { impl_->swap_memory(*o.impl_); }
   long use_count() const { return impl_.use_count(); }
 

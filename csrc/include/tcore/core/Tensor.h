@@ -29,35 +29,71 @@ namespace functionalization {
 struct FunctionalState;  // tcore/core/FunctionalTensor.h
 }
 
+namespace detail {
+// How a Python object that a tensor keeps alive is let go (set by the Python bindings: its
+// reference dropped under the GIL; null without them).
+TCORE_API extern void (*py_object_release)(void* object);
+}  // namespace detail
+
 // The Python object that holds a tensor, where one does: the Python bindings (python/bind.h)
 // record the object they wrap a TensorImpl in and the address of the Tensor inside that object, so
 // that an operator returning the same tensor (x.add_(1), x.contiguous(), p.grad) gives back the
 // same object, as PyTorch's do; that Tensor forgets it when it is destroyed or reassigned (Tensor's
-// special members). A copy of an impl starts without one. Atomic: a Tensor may be destroyed on any
-// thread (only Python's, under its lock, ever holds the one recorded).
+// special members). A copy of an impl starts without one.
+//
+// PyTorch's object preservation: when the object's last Python reference goes while C++ still
+// holds the tensor (x.grad, a saved tensor, a view's base), the object lives on, owned by the slot
+// (`own`), and the Tensor inside it lets go of the impl (no cycle); handed back to Python it owns
+// its tensor again (`disown`), attributes and weak references intact; the impl's end releases it.
+// Atomic: a Tensor may be destroyed on any thread (only Python's, under its lock, changes owners).
 class PyObjectSlot {
  public:
   PyObjectSlot() = default;
   PyObjectSlot(const PyObjectSlot&) {}
   PyObjectSlot& operator=(const PyObjectSlot&) { return *this; }
+  ~PyObjectSlot() { release_owned(); }
+  // the object the slot owns, let go (TensorImpl's destructor: before any of the impl's members end)
+  void release_owned() {
+    if (!owned_.exchange(false, std::memory_order_acq_rel)) return;
+    void* o = object_.exchange(nullptr, std::memory_order_acq_rel);
+    if (o != nullptr && detail::py_object_release != nullptr) detail::py_object_release(o);
+  }
   void* object() const { return object_.load(std::memory_order_acquire); }
+  bool owned() const { return owned_.load(std::memory_order_acquire); }
   void set(void* object, const void* holder) {
+    release_owned();
     holder_.store(holder, std::memory_order_relaxed);
     object_.store(object, std::memory_order_release);
   }
   void forget(const void* holder) {
-    if (holder_.load(std::memory_order_relaxed) != holder) return;
+    if (holder_.load(std::memory_order_relaxed) != holder || holder == nullptr) return;
     object_.store(nullptr, std::memory_order_relaxed);
     holder_.store(nullptr, std::memory_order_relaxed);
+  }
+  // the object's last Python reference went: the slot holds it now
+  void own(void* object) {
+    holder_.store(nullptr, std::memory_order_relaxed);
+    object_.store(object, std::memory_order_relaxed);
+    owned_.store(true, std::memory_order_release);
+  }
+  // back in Python's hands: the caller takes the slot's reference; `holder` is the Tensor inside
+  void disown(const void* holder) {
+    holder_.store(holder, std::memory_order_relaxed);
+    owned_.store(false, std::memory_order_release);
   }
 
  private:
   std::atomic<void*> object_{nullptr};
   std::atomic<const void*> holder_{nullptr};
+  std::atomic<bool> owned_{false};
 };
 
 class TCORE_API TensorImpl {
  public:
+  // a Python object the impl keeps alive goes first, while the impl is whole (its weak references'
+  // callbacks run Python code)
+  ~TensorImpl() { py_object.release_owned(); }
+  TensorImpl(const TensorImpl&) = default;
   TensorImpl(Storage storage, ScalarType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
              int64_t storage_offset);
 
@@ -110,17 +146,21 @@ class TCORE_API Tensor {
   Tensor(Tensor&& o) noexcept : impl_(std::move(o.impl_)) {
     if (impl_) impl_->py_object.forget(&o);
   }
+  // The old impl is let go only once this Tensor holds the new one: its end may run Python code
+  // (a kept object's weak reference callbacks, TensorImpl's PyObjectSlot) that reads this Tensor.
   Tensor& operator=(const Tensor& o) {
     if (this != &o) {
       forget_py_object();
-      impl_ = o.impl_;
+      std::shared_ptr<TensorImpl> old = o.impl_;
+      impl_.swap(old);
     }
     return *this;
   }
   Tensor& operator=(Tensor&& o) noexcept {
     if (this != &o) {
       forget_py_object();
-      impl_ = std::move(o.impl_);
+      std::shared_ptr<TensorImpl> old = std::move(o.impl_);
+      impl_.swap(old);
       if (impl_) impl_->py_object.forget(&o);
     }
     return *this;
