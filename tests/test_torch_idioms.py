@@ -57,6 +57,10 @@ idiom("grad_object_through_optimizer_steps")(
     "    seen.append(w.grad.step)\n"
     "    opt.step()\n"
     "out = [seen, w.grad.step, w.tolist()]")
+idiom("grad_accumulates_in_place_and_survives_a_garbage_cycle")(
+    "import gc\nclass Box: pass\nx = torch.ones(3, requires_grad=True); (x * 2).sum().backward()\n"
+    "x.grad.tag = 'mine'; prev = x.grad\nb = Box(); b.me = b; b.g = x.grad; del b\ngc.collect()\n"
+    "(x * 3).sum().backward()\nout = [getattr(x.grad, 'tag', None), prev is x.grad, prev.tolist()]")
 idiom("deepcopy_keeps_grad_and_attributes")(
     "import copy\nx = torch.ones(2, requires_grad=True); (x * 2).sum().backward(); x.tag = {'a': [1]}\n"
     "y = copy.deepcopy(x)\nout = [y.grad.tolist(), y.requires_grad, y.is_leaf, y.tag, y.tag['a'] is x.tag['a'], "

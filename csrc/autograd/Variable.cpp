@@ -52,9 +52,11 @@ class AccumulateGrad final : public Node {
     Tensor g = grads.at(0);
     if (!g.defined()) return {};
     AutogradMeta& m = meta(leaf_);
-    // a fresh tensor each time, so a .grad read earlier stays as it was
-    m.grad = !m.grad.defined() ? (GradMode::is_enabled() ? g : in_leaf_layout(detach(g), leaf_))
-                               : ops::add_Tensor::call(m.grad, g, 1);
+    // torch's: accumulated in place outside create_graph (the same .grad object, step after step:
+    // a .grad read earlier sees the sum), a new tensor inside it (the sum's history recorded)
+    if (!m.grad.defined()) m.grad = GradMode::is_enabled() ? g : in_leaf_layout(detach(g), leaf_);
+    else if (!GradMode::is_enabled()) ops::add__Tensor::call(m.grad, g, 1);
+    else m.grad = ops::add_Tensor::call(m.grad, g, 1);
     return {};
   }
   std::string name() const override { return "AccumulateGrad"; }
@@ -302,9 +304,9 @@ Tensor SavedVariable::unpack(const char* name, const Node* owner) const {
 }
 
 void SavedVariable::reset() {
-  data_ = Tensor();
-  fw_grad_ = Tensor();
-  released_ = true;
+  released_ = true;  // first: releasing the tensors may run Python code (a kept object's weak reference
+                     // callbacks) that unpacks this again
+  const Tensor data = std::move(data_), fw_grad = std::move(fw_grad_);
 }
 
 }  // namespace tcore::autograd

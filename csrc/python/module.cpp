@@ -304,6 +304,8 @@ namespace {
 
 PyTypeObject* tensor_type = nullptr;
 destructor nanobind_tensor_dealloc = nullptr;
+traverseproc nanobind_tensor_traverse = nullptr;
+inquiry nanobind_tensor_clear = nullptr;
 
 // The objects kept alive by their tensors (under the GIL), each with its tensor, to revive it by
 // (never freed: impls may end after the interpreter, at exit)
@@ -331,10 +333,33 @@ void tensor_dealloc(PyObject* self) {
   nanobind_tensor_dealloc(self);
 }
 
+// An object C++ still holds the tensor of (it would be resurrected) is never garbage: the cyclic
+// collector is shown none of its references (as torch's THPVariable_subclass_traverse), so it does
+// not clear its attributes and weak references as part of a cycle.
+bool resurrectable(PyObject* self) {
+  if (Py_TYPE(self) != tensor_type || !nb::inst_ready(nb::handle(self))) return false;
+  const Tensor* inside = nb::inst_ptr<Tensor>(nb::handle(self));
+  return inside->defined() && inside->impl()->py_object.object() == self && inside->impl_ptr().use_count() > 1;
+}
+
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  if (resurrectable(self)) {
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+  }
+  return nanobind_tensor_traverse(self, visit, arg);
+}
+
+int tensor_clear(PyObject* self) { return resurrectable(self) ? 0 : nanobind_tensor_clear(self); }
+
 // the slot's reference dropped when the tensor ends, under the GIL, on any thread; nothing once
 // the interpreter is ending (the object is left)
 void release_kept_object(void* object) {
+#if PY_VERSION_HEX >= 0x030D0000
+  if (!Py_IsInitialized() || Py_IsFinalizing()) return;
+#else
   if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+#endif
   const PyGILState_STATE gil = PyGILState_Ensure();
   kept_objects.erase(static_cast<PyObject*>(object));
   Py_DECREF(static_cast<PyObject*>(object));
@@ -368,6 +393,10 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   nanobind_tensor_dealloc = tensor_type->tp_dealloc;
   tensor_type->tp_dealloc = tensor_dealloc;
+  nanobind_tensor_traverse = tensor_type->tp_traverse;
+  nanobind_tensor_clear = tensor_type->tp_clear;
+  if (nanobind_tensor_traverse != nullptr) tensor_type->tp_traverse = tensor_traverse;
+  if (nanobind_tensor_clear != nullptr) tensor_type->tp_clear = tensor_clear;
   tcore::detail::py_object_release = release_kept_object;
   cls.def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
       .def("size", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })

@@ -191,6 +191,7 @@ struct Forward {
     write_result(out_, out, "_native_batch_norm_legit");
     write_result(mean_, save_mean, "_native_batch_norm_legit");
     write_result(invstd_, save_invstd, "_native_batch_norm_legit");
+    for (const Tensor* o : {&out_, &mean_, &invstd_}) o->bump_version();  // once each, as any out=
     return {out_, mean_, invstd_};
   }
 };

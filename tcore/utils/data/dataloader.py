@@ -25,11 +25,11 @@ def default_collate(batch):
     if isinstance(first, np.ndarray):
         return _C.stack([_C.from_numpy(np.ascontiguousarray(b)) for b in batch], 0)
     if isinstance(first, (bool, np.bool_)):
-        return _C.from_numpy(np.array(batch, dtype=np.bool_))
+        return _C._from_private_array(np.array(batch, dtype=np.bool_))
     if isinstance(first, numbers.Integral):
-        return _C.from_numpy(np.array(batch, dtype=np.int64))
+        return _C._from_private_array(np.array(batch, dtype=np.int64))
     if isinstance(first, numbers.Real):
-        return _C.from_numpy(np.array(batch, dtype=np.float64))
+        return _C._from_private_array(np.array(batch, dtype=np.float64))
     if isinstance(first, (str, bytes)):
         return list(batch)
     if isinstance(first, Mapping):
