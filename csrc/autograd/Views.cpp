@@ -44,10 +44,12 @@ class CopySlices final : public Node {
     std::vector<Tensor> out(next_edges.size());
     const Tensor& grad = grads.at(0);
     if (!grad.defined()) return out;
-    Tensor result = tcore::clone(grad, MemoryFormat::Contiguous);
+    Tensor result;
     if (by_geometry_) {
       result = tcore::empty_strided(base_sizes_, base_strides_, grad.dtype(), std::nullopt, grad.device());
       tcore::copy_(result, grad);
+    } else {
+      result = tcore::clone(grad, MemoryFormat::Contiguous);
     }
     Tensor grad_slice = view_fn_(result);
     std::vector<Tensor> res = fn_->apply({tcore::clone(grad_slice, MemoryFormat::Contiguous)});
@@ -115,10 +117,6 @@ void move_retain_hook(const Tensor& t, AutogradMeta& m) {
   retain_grad(t);
 }
 
-// The replay of view t from its base as the base is now: its view operators again, or, after the
-// base was restrided in place (base.t_(): those operators would pick other elements) or when
-// as_strided made the view, as_strided by t's own geometry, its offset relative to the base's
-// (the base itself, or a buffer laid out as the base: CopySlices).
 bool same(IntArrayRef a, const std::vector<int64_t>& b) {
   return a.size() == b.size() && std::equal(b.begin(), b.end(), a.begin());
 }
@@ -129,6 +127,10 @@ bool restrided_since(const TensorImpl& base, const AutogradMeta& m) {
          base.storage_offset() != m.base_offset;
 }
 
+// The replay of view t from its base as the base is now: its view operators again, or, after the
+// base was restrided in place (base.t_(): those operators would pick other elements) or when
+// as_strided made the view, as_strided by t's own geometry, its offset relative to the base's
+// (the base itself, or a buffer laid out as the base: CopySlices).
 ViewFn current_replay(const Tensor& t, const AutogradMeta& m, const Tensor& base, bool& by_geometry) {
   const bool restrided = restrided_since(*base.impl(), m);
   by_geometry = restrided || m.replay_by_geometry;

@@ -311,6 +311,14 @@ inquiry nanobind_tensor_clear = nullptr;
 // (never freed: impls may end after the interpreter, at exit)
 auto& kept_objects = *new std::unordered_map<PyObject*, std::weak_ptr<TensorImpl>>();
 
+// Whether C++ still holds the tensor of this tcore.Tensor object (the one recorded for it): then
+// its end would be a resurrection (tensor_dealloc), and it is never garbage (tensor_traverse).
+bool resurrectable(PyObject* self) {
+  if (Py_TYPE(self) != tensor_type || !nb::inst_ready(nb::handle(self))) return false;
+  const Tensor* inside = nb::inst_ptr<Tensor>(nb::handle(self));
+  return inside->defined() && inside->impl()->py_object.object() == self && inside->impl_ptr().use_count() > 1;
+}
+
 // PyTorch's object preservation (TensorImpl's PyObjectSlot): a Tensor object whose last Python
 // reference goes while C++ still holds its tensor (x.grad, a saved tensor, a view's base) is
 // resurrected and handed to the tensor, so `g = x.grad; g.tag = 1; del g` keeps x.grad.tag and its
@@ -318,30 +326,20 @@ auto& kept_objects = *new std::unordered_map<PyObject*, std::weak_ptr<TensorImpl
 // cycle). Exactly tcore.Tensor objects: a Python subclass's instance (nn.Parameter) is torn down
 // by its own type first, so it dies as before.
 void tensor_dealloc(PyObject* self) {
-  if (Py_TYPE(self) == tensor_type && nb::inst_ready(nb::handle(self))) {
+  if (resurrectable(self)) {
+    _Py_NewReference(self);  // its one reference, the slot's (as torch's THPVariable_tryResurrect)
     Tensor* inside = nb::inst_ptr<Tensor>(nb::handle(self));
-    if (inside->defined() && inside->impl()->py_object.object() == self && !inside->impl()->py_object.owned() &&
-        inside->impl_ptr().use_count() > 1) {
-      _Py_NewReference(self);  // its one reference, the slot's (as torch's THPVariable_tryResurrect)
-      const std::shared_ptr<TensorImpl> impl = inside->impl_ptr();
-      *inside = Tensor();
-      kept_objects[self] = impl;
-      impl->py_object.own(self);
-      return;  // (were `impl` the last holder after all, its end releases the object right here)
-    }
+    const std::shared_ptr<TensorImpl> impl = inside->impl_ptr();
+    *inside = Tensor();
+    kept_objects[self] = impl;
+    impl->py_object.own(self);
+    return;  // (were `impl` the last holder after all, its end releases the object right here)
   }
   nanobind_tensor_dealloc(self);
 }
 
-// An object C++ still holds the tensor of (it would be resurrected) is never garbage: the cyclic
-// collector is shown none of its references (as torch's THPVariable_subclass_traverse), so it does
-// not clear its attributes and weak references as part of a cycle.
-bool resurrectable(PyObject* self) {
-  if (Py_TYPE(self) != tensor_type || !nb::inst_ready(nb::handle(self))) return false;
-  const Tensor* inside = nb::inst_ptr<Tensor>(nb::handle(self));
-  return inside->defined() && inside->impl()->py_object.object() == self && inside->impl_ptr().use_count() > 1;
-}
-
+// The cyclic collector is shown none of a resurrectable object's references (as torch's
+// THPVariable_subclass_traverse), so it does not clear its attributes as part of a cycle.
 int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
   if (resurrectable(self)) {
     Py_VISIT(Py_TYPE(self));

@@ -52,7 +52,6 @@
 #include "native/TensorUtils.h"
 #include "tcore/core/Dispatch.h"  // detail::has_fw_grad
 #include "tcore/core/SizeMath.h"
-#include "tcore/lazy/Lazy.h"  // lazy::resize
 
 namespace tcore::native {
 namespace {
@@ -174,17 +173,12 @@ Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat>
   TCORE_CHECK_VALUE(format != MemoryFormat::Preserve, "Unsupported memory format preserve_format");
   TCORE_CHECK_VALUE(format != MemoryFormat::ChannelsLast || size.size() == 4,
                     "required rank 4 tensor to use channels_last format");
-  if (self.device().is_lazy()) {
-    lazy::resize(self, size);
-  } else {
-    const int64_t nbytes = checked_nbytes(size, self.element_size(), "resize_");
-    const int64_t needed = nbytes == 0 ? 0 : checked_mul(self.storage_offset(), self.element_size(), "resize_") + nbytes;
-    if (static_cast<size_t>(needed) > self.storage().nbytes()) native::grow_storage(self, static_cast<size_t>(needed));
-    self.impl()->set_sizes_and_strides(size.vec(),
-                                       format == MemoryFormat::ChannelsLast ? channels_last_strides(size)
-                                                                            : contiguous_strides(size),
-                                       self.storage_offset());
-  }
+  const std::vector<int64_t> strides =
+      format == MemoryFormat::ChannelsLast ? channels_last_strides(size) : contiguous_strides(size);
+  // out='s rule (storage grown for every view, lazy tensors resized lazily); the same sizes in
+  // another memory format: restrided only
+  if (!resize_output(self, size, strides) && !self.device().is_lazy())
+    self.impl()->set_sizes_and_strides(size.vec(), strides, self.storage_offset());
   self.bump_version();
   return self;
 }

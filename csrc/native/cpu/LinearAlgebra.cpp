@@ -1,8 +1,9 @@
 // mm, bmm and addmm: float32/float64 through OpenBLAS's sgemm/dgemm when the build found it
 // (operands given as they are laid out: row-major, or transposed views without a copy; addmm's
 // alpha and beta as BLAS's); otherwise, and for the other dtypes, a packed, register-blocked loop
-// over contiguous operands, panels across threads. bmm's products go to threads whole (each a single-threaded BLAS call) when there are
-// enough of them and they are small; a few large ones run one after the other, each threaded.
+// over contiguous operands, panels across threads. bmm's products go to threads whole (each a
+// single-threaded BLAS call) when there are enough of them and they are small; a few large ones
+// run one after the other, each threaded.
 // OpenBLAS's OpenMP build shares tcore's threads (CMakeLists.txt prefers it); with its pthreads
 // build the two pools take turns.
 #include <algorithm>
