@@ -143,17 +143,26 @@ Tensor unary_inplace(const Tensor& self, ScalarType compute, const char* op, Fn 
 }  // namespace
 
 // The structured operators' impls (their meta functions: native/UnaryOps.cpp).
-TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) {
-  if (is_reduced_float(self.dtype()) && out.dtype() == self.dtype() &&
-      (out.is_same(self) || !out.storage().is_alias_of(self.storage()))) {
-    // float16/bfloat16: the sign bit flipped, in any layout (what float32 would give, rounded: exact)
-    dispatch_reduced_float(self.dtype(), [&](auto tag) {
-      using H = typename decltype(tag)::type;
-      unary_loop<H, H>(out, self, [](H v) { return H::from_bits(static_cast<uint16_t>(v.x ^ 0x8000u)); });
-    });
-    out.bump_version();
-    return;
+namespace {
+// float16/bfloat16 neg and abs: the sign bit flipped (flip 0x8000) or cleared (keep 0x7fff), in any
+// layout, without a conversion (what float32 would give, rounded: exact; a NaN keeps its payload, as
+// torch's vectorized abs); false where out is not of self's dtype or overlaps it partially.
+bool sign_bit_kernel(const Tensor& out, const Tensor& self, uint16_t keep, uint16_t flip) {
+  if (!is_reduced_float(self.dtype()) || out.dtype() != self.dtype() ||
+      (!out.is_same(self) && out.storage().is_alias_of(self.storage()))) {
+    return false;
   }
+  dispatch_reduced_float(self.dtype(), [&](auto tag) {
+    using H = typename decltype(tag)::type;
+    unary_loop<H, H>(out, self, [keep, flip](H v) { return H::from_bits(static_cast<uint16_t>((v.x & keep) ^ flip)); });
+  });
+  out.bump_version();
+  return true;
+}
+}  // namespace
+
+TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) {
+  if (sign_bit_kernel(out, self, 0xffff, 0x8000)) return;
   unary_into(out, self, self.dtype(), "neg", neg_fn());
 }
 TCORE_IMPL_FUNC(exp_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "exp", exp_fn); }
@@ -195,6 +204,11 @@ T int_sign(T v) {
   }
 
 #define TCORE_KEEPING_UNARY(name, name_, name_out, integral, floating_point)                                          \
+  TCORE_KEEPING_UNARY_FN(name, integral, floating_point)                                                              \
+  TCORE_IMPL_FUNC(name_out)(const Tensor& self, const Tensor& out) {                                                  \
+    unary_into(out, self, self.dtype(), #name, name##_fn);                                                            \
+  }
+#define TCORE_KEEPING_UNARY_FN(name, integral, floating_point)                                                        \
   namespace {                                                                                                         \
   constexpr auto name##_fn = numeric(#name, [](auto tag) {                                                            \
     using T = typename decltype(tag)::type;                                                                           \
@@ -204,9 +218,6 @@ T int_sign(T v) {
       return [](T v) { return static_cast<T>(floating_point); };                                                      \
     }                                                                                                                 \
   });                                                                                                                 \
-  }                                                                                                                   \
-  TCORE_IMPL_FUNC(name_out)(const Tensor& self, const Tensor& out) {                                                  \
-    unary_into(out, self, self.dtype(), #name, name##_fn);                                                            \
   }
 
 TCORE_FLOATING_UNARY(sqrt, sqrt_, sqrt_out, std::sqrt(v))
@@ -227,7 +238,11 @@ TCORE_FLOATING_UNARY_VEC(Log1p, log1p, log1p_, log1p_out, std::log1p(v))
 TCORE_FLOATING_UNARY_VEC(Expm1, expm1, expm1_, expm1_out, std::expm1(v))
 TCORE_FLOATING_UNARY_VEC(Erf, erf, erf_, erf_out, std::erf(v))
 TCORE_FLOATING_UNARY(reciprocal, reciprocal_, reciprocal_out, T(1) / v)
-TCORE_KEEPING_UNARY(abs, abs_, abs_out, int_abs(v), std::abs(v))
+TCORE_KEEPING_UNARY_FN(abs, int_abs(v), std::abs(v))
+TCORE_IMPL_FUNC(abs_out)(const Tensor& self, const Tensor& out) {
+  if (sign_bit_kernel(out, self, 0x7fff, 0)) return;
+  unary_into(out, self, self.dtype(), "abs", abs_fn);
+}
 TCORE_KEEPING_UNARY(sign, sign_, sign_out, int_sign(v), T((T(0) < v) - (v < T(0))))
 TCORE_KEEPING_UNARY(floor, floor_, floor_out, v, std::floor(v))
 TCORE_KEEPING_UNARY(ceil, ceil_, ceil_out, v, std::ceil(v))
@@ -238,6 +253,7 @@ TCORE_KEEPING_UNARY(trunc, trunc_, trunc_out, v, std::trunc(v))
 #undef TCORE_FLOATING_UNARY_VEC
 #undef TCORE_FLOATING_UNARY_WITH
 #undef TCORE_KEEPING_UNARY
+#undef TCORE_KEEPING_UNARY_FN
 
 // grad where self > threshold, else 0 (the backward of relu and threshold).
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {

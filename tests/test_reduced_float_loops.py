@@ -1,0 +1,111 @@
+"""float16/bfloat16 elementwise loops (csrc/native/cpu/ReducedFloatLoops.h) against torch: the
+contiguous runs go sixteen values at a time through registers, the rest in float32 chunks; every run
+length around the block sizes, broadcast and one-number operands, comparisons into bool, and the
+sign-bit kernels of abs and neg."""
+import ctypes
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+LENGTHS = [1, 15, 16, 17, 31, 33, 255, 256, 257, 1000, 1025, 4099]
+DTYPES = ["float16", "bfloat16"]
+
+
+def pair(tcore, values: np.ndarray, dtype: str):
+    t = torch.from_numpy(values).to(getattr(torch, dtype))
+    return tcore.from_numpy(values).to(getattr(tcore, dtype)), t
+
+
+def bits(x) -> np.ndarray:
+    """The raw 16-bit patterns of a tcore or torch float16/bfloat16 tensor (tcore has no view(dtype):
+    its memory read through ctypes)."""
+    if isinstance(x, torch.Tensor):
+        return x.contiguous().view(torch.int16).numpy()
+    x = x.contiguous()
+    return np.frombuffer(ctypes.string_at(x.data_ptr(), 2 * x.numel()), dtype=np.int16).reshape(tuple(x.shape))
+
+
+def from_bits(tcore, raw: np.ndarray, dtype: str):
+    t = tcore.empty(raw.shape, dtype=getattr(tcore, dtype))
+    ctypes.memmove(t.data_ptr(), np.ascontiguousarray(raw, dtype=np.int16).ctypes.data, 2 * raw.size)
+    return t
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "lt", "eq"])
+def test_binary_runs_match_torch_bit_for_bit(tcore, dtype, n, op):
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 3).astype(np.float32)
+    b = (rng.standard_normal(n) * 3).astype(np.float32)
+    a[::7] = b[::7]  # equal pairs for eq
+    ta, pa = pair(tcore, a, dtype)
+    tb, pb = pair(tcore, b, dtype)
+    got, want = getattr(tcore, op)(ta, tb), getattr(torch, op)(pa, pb)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    if want.dtype == torch.bool:
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    else:
+        np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 17), (5, 16), (2, 1025), (33, 48)])
+def test_broadcast_and_number_operands(tcore, dtype, shape):
+    rng = np.random.default_rng(1)
+    m = rng.standard_normal(shape).astype(np.float32)
+    row = rng.standard_normal(shape[1]).astype(np.float32)
+    col = rng.standard_normal((shape[0], 1)).astype(np.float32)
+    tm, pm = pair(tcore, m, dtype)
+    for other in (row, col):
+        to, po = pair(tcore, other, dtype)
+        np.testing.assert_array_equal(bits(tcore.add(tm, to)), bits(torch.add(pm, po)))
+        np.testing.assert_array_equal(bits(tcore.mul(to, tm)), bits(torch.mul(po, pm)))
+    np.testing.assert_array_equal(bits(tcore.mul(tm, 1.7)), bits(torch.mul(pm, 1.7)))
+    np.testing.assert_array_equal(bits(tcore.add(tm, 0.1)), bits(torch.add(pm, 0.1)))
+    np.testing.assert_array_equal(bits(tm.t() + tm.t()), bits(pm.t() + pm.t()))  # strided: the chunk path
+    out = tcore.empty(shape, dtype=getattr(tcore, dtype))
+    tcore.add(tm, tm, out=out)
+    np.testing.assert_array_equal(bits(out), bits(pm + pm))
+    tm2 = tm.clone()
+    tm2.mul_(tm2)  # in place: out is an input
+    np.testing.assert_array_equal(bits(tm2), bits(pm * pm))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", LENGTHS)
+def test_unary_runs(tcore, dtype, n):
+    rng = np.random.default_rng(n + 100)
+    x = (rng.standard_normal(n) * 4).astype(np.float32)
+    tx, px = pair(tcore, x, dtype)
+    for op in ("relu", "neg", "abs"):
+        np.testing.assert_array_equal(bits(getattr(tcore, op)(tx)), bits(getattr(torch, op)(px)))
+    for op in ("exp", "sigmoid", "tanh"):
+        got = getattr(tcore, op)(tx).float().numpy()
+        want = getattr(torch, op)(px).float().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-3)  # one float16/bfloat16 rounding apart
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sign_bit_kernels(tcore, dtype):
+    """abs and neg flip or clear the sign bit without a conversion: signed zeros, subnormals and
+    infinities as torch's; NaN stays NaN (its bits are not specified: torch's own differ between its
+    scalar and vector paths)."""
+    half = dtype == "float16"
+    raw = np.array([0x7E01 if half else 0x7FC1, 0xFE02 if half else 0xFFC2, 0x7C01 if half else 0x7F81, 0x8000, 0x0000, 0x0001, 0x8001,
+                    0x7C00 if half else 0x7F80, 0xFC00 if half else 0xFF80, 0xC000, 0x3C00],
+                   dtype=np.uint16).view(np.int16)
+    p = torch.from_numpy(raw).view(getattr(torch, dtype))
+    t = from_bits(tcore, raw, dtype)
+    nan = torch.isnan(p).numpy()
+    assert nan[:3].all() and not nan[3:].any()
+    for op in ("abs", "neg"):
+        for a, b in ((getattr(tcore, op)(t), getattr(torch, op)(p)), (getattr(tcore, op)(t.flip(0)).flip(0), getattr(torch, op)(p))):
+            np.testing.assert_array_equal(bits(a)[3:], bits(b)[3:])
+            assert np.isnan(a.float().numpy()[:3]).all()
+    u = t.clone()
+    u.abs_()
+    np.testing.assert_array_equal(bits(u)[3:], bits(p.abs())[3:])
+    assert (bits(u)[:3] >= 0).all()  # NaNs too lose their sign
