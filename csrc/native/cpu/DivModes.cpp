@@ -51,10 +51,31 @@ struct FloatRounding {
   }
   T operator()(T x, T y) const { return one(x, y); }
 #if defined(TCORE_VEC_MATH)
-  // C's fmod of vectors: SLEEF's, except in the lanes where it gives NaN for a finite x and a
-  // nonzero y (a quotient past the float range: 1e30 by 1e-38, 1 by a subnormal), done by C's.
+  // C's fmod of vectors. Where every lane's quotient is below 2^(mantissa digits - 1) and y is
+  // finite: q = trunc(x / y), exact, and x - q y by one FMA, exact as the true remainder is
+  // representable; x / y rounded up to the next integer makes q one too large, and r then has the
+  // other sign, the true remainder r + |y| with x's sign (again exact); the sign of a zero is x's.
+  // Faster than SLEEF's fmod, which takes the other vectors (and all at SSE4 width: no FMA).
   template <typename V>
   static V fmod(V x, V y) {
+    const V zero = {};
+    const V q = x / y;
+    const V limit = zero + static_cast<T>(T(1) / std::numeric_limits<T>::epsilon());  // 2^23 (float), 2^52
+    const V inf = zero + std::numeric_limits<T>::infinity();
+    const auto other = (vec::abs_of<V, T>(q) >= limit) | (q != q) | (vec::abs_of<V, T>(y) == inf);
+    if (vec::kFma && !vec::any(other)) {
+      const V whole = vec::trunc(q);
+      V r = vec::fma(zero - whole, y, x);
+      const V toward_x = vec::copysign(y, x);  // |y| with x's sign
+      r = ((r != zero) & ((r < zero) != (x < zero))) ? r + toward_x : r;
+      return vec::copysign(r, x);
+    }
+    return sleef_fmod(x, y);
+  }
+  // SLEEF's, except in the lanes where it gives NaN for a finite x and a nonzero y (a quotient past
+  // the float range: 1e30 by 1e-38, 1 by a subnormal), done by C's.
+  template <typename V>
+  static V sleef_fmod(V x, V y) {
     const V zero = {};
     V mod = vec::fmod(x, y);
     const auto wrong = (mod != mod) & (x - x == zero) & (y == y) & (y != zero);  // x - x: 0 for finite x

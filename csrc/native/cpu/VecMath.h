@@ -164,6 +164,29 @@ inline VF sqrt(VF x) { return TCORE_SLEEF_EXACT_F(sqrt)(x); }
 inline VD sqrt(VD x) { return TCORE_SLEEF_EXACT_D(sqrt)(x); }
 inline VF copysign(VF x, VF y) { return TCORE_SLEEF_EXACT_F(copysign)(x, y); }
 inline VD copysign(VD x, VD y) { return TCORE_SLEEF_EXACT_D(copysign)(x, y); }
+// x y + z with one rounding, and truncation toward zero: inline, no call. kFma: whether fma is the
+// fused instruction (false at SSE4 width, where it is x y + z rounded twice and never to be used
+// where exactness depends on it). (The AVX-512 truncation is the masked form with every lane on:
+// GCC 12 warns of an uninitialized operand inside the unmasked one.)
+#if defined(__AVX512F__)
+constexpr bool kFma = true;
+inline VF fma(VF a, VF b, VF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VD fma(VD a, VD b, VD c) { return _mm512_fmadd_pd(a, b, c); }
+inline VF trunc(VF x) { return _mm512_maskz_roundscale_ps(0xffff, x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+inline VD trunc(VD x) { return _mm512_maskz_roundscale_pd(0xff, x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr bool kFma = true;
+inline VF fma(VF a, VF b, VF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VD fma(VD a, VD b, VD c) { return _mm256_fmadd_pd(a, b, c); }
+inline VF trunc(VF x) { return _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+inline VD trunc(VD x) { return _mm256_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+#else
+constexpr bool kFma = false;
+inline VF fma(VF a, VF b, VF c) { return a * b + c; }
+inline VD fma(VD a, VD b, VD c) { return a * b + c; }
+inline VF trunc(VF x) { return _mm_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+inline VD trunc(VD x) { return _mm_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+#endif
 #undef TCORE_SLEEF_EXACT_F
 #undef TCORE_SLEEF_EXACT_D
 #undef TCORE_SLEEF_F
