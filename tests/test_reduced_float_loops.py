@@ -109,3 +109,17 @@ def test_sign_bit_kernels(tcore, dtype):
     u.abs_()
     np.testing.assert_array_equal(bits(u)[3:], bits(p.abs())[3:])
     assert (bits(u)[:3] >= 0).all()  # NaNs too lose their sign
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 5, 64, 65, 4095, 4097, 100_003])
+def test_sums_are_the_float32_sums_rounded(tcore, dtype, n):
+    """float16/bfloat16 sum and mean convert each vector in registers: the same bits as the sum of
+    the float32 copy, rounded once."""
+    x = tcore.from_numpy(np.random.default_rng(n).standard_normal(n).astype(np.float32)).to(getattr(tcore, dtype))
+    for op in ("sum", "mean"):
+        if n == 0 and op == "mean":
+            continue
+        got = getattr(x, op)()
+        want = getattr(x.float(), op)().to(getattr(tcore, dtype))
+        assert bits(got).tolist() == bits(want).tolist()

@@ -88,10 +88,10 @@ bool sum_columns(const Tensor& result, const Tensor& x, const std::vector<bool>&
   return true;
 }
 
-// The sums of float16/bfloat16 rows into a float32 result: each row converted to float32 in
-// sum_rows_of's blocks of 4096 (in L1) and summed block by block as the converted row would be (the
-// same bits), the blocks of a few long rows on the threads; a float32 copy of the whole input made
-// a float16 sum 3x torch's. False when the rows are not contiguous in memory.
+// The sums of float16/bfloat16 rows into a float32 result: each row summed in sum_rows_of's blocks of
+// 4096, its vectors converted to float32 in registers, as the converted row would be (the same
+// bits), the blocks of a few long rows on the threads; a float32 copy of the whole input made a
+// float16 sum 3x torch's. False when the rows are not contiguous in memory.
 bool sum_reduced_float_rows(const Tensor& result, const Tensor& x, const std::vector<bool>& mask, Reduction kind) {
   if (!is_reduced_float(x.dtype()) || result.dtype() != ScalarType::Float) return false;
   const Tensor rows = rows_view(x, mask);
@@ -103,11 +103,7 @@ bool sum_reduced_float_rows(const Tensor& result, const Tensor& x, const std::ve
   dispatch_reduced_float(x.dtype(), [&](auto tag) {
     using H = typename decltype(tag)::type;
     const H* in = static_cast<const H*>(rows.data_ptr());
-    const auto block_sum = [&](const H* p, int64_t n) {
-      alignas(64) float buf[kBlock];
-      convert_run<float, H>(buf, p, n);
-      return sum_row(buf, n);
-    };
+    const auto block_sum = [&](const H* p, int64_t n) { return sum_rows_of<float>([](auto v) { return v; }, n, p); };
     const auto finish = [&](int64_t r, double acc) {
       out[r] = static_cast<float>(kind == Reduction::Mean ? acc / static_cast<double>(inner) : acc);
     };
