@@ -54,6 +54,18 @@ def render_operators(shard: int, num_shards: int, groups: dict[str, tuple[Native
     return render("Operators.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, functions=functions)
 
 
+IMPLICIT_KEY = "CompositeImplicitAutograd"
+
+
+def fresh_result(f: NativeFunction) -> bool:
+    """A functional operator whose returns alias nothing: its registered kernels (below autograd;
+    not CompositeImplicitAutograd's, which run above it) give results at version 0, as torch's
+    (tcore/core/FreshResult.h)."""
+    returns = f.func.returns
+    return (f.func.kind == "functional" and bool(returns) and all(r.annotation is None for r in returns)
+            and any(is_tensor_like(r.type) for r in returns))
+
+
 def render_registration(key: str, shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
                         layout: Layout, every: dict[str, tuple[NativeFunction, ...]] | None = None) -> str:
     """groups: the functions to register (a selective build's part of the shard); every: all of
@@ -84,8 +96,10 @@ def render_registration(key: str, shard: int, num_shards: int, groups: dict[str,
                 continue
             roots.add(root)
             registrations.append(dict(schema=str(f.func), struct=cpp.struct_name(f.func),
-                                      kernel=kernel.split("::")[-1]))
+                                      kernel=kernel.split("::")[-1], fresh=key != IMPLICIT_KEY and fresh_result(f)))
     headers = {h for r in roots for h in (layout.ops_header(r), layout.native_header(r))}
+    if any(r["fresh"] for r in registrations) or any(k["kind"] == "functional" for k in generated):
+        headers.add("tcore/core/FreshResult.h")
     if made:  # what the generated out= kernels call
         headers |= {"tcore/core/Autogen.h", layout.ops_header("copy")} | {layout.ops_header(r) for r in sources}
         headers |= {layout.ops_header("clone") for a in made if a["inplace"] or a.get("clones")}
