@@ -25,12 +25,20 @@ enum class Reduction { Sum, Mean };
 // pass (added as a tree, then into the accumulator: an eighth of the accumulator's loads and
 // stores, eight streams in flight; sum(0) of 4096² float32 at one thread 4.7 ms a row at a time
 // in 1024-column tasks, 2.6 this way). In: the input's element type, T the result's (float for
-// float16/bfloat16 inputs, whose eight rows are converted to float32 first, in L1: the same sums
-// as of the input in float32; a transposed float32 copy made a float16 sum(0) 11x torch's).
+// float16/bfloat16 inputs, whose eight rows are added in float32: `direct` below; a transposed
+// float32 copy made a float16 sum(0) 11x torch's).
 template <typename In, typename T>
 void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
   constexpr bool convert = !std::is_same_v<In, T>;
+  // float16/bfloat16: the eight rows added in float32, then into the double accumulator (eight
+  // double additions per element made their sum(0) 1.7x torch's). Exact, so the same bits as the
+  // float32 kernel's double tree, wherever the eight values of a column span at most 2^13
+  // (bfloat16's 8-bit significands; 2^10 for float16's 11); beyond, one float32 rounding
+  // (6e-8 relative) per eight rows, far below the result's own. bfloat16 to float32 is a shift:
+  // its rows are read as they are; float16's conversion vectorizes only as convert_run's, through
+  // the buffer.
+  constexpr bool direct = std::is_same_v<In, BFloat16>;
   const int64_t R = c.R, K = c.K;
   constexpr int64_t kMaxChunk = convert ? 512 : 2048;  // a 16 KB accumulator: rows read in 8 KB runs
   for_each_column_block(c, kMaxChunk, [&](int64_t o, int64_t j0, int64_t len) {
@@ -52,11 +60,25 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
     };
     int64_t r = 0;
     for (; r + 8 <= R; r += 8) {
-      const T* y[8];
-      rows8(r, y);
-      for (int64_t j = 0; j < len; ++j)
-        acc[j] += ((wide(y[0][j]) + wide(y[1][j])) + (wide(y[2][j]) + wide(y[3][j]))) +
-                  ((wide(y[4][j]) + wide(y[5][j])) + (wide(y[6][j]) + wide(y[7][j])));
+      if constexpr (direct) {
+        const In* y[8];
+        for (int k = 0; k < 8; ++k) y[k] = block + (r + k) * K;
+        const auto w = [](In v) { return static_cast<T>(v); };
+        for (int64_t j = 0; j < len; ++j)
+          acc[j] += static_cast<Acc>(((w(y[0][j]) + w(y[1][j])) + (w(y[2][j]) + w(y[3][j]))) +
+                                     ((w(y[4][j]) + w(y[5][j])) + (w(y[6][j]) + w(y[7][j]))));
+      } else if constexpr (convert) {
+        const T* y[8];
+        rows8(r, y);
+        for (int64_t j = 0; j < len; ++j)
+          acc[j] += static_cast<Acc>(((y[0][j] + y[1][j]) + (y[2][j] + y[3][j])) + ((y[4][j] + y[5][j]) + (y[6][j] + y[7][j])));
+      } else {
+        const T* y[8];
+        rows8(r, y);
+        for (int64_t j = 0; j < len; ++j)
+          acc[j] += ((wide(y[0][j]) + wide(y[1][j])) + (wide(y[2][j]) + wide(y[3][j]))) +
+                    ((wide(y[4][j]) + wide(y[5][j])) + (wide(y[6][j]) + wide(y[7][j])));
+      }
     }
     for (; r < R; ++r) {
       const In* row = block + r * K;
