@@ -146,3 +146,13 @@ def test_column_sums(tcore, dtype, shape):
     assert (np.abs(got - exact) <= ulp).all()
     want = torch.from_numpy(spread).to(getattr(torch, dtype)).sum(0).double().numpy()
     assert (np.abs(got - want) <= ulp).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 2048])
+def test_softmax_rows_round_once(tcore, dtype, n):
+    """softmax/log_softmax of float16/bfloat16 rows: the float32 kernel's values, the last pass (the
+    scale or the shift) made as they are rounded: the float32 result rounded, bit for bit."""
+    x = tcore.from_numpy(np.random.default_rng(n).standard_normal((5, n)).astype(np.float32) * 3).to(getattr(tcore, dtype))
+    for f in (tcore.softmax, tcore.log_softmax):
+        assert bits(f(x, 1)).tolist() == bits(f(x.float(), 1).to(getattr(tcore, dtype))).tolist()

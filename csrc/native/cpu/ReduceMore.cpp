@@ -521,8 +521,10 @@ void rows_along(const Tensor& result, int64_t dim, ScalarType t, const char* op,
 // softmax (log_softmax) of a row of n: e^(x - m) into y and their sum in one pass (SLEEF's vector
 // exp, native/cpu/VecMath.h; log_softmax only sums); without SLEEF, a polynomial the compiler
 // vectorizes for float32
+// Finish: whether y gets its last pass (y * 1/s, or x - (m + log s)) here; without, the caller
+// applies the returned (scale, shift) (y * scale, or x - shift) in its own pass.
 template <bool Log, typename T>
-void softmax_row(T* y, const T* x, int64_t n) {
+std::pair<T, T> softmax_row(T* y, const T* x, int64_t n, bool finish = true) {
   const T m = max_row(x, n);
   double s;
   if constexpr (vec::supports<T>) {
@@ -536,10 +538,12 @@ void softmax_row(T* y, const T* x, int64_t n) {
   }
   if (Log) {
     const T shift = static_cast<T>(m + std::log(s));
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    if (finish) for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    return {T(1), shift};
   } else {
     const T inv = static_cast<T>(1.0 / s);
-    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+    if (finish) for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+    return {inv, T(0)};
   }
 }
 
@@ -554,9 +558,11 @@ void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarT
 template <bool Log>
 void softmax_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
   const ScalarType t = compute_dtype(out);
+  // float16/bfloat16 rows: the last pass (the scale, or the shift) made as the row is rounded
   if (self.dim() > 0 && wrap_dim(dim, self.dim()) == self.dim() - 1 &&
       reduced_float_rows(out, self, [n = self.sizes().back()](float* y, const float* x, int64_t) {
-        softmax_row<Log>(y, x, n);
+        const auto [scale, shift] = softmax_row<Log>(y, x, n, /*finish=*/false);
+        return std::make_pair(Log ? x : y, std::make_pair(scale, -shift));
       })) {
     out.bump_version();
     return;
