@@ -50,6 +50,7 @@ REVERSE = {
                      ()),
     "split.sizes": ("functionalization::slice_back(base_, mutated_view, {dim}, functionalization::prefix_sum({split_size}, i))",
                     ()),
+    "unbind.int": ("ops::select_scatter::call(base_, mutated_view, {dim}, static_cast<int64_t>(i))", ("select_scatter",)),
 }
 # Mutating operators whose functional counterpart has another name or arguments:
 # (its ops:: struct, the C++ arguments, the roots it needs).

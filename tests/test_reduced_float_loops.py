@@ -156,3 +156,23 @@ def test_softmax_rows_round_once(tcore, dtype, n):
     x = tcore.from_numpy(np.random.default_rng(n).standard_normal((5, n)).astype(np.float32) * 3).to(getattr(tcore, dtype))
     for f in (tcore.softmax, tcore.log_softmax):
         assert bits(f(x, 1)).tolist() == bits(f(x.float(), 1).to(getattr(tcore, dtype))).tolist()
+
+
+def test_bfloat16_column_sums_do_not_overflow_where_double_does_not(tcore):
+    """bfloat16 has float32's range: eight rows added in float32 can overflow (3e38 + 3e38) where the
+    double accumulator does not; such a group is added in double (it gave NaN)."""
+    v = [[3e38] * 4, [3e38] * 4, [-3e38] * 4, [-3e38] * 4] + [[0.0] * 4] * 4 + [[1.0] * 4] * 3
+    x = tcore.tensor(v).to(tcore.bfloat16)
+    assert x.sum(0).float().tolist() == [3.0] * 4
+    assert x.mean(0).float().tolist() == pytest.approx([3.0 / 11] * 4, rel=1e-2)
+    inf = tcore.tensor([[float("inf")] * 2, [1.0] * 2] * 4).to(tcore.bfloat16)
+    assert inf.sum(0).float().tolist() == [float("inf")] * 2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_log_softmax_keeps_the_low_bits_of_large_values(tcore, dtype):
+    """(x - max) - log(sum), as torch's: max + log(sum) first lost the low bits of x - max."""
+    big = 60000.0 if dtype != "float16" else 6000.0
+    got = tcore.log_softmax(tcore.full((16,), big).to(getattr(tcore, dtype)), 0)
+    want = torch.log_softmax(torch.full((16,), big).to(getattr(torch, dtype)), 0)
+    assert got.float().tolist() == want.float().tolist()

@@ -511,6 +511,13 @@ Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef s
   return tcore::cat(parts, d);
 }
 
+Tensor unbind_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes) {
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  std::vector<Tensor> pieces;
+  for (const Tensor& g : grads) pieces.push_back(g.defined() ? tcore::unsqueeze(g, d) : g);
+  return split_with_sizes_backward(pieces, std::vector<int64_t>(grads.size(), 1), d, sizes);
+}
+
 Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes) {
   const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
   std::vector<int64_t> pieces(grads.size(), split_size);

@@ -56,6 +56,8 @@ inline Tensor as_strided_backward(const Tensor& grad, const TensorGeometry& inpu
 Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
                                  IntArrayRef sizes);
 Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes);
+// unbind's: the gradients stacked along dim, zeros for the outputs that got none
+Tensor unbind_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes);
 // PyTorch's spellings, which also pass self's options (the pieces' gradients carry them)
 template <typename Options>
 Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes,

@@ -35,7 +35,8 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
   // double additions per element made their sum(0) 1.7x torch's). Exact, so the same bits as the
   // float32 kernel's double tree, wherever the eight values of a column span at most 2^13
   // (bfloat16's 8-bit significands; 2^10 for float16's 11); beyond, one float32 rounding
-  // (6e-8 relative) per eight rows, far below the result's own. bfloat16 to float32 is a shift:
+  // (6e-8 relative) per eight rows, far below the result's own (eight float16 values cannot
+  // overflow float32; bfloat16's can: see below). bfloat16 to float32 is a shift:
   // its rows are read as they are; float16's conversion vectorizes only as convert_run's, through
   // the buffer.
   constexpr bool direct = std::is_same_v<In, BFloat16>;
@@ -64,9 +65,22 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
         const In* y[8];
         for (int k = 0; k < 8; ++k) y[k] = block + (r + k) * K;
         const auto w = [](In v) { return static_cast<T>(v); };
-        for (int64_t j = 0; j < len; ++j)
-          acc[j] += static_cast<Acc>(((w(y[0][j]) + w(y[1][j])) + (w(y[2][j]) + w(y[3][j]))) +
-                                     ((w(y[4][j]) + w(y[5][j])) + (w(y[6][j]) + w(y[7][j]))));
+        // bfloat16 has float32's range: eight values can overflow where double does not (3e38 twice
+        // and -3e38 twice gave NaN), so a group with a partial that is not finite is added in double
+        alignas(64) T part[kMaxChunk];
+        bool finite = true;
+        for (int64_t j = 0; j < len; ++j) {
+          part[j] = ((w(y[0][j]) + w(y[1][j])) + (w(y[2][j]) + w(y[3][j]))) +
+                    ((w(y[4][j]) + w(y[5][j])) + (w(y[6][j]) + w(y[7][j])));
+          finite &= part[j] - part[j] == T(0);  // x - x: 0 for finite x, NaN for inf and NaN
+        }
+        if (finite) {
+          for (int64_t j = 0; j < len; ++j) acc[j] += static_cast<Acc>(part[j]);
+        } else {
+          const auto d = [&](int k, int64_t j) { return static_cast<Acc>(w(y[k][j])); };
+          for (int64_t j = 0; j < len; ++j)
+            acc[j] += ((d(0, j) + d(1, j)) + (d(2, j) + d(3, j))) + ((d(4, j) + d(5, j)) + (d(6, j) + d(7, j)));
+        }
       } else if constexpr (convert) {
         const T* y[8];
         rows8(r, y);

@@ -1,0 +1,47 @@
+"""unbind's outputs are views made together, as torch's: values and gradients as torch's, an in-place
+write to one refused under autograd (torch's error), allowed without it (the base changes), forward
+mode and functionalize through it."""
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_values_gradients_and_views_as_torch(tcore, dim):
+    for lib in (tcore, torch):
+        a = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        outs = (a * 1).unbind(dim)
+        assert all(o._is_view() for o in outs)
+        (outs[0] * 2 + outs[-1] * 3).sum().backward()
+        if lib is tcore:
+            ours = (a.grad.tolist(), [o.tolist() for o in outs], [o.grad_fn.name() for o in outs])
+        else:
+            assert ours == (a.grad.tolist(), [o.tolist() for o in outs], [o.grad_fn.name() for o in outs])
+
+
+def test_inplace_write_refused_under_autograd_allowed_without(tcore):
+    a = tcore.ones(3, 2, requires_grad=True)
+    outs = (a * 2).unbind(0)
+    with pytest.raises(RuntimeError, match="output of a function that returns multiple views"):
+        outs[0].mul_(3)
+    b = tcore.ones(3, 2)
+    o = b.unbind(0)
+    o[1].mul_(5)
+    assert b.tolist() == [[1.0, 1.0], [5.0, 5.0], [1.0, 1.0]]
+    assert b._version == 1 and o[0]._version == 1
+
+
+def test_forward_mode_and_functionalize(tcore):
+    import tcore.autograd.forward_ad as fwAD
+
+    p, t = tcore.randn(3, 2), tcore.randn(3, 2)
+    with fwAD.dual_level():
+        outs = fwAD.make_dual(p, t).unbind(1)
+        for i, o in enumerate(outs):
+            assert fwAD.unpack_dual(o).tangent.tolist() == t[:, i].tolist()
+    f = tcore.func.functionalize(lambda x: [o * 2 for o in x.unbind(0)])
+    assert [o.tolist() for o in f(tcore.ones(2, 3))] == [[2.0] * 3, [2.0] * 3]
+    g = tcore.zeros(2, 3)
+    torch_like = tcore.func.functionalize(lambda x: x.unbind(0)[1].add_(1))
+    torch_like(g)
+    assert g.tolist() == [[0.0] * 3, [1.0] * 3]
