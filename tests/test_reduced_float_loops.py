@@ -176,3 +176,14 @@ def test_log_softmax_keeps_the_low_bits_of_large_values(tcore, dtype):
     got = tcore.log_softmax(tcore.full((16,), big).to(getattr(tcore, dtype)), 0)
     want = torch.log_softmax(torch.full((16,), big).to(getattr(torch, dtype)), 0)
     assert got.float().tolist() == want.float().tolist()
+
+
+def test_layer_norm_parameter_gradients_do_not_overflow_where_double_does_not(tcore):
+    """layer_norm's dweight/dbias add eight rows in the compute dtype first; a group whose partial
+    overflows (3e38 twice) is added in double (it gave NaN or inf where the sum is 0)."""
+    x = tcore.randn(8, 4, requires_grad=True)
+    w = tcore.ones(4, requires_grad=True)
+    b = tcore.zeros(4, requires_grad=True)
+    g = tcore.tensor([[3e38] * 4, [3e38] * 4, [-3e38] * 4, [-3e38] * 4] + [[1.0] * 4] * 4)
+    tcore.nn.functional.layer_norm(x, [4], w, b).backward(g)
+    assert b.grad.tolist() == [4.0] * 4

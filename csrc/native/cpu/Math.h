@@ -62,6 +62,22 @@ V load_lanes(const T* p) {
   return v;
 }
 
+// 1 when v is inf or NaN, else 0, read from its exponent bits: an OR of these over a loop vectorizes
+// (a bool && of v - v == 0 did not: a column sum 7x slower)
+template <typename T>
+inline uint32_t nonfinite_bit(T v) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "nonfinite_bit: float or double");
+  if constexpr (sizeof(T) == 4) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return static_cast<uint32_t>((b & 0x7f800000u) == 0x7f800000u);
+  } else {
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return static_cast<uint32_t>((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull);
+  }
+}
+
 // sum over contiguous rows of f(x, ...) for floats (one or more rows of n elements, f taking an
 // element of each): four registers of lanes within blocks of 4096 elements, the blocks added
 // up in double (a cascade: accurate for long rows, and fast). F maps vectors (or scalars, for

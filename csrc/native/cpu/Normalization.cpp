@@ -113,17 +113,19 @@ void layer_norm_backward_rows(const T* g, const T* x, const T* mean, const T* rs
         }
         const auto gx = [&](int k, int64_t j) { return gr[k][j] * ((xr[k][j] - m[k]) * rs[k]); };
         T part_w[kColumns], part_b[kColumns];
-        bool finite = true;
+        uint32_t nonfinite = 0;
         for (int64_t j = 0; j < width; ++j) {
           part_w[j] = ((gx(0, j) + gx(1, j)) + (gx(2, j) + gx(3, j))) + ((gx(4, j) + gx(5, j)) + (gx(6, j) + gx(7, j)));
           part_b[j] = ((gr[0][j] + gr[1][j]) + (gr[2][j] + gr[3][j])) + ((gr[4][j] + gr[5][j]) + (gr[6][j] + gr[7][j]));
-          finite &= (part_w[j] - part_w[j] == T(0)) & (part_b[j] - part_b[j] == T(0));  // 0 unless inf/NaN
+          nonfinite |= nonfinite_bit(part_w[j]) | nonfinite_bit(part_b[j]);
         }
-        for (int64_t j = 0; j < width; ++j) {
-          if (finite) {
+        if (nonfinite == 0) {
+          for (int64_t j = 0; j < width; ++j) {
             acc_w[j] += static_cast<double>(part_w[j]);
             acc_b[j] += static_cast<double>(part_b[j]);
-          } else {  // eight T values can overflow where double does not: that group in double
+          }
+        } else {  // eight T values can overflow where double does not: that group in double
+          for (int64_t j = 0; j < width; ++j) {
             for (int k = 0; k < 8; ++k) {
               acc_w[j] += static_cast<double>(gx(k, j));
               acc_b[j] += static_cast<double>(gr[k][j]);

@@ -68,13 +68,13 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
         // bfloat16 has float32's range: eight values can overflow where double does not (3e38 twice
         // and -3e38 twice gave NaN), so a group with a partial that is not finite is added in double
         alignas(64) T part[kMaxChunk];
-        bool finite = true;
+        uint32_t nonfinite = 0;
         for (int64_t j = 0; j < len; ++j) {
           part[j] = ((w(y[0][j]) + w(y[1][j])) + (w(y[2][j]) + w(y[3][j]))) +
                     ((w(y[4][j]) + w(y[5][j])) + (w(y[6][j]) + w(y[7][j])));
-          finite &= part[j] - part[j] == T(0);  // x - x: 0 for finite x, NaN for inf and NaN
+          nonfinite |= nonfinite_bit(part[j]);
         }
-        if (finite) {
+        if (nonfinite == 0) {
           for (int64_t j = 0; j < len; ++j) acc[j] += static_cast<Acc>(part[j]);
         } else {
           const auto d = [&](int k, int64_t j) { return static_cast<Acc>(w(y[k][j])); };
