@@ -381,7 +381,7 @@ def test_view_copy_operators_copy_the_view(op, view, args):
     np.testing.assert_allclose(x.numpy(), ar(3, 3).numpy())  # no aliasing
 
 
-@pytest.mark.parametrize("name", ["split_add", "split_sizes", "chunk_loop", "slice_mul", "two_views"])
+@pytest.mark.parametrize("name", ["split_add", "split_sizes", "chunk_loop", "slice_mul", "two_views", "unbind_add"])
 @pytest.mark.parametrize("remove", ["mutations", "mutations_and_views"])
 def test_traced_graph_runs_on_inputs_of_another_layout(name, remove):
     """A graph traced on contiguous inputs, run on transposed ones: its operators are logical

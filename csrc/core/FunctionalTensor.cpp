@@ -5,6 +5,7 @@
 #include <tcore/ops/clone.h>
 #include <tcore/ops/contiguous.h>
 #include <tcore/ops/reshape.h>
+#include <tcore/ops/select_copy.h>
 #include <tcore/ops/as_strided_copy.h>
 #include <tcore/ops/as_strided_scatter.h>
 #include <tcore/ops/slice_copy.h>
@@ -69,11 +70,27 @@ bool overlaps(const Tensor& t) {
 }
 
 // A copy of `piece`, a view of `base`, spelled by its position when it is a slice along one
-// dimension (split's pieces): slice_copy holds in a graph whatever the layout of the tensor it
-// runs on; else as_strided_copy of its geometry.
+// dimension (split's pieces) or an index of one (unbind's): slice_copy and select_copy hold in a
+// graph whatever the layout of the tensor it runs on; else as_strided_copy of its geometry (which
+// a traced graph would keep for inputs of another layout).
 Tensor piece_copy(const Tensor& base, const Tensor& piece) {
   const int64_t n = base.dim();
   const int64_t shift = piece.storage_offset() - base.storage_offset();
+  if (piece.dim() == n - 1) {  // base with dim d removed, at an index along it
+    for (int64_t d = 0; d < n; ++d) {
+      const int64_t stride = base.strides()[d];
+      bool same = true;
+      for (int64_t k = 0, j = 0; k < n && same; ++k) {
+        if (k == d) continue;
+        same = piece.sizes()[j] == base.sizes()[k] && piece.strides()[j] == base.strides()[k];
+        ++j;
+      }
+      if (!same) continue;
+      if (stride == 0 ? shift != 0 : shift % stride != 0) continue;
+      const int64_t index = stride == 0 ? 0 : shift / stride;
+      if (index >= 0 && index < base.sizes()[d]) return tcore::select_copy(base, d, index);
+    }
+  }
   if (piece.dim() == n) {
     int64_t d = -1;
     for (int64_t k = 0; k < n; ++k)
