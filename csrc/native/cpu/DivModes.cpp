@@ -58,17 +58,19 @@ struct FloatRounding {
   // Faster than SLEEF's fmod, which takes the other vectors (and all at SSE4 width: no FMA).
   template <typename V>
   static V fmod(V x, V y) {
-    const V zero = {};
-    const V q = x / y;
-    const V limit = zero + static_cast<T>(T(1) / std::numeric_limits<T>::epsilon());  // 2^23 (float), 2^52
-    const V inf = zero + std::numeric_limits<T>::infinity();
-    const auto other = (vec::abs_of<V, T>(q) >= limit) | (q != q) | (vec::abs_of<V, T>(y) == inf);
-    if (vec::kFma && !vec::any(other)) {
-      const V whole = vec::trunc(q);
-      V r = vec::fma(zero - whole, y, x);
-      const V toward_x = vec::copysign(y, x);  // |y| with x's sign
-      r = ((r != zero) & ((r < zero) != (x < zero))) ? r + toward_x : r;
-      return vec::copysign(r, x);
+    if constexpr (vec::kFma) {
+      const V zero = {};
+      const V q = x / y;
+      const V limit = zero + static_cast<T>(T(1) / std::numeric_limits<T>::epsilon());  // 2^23 (float), 2^52
+      const V inf = zero + std::numeric_limits<T>::infinity();
+      const auto other = (vec::abs_of<V, T>(q) >= limit) | (q != q) | (vec::abs_of<V, T>(y) == inf);
+      if (!vec::any(other)) {
+        const V whole = vec::trunc(q);
+        V r = vec::fma(zero - whole, y, x);
+        const V toward_x = vec::copysign(y, x);  // |y| with x's sign
+        r = ((r != zero) & ((r < zero) != (x < zero))) ? r + toward_x : r;
+        return vec::copysign(r, x);
+      }
     }
     return sleef_fmod(x, y);
   }

@@ -180,26 +180,26 @@ void for_each_row(int64_t outer, int64_t inner, const F& f) {
   });
 }
 
-// o[i] = H(row[i] * a + b) for float16/bfloat16 H: sixteen values at a time in registers
+// o[i] = H(row[i] * scale) for float16/bfloat16 H: sixteen values at a time in registers
 template <typename H>
-void convert_affine_run(H* o, const float* row, float a, float b, int64_t n) {
+void convert_scaled_run(H* o, const float* row, float scale, int64_t n) {
   constexpr int64_t W = 16;
   int64_t i = 0;
   for (; i + W <= n; i += W) {
     float v[W];
-    for (int64_t j = 0; j < W; ++j) v[j] = row[i + j] * a + b;
+    for (int64_t j = 0; j < W; ++j) v[j] = row[i + j] * scale;
     convert_run<H, float>(o + i, v, W);
   }
   float v[W];
-  for (int64_t j = 0; j < n - i; ++j) v[j] = row[i + j] * a + b;
+  for (int64_t j = 0; j < n - i; ++j) v[j] = row[i + j] * scale;
   convert_run<H, float>(o + i, v, n - i);
 }
 
 // The rows of a float16/bfloat16 row kernel in float32: f(y, x, r) for each row r of `self` (its
 // last dim of n elements, contiguous) with x the row converted to float32 and y a float32 row that
 // is rounded into out's row r after (out of self's shape and dtype, contiguous, apart from self),
-// or, where f returns (row, (a, b)), row * a + b rounded (the kernel's last pass made with the
-// rounding: softmax's scale), per row in buffers of the thread; float32 copies of the whole input and output took two passes
+// or, where f returns (row, scale), row * scale rounded (the kernel's last pass made with the
+// rounding: softmax's), per row in buffers of the thread; float32 copies of the whole input and output took two passes
 // more (softmax of float16 1.3x torch's, layer_norm 1.9x). False when the case does not apply.
 template <typename F>
 bool reduced_float_rows(const Tensor& out, const Tensor& self, const F& f) {
@@ -221,9 +221,9 @@ bool reduced_float_rows(const Tensor& out, const Tensor& self, const F& f) {
         if constexpr (std::is_void_v<decltype(f(y, x, r))>) {
           f(y, x, r);
           convert_run<H, float>(o + r * n, y, n);
-        } else {  // (row, (a, b)): a row + b rounded, sixteen at a time in registers
-          const auto [row, ab] = f(y, x, r);
-          convert_affine_run<H>(o + r * n, row, ab.first, ab.second, n);
+        } else {  // (row, scale): row * scale rounded, sixteen at a time in registers
+          const auto [row, scale] = f(y, x, r);
+          convert_scaled_run<H>(o + r * n, row, scale, n);
         }
       }
     });

@@ -521,10 +521,10 @@ void rows_along(const Tensor& result, int64_t dim, ScalarType t, const char* op,
 // softmax (log_softmax) of a row of n: e^(x - m) into y and their sum in one pass (SLEEF's vector
 // exp, native/cpu/VecMath.h; log_softmax only sums); without SLEEF, a polynomial the compiler
 // vectorizes for float32
-// Finish: whether softmax's y gets its last pass (y * 1/s) here; without, the caller applies the
-// returned (scale, shift) as y * scale + shift in its own pass (log_softmax finishes always).
+// Finish: whether softmax's y gets its last pass (y * 1/s) here; without, the caller multiplies by
+// the returned scale in its own pass (log_softmax finishes always, and returns 1).
 template <bool Log, typename T>
-std::pair<T, T> softmax_row(T* y, const T* x, int64_t n, bool finish = true) {
+T softmax_row(T* y, const T* x, int64_t n, bool finish = true) {
   const T m = max_row(x, n);
   double s;
   if constexpr (vec::supports<T>) {
@@ -539,11 +539,11 @@ std::pair<T, T> softmax_row(T* y, const T* x, int64_t n, bool finish = true) {
   if (Log) {  // (x - m) - log s, as torch's: m + log s first lost the low bits of x - m for a large m
     const T log_sum = static_cast<T>(std::log(s));
     for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - m) - log_sum;
-    return {T(1), T(0)};
+    return T(1);
   } else {
     const T inv = static_cast<T>(1.0 / s);
     if (finish) for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-    return {inv, T(0)};
+    return inv;
   }
 }
 
@@ -558,11 +558,10 @@ void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarT
 template <bool Log>
 void softmax_out(const Tensor& self, int64_t dim, const Tensor& out, const char* op) {
   const ScalarType t = compute_dtype(out);
-  // float16/bfloat16 rows: the last pass (the scale, or the shift) made as the row is rounded
+  // float16/bfloat16 rows: softmax's scale applied as the row is rounded
   if (self.dim() > 0 && wrap_dim(dim, self.dim()) == self.dim() - 1 &&
       reduced_float_rows(out, self, [n = self.sizes().back()](float* y, const float* x, int64_t) {
-        const auto [scale, shift] = softmax_row<Log>(y, x, n, /*finish=*/false);
-        return std::make_pair(y, std::make_pair(scale, shift));
+        return std::make_pair(static_cast<const float*>(y), softmax_row<Log>(y, x, n, /*finish=*/false));
       })) {
     out.bump_version();
     return;

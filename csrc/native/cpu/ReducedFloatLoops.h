@@ -44,7 +44,8 @@ template <typename H, typename R>
 // n values of a contiguous run, each f(a[i], b[i]) (b_step 1) or f(a[i], b[0]) (b_step 0), through
 // registers: sixteen at a time converted, computed and rounded in one pass (chunks of 1024
 // converted, computed and rounded in three passes over L1 made a float16 add 1.5x torch's: the
-// loads of one pass do not overlap the arithmetic of another). The tail goes through `rest`.
+// loads of one pass do not overlap the arithmetic of another). Returns how many it did: the tail
+// (fewer than sixteen) goes through the chunk loop.
 template <typename H, typename B, typename Out, typename R, typename F>
 [[gnu::always_inline]] inline int64_t fused_binary_run(Out* o, const H* a, const B* b, int64_t b_step, int64_t n,
                                                        const F& f) {
@@ -72,7 +73,8 @@ template <typename H, typename B, typename Out, typename R, typename F>
   return i;
 }
 
-// The unary twin of fused_binary_run: run(y, x, W) over W values at a time.
+// The unary twin of fused_binary_run: run(y, x, W) over W = 256 values at a time (whole blocks;
+// the caller's chunk loop takes the rest).
 template <typename H, typename Run>
 [[gnu::always_inline]] inline int64_t fused_unary_run(H* o, const H* a, int64_t n, const Run& run) {
   constexpr int64_t W = 256;

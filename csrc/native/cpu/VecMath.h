@@ -164,9 +164,8 @@ inline VF sqrt(VF x) { return TCORE_SLEEF_EXACT_F(sqrt)(x); }
 inline VD sqrt(VD x) { return TCORE_SLEEF_EXACT_D(sqrt)(x); }
 inline VF copysign(VF x, VF y) { return TCORE_SLEEF_EXACT_F(copysign)(x, y); }
 inline VD copysign(VD x, VD y) { return TCORE_SLEEF_EXACT_D(copysign)(x, y); }
-// x y + z with one rounding, and truncation toward zero: inline, no call. kFma: whether fma is the
-// fused instruction (false at SSE4 width, where it is x y + z rounded twice and never to be used
-// where exactness depends on it). (The AVX-512 truncation is the masked form with every lane on:
+// x y + z with one rounding, and truncation toward zero: inline, no call. kFma: whether this width
+// has the fused instruction (SSE4 has not: callers test `if constexpr (vec::kFma)`). (The AVX-512 truncation is the masked form with every lane on:
 // GCC 12 warns of an uninitialized operand inside the unmasked one.)
 #if defined(__AVX512F__)
 constexpr bool kFma = true;
@@ -182,8 +181,10 @@ inline VF trunc(VF x) { return _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUN
 inline VD trunc(VD x) { return _mm256_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 #else
 constexpr bool kFma = false;
-inline VF fma(VF a, VF b, VF c) { return a * b + c; }
-inline VD fma(VD a, VD b, VD c) { return a * b + c; }
+// declared only, for code under `if constexpr (vec::kFma)`: a call here fails to link, where x y + z
+// rounded twice would silently break what depends on one rounding
+VF fma(VF a, VF b, VF c);
+VD fma(VD a, VD b, VD c);
 inline VF trunc(VF x) { return _mm_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 inline VD trunc(VD x) { return _mm_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 #endif
@@ -360,7 +361,7 @@ struct Gelu {
 // erf. float32: |x| < 1 as x + x q(x^2), q of degree 7 fitted here (least squares on Chebyshev nodes
 // in x^2, iterated toward minimax: 3.3e-11 relative), the leading 1 kept out of q so that the last
 // step is one rounding; |x| >= 1 as 1 - erfc(|x|) through GeluErfc's fit, the sign put back; within
-// 1.31 ulp of float64 with FMA, 1.46 at SSE4 width without (tests/test_vector_math.py bounds it by 2),
+// 1.39 ulp of float64 with FMA, 1.56 at SSE4 width without (tests/test_vector_math.py bounds it by 2),
 // 2.3x faster than SLEEF's 1-ulp erff (4M floats at AVX-512, one thread: 9.9 ms -> 4.3; torch's
 // 5.3-7.3 in the same runs).
 // Each form is computed only where a lane needs it. NaN stays NaN, +-inf gives +-1, -0 stays -0.
