@@ -156,8 +156,10 @@ def test_every_capability_within_the_bounds(tcore, capability):
     out = json.loads(r.stdout.strip().splitlines()[-1])
     over = {k: v for k, v in out["ulp"].items() if v[0] > v[1]}
     assert not over, (out["capability"], over)
-    # gelu: the SSE4 copy takes Phi from a table, AVX2/AVX-512 from the erfc fit: both within these
-    bound = {"core": 5e-7 if out["capability"] == "DEFAULT" else 2e-6, "body": 2.5e-6, "tail": 5e-5}
+    # gelu: every copy takes Phi from a table (SSE4: Taylor nodes; AVX2/AVX-512: VecMath.h's
+    # SegmentPoly), the erfc form past it (with FMA, its exponent in two parts)
+    sse4 = out["capability"] == "DEFAULT"
+    bound = {"core": 5e-7, "body": 2.5e-6 if sse4 else 5e-7, "tail": 5e-5 if sse4 else 5e-7}
     assert all(out["gelu"][k] < b for k, b in bound.items()), (out["capability"], out["gelu"])
     f32 = lambda v: repr(float(np.float32(v)))  # noqa: E731
     special = out["gelu"]["special"]

@@ -26,7 +26,7 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 using namespace binary;
 namespace {
 
-// e^v, e^v - 1, log(1 + v), tanh(v) of a T (libm) or of a vector of T (SLEEF): each kernel writes
+// e^v, e^v - 1, log(1 + e^v), tanh(v) of a T (libm) or of a vector of T (SLEEF): each kernel writes
 // its formula once, for the elements of strided runs and for the vectors of contiguous ones (GCC's
 // vector extensions: a comparison gives a mask, `mask ? a : b` selects by lane).
 template <typename Op, typename V, typename Libm>
@@ -39,7 +39,7 @@ V exp_of(V v) { return libm_or<vec::Exp>(v, [](auto x) { return std::exp(x); });
 template <typename V>
 V expm1_of(V v) { return libm_or<vec::Expm1>(v, [](auto x) { return std::expm1(x); }); }
 template <typename V>
-V log1p_of(V v) { return libm_or<vec::Log1p>(v, [](auto x) { return std::log1p(x); }); }
+V log1p_exp_of(V v) { return libm_or<vec::Log1pExp>(v, [](auto x) { return std::log1p(std::exp(x)); }); }
 template <typename V>
 V tanh_of(V v) { return libm_or<vec::Tanh>(v, [](auto x) { return std::tanh(x); }); }
 // Phi(v), the standard normal distribution function, through erfc (no cancellation in the tail)
@@ -110,7 +110,8 @@ TCORE_IMPL_FUNC(softplus_out)(const Tensor& self, const Scalar& beta, const Scal
     using T = typename decltype(tag)::type;
     return [b = beta.to<T>(), th = threshold.to<T>()](auto v) {
       const auto z = v * b;
-      return z > th ? v : log1p_of(exp_of(z)) / b;
+      if (b == T(1)) return z > th ? v : log1p_exp_of(z);  // the same, without a division
+      return z > th ? v : log1p_exp_of(z) / b;
     };
   });
 }

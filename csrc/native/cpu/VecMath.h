@@ -13,6 +13,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "native/SegmentPoly.h"
 #include "tcore_build_config.h"  // TCORE_HAVE_SLEEF (CMakeLists.txt)
 
 #if TCORE_HAVE_SLEEF && defined(__SSE4_1__)
@@ -200,20 +201,30 @@ inline VD trunc(VD x) { return _mm_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_N
 // e^(|x|/2) * (e^(|x|/2) / 2).
 template <typename V, typename S>
 V abs_of(V v) { return v < S(0) ? -v : v; }
-// whether any lane of a comparison's mask is set (the fix-ups cost a second function only then)
+// whether any (every) lane of a comparison's mask is set (the fix-ups cost a second function only
+// then): one test instruction (a loop over the lanes compiled to a chain of shuffles, 30% of gelu's
+// time)
 template <typename M>
 bool any(M mask) {
-  constexpr int n = sizeof(M) / sizeof(mask[0]);
-  decltype(mask[0] + 0) bits = 0;
-  for (int i = 0; i < n; ++i) bits |= mask[i];
-  return bits != 0;
+  if constexpr (sizeof(M) == 64) {
+    if constexpr (sizeof(mask[0]) == 4) return _mm512_test_epi32_mask((__m512i)mask, (__m512i)mask) != 0;
+    else return _mm512_test_epi64_mask((__m512i)mask, (__m512i)mask) != 0;
+  } else if constexpr (sizeof(M) == 32) {
+    return !_mm256_testz_si256((__m256i)mask, (__m256i)mask);
+  } else {
+    return !_mm_testz_si128((__m128i)mask, (__m128i)mask);
+  }
 }
 template <typename M>
 bool all(M mask) {
-  constexpr int n = sizeof(M) / sizeof(mask[0]);
-  decltype(mask[0] + 0) bits = -1;
-  for (int i = 0; i < n; ++i) bits &= mask[i];
-  return bits != 0;
+  if constexpr (sizeof(M) == 64) {
+    if constexpr (sizeof(mask[0]) == 4) return _mm512_test_epi32_mask((__m512i)mask, (__m512i)mask) == 0xffff;
+    else return _mm512_test_epi64_mask((__m512i)mask, (__m512i)mask) == 0xff;
+  } else if constexpr (sizeof(M) == 32) {
+    return _mm256_testc_si256((__m256i)mask, _mm256_set1_epi32(-1));
+  } else {
+    return _mm_test_all_ones((__m128i)mask);
+  }
 }
 struct Log1p {
   template <typename V, typename S>
@@ -297,20 +308,99 @@ struct GeluErfc {
     p = p * t - 1.26551223f;
     return (0.5f * t) * exp_nonpositive(p - z * z);
   }
-  // Phi(x), the standard normal distribution function
+  // Phi(x), the standard normal distribution function. With FMA the exponent -x^2/2 + P(t) is kept
+  // in two parts (x^2 by FMA's exact product, the sum by Fast2Sum) and e^(hi + lo) taken as
+  // e^hi (1 + lo): the rounded z = |x| / sqrt 2 squared, and then hi's own rounding, made Phi(-6)
+  // 3.4e-6 off (56 ulp); now 2e-7.
   static VF cdf(VF v) {
-    const VF y = half_erfc_positive(abs_of<VF, float>(v) * 0.7071067811865476f);  // Phi(-|x|)
-    return v < 0.0f ? y : 1.0f - y;
+    const VF a = abs_of<VF, float>(v);
+    VF y;
+    if constexpr (kFma) {
+      const VF z = a * 0.7071067811865476f, t = 1.0f / (1.0f + 0.5f * z);
+      VF p = 0.17087277f * t - 0.82215223f;
+      p = fma(p, t, VF{} + 1.48851587f);
+      p = fma(p, t, VF{} - 1.13520398f);
+      p = fma(p, t, VF{} + 0.27886807f);
+      p = fma(p, t, VF{} - 0.18628806f);
+      p = fma(p, t, VF{} + 0.09678418f);
+      p = fma(p, t, VF{} + 0.37409196f);
+      p = fma(p, t, VF{} + 1.00002368f);
+      p = fma(p, t, VF{} - 1.26551223f);
+      const VF aa = a * a, z2 = aa * 0.5f, z2_lo = fma(a, a, -aa) * 0.5f;  // z^2 = z2 + z2_lo exactly
+      const VF hi = p - z2, lo = (p - (hi + z2)) - z2_lo;                  // Fast2Sum: |z2| >= |p| where it matters
+      const VF e = exp_nonpositive(hi);
+      y = (0.5f * t) * fma(e, a < 16.0f ? lo : VF{}, e);  // past 16 e^hi is (nearly) 0, and lo NaN for an infinite x
+    } else {
+      y = half_erfc_positive(a * 0.7071067811865476f);
+    }
+    return v < 0.0f ? y : 1.0f - y;  // y: Phi(-|x|)
   }
   static VD cdf(VD v) { return 0.5 * TCORE_SLEEF_ERFC_D(v * -0.7071067811865476); }
   static VF apply(VF v) { return v * cdf(v); }
   static VD apply(VD v) { return v * cdf(v); }
 };
-// Phi(x) at every width (gelu's backward): the erfc form above.
-using NormalCdf = GeluErfc;
 #if defined(__AVX2__)
-using Gelu = GeluErfc;
+// The piecewise polynomials of native/SegmentPoly.h at this width: a lane picks its segment's
+// coefficients by a permute (32 segments in two registers at AVX-512, 8 in one at AVX2); a lane past
+// the last segment (or NaN) uses the last.
+#if defined(__AVX512F__)
+constexpr int kSegments = 32;
+using VI = __m512i;
+inline VI segment_of(VF pos) {  // the masked forms: GCC 12 warns of the unmasked ones' undefined operand
+  return _mm512_maskz_min_epu32(0xffff, _mm512_maskz_cvttps_epi32(0xffff, pos), _mm512_set1_epi32(kSegments - 1));
+}
+inline VF float_of(VI i) { return _mm512_maskz_cvtepi32_ps(0xffff, i); }
+inline VF pick(const float* c, VI i) { return _mm512_permutex2var_ps(load<VF>(c), i, load<VF>(c + 16)); }
 #else
+constexpr int kSegments = 8;
+using VI = __m256i;
+inline VI segment_of(VF pos) { return _mm256_min_epu32(_mm256_cvttps_epi32(pos), _mm256_set1_epi32(kSegments - 1)); }
+inline VF float_of(VI i) { return _mm256_cvtepi32_ps(i); }
+inline VF pick(const float* c, VI i) { return _mm256_permutevar8x32_ps(load<VF>(c), i); }
+#endif
+using Tables = SegmentTables<kSegments>;
+template <int D>
+VF evaluate(const SegmentPoly<kSegments, D>& poly, VF x) {
+  const VI s = segment_of((x - poly.lo) * (1.0f / poly.w));
+  const VF t = x - fma(float_of(s), VF{} + poly.w, VF{} + (poly.lo + 0.5f * poly.w));  // the centre: exact
+  VF p = pick(poly.c[D], s);
+  for (int k = D - 1; k >= 0; --k) p = fma(p, t, pick(poly.c[k], s));
+  return p;
+}
+
+// log(1 + e^z) (softplus) as max(z, 0) + log1p(e^-|z|): e^-|z| in (0, 1] inline and its log1p from
+// the table, no call (SLEEF's logf1p(expf(z)): two calls and their range fix-ups, 1.2x torch's
+// time); no cancellation: both terms are positive. NaN stays NaN, -inf gives 0.
+struct Log1pExp {
+  static VF apply(VF z) {
+    const VF u = exp_nonpositive(-abs_of<VF, float>(z));
+    return (z > 0.0f ? z : VF{}) + fma(u, evaluate(Tables::log1p_over_x_less_1, u), u);
+  }
+  static VD apply(VD z) { return Log1p::apply(Exp::apply(z)); }
+};
+
+// x * Phi(x) with Phi from the table where every lane's |x| < 4 (one vector in a thousand of normal
+// values has a lane beyond), else the erfc form: float32 gelu 4M elements 2.95 -> ? ms at AVX-512.
+struct GeluTable {
+  static VF cdf(VF v) {
+    const VF a = abs_of<VF, float>(v);
+    if (any(a >= 4.0f)) return GeluErfc::cdf(v);
+    const VF y = evaluate(Tables::normal_upper_tail, a);  // Phi(-|x|); NaN stays NaN
+    return v < 0.0f ? y : 1.0f - y;
+  }
+  static VD cdf(VD v) { return GeluErfc::cdf(v); }
+  static VF apply(VF v) { return v * cdf(v); }
+  static VD apply(VD v) { return GeluErfc::apply(v); }
+};
+using Gelu = GeluTable;
+// Phi(x) (gelu's backward)
+using NormalCdf = GeluTable;
+#else
+using NormalCdf = GeluErfc;
+struct Log1pExp {
+  static VF apply(VF z) { return Log1p::apply(Exp::apply(z)); }
+  static VD apply(VD z) { return Log1p::apply(Exp::apply(z)); }
+};
 // float32 at SSE4 width, where the erfc form's exp, division and degree-9 polynomial cost 76 ms for
 // 16M floats (torch's DEFAULT kernel 43, with an erf 17% off at -5): Phi from a table of nodes
 // x0 = -5 + i/64 up to 5.5, each with Phi(x0) and the next Taylor coefficients (Phi' = phi,
@@ -358,7 +448,20 @@ struct Gelu {
 #endif
 #undef TCORE_SLEEF_ERFC_D
 
-// erf. float32: |x| < 1 as x + x q(x^2), q of degree 7 fitted here (least squares on Chebyshev nodes
+#if defined(__AVX2__)
+// erf. float32, a = |x|: x + x (erf(a) / a - 1) below 1, +-(1 - erfc(a)) up to 4, both from one
+// table lookup, +-1 beyond (+-inf too); within 0.8 ulp; NaN stays NaN, -0 stays -0. float64: SLEEF's.
+struct Erf {
+  static VF apply(VF v) {
+    const VF a = abs_of<VF, float>(v);
+    const VF p = evaluate(Tables::erf, a);
+    const VF large = a >= 4.0f ? VF{} + 1.0f : 1.0f - p;
+    return a < 1.0f || v != v ? fma(v, p, v) : (v < 0.0f ? -large : large);
+  }
+  static VD apply(VD v) { return Erf_::apply(v); }
+};
+#else
+// erf at SSE4 width. float32: |x| < 1 as x + x q(x^2), q of degree 7 fitted here (least squares on Chebyshev nodes
 // in x^2, iterated toward minimax: 3.3e-11 relative), the leading 1 kept out of q so that the last
 // step is one rounding; |x| >= 1 as 1 - erfc(|x|) through GeluErfc's fit, the sign put back; within
 // 1.39 ulp of float64 with FMA, 1.56 at SSE4 width without (tests/test_vector_math.py bounds it by 2),
@@ -389,6 +492,7 @@ struct Erf {
   }
   static VD apply(VD v) { return Erf_::apply(v); }
 };
+#endif
 
 struct GeluTanh {
   static VF apply(VF v) { return 0.5f * v * (1.0f + Tanh::apply(0.7978845608028654f * (v + 0.044715f * v * v * v))); }
@@ -491,6 +595,7 @@ struct Sigmoid {};
 struct Gelu {};
 struct GeluTanh {};
 struct NormalCdf {};
+struct Log1pExp {};
 template <typename Op, typename T>
 void map(T*, const T*, int64_t) {}
 template <typename T, typename F>
