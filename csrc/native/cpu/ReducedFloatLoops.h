@@ -91,7 +91,8 @@ template <typename H, typename Run>
 }  // namespace reduced_float
 
 // out = run(self) elementwise, out and self of dtype H (float16/bfloat16) and out not partially
-// overlapping self: run(o, x, n) computes n float32 values.
+// overlapping self: run(o, x, n) computes n float32 values; a run that also takes H's runs
+// (floating_runs' vector functions, converting in registers) gets the contiguous ones directly.
 template <typename H, typename Run>
 void reduced_float_unary_loop(const Tensor& out, const Tensor& self, const Run& run) {
   using namespace reduced_float;
@@ -101,7 +102,12 @@ void reduced_float_unary_loop(const Tensor& out, const Tensor& self, const Run& 
                       [&](char** p, const int64_t* s, int64_t n) {
                         int64_t i = 0;
                         if (s[0] == static_cast<int64_t>(sizeof(H)) && s[1] == static_cast<int64_t>(sizeof(H))) {
-                          i = fused_unary_run<H>(reinterpret_cast<H*>(p[0]), reinterpret_cast<const H*>(p[1]), n, run);
+                          if constexpr (std::is_invocable_v<const Run&, H*, const H*, int64_t>) {
+                            run(reinterpret_cast<H*>(p[0]), reinterpret_cast<const H*>(p[1]), n);
+                            return;
+                          } else {
+                            i = fused_unary_run<H>(reinterpret_cast<H*>(p[0]), reinterpret_cast<const H*>(p[1]), n, run);
+                          }
                         }
                         alignas(64) float x[kChunk], y[kChunk];
                         for (; i < n; i += kChunk) {

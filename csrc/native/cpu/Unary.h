@@ -8,6 +8,7 @@
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
 #include "native/cpu/ReducedFloatLoops.h"
+#include "native/cpu/VecMath.h"
 
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
@@ -30,6 +31,17 @@ struct HasFloatRuns : std::false_type {};
 template <typename K>
 struct HasFloatRuns<K, std::void_t<decltype(&K::floats)>> : std::true_type {};
 
+// The float32 runs of a floating kernel, and its float16/bfloat16 runs where the vector functions
+// convert them in registers (vec::converts): runs(o, x, n, f) with f the float32 function.
+template <typename Runs, typename F>
+struct FloatRuns {
+  Runs runs;
+  F f;
+  void operator()(float* o, const float* x, int64_t n) const { runs(o, x, n, f); }
+  template <typename H, typename = std::enable_if_t<vec::converts<H>>>
+  void operator()(H* o, const H* x, int64_t n) const { runs(o, x, n, f); }
+};
+
 // A floating kernel with vector runs: make(tag) gives f for values of T (strided elements),
 // runs(o, i, n, f) computes a contiguous run of T (SLEEF's vectors, or a loop where T has none),
 // and the float32 runs of float16/bfloat16 inputs are the same runs over float.
@@ -44,7 +56,7 @@ constexpr auto floating_runs(const char* op, Make make, Runs runs) {
                                 [&](T* o, const T* i, int64_t n) { runs(o, i, n, f); });
         });
       },
-      [runs, f = make(type_tag<float>{})](float* o, const float* x, int64_t n) { runs(o, x, n, f); });
+      FloatRuns<Runs, decltype(make(type_tag<float>{}))>{runs, make(type_tag<float>{})});
 }
 
 // out = f(self) computed in `compute`: make(compute, target, x) writes f(x) into target (both of

@@ -92,7 +92,7 @@ template <typename VecOp, typename F>
 constexpr auto floating_vec(const char* op, F f) {
   return floating_runs(op, [f](auto) { return f; }, [](auto* o, const auto* i, int64_t n, const auto& g) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
-    if constexpr (vec::supports<T>) {
+    if constexpr (vec::supports<T> || vec::converts<T>) {
       vec::map<VecOp>(o, i, n);
     } else {
       for (int64_t k = 0; k < n; ++k) o[k] = static_cast<T>(g(i[k]));
@@ -333,7 +333,7 @@ auto gelu_fn(bool tanh_form) {
   };
   return floating_runs("gelu", [scalar](auto) { return scalar; }, [tanh_form](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
-    if constexpr (vec::supports<T>) {
+    if constexpr (vec::supports<T> || vec::converts<T>) {
       tanh_form ? vec::map<vec::GeluTanh>(o, i, n) : vec::map<vec::Gelu>(o, i, n);
     } else {
       for (int64_t k = 0; k < n; ++k) o[k] = f(i[k]);

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "native/SegmentPoly.h"
+#include "native/cpu/Copy.h"
 #include "tcore_build_config.h"  // TCORE_HAVE_SLEEF (CMakeLists.txt)
 
 #if TCORE_HAVE_SLEEF && defined(__SSE4_1__)
@@ -25,6 +26,9 @@
 namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace vec {
+
+template <typename T>
+constexpr bool is_reduced = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 #if defined(TCORE_VEC_MATH)
 constexpr bool kAvailable = true;
@@ -54,8 +58,10 @@ using VD = __m128d;
 #define TCORE_SLEEF_ERFC_D Sleef_erfcd2_u15sse4
 #endif
 
+// Values of T in one register: float16/bfloat16 are held as float32 (converted as they are
+// loaded and stored, below).
 template <typename T>
-constexpr int width = static_cast<int>(sizeof(VF) / sizeof(T));
+constexpr int width = static_cast<int>(sizeof(VF) / (is_reduced<T> ? sizeof(float) : sizeof(T)));
 // The register type of T (a trait, not std::conditional_t: GCC warns that the vector types'
 // attributes are ignored as template arguments).
 template <typename T>
@@ -68,16 +74,39 @@ template <>
 struct VecOf<double> {
   using type = VD;
 };
+template <>
+struct VecOf<Half> {
+  using type = VF;
+};
+template <>
+struct VecOf<BFloat16> {
+  using type = VF;
+};
 
 // Unaligned loads and stores of either vector (the compiler emits one vmovups/movups for each).
-template <typename V, typename T>
+template <typename V, typename T, std::enable_if_t<!is_reduced<T>, int> = 0>
 V load(const T* p) {
   V v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-template <typename V, typename T>
+template <typename V, typename T, std::enable_if_t<!is_reduced<T>, int> = 0>
 void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+// float16/bfloat16 in float32 registers: Copy.h's conversions (F16C, or bfloat16's shift and
+// rounding), in registers once inlined: a unary float16/bfloat16 kernel converts, computes and
+// rounds in one pass (through float32 buffers it took three: bfloat16 gelu 1.3x torch's)
+template <typename V, typename H, std::enable_if_t<is_reduced<H>, int> = 0>
+V load(const H* p) {
+  alignas(64) float b[width<float>];
+  convert_run<float, H>(b, p, width<float>);
+  return load<V>(b);
+}
+template <typename V, typename H, std::enable_if_t<is_reduced<H>, int> = 0>
+void store(H* p, V v) {
+  alignas(64) float b[width<float>];
+  store(b, v);
+  convert_run<H, float>(p, b, width<float>);
+}
 
 // One operation each: apply(VF), apply(VD).
 #define TCORE_VEC_OP(Name, fn)                                     \
@@ -510,9 +539,9 @@ void map_with(T* out, const T* in, int64_t n, const F& f) {
   for (; i + W <= n; i += W) store(out + i, f(load<V>(in + i)));
   if (i < n) {
     alignas(64) T buf[W] = {};
-    std::memcpy(buf, in + i, static_cast<size_t>(n - i) * sizeof(T));
+    std::memcpy(static_cast<void*>(buf), in + i, static_cast<size_t>(n - i) * sizeof(T));
     store(buf, f(load<V>(buf)));
-    std::memcpy(out + i, buf, static_cast<size_t>(n - i) * sizeof(T));
+    std::memcpy(static_cast<void*>(out + i), buf, static_cast<size_t>(n - i) * sizeof(T));
   }
 }
 template <typename Op, typename T>
@@ -606,9 +635,12 @@ template <bool Store, typename T>
 double exp_shifted_sum(T*, const T*, T, int64_t) { return 0; }
 #endif
 
-// Whether contiguous runs of T go through the vector functions (float32 and float64, with SLEEF).
+// Whether contiguous runs of T go through the vector functions (float32 and float64, with SLEEF);
+// converts: float16/bfloat16 runs through float32 vectors (map, map_with; Unary.h's floating_runs).
 template <typename T>
 constexpr bool supports = kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>);
+template <typename T>
+constexpr bool converts = kAvailable && is_reduced<T>;
 
 }  // namespace vec
 }  // namespace TCORE_CPU_NS
