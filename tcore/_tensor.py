@@ -141,7 +141,7 @@ def _floatmode(arr: np.ndarray) -> str:
 def _iter(self: _C.Tensor):
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    return (self.select(0, i) for i in range(self.shape[0]))
+    return iter(self.unbind(0))  # as torch's: the rows are unbind's views (written in place: its error)
 
 
 def _install_named_returns(namespace: dict) -> None:

@@ -45,3 +45,57 @@ def test_forward_mode_and_functionalize(tcore):
     torch_like = tcore.func.functionalize(lambda x: x.unbind(0)[1].add_(1))
     torch_like(g)
     assert g.tolist() == [[0.0] * 3, [1.0] * 3]
+
+
+def _message(lib, program):
+    try:
+        program(lib)
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", ["direct", "indirect", "split", "split_view", "no_grad_base", "no_grad_base_indirect"])
+def test_inplace_errors_word_for_word_torch(tcore, case):
+    """The refused writes name the view as torch's messages do: "Output 1 of Unbind" (no
+    Backward0), and a multi-output view of a tensor that required nothing as made in no_grad mode."""
+    def program(lib):
+        x = lib.ones(3, 4, requires_grad=True)
+        w = lib.ones(4, requires_grad=True)
+        if case == "direct":
+            (x * 2).unbind(0)[1].mul_(2)
+        elif case == "indirect":
+            y = x * 2
+            v = y.unbind(0)
+            y.mul_(2)
+            v[0].grad_fn  # noqa: B018  (the access regenerates the view's node: the error)
+        elif case == "split":
+            (x * 2).split(2)[1].add_(1)
+        elif case == "split_view":
+            (x * 2).chunk(2)[0].view(-1).add_(1)
+        elif case == "no_grad_base":
+            lib.ones(3, 4).unbind(0)[0].mul_(w)
+        else:
+            a = lib.ones(3, 4)
+            v = a.unbind(0)
+            a.mul_(w)
+            v[0] + 1
+    ours, theirs = _message(tcore, program), _message(torch, program)
+    assert theirs is not None and ours == theirs
+
+
+def test_iteration_is_unbind(tcore):
+    """for r in t: the rows are unbind's (torch's Tensor.__iter__): writing one in place under
+    autograd is refused as torch refuses it, without autograd it writes the base."""
+    for lib in (tcore, torch):
+        y = lib.ones(3, 2, requires_grad=True) * 2
+        rows = list(y)
+        assert [r.grad_fn.name() for r in rows] == ["UnbindBackward0"] * 3
+        with pytest.raises(RuntimeError, match="Output 0 of Unbind is a view"):
+            rows[0].mul_(2)
+        b = lib.zeros(2, 2)
+        for i, r in enumerate(b):
+            r.add_(i + 1)
+        assert b.tolist() == [[1.0, 1.0], [2.0, 2.0]]
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(tcore.tensor(1.0))

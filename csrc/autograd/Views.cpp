@@ -75,9 +75,14 @@ class CopySlices final : public Node {
   std::vector<int64_t> base_sizes_, base_strides_;
 };
 
-std::string output_of(const AutogradMeta& m) {
-  return m.grad_fn ? detail::str_cat("Output ", m.output_nr, " of ", m.grad_fn->name())
-                   : std::string("A view");
+// How torch's messages name a view: "Output 1 of Unbind" (the node's name without its
+// "Backward<n>"), or, made where nothing required grad, as if made in no_grad mode.
+std::string view_named(const AutogradMeta& m, const char* modified) {
+  if (!m.grad_fn) return detail::str_cat("A view was created in no_grad mode and ", modified, " with grad mode enabled");
+  std::string name = m.grad_fn->name();
+  const size_t cut = name.rfind("Backward");
+  if (cut != std::string::npos && name.find_first_not_of("0123456789", cut + 8) == std::string::npos) name.resize(cut);
+  return detail::str_cat("Output ", m.output_nr, " of ", name, " is a view and ", modified);
 }
 
 const char* kNoGradAdvice =
@@ -93,9 +98,8 @@ void check_view_rebase(const AutogradMeta& m, bool indirect) {
       return;
     case CreationMeta::MultiOutputNode:
       throw Error(detail::str_cat(
-          output_of(m), " is a view and ",
-          indirect ? "its base or another view of its base has been modified inplace"
-                   : "is being modified inplace",
+          view_named(m, indirect ? "its base or another view of its base has been modified inplace"
+                                 : "is being modified inplace"),
           ". This view is the output of a function that returns multiple views. Such functions do not allow the "
           "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."));
     case CreationMeta::NoGradMode:

@@ -36,7 +36,7 @@ SegmentPoly<S, D> fit(double (*f)(double), double lo, double hi) {
 
 double normal_upper_tail_at(double a) { return 0.5 * std::erfc(a * 0.70710678118654752440); }
 double erf_table_at(double a) { return a < 1 ? std::erf(a) / a - 1 : std::erfc(a); }  // a > 0 at every node
-double log1p_table_at(double u) { return std::log1p(u) / u - 1; }
+double log1p_table_at(double u) { return std::log1p(u) / u - 1; }  // u != 0 at every node
 
 }  // namespace
 // (the functions' names differ from the members': inside a member's initializer the member wins)
@@ -46,5 +46,7 @@ const SegmentPoly<32, 4> SegmentTables<32>::log1p_over_x_less_1 = fit<32, 4>(log
 const SegmentPoly<8, 7> SegmentTables<8>::normal_upper_tail = fit<8, 7>(normal_upper_tail_at, 0, 4);
 const SegmentPoly<8, 6> SegmentTables<8>::erf = fit<8, 6>(erf_table_at, 0, 4);
 const SegmentPoly<8, 5> SegmentTables<8>::log1p_over_x_less_1 = fit<8, 5>(log1p_table_at, 0, 1);
+const SegmentPoly<32, 3> SegmentTables<32>::log1p_reduced = fit<32, 3>(log1p_table_at, -0.3125, 0.4375);
+const SegmentPoly<8, 5> SegmentTables<8>::log1p_reduced = fit<8, 5>(log1p_table_at, -0.3125, 0.4375);
 
 }  // namespace tcore::native

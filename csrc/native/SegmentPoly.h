@@ -15,7 +15,7 @@ template <int S, int D>
 struct SegmentPoly {
   static constexpr int kSegments = S, kDegree = D;
   alignas(64) float c[D + 1][S];  // c[k][s]: the coefficient of t^k in segment s
-  float lo, w;                    // segment s is [lo + s w, lo + (s + 1) w]; w a power of 2 here
+  float lo, w;                    // segment s is [lo + s w, lo + (s + 1) w]
 };
 
 // The tables of one segment count: Phi(-a) = erfc(a / sqrt 2) / 2 over [0, 4] (gelu); erf(a) / a - 1
@@ -24,16 +24,18 @@ struct SegmentPoly {
 // (measured in float64) 1e-8 relative or below, under float32's roundings.
 template <int S>
 struct SegmentTables;
+// And log1p(f) / f - 1 over [-5/16, 7/16] (log1p's reduced argument f = m - 1, m in [sqrt(1/2), sqrt(2))).
 template <>
 struct SegmentTables<32> {
   static const SegmentPoly<32, 5> normal_upper_tail, erf;
   static const SegmentPoly<32, 4> log1p_over_x_less_1;
+  static const SegmentPoly<32, 3> log1p_reduced;
 };
 template <>
 struct SegmentTables<8> {
   static const SegmentPoly<8, 7> normal_upper_tail;
   static const SegmentPoly<8, 6> erf;
-  static const SegmentPoly<8, 5> log1p_over_x_less_1;
+  static const SegmentPoly<8, 5> log1p_over_x_less_1, log1p_reduced;
 };
 
 }  // namespace tcore::native

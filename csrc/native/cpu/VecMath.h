@@ -255,7 +255,7 @@ bool all(M mask) {
     return _mm_test_all_ones((__m128i)mask);
   }
 }
-struct Log1p {
+struct Log1pSleef {
   template <typename V, typename S>
   static V fix(V v, S big, S tiny) {
     const V r = Log1p_::apply(v);
@@ -405,7 +405,37 @@ struct Log1pExp {
     const VF u = exp_nonpositive(-abs_of<VF, float>(z));
     return (z > 0.0f ? z : VF{}) + fma(u, evaluate(Tables::log1p_over_x_less_1, u), u);
   }
-  static VD apply(VD z) { return Log1p::apply(Exp::apply(z)); }
+  static VD apply(VD z) { return Log1pSleef::apply(Exp::apply(z)); }
+};
+
+// log1p, float32: u = 1 + x rounded = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact),
+// log1p(x) = k ln 2 + f + f q(f) + c / u with q from the table and c what 1 + x's rounding lost
+// (by Fast2Sum, exactly: 1 - (u - x) where |x| > 1, x - (u - 1) elsewhere; fdlibm's log1pf takes the
+// first wherever k > 0, inexact for x in (0.41, 1): 2 ulp there); ln 2 in two parts. Within
+// 1 ulp (tests/test_segment_tables.py); no call (SLEEF's log1pf: 1.15x torch's time). -1 gives -inf, below it NaN, +inf and NaN
+// stay, -0 stays -0 and a tiny x is its own log1p. float64: SLEEF's, with its range fix-ups.
+struct Log1p {
+  static VF apply(VF x) {
+    using VU = int32_t __attribute__((vector_size(sizeof(VF))));
+    const VF u = 1.0f + x;
+    const VU iu = reinterpret_cast<VU>(u) - 0x3f3504f3;  // the bits of sqrt(1/2)
+    const VU k = iu >> 23;
+    const VF m = reinterpret_cast<VF>((iu & 0x007fffff) + 0x3f3504f3);
+    const VF f = m - 1.0f;
+    const VF c = (abs_of<VF, float>(x) > 1.0f ? 1.0f - (u - x) : x - (u - 1.0f)) / u;  // Fast2Sum: exact
+    const VF dk = __builtin_convertvector(k, VF);
+    const VF q = evaluate(Tables::log1p_reduced, f);
+    // ln 2 = 0.693359375 - 2.12194440e-4, k ln2_hi exact. Where |k| <= 1, k ln2_hi + f is exact too (a
+    // multiple of f's ulp below 1), so that log1p near 0.35 (k = 1, f = -0.34) keeps its bits; past
+    // that f joins the small terms (k ln2_hi + f rounded made 1.4 ulp)
+    const VF lo = fma(f, q, fma(dk, VF{} - 2.12194440e-4f, c)), hi = dk * 0.693359375f;
+    VF r = abs_of<VF, float>(dk) <= 1.0f ? (hi + f) + lo : hi + (f + lo);
+    r = x == -1.0f ? VF{} - std::numeric_limits<float>::infinity() : r;
+    r = x < -1.0f ? VF{} + std::numeric_limits<float>::quiet_NaN() : r;
+    r = abs_of<VF, float>(x) < 5.9604645e-08f ? x : r;  // below 2^-24 (and -0: f + c above made it +0)
+    return x == std::numeric_limits<float>::infinity() || x != x ? x : r;
+  }
+  static VD apply(VD v) { return Log1pSleef::apply(v); }
 };
 
 // x * Phi(x) with Phi from the table where every lane's |x| < 4 (one vector in a thousand of normal
@@ -426,6 +456,7 @@ using Gelu = GeluTable;
 using NormalCdf = GeluTable;
 #else
 using NormalCdf = GeluErfc;
+using Log1p = Log1pSleef;
 struct Log1pExp {
   static VF apply(VF z) { return Log1p::apply(Exp::apply(z)); }
   static VD apply(VD z) { return Log1p::apply(Exp::apply(z)); }
