@@ -187,3 +187,29 @@ def test_layer_norm_parameter_gradients_do_not_overflow_where_double_does_not(tc
     g = tcore.tensor([[3e38] * 4, [3e38] * 4, [-3e38] * 4, [-3e38] * 4] + [[1.0] * 4] * 4)
     tcore.nn.functional.layer_norm(x, [4], w, b).backward(g)
     assert b.grad.tolist() == [4.0] * 4
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_relu_of_every_bit_pattern(tcore, dtype):
+    """float16/bfloat16 relu works on the bits: every pattern as torch's (a negative number gives
+    +0; -0 stays -0, as torch's max(x, 0)), NaN stays the same NaN; in place and transposed alike."""
+    raw = np.arange(0, 1 << 16, dtype=np.uint16).view(np.int16)
+    x = from_bits(tcore, raw, dtype)
+    px = torch.from_numpy(raw.copy()).view(getattr(torch, dtype))
+    got, want, nan = bits(tcore.relu(x)), bits(torch.relu(px)), px.isnan().numpy()
+    np.testing.assert_array_equal(got[~nan], want[~nan])
+    np.testing.assert_array_equal(got[nan], raw[nan])
+    y = x.clone()
+    y.relu_()
+    np.testing.assert_array_equal(bits(y), got)
+    square = from_bits(tcore, raw.reshape(256, 256), dtype)
+    np.testing.assert_array_equal(bits(tcore.relu(square.t())), got.reshape(256, 256).T)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_relu_keeps_negative_zero_as_torch(tcore, dtype):
+    values = [-0.0, 0.0, -1e-30, -2.0, 3.0, float("nan"), float("-inf")]
+    got = tcore.relu(tcore.tensor(values, dtype=getattr(tcore, dtype))).float().numpy()
+    want = torch.relu(torch.tensor(values, dtype=getattr(torch, dtype))).float().numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -126,7 +126,7 @@ constexpr auto neg_fn() {
 constexpr auto relu_fn() {
   return numeric("relu", [](auto tag) {
     using T = typename decltype(tag)::type;
-    return [](T v) { return !(v <= T(0)) ? v : T(0); };  // NaN stays NaN, as in PyTorch
+    return [](T v) { return v < T(0) ? T(0) : v; };  // NaN and -0 stay, as torch's (clamp_min: max(x, 0))
   });
 }
 
@@ -159,6 +159,25 @@ bool sign_bit_kernel(const Tensor& out, const Tensor& self, uint16_t keep, uint1
   out.bump_version();
   return true;
 }
+// float16/bfloat16 relu on the bits likewise: a negative number becomes +0; NaN (of either sign),
+// -0 and the rest stay (v < 0 ? 0 : v, exactly); through float32 runs it took 1.35x torch's time at
+// AVX2 and 40x at SSE4 (no F16C there)
+bool relu_bits_kernel(const Tensor& out, const Tensor& self) {
+  if (!is_reduced_float(self.dtype()) || out.dtype() != self.dtype() ||
+      (!out.is_same(self) && out.storage().is_alias_of(self.storage()))) {
+    return false;
+  }
+  dispatch_reduced_float(self.dtype(), [&](auto tag) {
+    using H = typename decltype(tag)::type;
+    const uint16_t inf = std::numeric_limits<H>::infinity().x;
+    unary_loop<H, H>(out, self, [inf](H v) {
+      const uint16_t magnitude = v.x & 0x7fff;
+      return H::from_bits((v.x & 0x8000) && magnitude != 0 && magnitude <= inf ? uint16_t{0} : v.x);
+    });
+  });
+  out.bump_version();
+  return true;
+}
 }  // namespace
 
 TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) {
@@ -168,8 +187,15 @@ TCORE_IMPL_FUNC(neg_out)(const Tensor& self, const Tensor& out) {
 TCORE_IMPL_FUNC(exp_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "exp", exp_fn); }
 TCORE_IMPL_FUNC(log_out)(const Tensor& self, const Tensor& out) { unary_into(out, self, float_type(self), "log", log_fn); }
 
-Tensor relu(const Tensor& self) { return unary(self, self.dtype(), "relu", relu_fn()); }
-Tensor relu_(const Tensor& self) { return unary_inplace(self, self.dtype(), "relu_", relu_fn()); }
+Tensor relu(const Tensor& self) {
+  const Tensor out = empty_output(self.sizes(), self.dtype(), {&self});
+  if (relu_bits_kernel(out, self)) return out;
+  return unary_into(out, self, self.dtype(), "relu", relu_fn());
+}
+Tensor relu_(const Tensor& self) {
+  if (relu_bits_kernel(self, self)) return self;
+  return unary_inplace(self, self.dtype(), "relu_", relu_fn());
+}
 
 
 // The unary math family, structured: one line each, the impl of the out= kernel (the kernel

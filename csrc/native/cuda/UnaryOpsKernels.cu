@@ -58,7 +58,10 @@ template <typename T, Kind kind>
 struct UnaryOp {
   __device__ T operator()(T x) const {
     if constexpr (kind == Kind::Neg) return static_cast<T>(-x);
-    else if constexpr (kind == Kind::Relu) return !(x <= T(0)) ? x : T(0);  // NaN stays NaN
+    else if constexpr (kind == Kind::Relu) {  // NaN and -0 stay, as torch's max(x, 0)
+      if constexpr (std::is_unsigned_v<T>) return x;
+      else return x < T(0) ? T(0) : x;
+    }
     else if constexpr (kind == Kind::Abs) {
       if constexpr (std::is_unsigned_v<T>) return x;
       else return x < T(0) ? static_cast<T>(-x) : x;
