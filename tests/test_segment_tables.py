@@ -150,3 +150,83 @@ def test_log1p_float32_within_an_ulp(tcore):
     np.testing.assert_array_equal(got, want)
     number = ~np.isnan(want)
     np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]))
+
+
+CONVERSIONS = r"""
+import json, numpy as np, torch, tcore
+rng = np.random.default_rng(5)
+raw = rng.integers(0, 1 << 32, 200_000, dtype=np.uint64).astype(np.uint32)
+halfway = (np.arange(0, 1 << 16, dtype=np.uint32) << 13) + 0x38000000 + 0x1000  # ties of normal halves
+sub = np.arange(0, 1 << 11, dtype=np.uint32)  # subnormal halves and their halfway points, as floats
+special = np.array([0x477FEFFF, 0x477FF000, 0x7F800000, 0x7FC00000, 0xFF800001, 0x38800000, 0x387FFFFF, 0x33000000,
+                    0x33000001, 0x32FFFFFF, 0x80000000, 0x00000001], np.uint32)
+x = np.concatenate([special, raw, halfway, (sub.astype(np.float32) * np.float32(2.0**-25)).view(np.uint32)]).view(np.float32)
+out = {"capability": tcore.backends.cpu.get_cpu_capability(), "bad": {}}
+for dt in ("float16", "bfloat16"):
+    for n in (1, 3, 4, 5, 17, len(x)):
+        got = tcore.from_numpy(x[:n].copy()).to(getattr(tcore, dt)).float().numpy()
+        want = torch.from_numpy(x[:n].copy()).to(getattr(torch, dt)).float().numpy()
+        nan = np.isnan(want)
+        bad = int((got.view(np.uint32)[~nan] != want.view(np.uint32)[~nan]).sum() + (~np.isnan(got[nan])).sum())
+        out["bad"][f"{dt} {n}"] = bad
+    every = np.arange(0, 1 << 16, dtype=np.uint16).view(np.int16)
+    t = torch.from_numpy(every.copy()).view(getattr(torch, dt))
+    import ctypes
+    c = tcore.empty((1 << 16,), dtype=getattr(tcore, dt))
+    ctypes.memmove(c.data_ptr(), every.ctypes.data, 2 << 16)
+    got, want = c.float().numpy(), t.float().numpy()
+    nan = np.isnan(want)
+    out["bad"][f"{dt} widen"] = int((got.view(np.uint32)[~nan] != want.view(np.uint32)[~nan]).sum() + (~np.isnan(got[nan])).sum())
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_float16_bfloat16_conversions_at_every_capability(tcore, capability):
+    """float32 <-> float16/bfloat16 bit for bit torch's (NaN stays NaN) at each capability: F16C at
+    AVX2/AVX-512, branch-free vector arithmetic at SSE4; ties to even, the subnormal halves and their
+    halfway points, the overflow to inf past 65504, every 16-bit pattern widened."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TCORE_CPU_CAPABILITY": capability}
+    r = subprocess.run([sys.executable, "-c", CONVERSIONS], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert not any(out["bad"].values()), out
+
+
+def test_results_do_not_depend_on_layout_or_neighbours(tcore):
+    """(From a review.) softplus past e^z's overflow gives z at every layout and width (the strided
+    and one-element paths gave inf), NaN keeps its sign; a gelu value is the same whatever its
+    vector's other lanes hold (a lane past 4 once sent the whole vector to the erfc form); strided
+    gelu (the scalar path, in double) is as accurate as the vectors; log1p quiets a signalling NaN."""
+    sp = tcore.nn.functional.softplus
+    for dtype in (tcore.float32, tcore.float64):
+        for t in (tcore.full((32,), 95.0, dtype=dtype), tcore.full((64,), 95.0, dtype=dtype)[::2], tcore.tensor([95.0], dtype=dtype)):
+            assert sp(t, threshold=100).tolist() == [95.0] * t.numel()
+        assert sp(tcore.full((64,), -50.0, dtype=dtype)[::2], beta=-2, threshold=1000).tolist() == [-50.0] * 32
+    assert sp(tcore.full((4,), 800.0, dtype=tcore.float64), threshold=1000).tolist() == [800.0] * 4
+    for n in (1, 16):
+        nan = tcore.from_numpy(np.full(n, np.nan, np.float32))
+        assert (sp(nan).numpy().view(np.uint32) == 0x7FC00000).all()
+    signalling = tcore.from_numpy(np.full(16, 0x7F800001, np.uint32).view(np.float32))
+    assert (tcore.log1p(signalling).numpy().view(np.uint32) == 0x7FC00001).all()
+
+    v = np.linspace(-4, 4, 16001, dtype=np.float32)
+    alone = tcore.nn.functional.gelu(tcore.from_numpy(v)).numpy()
+    w = v.copy()
+    w[::16] = 5.0  # a lane past the table in every vector
+    mixed = tcore.nn.functional.gelu(tcore.from_numpy(w)).numpy()
+    keep = np.ones(v.shape, bool)
+    keep[::16] = False
+    np.testing.assert_array_equal(mixed[keep], alone[keep])
+
+    x = np.linspace(-13, 4, 40_000, dtype=np.float32)
+    x64 = x.astype(np.float64)
+    exact = 0.5 * x64 * ERFC(-x64 / math.sqrt(2))
+    strided = tcore.nn.functional.gelu(tcore.from_numpy(np.repeat(x, 2))[::2]).numpy().astype(np.float64)
+    normal = np.abs(exact) > np.finfo(np.float32).tiny
+    assert (np.abs(strided - exact)[normal] / np.abs(exact[normal])).max() < 1.2e-7  # rounded once from double

@@ -355,7 +355,9 @@ auto gelu_fn(bool tanh_form) {
       const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
       return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
     }
-    return static_cast<T>(0.5) * v * std::erfc(v * static_cast<T>(-0.7071067811865476));  // no cancellation
+    // no cancellation; a float in double (erfcf of the rounded v / sqrt 2 was 73 ulp off at -9)
+    using C = std::conditional_t<std::is_same_v<T, float>, double, T>;
+    return static_cast<T>(0.5 * static_cast<C>(v) * std::erfc(static_cast<C>(v) * static_cast<C>(-0.70710678118654752440)));
   };
   return floating_runs("gelu", [scalar](auto) { return scalar; }, [tanh_form](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;

@@ -341,8 +341,7 @@ struct GeluErfc {
   // in two parts (x^2 by FMA's exact product, the sum by Fast2Sum) and e^(hi + lo) taken as
   // e^hi (1 + lo): the rounded z = |x| / sqrt 2 squared, and then hi's own rounding, made Phi(-6)
   // 3.4e-6 off (56 ulp); now 2e-7.
-  static VF cdf(VF v) {
-    const VF a = abs_of<VF, float>(v);
+  static VF upper_tail(VF a) {  // Phi(-a), a = |x|
     VF y;
     if constexpr (kFma) {
       const VF z = a * 0.7071067811865476f, t = 1.0f / (1.0f + 0.5f * z);
@@ -362,7 +361,11 @@ struct GeluErfc {
     } else {
       y = half_erfc_positive(a * 0.7071067811865476f);
     }
-    return v < 0.0f ? y : 1.0f - y;  // y: Phi(-|x|)
+    return y;
+  }
+  static VF cdf(VF v) {
+    const VF y = upper_tail(abs_of<VF, float>(v));  // Phi(-|x|)
+    return v < 0.0f ? y : 1.0f - y;
   }
   static VD cdf(VD v) { return 0.5 * TCORE_SLEEF_ERFC_D(v * -0.7071067811865476); }
   static VF apply(VF v) { return v * cdf(v); }
@@ -402,10 +405,10 @@ VF evaluate(const SegmentPoly<kSegments, D>& poly, VF x) {
 // time); no cancellation: both terms are positive. NaN stays NaN, -inf gives 0.
 struct Log1pExp {
   static VF apply(VF z) {
-    const VF u = exp_nonpositive(-abs_of<VF, float>(z));
+    const VF u = exp_nonpositive(VF{} - abs_of<VF, float>(z));  // (0 - NaN keeps NaN's sign; -NaN flips it)
     return (z > 0.0f ? z : VF{}) + fma(u, evaluate(Tables::log1p_over_x_less_1, u), u);
   }
-  static VD apply(VD z) { return Log1pSleef::apply(Exp::apply(z)); }
+  static VD apply(VD z) { return (z > 0.0 ? z : VD{}) + Log1pSleef::apply(Exp::apply(VD{} - abs_of<VD, double>(z))); }
 };
 
 // log1p, float32: u = 1 + x rounded = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact),
@@ -433,18 +436,19 @@ struct Log1p {
     r = x == -1.0f ? VF{} - std::numeric_limits<float>::infinity() : r;
     r = x < -1.0f ? VF{} + std::numeric_limits<float>::quiet_NaN() : r;
     r = abs_of<VF, float>(x) < 5.9604645e-08f ? x : r;  // below 2^-24 (and -0: f + c above made it +0)
-    return x == std::numeric_limits<float>::infinity() || x != x ? x : r;
+    return x == std::numeric_limits<float>::infinity() || x != x ? x + x : r;  // (x + x: a signalling NaN quieted)
   }
   static VD apply(VD v) { return Log1pSleef::apply(v); }
 };
 
-// x * Phi(x) with Phi from the table where every lane's |x| < 4 (one vector in a thousand of normal
-// values has a lane beyond), else the erfc form: float32 gelu 4M elements 2.95 -> ? ms at AVX-512.
+// x * Phi(x) with Phi from the table where |x| < 4, the erfc form beyond (computed only for a vector
+// with such a lane: one in a thousand of normal values; chosen by lane, so that a value's result does
+// not depend on its neighbours): float32 gelu 4M elements 2.95 -> ? ms at AVX-512.
 struct GeluTable {
   static VF cdf(VF v) {
     const VF a = abs_of<VF, float>(v);
-    if (any(a >= 4.0f)) return GeluErfc::cdf(v);
-    const VF y = evaluate(Tables::normal_upper_tail, a);  // Phi(-|x|); NaN stays NaN
+    VF y = evaluate(Tables::normal_upper_tail, a);  // Phi(-|x|); NaN stays NaN
+    if (any(a >= 4.0f)) y = a >= 4.0f ? GeluErfc::upper_tail(a) : y;  // by lane: a value's result is its own
     return v < 0.0f ? y : 1.0f - y;
   }
   static VD cdf(VD v) { return GeluErfc::cdf(v); }
@@ -457,9 +461,9 @@ using NormalCdf = GeluTable;
 #else
 using NormalCdf = GeluErfc;
 using Log1p = Log1pSleef;
-struct Log1pExp {
-  static VF apply(VF z) { return Log1p::apply(Exp::apply(z)); }
-  static VD apply(VD z) { return Log1p::apply(Exp::apply(z)); }
+struct Log1pExp {  // max(z, 0) + log1p(e^-|z|): no overflow (log1p(e^z) was inf past 88.7)
+  static VF apply(VF z) { return (z > 0.0f ? z : VF{}) + Log1p::apply(Exp::apply(VF{} - abs_of<VF, float>(z))); }
+  static VD apply(VD z) { return (z > 0.0 ? z : VD{}) + Log1p::apply(Exp::apply(VD{} - abs_of<VD, double>(z))); }
 };
 // float32 at SSE4 width, where the erfc form's exp, division and degree-9 polynomial cost 76 ms for
 // 16M floats (torch's DEFAULT kernel 43, with an erf 17% off at -5): Phi from a table of nodes
