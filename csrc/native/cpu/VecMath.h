@@ -605,6 +605,10 @@ void map2_with(T* out, const T* a, const T* b, int64_t n, int64_t a_step, int64_
   }
 }
 
+// e^v for v <= 0 (or NaN): float32 inline (exp_nonpositive, within 1 ulp: SLEEF's expf was a call a
+// vector, a fifth of a bfloat16 softmax), float64 SLEEF's
+inline VF exp_at_most_0(VF v) { return exp_nonpositive(v); }
+inline VD exp_at_most_0(VD v) { return Exp::apply(v); }
 // e^(x[i] - shift) for a contiguous row, stored into y when Store, and their sum: added in T's
 // lanes within blocks of 4096 elements, the blocks in double (softmax's one pass after the max).
 template <bool Store, typename T>
@@ -618,7 +622,7 @@ double exp_shifted_sum(T* y, const T* x, T shift, int64_t n) {
     V acc = {};
     int64_t i = b;
     for (; i + W <= end; i += W) {
-      const V e = Exp::apply(load<V>(x + i) - shift);
+      const V e = exp_at_most_0(load<V>(x + i) - shift);
       if constexpr (Store) store(y + i, e);
       acc += e;
     }
@@ -626,7 +630,7 @@ double exp_shifted_sum(T* y, const T* x, T shift, int64_t n) {
       alignas(64) T buf[W];
       for (int j = 0; j < W; ++j) buf[j] = -std::numeric_limits<T>::infinity();
       std::memcpy(buf, x + i, static_cast<size_t>(end - i) * sizeof(T));
-      const V e = Exp::apply(load<V>(buf) - shift);
+      const V e = exp_at_most_0(load<V>(buf) - shift);
       store(buf, e);
       if constexpr (Store) std::memcpy(y + i, buf, static_cast<size_t>(end - i) * sizeof(T));
       for (int64_t j = 0; j < end - i; ++j) total += buf[j];
