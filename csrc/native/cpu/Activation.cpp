@@ -60,7 +60,7 @@ template <typename Make>
 void activation_into(const Tensor& out, const Tensor& self, const char* op, Make make) {
   unary_into(out, self, self.dtype(), op, floating_runs(op, make, [](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
-    if constexpr (vec::supports<T> || vec::converts<T>) {
+    if constexpr (vec::maps<T>) {
       vec::map_with(o, i, n, f);
     } else {
       for (int64_t k = 0; k < n; ++k) o[k] = f(i[k]);

@@ -92,7 +92,7 @@ template <typename VecOp, typename F>
 constexpr auto floating_vec(const char* op, F f) {
   return floating_runs(op, [f](auto) { return f; }, [](auto* o, const auto* i, int64_t n, const auto& g) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
-    if constexpr (vec::supports<T> || vec::converts<T>) {
+    if constexpr (vec::maps<T>) {
       vec::map<VecOp>(o, i, n);
     } else {
       for (int64_t k = 0; k < n; ++k) o[k] = static_cast<T>(g(i[k]));
@@ -131,11 +131,6 @@ constexpr auto relu_fn() {
 }
 
 template <typename Fn>
-Tensor unary(const Tensor& self, ScalarType compute, const char* op, Fn fn) {
-  return unary_into(empty_output(self.sizes(), compute, {&self}), self, compute, op, fn);
-}
-
-template <typename Fn>
 Tensor unary_inplace(const Tensor& self, ScalarType compute, const char* op, Fn fn) {
   return unary_into(self, self, compute, op, fn);
 }
@@ -144,25 +139,11 @@ Tensor unary_inplace(const Tensor& self, ScalarType compute, const char* op, Fn 
 
 // The structured operators' impls (their meta functions: native/UnaryOps.cpp).
 namespace {
-// float16/bfloat16 neg and abs: the sign bit flipped (flip 0x8000) or cleared (keep 0x7fff), in any
-// layout, without a conversion (what float32 would give, rounded: exact; a NaN keeps its payload, as
-// torch's vectorized abs); false where out is not of self's dtype or overlaps it partially.
-bool sign_bit_kernel(const Tensor& out, const Tensor& self, uint16_t keep, uint16_t flip) {
-  if (!is_reduced_float(self.dtype()) || out.dtype() != self.dtype() ||
-      (!out.is_same(self) && out.storage().is_alias_of(self.storage()))) {
-    return false;
-  }
-  dispatch_reduced_float(self.dtype(), [&](auto tag) {
-    using H = typename decltype(tag)::type;
-    unary_loop<H, H>(out, self, [keep, flip](H v) { return H::from_bits(static_cast<uint16_t>((v.x & keep) ^ flip)); });
-  });
-  out.bump_version();
-  return true;
-}
-// float16/bfloat16 relu on the bits likewise: a negative number becomes +0; NaN (of either sign),
-// -0 and the rest stay (v < 0 ? 0 : v, exactly); through float32 runs it took 1.35x torch's time at
-// AVX2 and 40x at SSE4 (no F16C there)
-bool relu_bits_kernel(const Tensor& out, const Tensor& self) {
+// float16/bfloat16 kernels on the bits, in any layout, without a conversion: out = f(bits, the
+// bits of infinity) (exact: what float32 would give, rounded); false where out is not of self's
+// dtype or overlaps it partially.
+template <typename F>
+bool bits_kernel(const Tensor& out, const Tensor& self, F f) {
   if (!is_reduced_float(self.dtype()) || out.dtype() != self.dtype() ||
       (!out.is_same(self) && out.storage().is_alias_of(self.storage()))) {
     return false;
@@ -170,13 +151,23 @@ bool relu_bits_kernel(const Tensor& out, const Tensor& self) {
   dispatch_reduced_float(self.dtype(), [&](auto tag) {
     using H = typename decltype(tag)::type;
     const uint16_t inf = std::numeric_limits<H>::infinity().x;
-    unary_loop<H, H>(out, self, [inf](H v) {
-      const uint16_t magnitude = v.x & 0x7fff;
-      return H::from_bits((v.x & 0x8000) && magnitude != 0 && magnitude <= inf ? uint16_t{0} : v.x);
-    });
+    unary_loop<H, H>(out, self, [f, inf](H v) { return H::from_bits(f(v.x, inf)); });
   });
   out.bump_version();
   return true;
+}
+// neg and abs: the sign bit flipped (flip 0x8000) or cleared (keep 0x7fff); a NaN keeps its
+// payload, as torch's vectorized abs
+bool sign_bit_kernel(const Tensor& out, const Tensor& self, uint16_t keep, uint16_t flip) {
+  return bits_kernel(out, self, [keep, flip](uint16_t x, uint16_t) { return static_cast<uint16_t>((x & keep) ^ flip); });
+}
+// relu: a negative number becomes +0; NaN (of either sign), -0 and the rest stay (v < 0 ? 0 : v,
+// exactly); through float32 runs it took 1.35x torch's time at AVX2 and 40x at SSE4 (no F16C there)
+bool relu_bits_kernel(const Tensor& out, const Tensor& self) {
+  return bits_kernel(out, self, [](uint16_t x, uint16_t inf) {
+    const uint16_t magnitude = x & 0x7fff;
+    return (x & 0x8000) && magnitude != 0 && magnitude <= inf ? uint16_t{0} : x;
+  });
 }
 }  // namespace
 
@@ -361,7 +352,7 @@ auto gelu_fn(bool tanh_form) {
   };
   return floating_runs("gelu", [scalar](auto) { return scalar; }, [tanh_form](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
-    if constexpr (vec::supports<T> || vec::converts<T>) {
+    if constexpr (vec::maps<T>) {
       tanh_form ? vec::map<vec::GeluTanh>(o, i, n) : vec::map<vec::Gelu>(o, i, n);
     } else {
       for (int64_t k = 0; k < n; ++k) o[k] = f(i[k]);

@@ -392,16 +392,12 @@ VF evaluate(const SegmentPoly<kSegments, D>& poly, VF x) {
   return p;
 }
 
-// log(1 + e^z) (softplus) as max(z, 0) + log1p(e^-|z|): e^-|z| in (0, 1] inline and its log1p from
-// the table, no call (SLEEF's log1pf(expf(z)): two calls and their range fix-ups, 1.2x torch's
-// time); no cancellation: both terms are positive. NaN stays NaN, -inf gives 0.
-struct Log1pExp {
-  static VF apply(VF z) {
-    const VF u = exp_nonpositive(VF{} - abs_of<VF, float>(z));  // (0 - NaN keeps NaN's sign; -NaN flips it)
-    return (z > 0.0f ? z : VF{}) + fma(u, evaluate(Tables::log1p_over_x_less_1, u), u);
-  }
-  static VD apply(VD z) { return (z > 0.0 ? z : VD{}) + Log1pSleef::apply(Exp::apply(VD{} - abs_of<VD, double>(z))); }
-};
+// log(1 + e^a) for a <= 0 (softplus's log1p(e^-|z|)): e^a in (0, 1] inline and its log1p from the
+// table, no call (SLEEF's log1pf(expf(z)): two calls and their range fix-ups, 1.2x torch's time).
+inline VF log1p_of_exp(VF a) {
+  const VF u = exp_nonpositive(a);
+  return fma(u, evaluate(Tables::log1p_over_x_less_1, u), u);
+}
 
 // log1p, float32: u = 1 + x rounded = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact),
 // log1p(x) = k ln 2 + f + f q(f) + c / u with q from the table and c what 1 + x's rounding lost
@@ -454,10 +450,7 @@ using NormalCdf = GeluTable;
 #else
 using NormalCdf = GeluErfc;
 using Log1p = Log1pSleef;
-struct Log1pExp {  // max(z, 0) + log1p(e^-|z|): no overflow (log1p(e^z) was inf past 88.7)
-  static VF apply(VF z) { return (z > 0.0f ? z : VF{}) + Log1p::apply(Exp::apply(VF{} - abs_of<VF, float>(z))); }
-  static VD apply(VD z) { return (z > 0.0 ? z : VD{}) + Log1p::apply(Exp::apply(VD{} - abs_of<VD, double>(z))); }
-};
+inline VF log1p_of_exp(VF a) { return Log1p::apply(Exp::apply(a)); }
 // float32 at SSE4 width, where the erfc form's exp, division and degree-9 polynomial cost 76 ms for
 // 16M floats (torch's DEFAULT kernel 43, with an erf 17% off at -5): Phi from a table of nodes
 // x0 = -5 + i/64 up to 5.5, each with Phi(x0) and the next Taylor coefficients (Phi' = phi,
@@ -504,6 +497,14 @@ struct Gelu {
 };
 #endif
 #undef TCORE_SLEEF_ERFC_D
+
+// log(1 + e^z) (softplus) as max(z, 0) + log1p(e^-|z|): no overflow (log1p(e^z) was inf past
+// 88.7), no cancellation (both terms are positive); NaN stays NaN with its sign (0 - NaN keeps it,
+// -NaN would flip it), -inf gives 0.
+struct Log1pExp {
+  static VF apply(VF z) { return (z > 0.0f ? z : VF{}) + log1p_of_exp(VF{} - abs_of<VF, float>(z)); }
+  static VD apply(VD z) { return (z > 0.0 ? z : VD{}) + Log1p::apply(Exp::apply(VD{} - abs_of<VD, double>(z))); }
+};
 
 #if defined(__AVX2__)
 // erf. float32, a = |x|: x + x (erf(a) / a - 1) below 1, +-(1 - erfc(a)) up to 4, both from one
@@ -668,11 +669,14 @@ double exp_shifted_sum(T*, const T*, T, int64_t) { return 0; }
 #endif
 
 // Whether contiguous runs of T go through the vector functions (float32 and float64, with SLEEF);
-// converts: float16/bfloat16 runs through float32 vectors (map, map_with; Unary.h's floating_runs).
+// converts: float16/bfloat16 runs through float32 vectors (Unary.h's floating_runs).
 template <typename T>
 constexpr bool supports = kAvailable && (std::is_same_v<T, float> || std::is_same_v<T, double>);
 template <typename T>
 constexpr bool converts = kAvailable && is_reduced<T>;
+// whether map/map_with take contiguous runs of T (either of the above)
+template <typename T>
+constexpr bool maps = supports<T> || converts<T>;
 
 }  // namespace vec
 }  // namespace TCORE_CPU_NS
