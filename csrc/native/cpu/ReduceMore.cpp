@@ -518,9 +518,9 @@ void rows_along(const Tensor& result, int64_t dim, ScalarType t, const char* op,
   write_rows_back(result, rowwise, mask);
 }
 
-// softmax (log_softmax) of a row of n: e^(x - m) into y and their sum in one pass (SLEEF's vector
-// exp, native/cpu/VecMath.h; log_softmax only sums); without SLEEF, a polynomial the compiler
-// vectorizes for float32
+// softmax (log_softmax) of a row of n: e^(x - m) into y and their sum in one pass
+// (vec::exp_shifted_sum: float32's exponential inline, float64's SLEEF's; log_softmax only sums);
+// without SLEEF, a polynomial the compiler vectorizes for float32
 // Finish: whether softmax's y gets its last pass (y * 1/s) here; without, the caller multiplies by
 // the returned scale in its own pass (log_softmax finishes always, and returns 1).
 template <bool Log, typename T>
