@@ -48,8 +48,8 @@ REVERSE = {
     "expand": ('(functionalization::overlapping_write("expand"), Tensor())', ()),
     "split.Tensor": ("functionalization::slice_back(base_, mutated_view, {dim}, static_cast<int64_t>(i) * {split_size})",
                      ()),
-    "split.sizes": ("functionalization::slice_back(base_, mutated_view, {dim}, functionalization::prefix_sum({split_size}, i))",
-                    ()),
+    "split_with_sizes": ("functionalization::slice_back(base_, mutated_view, {dim}, "
+                         "functionalization::prefix_sum({split_sizes}, i))", ()),
     "unbind.int": ("ops::select_scatter::call(base_, mutated_view, {dim}, static_cast<int64_t>(i))", ("select_scatter",)),
 }
 # Mutating operators whose functional counterpart has another name or arguments:

@@ -113,9 +113,8 @@ def _varargs_form(params: list[str]) -> list[str]:
 def signatures(f: NativeFunction, method: bool) -> list[str]:
     """The parameter lists (without self) of this overload: one, plus the varargs form."""
     params = _params(f, method)
-    if python.accepts_varargs_size(f, method) and not method:
-        params = [*params, "requires_grad: _bool = False"] if "*" in params else [*params, "*",
-                                                                                  "requires_grad: _bool = False"]
+    if python.is_factory(f) and not method:
+        params = [*params, "requires_grad: _bool = False"]  # after the keyword-only tensor options
     forms = [params]
     if python.accepts_varargs_size(f, method):
         forms.append(_varargs_form(params))

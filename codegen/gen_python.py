@@ -118,6 +118,7 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                     layout: Layout, deprecated: tuple = ()) -> str:
     bindings = []
     varargs: set[str] = set()
+    factories: set[str] = set()
     roots = set()
     for root, fs in groups.items():
         for f in fs:
@@ -128,6 +129,8 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                 bindings.append(_binding(f, method=False, twin=_tensor_twin(f, fs)))
                 if python.accepts_varargs_size(f, method=False):
                     varargs.add(python.qualified_name(f))
+                if python.is_factory(f):
+                    factories.add(python.qualified_name(f))
             if "method" in f.variants and not f.func.is_out_fn:
                 bindings.append(_binding(f, method=True))
                 if python.accepts_varargs_size(f, method=True):
@@ -137,7 +140,7 @@ def render_bindings(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
     headers = sorted({layout.api_header(r) for r in roots} | {layout.api_header(d.schema.name.base) for d in deprecated})
     modules = sorted({b["module"] for b in bindings if b["module"]})
     return render("python_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers,
-                  bindings=bindings, modules=modules, varargs=sorted(varargs), deprecated=old, named_returns=named)
+                  bindings=bindings, modules=modules, varargs=sorted(varargs), factories=sorted(factories), deprecated=old, named_returns=named)
 
 
 def render_binding_index(num_shards: int) -> str:

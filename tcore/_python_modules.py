@@ -30,17 +30,16 @@ def functions(module: str) -> dict[str, object]:
     """The functions of one python_module by their public names, with the varargs sizes and
     named tuples of tcore's top-level functions."""
     from . import return_types
-    from ._tensor import _varargs, named_returns
+    from ._tensor import _python_function, named_returns
 
     sub = getattr(_C, "_" + module)
-    varargs = set(_C._varargs_size_functions)
+    varargs, factories = set(_C._varargs_size_functions), set(_C._factory_functions)
     out = {}
     for name in dir(sub):
         if name.startswith("_"):
             continue
-        fn = getattr(sub, name)
-        if f"_{module}.{name}" in varargs:
-            fn = _varargs(fn)
+        qualified = f"_{module}.{name}"
+        fn = _python_function(getattr(sub, name), qualified in varargs, qualified in factories)
         if name in _C._named_returns:
             fn = named_returns(fn, getattr(return_types, name))
         out[public_name(module, name)] = fn

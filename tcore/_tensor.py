@@ -75,16 +75,22 @@ def _spread(args: tuple) -> tuple:
     return args
 
 
-def _varargs(fn):
-    """Lets the leading int list be spread: ones(2, 3) == ones((2, 3)); factories take
-    requires_grad= as in PyTorch."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, requires_grad: bool = False, **kwargs):
-        out = fn(*_spread(args), **kwargs)
-        return out.requires_grad_(True) if requires_grad else out
-
-    return wrapper
+def _python_function(fn, varargs: bool, factory: bool):
+    """fn as tcore exports it: with varargs the leading int list may be spread (ones(2, 3) ==
+    ones((2, 3))); a factory (zeros, arange, empty_like...) takes requires_grad= as in PyTorch."""
+    spread = _spread if varargs else tuple
+    if factory:
+        @functools.wraps(fn)
+        def factory_wrapper(*args, requires_grad: bool = False, **kwargs):
+            out = fn(*spread(args), **kwargs)
+            return out.requires_grad_(True) if requires_grad else out
+        return factory_wrapper
+    if varargs:
+        @functools.wraps(fn)
+        def varargs_wrapper(*args, **kwargs):
+            return fn(*_spread(args), **kwargs)
+        return varargs_wrapper
+    return fn
 
 
 def _method_varargs(fn):
@@ -184,13 +190,12 @@ def _dtype_repr(self: _C.dtype) -> str:
 def install(namespace: dict) -> None:
     """Exports the generated operators into the tcore namespace and adds Python methods."""
     T = _C.Tensor
-    varargs = set(_C._varargs_size_functions)
+    varargs, factories = set(_C._varargs_size_functions), set(_C._factory_functions)
     for name in dir(_C):
         # operators named with an underscore stay in tcore._C, except the foreach family (torch._foreach_add)
         if (name.startswith("_") and not name.startswith("_foreach_")) or name in namespace:
             continue
-        obj = getattr(_C, name)
-        namespace[name] = _varargs(obj) if name in varargs else obj
+        namespace[name] = _python_function(getattr(_C, name), name in varargs, name in factories)
     for qualified in varargs:
         if qualified.startswith("Tensor."):
             name = qualified.split(".", 1)[1]

@@ -85,6 +85,8 @@ OVERRIDES.update({
 })
 OVERRIDES["index_add_"] = OVERRIDES["index_add"]
 OVERRIDES["split_copy.Tensor_out"] = dict(split_size=1, out=lambda tc: [tc.empty([0]) for _ in range(3)])
+OVERRIDES["randint_like.low_dtype"] = OVERRIDES["randint_like.low_dtype_out"] = dict(low=0, high=3)
+OVERRIDES["split_with_sizes_copy.out"] = dict(out=lambda tc: [tc.empty([0]) for _ in range(2)])
 # structured out= overloads whose out dtype is fixed (int64 indices)
 OVERRIDES.update({f"{op}.out": dict(out=lambda tc: tc.empty([0], dtype=tc.int64)) for op in ("argmax", "argmin")})
 OVERRIDES["random"] = OVERRIDES["random_"]  # the functional counterparts take the in-place forms' arguments
@@ -174,7 +176,7 @@ def _value(tcore, op: str, name: str, type_: str, rng):
     if op.startswith("bitwise") and type_ == "Scalar":
         return 6
     if "[]" in type_ or "[1]" in type_:
-        return [3, 3] if name == "size" else [1, 2] if name == "split_size" else [0]
+        return [3, 3] if name == "size" else [1, 2] if name in ("split_size", "split_sizes") else [0]
     if name in ("dim0", "dim1"):
         return 0 if name == "dim0" else 1
     if type_ in ("Scalar", "float"):

@@ -55,7 +55,8 @@ def _message(lib, program):
     return None
 
 
-@pytest.mark.parametrize("case", ["direct", "indirect", "split", "split_view", "no_grad_base", "no_grad_base_indirect"])
+@pytest.mark.parametrize("case", ["direct", "indirect", "split", "split_sizes", "split_view", "no_grad_base",
+                                  "no_grad_base_indirect"])
 def test_inplace_errors_word_for_word_torch(tcore, case):
     """The refused writes name the view as torch's messages do: "Output 1 of Unbind" (no
     Backward0), and a multi-output view of a tensor that required nothing as made in no_grad mode."""
@@ -71,6 +72,8 @@ def test_inplace_errors_word_for_word_torch(tcore, case):
             v[0].grad_fn  # noqa: B018  (the access regenerates the view's node: the error)
         elif case == "split":
             (x * 2).split(2)[1].add_(1)
+        elif case == "split_sizes":
+            (x * 2).split([1, 2])[1].add_(1)
         elif case == "split_view":
             (x * 2).chunk(2)[0].view(-1).add_(1)
         elif case == "no_grad_base":
@@ -82,6 +85,20 @@ def test_inplace_errors_word_for_word_torch(tcore, case):
             v[0] + 1
     ours, theirs = _message(tcore, program), _message(torch, program)
     assert theirs is not None and ours == theirs
+
+
+def test_split_chunk_and_unbind_nodes_named_as_torch(tcore):
+    """split with a list of sizes is split_with_sizes (torch's SplitWithSizesBackward0), by
+    method, function or the operator itself; an int size is SplitBackward0, chunk goes through it."""
+    def names(lib):
+        x = lib.arange(6.0, requires_grad=True)
+        calls = (x.split([2, 4]), lib.split(x, [2, 4]), x.split_with_sizes([1, 5]), lib.split_with_sizes(x, [6]),
+                 x.split(4), x.chunk(3), x.unbind(0))
+        for parts in calls:
+            sum(p.sum() * (i + 1) for i, p in enumerate(parts)).backward()
+        return [parts[0].grad_fn.name() for parts in calls], x.grad.tolist()
+    assert names(tcore) == names(torch)
+    assert names(tcore)[0][:4] == ["SplitWithSizesBackward0"] * 4
 
 
 def test_iteration_is_unbind(tcore):

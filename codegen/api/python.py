@@ -119,6 +119,15 @@ def qualified_name(f: NativeFunction) -> str:
     return f"_{f.python_module}.{name}" if f.python_module else name
 
 
+TENSOR_OPTIONS = frozenset({"dtype", "layout", "device", "pin_memory"})
+
+
+def is_factory(f: NativeFunction) -> bool:
+    """A function that makes a tensor from options (zeros, arange, empty_like...): PyTorch's
+    bindings add requires_grad= to these (torchgen: the schema's tensor options, not out=)."""
+    return not f.func.is_out_fn and TENSOR_OPTIONS <= {a.name for a in f.func.kwarg_only}
+
+
 def accepts_varargs_size(f: NativeFunction, method: bool) -> bool:
     """PyTorch lets an int-list argument be given as varargs (ones(2, 3), x.view(2, 3)) when it
     is the only positional argument; split(2, 1) is a size and a dim, not a list."""

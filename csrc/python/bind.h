@@ -69,8 +69,9 @@ inline std::optional<std::string_view> optional_ref(const std::optional<std::str
 void adopt_kept_object(PyObject* object, Tensor* inside, const Tensor& tensor) noexcept;
 bool revive_kept_object(PyObject* object, Tensor* inside) noexcept;
 
-// Records functions whose leading int list may be given as varargs: ones(2, 3).
-void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names);
+// Adds names to one of tcore._C's lists: _varargs_size_functions (the leading int list may be
+// given as varargs: ones(2, 3)), _factory_functions (they take requires_grad=).
+void add_names(nb::module_& m, const char* registry_name, std::initializer_list<const char*> names);
 // Operators whose outputs have names (max.dim: values, indices): tcore wraps their tuples
 // in a named tuple type (tcore.return_types.max), as PyTorch does.
 void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields);

@@ -46,8 +46,8 @@ nb::module_ python_module(nb::module_& m, const char* name) {
   return sub;
 }
 
-void add_varargs_size(nb::module_& m, std::initializer_list<const char*> names) {
-  nb::list registry = nb::borrow<nb::list>(m.attr("_varargs_size_functions"));
+void add_names(nb::module_& m, const char* registry_name, std::initializer_list<const char*> names) {
+  nb::list registry = nb::borrow<nb::list>(m.attr(registry_name));
   for (const char* n : names) registry.append(nb::str(n));
 }
 
@@ -550,6 +550,7 @@ NB_MODULE(_C, m) {
   using namespace tcore::python;
   bind_errors(m);
   m.attr("_varargs_size_functions") = nb::list();
+  m.attr("_factory_functions") = nb::list();
   m.attr("_named_returns") = nb::dict();
   m.attr("_python_modules") = nb::list();
   m.attr("__version__") = TCORE_VERSION;

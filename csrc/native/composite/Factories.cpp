@@ -1,4 +1,4 @@
-// zeros, ones, full (and out= forms), *_like, arange/eye short forms and rand/randn/randint:
+// zeros, ones, full (and out= forms), *_like, arange/eye short forms and rand/randn/randint(_like):
 // empty + fill_/uniform_/normal_/random_ through the dispatcher, so they work on every
 // backend that has those.
 #include <tcore/ops/arange.h>
@@ -18,8 +18,11 @@
 #include <tcore/ops/normal.h>
 #include <tcore/ops/ones_like_native.h>
 #include <tcore/ops/ones_native.h>
+#include <tcore/ops/rand_like_native.h>
 #include <tcore/ops/rand_native.h>
+#include <tcore/ops/randint_like_native.h>
 #include <tcore/ops/randint_native.h>
+#include <tcore/ops/randn_like_native.h>
 #include <tcore/ops/randn_native.h>
 #include <tcore/ops/random.h>
 #include <tcore/ops/uniform.h>
@@ -143,6 +146,28 @@ Tensor randint(int64_t high, IntArrayRef size, std::optional<ScalarType> dtype, 
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<ScalarType> dtype,
                std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return tcore::random_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), low, high);
+}
+
+// rand/randn/randint shaped like self (its dtype, device and, by default, its layout).
+Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return tcore::uniform_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0.0, 1.0);
+}
+Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  return tcore::normal_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0.0, 1.0);
+}
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                    std::optional<Device> device, std::optional<bool> pin_memory,
+                    std::optional<MemoryFormat> memory_format) {
+  return tcore::random_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), 0, high);
+}
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype,
+                    std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
+                    std::optional<MemoryFormat> memory_format) {
+  return tcore::random_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), low, high);
 }
 
 // The same with a Generator (None: the default one).

@@ -7,6 +7,8 @@
 #include <tcore/ops/narrow.h>
 #include <tcore/ops/split.h>
 #include <tcore/ops/split_native.h>
+#include <tcore/ops/split_with_sizes.h>
+#include <tcore/ops/split_with_sizes_native.h>
 #include <tcore/ops/stack_native.h>
 #include <tcore/ops/unsqueeze.h>
 
@@ -72,11 +74,12 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
   std::vector<int64_t> sizes(pieces, split_size);
   sizes.back() = size - split_size * (pieces - 1);
-  return split_with_sizes(self, sizes, d);
+  return native::split_with_sizes(self, sizes, d);
 }
 
+// through the dispatcher, as torch's: the pieces' node is SplitWithSizesBackward0
 std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
-  return split_with_sizes(self, split_size, dim);
+  return tcore::split_with_sizes(self, split_size, dim);
 }
 
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {

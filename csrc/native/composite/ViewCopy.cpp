@@ -17,6 +17,8 @@
 #include <tcore/ops/slice_copy_native.h>
 #include <tcore/ops/split.h>
 #include <tcore/ops/split_copy_native.h>
+#include <tcore/ops/split_with_sizes.h>
+#include <tcore/ops/split_with_sizes_copy_native.h>
 #include <tcore/ops/squeeze.h>
 #include <tcore/ops/squeeze_copy_native.h>
 #include <tcore/ops/transpose.h>
@@ -74,8 +76,8 @@ Tensor unfold_copy(const Tensor& self, int64_t dimension, int64_t size, int64_t 
 std::vector<Tensor> split_copy(const Tensor& self, int64_t split_size, int64_t dim) {
   return clones(tcore::split(self, split_size, dim));
 }
-std::vector<Tensor> split_copy(const Tensor& self, IntArrayRef split_size, int64_t dim) {
-  return clones(tcore::split(self, split_size, dim));
+std::vector<Tensor> split_with_sizes_copy(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  return clones(tcore::split_with_sizes(self, split_sizes, dim));
 }
 
 }  // namespace tcore::native

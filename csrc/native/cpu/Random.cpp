@@ -31,7 +31,7 @@ namespace {
 template <typename Fill>
 Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator, const char* op, Fill fill) {
   assert_no_internal_overlap(self);
-  // float16/bfloat16 draw in float32 and round: the same numbers as a float32 tensor, rounded
+  // float16/bfloat16 are filled in float32 and rounded (uniform_ draws them at their own precision)
   const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
   const Tensor target = self.is_contiguous() && t == self.dtype() ? self : empty_cpu(self.sizes(), t);
   {
@@ -69,6 +69,19 @@ void fill_uniform01(T* p, int64_t n, std::mt19937_64& e) {
     if (i < n) p[i] = uniform01<float>(e);
   } else {
     for (int64_t i = 0; i < n; ++i) p[i] = uniform01<T>(e);
+  }
+}
+
+// n uniforms in [0, 1) with `digits` bits each (float16: 11, bfloat16: 8), as torch draws them for
+// those types: multiples of 2^-digits, so rounding to the type never reaches 1. One 64-bit draw
+// gives 64 / digits of them.
+void fill_uniform_bits(float* p, int64_t n, int digits, std::mt19937_64& e) {
+  const float scale = std::ldexp(1.0f, -digits);
+  const uint64_t mask = (uint64_t{1} << digits) - 1;
+  const int per_draw = 64 / digits;
+  for (int64_t i = 0; i < n;) {
+    uint64_t x = e();
+    for (int k = 0; k < per_draw && i < n; ++k, ++i, x >>= digits) p[i] = static_cast<float>(x & mask) * scale;
   }
 }
 
@@ -201,10 +214,17 @@ Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<
 Tensor uniform_(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "uniform_ expects a floating point tensor, got ", self.dtype());
   TCORE_CHECK_VALUE(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
+  // float16/bfloat16 are filled through float32 (fill_random) with their own precision's draws
+  const int reduced_digits = self.dtype() == ScalarType::Half ? 11 : self.dtype() == ScalarType::BFloat16 ? 8 : 0;
   return fill_random(self, generator, "uniform_", [&](auto* p, int64_t n, std::mt19937_64& e, auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
-      fill_uniform01(p, n, e);
+      if constexpr (std::is_same_v<T, float>) {
+        if (reduced_digits) fill_uniform_bits(p, n, reduced_digits, e);
+        else fill_uniform01(p, n, e);
+      } else {
+        fill_uniform01(p, n, e);
+      }
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(static_cast<double>(p[i]) * (to - from) + from);
     }
   });

@@ -2,6 +2,7 @@
 // element index and a seed drawn from the tcore Generator), so each element is
 // independent of the launch shape and a seeded generator reproduces the same tensor.
 #include <mutex>
+#include <type_traits>
 
 #include <tcore/ops/normal_native.h>
 #include <tcore/ops/uniform_native.h>
@@ -20,12 +21,21 @@ __device__ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-__device__ double unit(uint64_t bits) { return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0); }
+// A uniform in [0, 1) with `digits` bits: a multiple of 2^-digits
+template <int digits = 53>
+__device__ double unit(uint64_t bits) {
+  return static_cast<double>(bits >> (64 - digits)) * (1.0 / static_cast<double>(uint64_t{1} << digits));
+}
+
+// T's precision: rand()'s values are exact in T, so rounding never gives 1 (torch's draws)
+template <typename T>
+constexpr int kDigits = std::is_same_v<T, double> ? 53 : std::is_same_v<T, float> ? 24 : std::is_same_v<T, Half> ? 11 : 8;
 
 template <typename T>
 __global__ void uniform_kernel(T* out, int64_t n, uint64_t seed, double from, double to) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
-    out[i] = static_cast<T>(from + (to - from) * unit(splitmix64(seed ^ static_cast<uint64_t>(i))));
+    const double u = unit<kDigits<T>>(splitmix64(seed ^ static_cast<uint64_t>(i)));
+    out[i] = static_cast<T>(from + (to - from) * u);
   }
 }
 
