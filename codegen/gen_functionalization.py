@@ -29,6 +29,7 @@ from .templates import render
 # on a contiguous copy of the base (functionalization::strided_back).
 REVERSE = {
     "view": ("functionalization::reshape_back(base_, mutated_view)", ()),
+    "alias": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "squeeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "squeeze.dim": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "squeeze.dims": ("functionalization::reshape_back(base_, mutated_view)", ()),

@@ -5,9 +5,12 @@
 #include <mutex>
 
 #include <tcore/ops/add.h>
+#include <tcore/ops/alias.h>
+#include <tcore/ops/as_strided.h>
 #include <tcore/ops/copy.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/view.h>
+#include <tcore/ops/zeros.h>
 #include <tcore/ops/zeros_like.h>
 
 #include "autograd/Views.h"
@@ -100,14 +103,35 @@ std::vector<Tensor> fw_tangent_args(ArrayRef<Tensor> ts) {
   return out;
 }
 
+namespace {
+
+// torch's has_same_meta: sizes, strides, offset and storage size alike
+bool same_layout(const Tensor& a, const Tensor& b) {
+  return a.sizes().vec() == b.sizes().vec() && a.strides().vec() == b.strides().vec() &&
+         a.storage_offset() == b.storage_offset() && a.storage().nbytes() == b.storage().nbytes();
+}
+
+// The tangent laid out as t (torch's _new_zeros_with_same_feature_meta + copy_): a storage of
+// t's size, t's strides and offset over it. An expanded tangent (a broadcasting formula's, a
+// make_dual of an expand) then never takes one element's writes for several, a tangent of
+// another layout (make_dual of a transposed one) gives t's views the same layout as t's.
+Tensor laid_out_as(const Tensor& t, const Tensor& tangent) {
+  if (same_layout(t, tangent)) return tangent;
+  AutoDispatchBelowAutograd below;
+  const int64_t storage_elements = static_cast<int64_t>(t.storage().nbytes() / t.element_size());
+  Tensor storage = tcore::zeros({storage_elements}, tangent.dtype(), std::nullopt, tangent.device());
+  Tensor out = tcore::as_strided(storage, t.sizes(), t.strides(), t.storage_offset());
+  tcore::copy_(out, tangent.sizes().vec() == t.sizes().vec() ? tangent : tcore::expand(tangent, t.sizes()));
+  return out;
+}
+
+}  // namespace
+
 void set_fw_grad(const Tensor& t, const Tensor& tangent) {
   if (!t.defined() || !tangent.defined() || !is_floating(t.dtype())) return;
   const int64_t level = current_dual_level();
   if (level < 0) return;
-  Tensor g = tangent;
-  if (!std::equal(g.sizes().begin(), g.sizes().end(), t.sizes().begin(), t.sizes().end())) {
-    g = tcore::expand(g, t.sizes());  // an elementwise formula of a broadcasting operator
-  }
+  Tensor g = laid_out_as(t, tangent);
   AutogradMeta& m = meta(t);
   const bool fresh = !t.impl()->has_fw_grad;
   m.fw_grad = g;
@@ -166,14 +190,14 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
   TCORE_CHECK(tangent.dtype() == primal.dtype(), "make_dual: the tangent has dtype ", tangent.dtype(),
               " but the primal has dtype ", primal.dtype());
   TCORE_CHECK(!fw_grad(primal).defined(), "make_dual: the primal already has a tangent at this level");
-  Tensor dual = tcore::view(primal, primal.sizes());  // an alias; keeps primal's reverse-mode history
+  Tensor dual = tcore::alias(primal);  // keeps primal's reverse-mode history
   set_fw_grad(dual, tangent);
   return dual;
 }
 
 std::pair<Tensor, Tensor> unpack_dual(const Tensor& t, int64_t level) {
   Tensor tangent = level == current_dual_level() ? fw_grad(t) : Tensor();
-  Tensor primal = tcore::view(t, t.sizes());
+  Tensor primal = tcore::alias(t);
   if (primal.impl()->has_fw_grad) {  // the view got the tangent's view: the primal has none
     primal.impl()->has_fw_grad = false;
     meta(primal).fw_grad = Tensor();

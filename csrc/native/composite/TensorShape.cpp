@@ -8,6 +8,7 @@
 #include <tcore/ops/_unsafe_view_native.h>
 #include <tcore/ops/_to_copy_native.h>
 #include <tcore/ops/add.h>
+#include <tcore/ops/alias_native.h>
 #include <tcore/ops/as_strided_native.h>
 #include <tcore/ops/clone.h>
 #include <tcore/ops/clone_native.h>
@@ -113,6 +114,8 @@ std::optional<std::vector<int64_t>> view_strides(IntArrayRef sizes, IntArrayRef 
 }
 
 }  // namespace
+
+Tensor alias(const Tensor& self) { return make_view(self, self.sizes().vec(), self.strides().vec(), self.storage_offset()); }
 
 Tensor view(const Tensor& self, IntArrayRef size) {
   const std::vector<int64_t> shape = infer_size(size, self.numel());

@@ -2,6 +2,8 @@
 // select_copy, view_copy, ...). tcore.func.functionalize(fn, remove="mutations_and_views")
 // runs them in place of the views; they decompose into the view and clone, so autograd and
 // forward-mode AD go through the view's formulas.
+#include <tcore/ops/alias.h>
+#include <tcore/ops/alias_copy_native.h>
 #include <tcore/ops/as_strided.h>
 #include <tcore/ops/as_strided_copy_native.h>
 #include <tcore/ops/clone.h>
@@ -45,6 +47,7 @@ std::vector<Tensor> clones(const std::vector<Tensor>& pieces) {
 
 }  // namespace
 
+Tensor alias_copy(const Tensor& self) { return packed(tcore::alias(self)); }
 Tensor view_copy(const Tensor& self, IntArrayRef size) { return packed(ops::view::call(self, size)); }
 Tensor transpose_copy(const Tensor& self, int64_t dim0, int64_t dim1) {
   return packed(tcore::transpose(self, dim0, dim1));
