@@ -70,6 +70,24 @@ def test_inplace_views_as_torch(tcore, name):
     assert got == want
 
 
+@pytest.mark.parametrize("name", [n for n in sorted(INPLACE_VIEWS) if "range" not in n and "not 1" not in n])
+def test_retained_gradient_stays_before_the_inplace_view_as_torch(tcore, name):
+    """y.retain_grad(); y.t_(): y.grad is the gradient of y before the in-place view, of its old
+    shape (torch moves the retain_grad hook on in-place writes, not on in-place views)."""
+    shape, op = INPLACE_VIEWS[name]
+
+    def run(lib):
+        x = (lib.arange(float(np.prod(shape) or 1)).reshape(shape) if shape else lib.tensor(3.0)).requires_grad_()
+        y = x * 2
+        y.retain_grad()
+        z = op(y)
+        (z * lib.arange(float(z.numel())).reshape(z.shape)).sum().backward()
+        return y.grad.tolist(), tuple(y.grad.shape), x.grad.tolist()
+
+    want, got = both(tcore, run)
+    assert got == want
+
+
 def test_a_view_restrided_in_place_stays_a_view_of_its_base(tcore):
     for lib in (torch, tcore):
         b = lib.arange(12.0).reshape(3, 4) * 1

@@ -264,7 +264,8 @@ void set_inplace_view_history(const Tensor& self, const std::shared_ptr<Node>& f
   m.output_nr = fn->add_input_metadata(self);
   m.attr_version = self.version();
   self.impl()->requires_grad = true;
-  move_retain_hook(self, m);
+  // the retain_grad hook stays where it was, torch's (set_history, not rebase_history): after
+  // y.t_() y.grad is the gradient of y before the transpose, of its old shape
 }
 
 }  // namespace tcore::autograd
