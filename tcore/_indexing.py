@@ -45,10 +45,15 @@ def _index_tensor(obj) -> _C.Tensor:
     return _C.from_numpy(np.ascontiguousarray(arr.astype(np.int64)))
 
 
+_SELECTING = frozenset({"int8", "int16", "int32", "int64"})
+
+
 def _normalize(items: tuple) -> list:
     out = []
     for i in items:
-        if i is None or i is Ellipsis or isinstance(i, (slice, _C.Tensor, builtins.bool)):
+        if isinstance(i, _C.Tensor) and i.ndim == 0 and i.dtype.name in _SELECTING:
+            out.append(builtins.int(i.item()))  # torch's: a 0-dim integer tensor selects, as an int
+        elif i is None or i is Ellipsis or isinstance(i, (slice, _C.Tensor, builtins.bool)):
             out.append(i)
         elif isinstance(i, np.bool_):
             out.append(builtins.bool(i))
@@ -90,21 +95,26 @@ def split(self: _C.Tensor, index) -> tuple[_C.Tensor, list | None]:
     """(view, indices): `view` from the basic part of `index`; `indices` for the index
     operator (one entry per dim of the view, None for a dim kept whole), or None."""
     items = _normalize(_as_tuple(index))
-    if sum(1 for i in items if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     named = sum(_consumed(i) for i in items)
     if named > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
     if Ellipsis in items:
-        at = next(k for k, i in enumerate(items) if i is Ellipsis)
-        items = items[:at] + [slice(None)] * (self.ndim - named) + items[at + 1:]
+        # torch's: each `...` passes over the dims no other item names (x[..., ...] is x[...]);
+        # whole slices past the last dim change nothing and are dropped
+        spread = []
+        for i in items:
+            spread.extend([slice(None)] * (self.ndim - named) if i is Ellipsis else [i])
+        while sum(_consumed(i) for i in spread) > self.ndim and spread[-1] == slice(None):
+            spread.pop()
+        items = spread
     view, dim, entries, advanced = self, 0, [], False
     for i in items:
         if i is None:
             view = view.unsqueeze(dim)
             entries.append(None)
             dim += 1
-        elif isinstance(i, builtins.bool) or (isinstance(i, _C.Tensor) and i.ndim == 0 and i.dtype == _C.dtype.bool):
+        elif isinstance(i, builtins.bool) or (isinstance(i, _C.Tensor) and i.ndim == 0 and
+                                              i.dtype in (_C.dtype.bool, _C.dtype.uint8)):
             view = view.unsqueeze(dim)
             entries.append(_mask_of(i))
             advanced = True

@@ -211,13 +211,14 @@ def install(namespace: dict) -> None:
     T.__radd__ = lambda self, other: _C.add(self, other)
     T.__iadd__ = lambda self, other: self.add_(other)
     T.__sub__ = lambda self, other: _C.sub(self, other)
-    T.__rsub__ = lambda self, other: _C.add(_C.neg(self), other)
+    T.__rsub__ = _reflected(_C.sub)
     T.__isub__ = lambda self, other: self.sub_(other)
     T.__mul__ = lambda self, other: _C.mul(self, other)
     T.__rmul__ = lambda self, other: _C.mul(self, other)
     T.__imul__ = lambda self, other: self.mul_(other)
     T.__truediv__ = lambda self, other: _C.div(self, other)
-    T.__rtruediv__ = lambda self, other: _C.div(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
+    # torch's number / tensor: tensor.reciprocal() * number (the same roundings as torch's)
+    T.__rtruediv__ = _reflected(lambda number, self: _C.mul(_C.reciprocal(self), number))
     T.__itruediv__ = lambda self, other: self.div_(other)
     T.__matmul__ = lambda self, other: _C.matmul(self, other)
     T.__rmatmul__ = lambda self, other: _C.matmul(other, self)
@@ -236,14 +237,13 @@ def install(namespace: dict) -> None:
     T.__setitem__ = _indexing.setitem
     T.__iter__ = _iter
     T.__mod__ = lambda self, other: _C.remainder(self, other)
-    T.__rmod__ = lambda self, other: _C.remainder(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
+    T.__rmod__ = _reflected(_C.remainder)
     T.__imod__ = lambda self, other: self.remainder_(other)
     T.__floordiv__ = lambda self, other: _C.div(self, other, rounding_mode="floor")
-    T.__rfloordiv__ = lambda self, other: _C.div(_C.full([], other, dtype=_scalar_dtype(other, self)), self,
-                                                 rounding_mode="floor")
+    T.__rfloordiv__ = _reflected(_C.div, rounding_mode="floor")
     T.__ifloordiv__ = lambda self, other: self.div_(other, rounding_mode="floor")
     T.__pow__ = lambda self, other: _C.pow(self, other)
-    T.__rpow__ = lambda self, other: _C.pow(_C.full([], other, dtype=_scalar_dtype(other, self)), self)
+    T.__rpow__ = _reflected(_C.pow)
     T.__ipow__ = lambda self, other: self.pow_(other)
     T.__eq__ = lambda self, other: _C.eq(self, other) if _comparable(other) else NotImplemented
     T.__ne__ = lambda self, other: _C.ne(self, other) if _comparable(other) else NotImplemented
@@ -272,10 +272,15 @@ _CONVERSIONS = {"float": "float32", "double": "float64", "half": "float16", "bfl
                 "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool"}
 
 
-def _scalar_dtype(value, like: _C.Tensor) -> _C.dtype:
-    if isinstance(value, builtins.float) and not like.dtype.is_floating_point:
-        return _C.dtype.float32
-    return like.dtype
+def _reflected(op, **kwargs):
+    """number - tensor and the like: op(number, tensor) with the number as torch passes it, a
+    wrapped number (it promotes as a Python scalar: 2.5 - uint8 is float32, 2 / bool is float32);
+    converting it to the tensor's dtype first wrapped 2.5 - uint8 around and 1e5 / float16 to inf."""
+    def method(self, other):
+        if not isinstance(other, (builtins.bool, builtins.int, builtins.float)):
+            return NotImplemented
+        return op(_C._wrapped_number(other), self, **kwargs)
+    return method
 
 
 def _raise_len():

@@ -116,11 +116,11 @@ def test_bool_scalars_and_zero_dim_tensors(tcore):
     assert tuple(t[tcore.tensor(False)].shape) == (0, 3, 4, 5)
     assert tuple(t[0, True].shape) == (1, 4, 5)
     assert tuple(t[[0, 1], True].shape) == (2, 4, 5)
-    got = t[tcore.tensor(1)]  # a 0-dim integer tensor indexes (a copy), like an int
+    got = t[tcore.tensor(1)]  # a 0-dim integer tensor selects as an int, torch's: a view
     assert tuple(got.shape) == (4, 5)
     np.testing.assert_array_equal(got.numpy(), BASE[1])
     got[0, 0] = 1000
-    assert t[1, 0, 0].item() == BASE[1, 0, 0]
+    assert t[1, 0, 0].item() == 1000
 
 
 def test_nested_list_is_a_tuple_like_pytorch(tcore):
@@ -392,3 +392,63 @@ def test_against_torch_when_installed(tcore):
         got = tcore.tensor(a)[index].numpy()
         assert got.shape == expected.shape, index
         np.testing.assert_array_equal(got, expected)
+
+
+ZERO_DIM_AND_ELLIPSES = {
+    "0-d int": lambda t: (t.tensor(1),),
+    "0-d int32 and int": lambda t: (t.tensor(1, dtype=t.int32), 1),
+    "0-d negative": lambda t: (t.tensor(-1),),
+    "0-d uint8 is a mask": lambda t: (t.tensor(1, dtype=t.uint8),),
+    "0-d, slice, list": lambda t: (t.tensor(1), slice(None), t.tensor([1, 2])),
+    "0-d, None, list": lambda t: (t.tensor(1), None, t.tensor([1, 2])),
+    "0-d, slice, int": lambda t: (t.tensor(1), slice(None), 2),
+    "two ellipses": lambda t: (Ellipsis, Ellipsis),
+    "ellipsis, int, ellipsis": lambda t: (Ellipsis, 0, Ellipsis),
+    "int, ellipsis, ellipsis": lambda t: (0, Ellipsis, Ellipsis),
+    "ellipsis, None, ellipsis": lambda t: (Ellipsis, None, Ellipsis),
+    "ellipsis, list, ellipsis": lambda t: (Ellipsis, [0, 1], Ellipsis),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_DIM_AND_ELLIPSES))
+def test_zero_dim_indices_and_ellipses_as_torch(tcore, name):
+    """A 0-dim integer tensor selects as an int (a view; the result dims placed as an int's,
+    not an advanced index's); each `...` passes over the dims no other item names."""
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+        index = ZERO_DIM_AND_ELLIPSES[name](lib)
+        y = (x * 1)[index]
+        y.sum().backward()
+        written = lib.zeros(2, 3, 4)
+        written[index] = 7
+        return y.tolist(), tuple(y.shape), y.stride(), y._is_view(), x.grad.tolist(), written.tolist()
+
+    assert run(tcore) == run(torch)
+
+
+NEGATIVE_INDEX = {
+    "gather": lambda t: t.arange(3.0).gather(0, t.tensor([-1])),
+    "index_select": lambda t: t.arange(3.0).index_select(0, t.tensor([-1])),
+    "index_add": lambda t: t.zeros(3).index_add(0, t.tensor([-1]), t.ones(1)),
+    "scatter_add": lambda t: t.zeros(3).scatter_add(0, t.tensor([-1]), t.ones(1)),
+    "embedding": lambda t: t.nn.functional.embedding(t.tensor([-1]), t.eye(3)),
+    "advanced index": lambda t: t.arange(3.0)[t.tensor([-1])],
+    "index_put": lambda t: t.zeros(3).index_put((t.tensor([-1]),), t.ones(1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE_INDEX))
+def test_negative_index_refused_or_counted_from_the_end_as_torch(tcore, name):
+    """gather, index_select, index_add, scatter_add and embedding refuse a negative index (torch's
+    IndexError/RuntimeError; tcore counted it from the end); indexing and index_put count it."""
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        try:
+            return NEGATIVE_INDEX[name](lib).tolist()
+        except (IndexError, RuntimeError):
+            return "refused"
+
+    assert run(tcore) == run(torch)

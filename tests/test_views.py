@@ -100,7 +100,6 @@ def test_iteration_and_len(tcore):
 
 @pytest.mark.parametrize("index, error, message", [
     ((0, 0, 0, 0), IndexError, "too many indices for tensor of dimension 3"),
-    ((Ellipsis, Ellipsis), IndexError, "single ellipsis"),
     (1.5, IndexError, "only integers, slices"),
     ("a", IndexError, "only integers, slices"),
     (5, IndexError, "index 5 out of range"),

@@ -177,9 +177,12 @@ Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef 
                     Scalar(2.0 / std::max(0.0, static_cast<double>(n) - c)));
 }
 
+// 0 where the std is 0, as torch's (grad / (2 std) was NaN for a constant row)
 Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
                     const std::optional<Scalar>& correction, bool keepdim) {
-  return var_backward(tcore::div(grad, tcore::mul(result, Scalar(2))), self, dim, correction, keepdim);
+  const Tensor grad_var = tcore::div(grad, tcore::mul(result, Scalar(2)));
+  const Tensor zero = tcore::zeros_like(grad_var);
+  return var_backward(tcore::where(tcore::eq(result, Scalar(0)), zero, grad_var), self, dim, correction, keepdim);
 }
 
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
@@ -305,7 +308,28 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
   Tensor mask;
   if (min) mask = tcore::ge(self, *min);
   if (max) mask = mask.defined() ? tcore::logical_and(mask, tcore::le(self, *max)) : tcore::le(self, *max);
-  return mask.defined() ? tcore::mul(grad, mask) : grad;
+  return mask.defined() ? tcore::where(mask, grad, tcore::zeros_like(grad)) : grad;
+}
+
+// hardtanh's: the bounds excluded (clamp's include them)
+Tensor hardtanh_backward(const Tensor& grad, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const Tensor inside = tcore::logical_and(tcore::gt(self, min_val), tcore::lt(self, max_val));
+  return tcore::where(inside, grad, tcore::zeros_like(grad));
+}
+
+// atan2's: grad * other / (self^2 + other^2) and -grad * self / (...), 0 at the origin as torch's
+namespace {
+Tensor atan2_part(const Tensor& grad, const Tensor& self, const Tensor& other, const Tensor& numerator) {
+  const Tensor r2 = tcore::add(tcore::mul(self, self), tcore::mul(other, other), 1);
+  const Tensor part = tcore::div(tcore::mul(grad, numerator), r2);
+  return tcore::where(tcore::eq(r2, Scalar(0)), tcore::zeros_like(part), part);
+}
+}  // namespace
+Tensor atan2_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return atan2_part(grad, self, other, other);
+}
+Tensor atan2_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return atan2_part(grad, self, other, tcore::neg(self));
 }
 
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {

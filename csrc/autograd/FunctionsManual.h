@@ -104,6 +104,9 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 // cumsum: the reversed cumulative sum of grad.
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 // clamp: grad where min <= self <= max (a bound that is None does not limit).
+Tensor hardtanh_backward(const Tensor& grad, const Tensor& self, const Scalar& min_val, const Scalar& max_val);
+Tensor atan2_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other);
+Tensor atan2_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
 // clamp with tensor bounds (PyTorch's clamp.Tensor formulas; an undefined bound does not limit):

@@ -28,6 +28,9 @@ TCORE_META_FUNC2(sub, Tensor)(const Tensor& self, const Tensor& other, const Sca
   TCORE_CHECK_TYPE(!(self.dtype() == ScalarType::Bool && other.dtype() == ScalarType::Bool),
                    "Subtraction, the `-` operator, with two bool tensors is not supported. "
                    "Use the `^` or `logical_xor()` operator instead.");
+  TCORE_CHECK_TYPE(self.dtype() != ScalarType::Bool && other.dtype() != ScalarType::Bool,
+                   "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                   "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   const ScalarType t = native::result_type({&self, &other});
   check_alpha(t, alpha, "sub");
   native::set_binary_output(*this, self, other, t, "sub");

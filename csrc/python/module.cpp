@@ -438,6 +438,8 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   }, nb::arg("ndarray"), "A tensor over an array nobody else holds (tcore.tensor's copy): resize_ may replace its memory.");
   m.def("_read_idx", &data::read_idx, nb::arg("path"));
   m.def("_cpu_empty_cache", &cpu::empty_cache);
+  // a Python number as a 0-d tensor that promotes as the number (the right operand of 2 - x)
+  m.def("_wrapped_number", [](const Scalar& value) { return wrapped_scalar_tensor(value); }, nb::arg("value"));
   // tcore.backends.cpu: the CPU capability whose kernels run (tcore/core/CPUCapability.h)
   m.def("_get_cpu_capability", [] { return std::string(get_cpu_capability()); });
   m.def("_cpu_vector_math", [] { return std::string(cpu_vector_math()); });

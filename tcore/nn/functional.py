@@ -41,7 +41,9 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    out = _C.clamp(input, min_val, max_val)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    out = _C._nn.hardtanh(input, min_val, max_val)  # its gradient is 0 at the bounds, as torch's
     return input.copy_(out) if inplace else out
 
 

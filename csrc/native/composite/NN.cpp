@@ -10,16 +10,19 @@
 #include <tcore/ops/amax.h>
 #include <tcore/ops/amin.h>
 #include <tcore/ops/batch_norm_native.h>
+#include <tcore/ops/clamp.h>
 #include <tcore/ops/clone.h>
 #include <tcore/ops/copy.h>
 #include <tcore/ops/_native_batch_norm_legit.h>
 #include <tcore/ops/_native_batch_norm_legit_functional.h>
 #include <tcore/ops/_native_batch_norm_legit_no_training.h>
 #include <tcore/ops/cross_entropy_native.h>
+#include <tcore/ops/hardtanh_native.h>
 #include <tcore/ops/div.h>
 #include <tcore/ops/dropout_native.h>
 #include <tcore/ops/embedding_native.h>
 #include <tcore/ops/empty.h>
+#include <tcore/ops/eq.h>
 #include <tcore/ops/full.h>
 #include <tcore/ops/gather.h>
 #include <tcore/ops/ge.h>
@@ -48,6 +51,8 @@
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/var.h>
 #include <tcore/ops/view.h>
+#include <tcore/ops/ones_like.h>
+#include <tcore/ops/to.h>
 #include <tcore/ops/where.h>
 #include <tcore/ops/zeros_like.h>
 
@@ -154,16 +159,30 @@ Picked pick(const Tensor& logp, const Tensor& target, const std::optional<Tensor
     TCORE_CHECK_VALUE(weight->dim() == 1 && weight->numel() == classes, op, ": weight tensor should be defined either "
                       "for all ", classes, " classes or no classes but got weight tensor of shape: ",
                       shape_str(weight->sizes()));
+    TCORE_CHECK_TYPE(weight->dtype() == logp.dtype(), "expected scalar type ", to_string(logp.dtype()),
+                     " but found ", to_string(weight->dtype()));
   }
   const Tensor chosen = tcore::squeeze(tcore::gather(logp, 1, tcore::unsqueeze(safe, 1)), 1);
   Tensor w = weight ? tcore::mul(tcore::index_select(*weight, 0, safe), valid) : cast(valid, logp.dtype());
   return {tcore::neg(tcore::mul(chosen, w)), w};
 }
 
+// sum(losses) / sum(weights), torch's 'mean': NaN when every sample is ignored (a total weight of
+// 0), with a gradient of 0 there as torch's (the division by 0 gave NaN to every input)
+Tensor mean_by_weight(const Tensor& losses, const Tensor& weights) {
+  const Tensor total = tcore::sum(losses, std::optional<ScalarType>());
+  const Tensor w = tcore::sum(weights, std::optional<ScalarType>());
+  const Tensor none = tcore::eq(w, Scalar(0));
+  const Tensor nan =
+      tcore::full({}, std::numeric_limits<double>::quiet_NaN(), total.dtype(), std::nullopt, total.device());
+  return tcore::add(tcore::div(total, tcore::where(none, tcore::ones_like(w), w)),
+                    tcore::where(none, nan, tcore::zeros_like(nan)), 1);
+}
+
 Tensor reduce(const Tensor& losses, const Tensor& weights, int64_t reduction, IntArrayRef shape) {
   if (reduction == Reduction::None) return tcore::reshape(losses, shape);
-  const Tensor total = tcore::sum(losses, std::optional<ScalarType>());
-  return reduction == Reduction::Sum ? total : tcore::div(total, tcore::sum(weights, std::optional<ScalarType>()));
+  if (reduction == Reduction::Sum) return tcore::sum(losses, std::optional<ScalarType>());
+  return mean_by_weight(losses, weights);
 }
 
 }  // namespace
@@ -217,10 +236,13 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
   Tensor smooth_reduced;
   if (reduction == Reduction::None) smooth_reduced = tcore::reshape(smooth, target.sizes());
   else if (reduction == Reduction::Sum) smooth_reduced = tcore::sum(smooth, std::optional<ScalarType>());
-  else smooth_reduced = tcore::div(tcore::sum(smooth, std::optional<ScalarType>()),
-                                   tcore::sum(p.weights, std::optional<ScalarType>()));
+  else smooth_reduced = mean_by_weight(smooth, p.weights);
   return tcore::add(tcore::mul(nll, Scalar(1.0 - label_smoothing)),
                     tcore::mul(smooth_reduced, Scalar(label_smoothing / classes)));
+}
+
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  return tcore::clamp(self, min_val, max_val);
 }
 
 // ------------------------------------------------------------------ dropout
@@ -231,7 +253,9 @@ Tensor dropout(const Tensor& input, double p, bool train) {
                    to_string(input.dtype()));
   if (p == 1.0) return tcore::mul(input, tcore::zeros_like(input));
   const Tensor noise = tcore::uniform_(tcore::empty(input.sizes(), input.dtype()), 0.0, 1.0);
-  const Tensor keep = tcore::ge(noise, Scalar(p));
+  // the mask in input's dtype, divided there, as torch's (bool / number was float32: a float64
+  // input's kept values were 1.3333333730697632 for p = 0.25)
+  const Tensor keep = tcore::to(tcore::ge(noise, Scalar(p)), input.dtype(), false, false, std::nullopt);
   return tcore::mul(input, tcore::div(keep, Scalar(1.0 - p)));
 }
 

@@ -3,6 +3,8 @@
 #include <type_traits>
 
 #include <tcore/ops/atan2_native.h>
+#include <tcore/ops/copy.h>
+#include <tcore/ops/fill.h>
 #include <tcore/ops/lerp_native.h>
 #include <tcore/ops/maximum_native.h>
 #include <tcore/ops/minimum_native.h>
@@ -86,14 +88,23 @@ auto float_pow(F f) {
 Tensor pow_into(const Tensor& out, const Tensor& self, const Tensor& exponent, const char* op) {
   const ScalarType compute = promoted(self, exponent), et = exponent.dtype();
   const auto general = [&] { return binary_op_into<Kinds::Numeric>(out, self, exponent, compute, compute, op, pow_fn()); };
-  if (!exponent.impl()->is_wrapped_number || !is_floating(compute) || exponent.dim() != 0 || is_reduced_float(et) ||
-      !(is_floating(et) || is_integral(et, /*include_bool=*/false)))
-    return general();
+  if (!exponent.impl()->is_wrapped_number || exponent.dim() != 0 || is_reduced_float(et)) return general();
   const double e = dispatch_dtype(et, "pow", [&](auto tag) {
     using E = typename decltype(tag)::type;
     if constexpr (std::is_arithmetic_v<E>) return static_cast<double>(*exponent.template data_ptr<E>());
     else return std::nan("");  // not reached: the dtypes above
   });
+  // torch's x ** 0 and x ** 1 for every dtype, bool included: ones, a copy
+  if (e == 0.0 || e == 1.0) {
+    resize_elementwise_output(out, self.sizes(), {&self});
+    TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
+                     " can't be cast to the desired output type ", out.dtype());
+    if (e == 0.0) return tcore::fill_(out, 1);
+    if (out.is_same(self)) out.bump_version();  // pow_(1): written, as torch's copy_
+    else tcore::copy_(out, self);
+    return out;
+  }
+  if (!is_floating(compute)) return general();
   const auto special = [&](auto f) {
     return binary_op_into<Kinds::Floating>(out, self, exponent, compute, compute, op, float_pow(f));
   };

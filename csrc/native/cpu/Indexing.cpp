@@ -47,11 +47,13 @@ Tensor index_along(const Tensor& index, IntArrayRef sizes, int64_t dim) {
   throw IndexError(detail::str_cat("index ", idx, " is out of bounds for dimension ", dim, " with size ", size));
 }
 
-// An index along `dim` in [-size, size), negative ones counted from the end (inlined into the
-// loops: the throw is out of line; called, it took 40% of a gather)
-inline int64_t wrapped_index(int64_t idx, int64_t dim, int64_t size) {
-  if (__builtin_expect(idx < -size || idx >= size, 0)) index_out_of_bounds(idx, dim, size);
-  return idx < 0 ? idx + size : idx;
+// An index along `dim` in [0, size): gather, scatter_add, index_select and index_add refuse a
+// negative one, as torch's (advanced indexing counts those from the end: AdvancedIndex.cpp).
+// Inlined into the loops, the throw out of line: called, it took 40% of a gather.
+inline int64_t checked_index(int64_t idx, int64_t dim, int64_t size) {
+  const bool outside = static_cast<uint64_t>(idx) >= static_cast<uint64_t>(size);  // a negative one too
+  if (__builtin_expect(outside, 0)) index_out_of_bounds(idx, dim, size);
+  return idx;
 }
 
 // The loops below run where their first operand lives: every operand must be there.
@@ -75,7 +77,7 @@ void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntAr
                    static_cast<char*>(idx.data_ptr())},
                [&](char** p, const int64_t* s, int64_t n) {
                  for (int64_t i = 0; i < n; ++i) {
-                   const int64_t k = wrapped_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
+                   const int64_t k = checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
                    *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + k * stride);
                  }
                });
@@ -95,7 +97,7 @@ void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntA
                    static_cast<char*>(idx.data_ptr())},
                [&](char** p, const int64_t* s, int64_t n) {
                  for (int64_t i = 0; i < n; ++i) {
-                   const int64_t k = wrapped_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
+                   const int64_t k = checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
                    T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + k * stride);
                    cell = static_cast<T>(cell + a * *reinterpret_cast<const T*>(p[1] + i * s[1]));
                  }

@@ -41,11 +41,11 @@ __device__ bool element_offset(int64_t k, int64_t size, int64_t stride, BadIndex
     *offset = k;
     return true;
   }
-  if (k < -size || k >= size) {
+  if (k < 0 || k >= size) {  // negative ones refused, as torch's gather/index_select (see checked_index)
     if (atomicCAS(&flag->bad, 0, 1) == 0) flag->value = k;
     return false;
   }
-  *offset = (k < 0 ? k + size : k) * stride;
+  *offset = k * stride;
   return true;
 }
 
