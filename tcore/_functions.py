@@ -1,6 +1,7 @@
 """Python-level forms of operators whose PyTorch signatures the schema language cannot
 say (as torch/functional.py): nonzero(as_tuple=), where(condition) with one argument,
-unique's optional outputs, einsum's operands as varargs, unbind's tuple.
+unique's optional outputs, einsum's operands as varargs, unbind's tuple, the tensors of
+broadcast_tensors, meshgrid and atleast_*d as varargs.
 Each wraps the generated binding and keeps its behaviour for every other call."""
 from __future__ import annotations
 
@@ -69,6 +70,22 @@ def _as_tuple(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return tuple(fn(*args, **kwargs))
+    return wrapper
+
+
+def _tensors_varargs(fn, single_unwrapped: bool = False):
+    """torch/functional.py's broadcast_tensors(*tensors), meshgrid(*tensors, indexing=) and
+    atleast_1d(*tensors): the tensors as separate arguments or one sequence; atleast_*d of one
+    tensor is a tensor, of several a tuple."""
+    @functools.wraps(fn)
+    def wrapper(*tensors, **kwargs):
+        if not tensors:  # the binding's own keywords: tensors=[...], self=x
+            return fn(**kwargs)
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        elif single_unwrapped and len(tensors) == 1:
+            return fn(tensors[0], **kwargs)
+        return tuple(fn(list(tensors), **kwargs))
     return wrapper
 
 
@@ -149,5 +166,11 @@ def install(namespace: dict) -> None:
     for name, wrap in (("nonzero", _nonzero), ("unbind", _as_tuple)):
         if hasattr(T, name):
             setattr(T, name, wrap(getattr(T, name)))
+    for name in ("broadcast_tensors", "meshgrid"):
+        if name in namespace:
+            namespace[name] = _tensors_varargs(namespace[name])
+    for name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+        if name in namespace:
+            namespace[name] = _tensors_varargs(namespace[name], single_unwrapped=True)
     namespace["unique"] = unique
     T.unique = unique

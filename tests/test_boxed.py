@@ -84,6 +84,18 @@ OVERRIDES.update({
     "as_strided_scatter": dict(src=(2, 2), size=[2, 2], stride=[3, 1]),
 })
 OVERRIDES["index_add_"] = OVERRIDES["index_add"]
+# torch API composites (native/composite/TorchApi.cpp) whose arguments the defaults do not fit
+OVERRIDES.update({
+    "meshgrid": dict(tensors=lambda tc: [tc.ones(2), tc.ones(3)]),
+    "meshgrid.indexing": dict(tensors=lambda tc: [tc.ones(2), tc.ones(3)], indexing="xy"),
+    "cross": dict(dim=1), "cross.out": dict(dim=1),
+    "diag": dict(diagonal=0), "diag.out": dict(diagonal=0),
+    "movedim.intlist": dict(source=[0], destination=[1]), "moveaxis.intlist": dict(source=[0], destination=[1]),
+    "unflatten.int": dict(dim=1, sizes=[3, 1]),
+    "take_along_dim": dict(indices=lambda tc: tc.tensor([[0], [2], [1]]), dim=1),
+    "take_along_dim.out": dict(indices=lambda tc: tc.tensor([[0], [2], [1]]), dim=1),
+    "addcdiv": dict(value=2), "addcdiv_": dict(value=2),
+})
 OVERRIDES["split_copy.Tensor_out"] = dict(split_size=1, out=lambda tc: [tc.empty([0]) for _ in range(3)])
 OVERRIDES["randint_like.low_dtype"] = OVERRIDES["randint_like.low_dtype_out"] = dict(low=0, high=3)
 OVERRIDES["split_with_sizes_copy.out"] = dict(out=lambda tc: [tc.empty([0]) for _ in range(2)])

@@ -1,12 +1,19 @@
 """The module classes of tcore.nn."""
-from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Tanh
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LeakyReLU, LogSigmoid,
+                         LogSoftmax, Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Softshrink, Softsign, Tanh,
+                         Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv2d
-from .dropout import Dropout
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .linear import Flatten, Identity, Linear, Unflatten
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
+                   HingeEmbeddingLoss, HuberLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, PoissonNLLLoss,
+                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .normalization import (BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
+                            LayerNorm, LocalResponseNorm)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
@@ -15,4 +22,9 @@ __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout",
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softplus", "Softmax", "LogSoftmax",
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",
+    "LogSigmoid", "Hardsigmoid", "Hardswish", "Mish", "SELU", "CELU", "Softsign", "Tanhshrink", "Hardshrink",
+    "Softshrink", "Threshold", "GLU", "HuberLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
+    "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "PairwiseDistance",
+    "CosineSimilarity", "PixelShuffle", "PixelUnshuffle", "Dropout1d", "Dropout2d", "Dropout3d", "GroupNorm",
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm",
 ]

@@ -1,5 +1,6 @@
 """Activation modules: ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Tanh, Sigmoid, Softplus,
-Softmax, LogSoftmax."""
+Softmax, LogSoftmax, LogSigmoid, Hardsigmoid, Hardswish, Mish, SELU, CELU, Softsign, Tanhshrink,
+Hardshrink, Softshrink, Threshold, GLU."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -102,3 +103,98 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, input):
         return F.log_softmax(input, self.dim)
+
+
+class Hardsigmoid(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Hardsigmoid):  # (torch's repr of these two omits inplace)
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Mish(Hardsigmoid):
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class SELU(Mish):
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

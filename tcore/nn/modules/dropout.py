@@ -1,4 +1,4 @@
-"""Dropout."""
+"""Dropout, and the channel-wise Dropout1d, Dropout2d, Dropout3d."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -17,3 +17,18 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

@@ -1,5 +1,7 @@
 """Loss modules: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, BCELoss,
-BCEWithLogitsLoss (reduction='mean'|'sum'|'none')."""
+BCEWithLogitsLoss, HuberLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,
+CosineEmbeddingLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss
+(reduction='mean'|'sum'|'none')."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -74,3 +76,74 @@ class BCEWithLogitsLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class _MarginLoss(_Loss):
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+
+class MarginRankingLoss(_MarginLoss):
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_MarginLoss):
+    def __init__(self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(margin, size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    def forward(self, input, target):
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_MarginLoss):
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False, size_average=None,
+                 reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    def __init__(self, log_input: bool = True, full: bool = False, size_average=None, eps: float = 1e-8, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input, target):
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                  reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)

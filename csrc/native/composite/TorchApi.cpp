@@ -1,0 +1,501 @@
+// Operators of torch's API made of other operators (CompositeImplicitAutograd): their gradients,
+// forward-mode tangents and functionalization are those of what they call. Where torch defines an
+// edge (logaddexp of two equal infinities, sinc and xlogy at 0, fmax of NaN), the formula keeps it,
+// and where a branch not taken would put 0 * inf into a gradient (sinc at 0), its input is made
+// safe first.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <tcore/ops/abs.h>
+#include <tcore/ops/add.h>
+#include <tcore/ops/cat.h>
+#include <tcore/ops/clamp.h>
+#include <tcore/ops/copy.h>
+#include <tcore/ops/diagonal.h>
+#include <tcore/ops/diagonal_scatter.h>
+#include <tcore/ops/div.h>
+#include <tcore/ops/eq.h>
+#include <tcore/ops/exp.h>
+#include <tcore/ops/exp2.h>
+#include <tcore/ops/expand.h>
+#include <tcore/ops/full_like.h>
+#include <tcore/ops/gather.h>
+#include <tcore/ops/ge.h>
+#include <tcore/ops/isinf.h>
+#include <tcore/ops/isnan.h>
+#include <tcore/ops/le.h>
+#include <tcore/ops/log.h>
+#include <tcore/ops/log1p.h>
+#include <tcore/ops/logical_and.h>
+#include <tcore/ops/logical_or.h>
+#include <tcore/ops/logical_xor.h>
+#include <tcore/ops/maximum.h>
+#include <tcore/ops/mul.h>
+#include <tcore/ops/narrow.h>
+#include <tcore/ops/ne.h>
+#include <tcore/ops/neg.h>
+#include <tcore/ops/ones_like.h>
+#include <tcore/ops/permute.h>
+#include <tcore/ops/pow.h>
+#include <tcore/ops/repeat.h>
+#include <tcore/ops/reshape.h>
+#include <tcore/ops/sign.h>
+#include <tcore/ops/sin.h>
+#include <tcore/ops/sub.h>
+#include <tcore/ops/sum.h>
+#include <tcore/ops/trunc.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/view.h>
+#include <tcore/ops/where.h>
+#include <tcore/ops/zeros.h>
+#include <tcore/ops/zeros_like.h>
+
+#include <tcore/ops/addcdiv_native.h>
+#include <tcore/ops/addcmul_native.h>
+#include <tcore/ops/atleast_1d_native.h>
+#include <tcore/ops/atleast_2d_native.h>
+#include <tcore/ops/atleast_3d_native.h>
+#include <tcore/ops/broadcast_tensors_native.h>
+#include <tcore/ops/broadcast_to_native.h>
+#include <tcore/ops/clamp_max_native.h>
+#include <tcore/ops/clamp_min_native.h>
+#include <tcore/ops/column_stack_native.h>
+#include <tcore/ops/count_nonzero_native.h>
+#include <tcore/ops/cross_native.h>
+#include <tcore/ops/deg2rad_native.h>
+#include <tcore/ops/diag_native.h>
+#include <tcore/ops/diff_native.h>
+#include <tcore/ops/dstack_native.h>
+#include <tcore/ops/fix_native.h>
+#include <tcore/ops/floor_divide_native.h>
+#include <tcore/ops/fmax_native.h>
+#include <tcore/ops/fmin_native.h>
+#include <tcore/ops/frac_native.h>
+#include <tcore/ops/hstack_native.h>
+#include <tcore/ops/isfinite_native.h>
+#include <tcore/ops/isneginf_native.h>
+#include <tcore/ops/isposinf_native.h>
+#include <tcore/ops/logaddexp2_native.h>
+#include <tcore/ops/logaddexp_native.h>
+#include <tcore/ops/logit_native.h>
+#include <tcore/ops/meshgrid_native.h>
+#include <tcore/ops/moveaxis_native.h>
+#include <tcore/ops/movedim_native.h>
+#include <tcore/ops/nan_to_num_native.h>
+#include <tcore/ops/nanmean_native.h>
+#include <tcore/ops/nansum_native.h>
+#include <tcore/ops/rad2deg_native.h>
+#include <tcore/ops/sgn_native.h>
+#include <tcore/ops/sinc_native.h>
+#include <tcore/ops/square_native.h>
+#include <tcore/ops/take_along_dim_native.h>
+#include <tcore/ops/tile_native.h>
+#include <tcore/ops/trace_native.h>
+#include <tcore/ops/true_divide_native.h>
+#include <tcore/ops/unflatten_native.h>
+#include <tcore/ops/vstack_native.h>
+#include <tcore/ops/xlogy_native.h>
+
+#include "native/TensorUtils.h"
+
+namespace tcore::native {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// a number as a 0-dim tensor that promotes as a Python number does
+Tensor number(const Scalar& s) { return wrapped_scalar_tensor(s); }
+
+// self with `value` (a number, in self's dtype) where `replace` holds
+Tensor replaced(const Tensor& replace, const Tensor& self, double value) {
+  return tcore::where(replace, tcore::full_like(self, Scalar(value), std::nullopt, std::nullopt, std::nullopt,
+                                                std::nullopt, std::nullopt), self);
+}
+
+// the dtype a pointwise function of a floating result computes in: integers and bool as the default float
+ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float_dtype(); }
+
+Tensor as_floating(const Tensor& t) { return is_floating(t.dtype()) ? t : cast(t, default_float_dtype()); }
+
+}  // namespace
+
+// ------------------------------------------------------------------ pointwise
+
+Tensor square(const Tensor& self) { return tcore::pow(self, Scalar(2)); }
+
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return tcore::clamp(self, std::optional<Scalar>(min), std::optional<Scalar>());
+}
+Tensor clamp_min(const Tensor& self, const Tensor& min) {
+  return tcore::clamp(self, std::optional<Tensor>(min), std::optional<Tensor>());
+}
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return tcore::clamp(self, std::optional<Scalar>(), std::optional<Scalar>(max));
+}
+Tensor clamp_max(const Tensor& self, const Tensor& max) {
+  return tcore::clamp(self, std::optional<Tensor>(), std::optional<Tensor>(max));
+}
+Tensor clamp_min_(const Tensor& self, const Scalar& min) {
+  return tcore::clamp_(self, std::optional<Scalar>(min), std::optional<Scalar>());
+}
+Tensor clamp_max_(const Tensor& self, const Scalar& max) {
+  return tcore::clamp_(self, std::optional<Scalar>(), std::optional<Scalar>(max));
+}
+
+// torch's: an integer or bool tensor is finite everywhere, never infinite
+Tensor isfinite(const Tensor& self) {
+  if (!is_floating(self.dtype())) return tcore::ones_like(self, ScalarType::Bool);
+  return tcore::logical_and(tcore::eq(self, self), tcore::ne(tcore::abs(self), Scalar(std::numeric_limits<double>::infinity())));
+}
+Tensor isposinf(const Tensor& self) {
+  if (!is_floating(self.dtype())) return tcore::zeros_like(self, ScalarType::Bool);
+  return tcore::eq(self, Scalar(std::numeric_limits<double>::infinity()));
+}
+Tensor isneginf(const Tensor& self) {
+  if (!is_floating(self.dtype())) return tcore::zeros_like(self, ScalarType::Bool);
+  return tcore::eq(self, Scalar(-std::numeric_limits<double>::infinity()));
+}
+
+Tensor floor_divide(const Tensor& self, const Tensor& other) {
+  return tcore::div(self, other, std::optional<std::string_view>("floor"));
+}
+Tensor floor_divide(const Tensor& self, const Scalar& other) {
+  return tcore::div(self, number(other), std::optional<std::string_view>("floor"));
+}
+Tensor true_divide(const Tensor& self, const Tensor& other) { return tcore::div(self, other); }
+Tensor true_divide(const Tensor& self, const Scalar& other) { return tcore::div(self, number(other)); }
+
+// max(a, b) + log1p(exp(-|a - b|)); a itself where a and b are the same infinity (inf - inf)
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  const Tensor a = as_floating(self), b = as_floating(other);
+  const Tensor spread = tcore::log1p(tcore::exp(tcore::neg(tcore::abs(tcore::sub(a, b)))));
+  const Tensor r = tcore::add(tcore::maximum(a, b), spread);
+  return tcore::where(tcore::logical_and(tcore::isinf(a), tcore::eq(a, b)), a, r);
+}
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  const Tensor a = as_floating(self), b = as_floating(other);
+  const Tensor spread = tcore::mul(tcore::log1p(tcore::exp2(tcore::neg(tcore::abs(tcore::sub(a, b))))), Scalar(1.0 / std::log(2.0)));
+  const Tensor r = tcore::add(tcore::maximum(a, b), spread);
+  return tcore::where(tcore::logical_and(tcore::isinf(a), tcore::eq(a, b)), a, r);
+}
+
+namespace {
+// the largest finite value of a floating dtype
+double largest(ScalarType t) {
+  switch (t) {
+    case ScalarType::Half: return 65504.0;
+    case ScalarType::BFloat16: return 3.3895313892515355e38;
+    case ScalarType::Float: return std::numeric_limits<float>::max();
+    default: return std::numeric_limits<double>::max();
+  }
+}
+}  // namespace
+
+// NaN -> nan (0), inf -> posinf (the largest finite value), -inf -> neginf (the lowest)
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  if (!is_floating(self.dtype())) return tcore::mul(self, Scalar(1));  // a copy, as torch's clone
+  const double big = largest(self.dtype());
+  Tensor r = replaced(tcore::isnan(self), self, nan.value_or(0.0));
+  r = replaced(isposinf(self), r, posinf.value_or(big));
+  return replaced(isneginf(self), r, neginf.value_or(-big));
+}
+Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                   std::optional<double> neginf) {
+  return tcore::copy_(self, nan_to_num(self, nan, posinf, neginf));
+}
+
+// x * log(y): 0 where x is 0, NaN where y is NaN. Where x is 0 its gradient is log(y) (torch's),
+// 0 where y <= 0 (log(y) taken as 0 there, so no 0 * -inf); at x = 0, y = inf the value is 0 and
+// its gradient NaN (torch's is inf).
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  const ScalarType t = floating_of(result_type({&self, &other}));
+  const Tensor x = cast(self, t), y = cast(other, t);
+  const Tensor zero_x = tcore::eq(x, Scalar(0));
+  const Tensor log_y = replaced(tcore::logical_and(zero_x, tcore::le(y, Scalar(0))), tcore::log(y), 0.0);
+  const Tensor product = replaced(tcore::logical_and(zero_x, tcore::isinf(log_y)), tcore::mul(x, log_y), 0.0);
+  return replaced(tcore::isnan(y), product, std::numeric_limits<double>::quiet_NaN());
+}
+Tensor xlogy(const Scalar& self, const Tensor& other) { return xlogy(number(self), other); }
+Tensor xlogy(const Tensor& self, const Scalar& other) { return xlogy(self, number(other)); }
+
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  return tcore::add(self, tcore::mul(tcore::mul(tensor1, number(value)), tensor2), 1);
+}
+Tensor addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  return tcore::copy_(self, addcmul(self, tensor1, tensor2, value));
+}
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  TCORE_CHECK_TYPE(is_floating(tensor1.dtype()) || is_floating(tensor2.dtype()),
+                   "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
+                   "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented "
+                   "as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                   "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
+                   "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+  return tcore::add(self, tcore::div(tcore::mul(tensor1, number(value)), tensor2), 1);
+}
+Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  return tcore::copy_(self, addcdiv(self, tensor1, tensor2, value));
+}
+
+Tensor frac(const Tensor& self) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"frac_cpu\" not implemented for '", to_string(self.dtype()), "'");
+  return tcore::sub(self, tcore::trunc(self), 1);
+}
+Tensor sgn(const Tensor& self) { return tcore::sign(self); }
+Tensor fix(const Tensor& self) { return tcore::trunc(self); }
+Tensor deg2rad(const Tensor& self) { return tcore::mul(as_floating(self), number(kPi / 180.0)); }
+Tensor rad2deg(const Tensor& self) { return tcore::mul(as_floating(self), number(180.0 / kPi)); }
+
+// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given (its gradient 0 outside)
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  Tensor x = as_floating(self);
+  if (eps) x = tcore::clamp(x, std::optional<Scalar>(*eps), std::optional<Scalar>(1.0 - *eps));
+  return tcore::log(tcore::div(x, tcore::sub(number(1.0), x)));
+}
+
+// sin(pi x) / (pi x), 1 at 0: the quotient of a safe x there (1), so its gradient is not 0 / 0
+Tensor sinc(const Tensor& self) {
+  const Tensor x = as_floating(self);
+  const Tensor zero = tcore::eq(x, Scalar(0));
+  const Tensor safe = tcore::mul(replaced(zero, x, 1.0), number(kPi));
+  return replaced(zero, tcore::div(tcore::sin(safe), safe), 1.0);
+}
+
+// the larger, NaN only where both are; ties (and a NaN self) give self's gradient all, as torch's
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  return tcore::where(tcore::logical_or(tcore::ge(self, other), tcore::isnan(other)), self, other);
+}
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  return tcore::where(tcore::logical_or(tcore::le(self, other), tcore::isnan(other)), self, other);
+}
+
+// ------------------------------------------------------------------ shapes
+
+// torch's movedim: the named dims to their places, the others in order in the rest
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  const int64_t n = self.dim();
+  TCORE_CHECK_VALUE(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
+                    shape_str(source), " dims) should contain the same number of dims as destination (",
+                    shape_str(destination), " dims)");
+  std::vector<int64_t> order(static_cast<size_t>(n), -1);
+  std::vector<bool> used(static_cast<size_t>(n), false), placed(static_cast<size_t>(n), false);
+  for (size_t k = 0; k < source.size(); ++k) {
+    const int64_t s = wrap_dim(source[k], n), d = wrap_dim(destination[k], n);
+    TCORE_CHECK_VALUE(!used[s], "movedim: repeated dim in `source` (", shape_str(source), ")");
+    TCORE_CHECK_VALUE(!placed[d], "movedim: repeated dim in `destination` (", shape_str(destination), ")");
+    used[s] = placed[d] = true;
+    order[d] = s;
+  }
+  int64_t next = 0;
+  for (int64_t d = 0; d < n; ++d) {
+    if (order[d] >= 0) continue;
+    while (used[next]) ++next;
+    order[d] = next++;
+  }
+  return tcore::permute(self, order);
+}
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  return movedim(self, IntArrayRef({source}), IntArrayRef({destination}));
+}
+Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return movedim(self, source, destination);
+}
+Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) { return movedim(self, source, destination); }
+
+// repeat, with fewer dims than self's taken as leading ones, more given to self as leading 1s
+Tensor tile(const Tensor& self, IntArrayRef dims) {
+  std::vector<int64_t> reps = dims.vec();
+  if (static_cast<int64_t>(reps.size()) < self.dim()) reps.insert(reps.begin(), self.dim() - reps.size(), 1);
+  return tcore::repeat(self, reps);
+}
+
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return tcore::expand(self, size, false); }
+
+std::vector<Tensor> broadcast_tensors(ArrayRef<Tensor> tensors) {
+  std::vector<int64_t> shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes());
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors) out.push_back(tcore::expand(t, shape, false));
+  return out;
+}
+
+Tensor atleast_1d(const Tensor& self) { return self.dim() == 0 ? tcore::reshape(self, {1}) : self; }
+Tensor atleast_2d(const Tensor& self) {
+  if (self.dim() == 0) return tcore::reshape(self, {1, 1});
+  return self.dim() == 1 ? tcore::unsqueeze(self, 0) : self;
+}
+Tensor atleast_3d(const Tensor& self) {
+  if (self.dim() == 0) return tcore::reshape(self, {1, 1, 1});
+  if (self.dim() == 1) return tcore::unsqueeze(tcore::unsqueeze(self, 0), -1);
+  return self.dim() == 2 ? tcore::unsqueeze(self, -1) : self;
+}
+namespace {
+template <typename F>
+std::vector<Tensor> each(ArrayRef<Tensor> tensors, F f) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors) out.push_back(f(t));
+  return out;
+}
+}  // namespace
+std::vector<Tensor> atleast_1d(ArrayRef<Tensor> tensors) { return each(tensors, [](const Tensor& t) { return atleast_1d(t); }); }
+std::vector<Tensor> atleast_2d(ArrayRef<Tensor> tensors) { return each(tensors, [](const Tensor& t) { return atleast_2d(t); }); }
+std::vector<Tensor> atleast_3d(ArrayRef<Tensor> tensors) { return each(tensors, [](const Tensor& t) { return atleast_3d(t); }); }
+
+Tensor hstack(ArrayRef<Tensor> tensors) {
+  TCORE_CHECK_VALUE(!tensors.empty(), "hstack expects a non-empty TensorList");
+  const std::vector<Tensor> parts = atleast_1d(tensors);
+  return tcore::cat(parts, parts[0].dim() == 1 ? 0 : 1);
+}
+Tensor vstack(ArrayRef<Tensor> tensors) {
+  TCORE_CHECK_VALUE(!tensors.empty(), "vstack expects a non-empty TensorList");
+  return tcore::cat(atleast_2d(tensors), 0);
+}
+Tensor dstack(ArrayRef<Tensor> tensors) {
+  TCORE_CHECK_VALUE(!tensors.empty(), "dstack expects a non-empty TensorList");
+  return tcore::cat(atleast_3d(tensors), 2);
+}
+Tensor column_stack(ArrayRef<Tensor> tensors) {
+  TCORE_CHECK_VALUE(!tensors.empty(), "column_stack expects a non-empty TensorList");
+  return tcore::cat(each(tensors, [](const Tensor& t) { return t.dim() <= 1 ? tcore::reshape(t, {t.numel(), 1}) : t; }), 1);
+}
+
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  TCORE_CHECK_VALUE(self.dim() > 0, "unflatten: Cannot unflatten a 0-d tensor");
+  const int64_t d = wrap_dim(dim, self.dim());
+  TCORE_CHECK_VALUE(!sizes.empty(), "unflatten: sizes must be non-empty");
+  std::vector<int64_t> shape = self.sizes().vec();
+  shape.erase(shape.begin() + d);
+  shape.insert(shape.begin() + d, sizes.begin(), sizes.end());
+  const int64_t known = std::accumulate(sizes.begin(), sizes.end(), int64_t{1},
+                                        [](int64_t a, int64_t s) { return s == -1 ? a : a * s; });
+  const bool inferred = std::count(sizes.begin(), sizes.end(), -1) == 1;
+  TCORE_CHECK_VALUE(inferred ? (known != 0 && self.sizes()[d] % known == 0) : known == self.sizes()[d],
+                    "unflatten: Provided sizes ", shape_str(sizes), " don't multiply up to the size of dim ", dim,
+                    " (", self.sizes()[d], ") in the input tensor");
+  return tcore::view(self, shape);
+}
+
+// gather along dim of self and indices broadcast to each other (dim excepted); flattened without dim
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long,
+                   "torch.take_along_dim(): dtype of indices should be Long but got ", to_string(indices.dtype()));
+  if (!dim) return tcore::gather(tcore::reshape(self, {-1}), 0, tcore::reshape(indices, {-1}), false);
+  TCORE_CHECK_VALUE(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same "
+                    "number of dimensions, but got ", self.dim(), " dimensions for input, and ", indices.dim(),
+                    " dimensions for indices");
+  const int64_t d = wrap_dim(*dim, self.dim());
+  std::vector<int64_t> a = self.sizes().vec(), b = indices.sizes().vec();
+  a[d] = b[d] = 1;
+  std::vector<int64_t> shape = broadcast_shapes(a, b);
+  std::vector<int64_t> self_shape = shape, index_shape = shape;
+  self_shape[d] = self.sizes()[d];
+  index_shape[d] = indices.sizes()[d];
+  return tcore::gather(tcore::expand(self, self_shape, false), d, tcore::expand(indices, index_shape, false), false);
+}
+
+std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing) {
+  TCORE_CHECK_VALUE(indexing == "ij" || indexing == "xy", "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", "
+                    "but received: ", indexing);
+  TCORE_CHECK_VALUE(!tensors.empty(), "torch.meshgrid expects a non-empty TensorList");
+  std::vector<int64_t> shape;
+  for (const Tensor& t : tensors) {
+    TCORE_CHECK_VALUE(t.dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
+                      shape_str(t.sizes()));
+    shape.push_back(t.numel());
+  }
+  const bool swap = indexing == "xy" && tensors.size() >= 2;
+  if (swap) std::swap(shape[0], shape[1]);
+  std::vector<Tensor> out;
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    std::vector<int64_t> view(shape.size(), 1);
+    const size_t at = swap && k < 2 ? 1 - k : k;
+    view[at] = tensors[k].numel();
+    out.push_back(tcore::expand(tcore::reshape(tensors[k], view), shape, false));
+  }
+  return out;
+}
+std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors) { return meshgrid(tensors, "ij"); }
+
+// a 1-D input on a diagonal of a square matrix, a 2-D input's diagonal (a copy)
+Tensor diag(const Tensor& self, int64_t diagonal) {
+  TCORE_CHECK_VALUE(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
+  if (self.dim() == 2) return tcore::mul(tcore::diagonal(self, diagonal, 0, 1), Scalar(1));
+  const int64_t n = self.numel() + (diagonal < 0 ? -diagonal : diagonal);
+  const Tensor square = tcore::zeros({n, n}, self.dtype(), std::nullopt, self.device());
+  return tcore::diagonal_scatter(square, self, diagonal, 0, 1);
+}
+
+Tensor trace(const Tensor& self) {
+  TCORE_CHECK_VALUE(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  return tcore::sum(tcore::diagonal(self, 0, 0, 1), std::optional<ScalarType>());
+}
+
+// the n-th forward difference along dim (a bool tensor: logical_xor, as torch's)
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+            const std::optional<Tensor>& append) {
+  TCORE_CHECK_VALUE(self.dim() > 0, "diff expects input to be at least one-dimensional");
+  TCORE_CHECK_VALUE(n >= 0, "order must be non-negative but got ", n);
+  const int64_t d = wrap_dim(dim, self.dim());
+  Tensor x = self;
+  if ((prepend && prepend->defined()) || (append && append->defined())) {
+    std::vector<Tensor> parts;
+    if (prepend && prepend->defined()) parts.push_back(*prepend);
+    parts.push_back(self);
+    if (append && append->defined()) parts.push_back(*append);
+    x = tcore::cat(parts, d);
+  }
+  for (int64_t k = 0; k < n && x.sizes()[d] > 0; ++k) {
+    const int64_t len = x.sizes()[d] - 1;
+    const Tensor hi = tcore::narrow(x, d, 1, len), lo = tcore::narrow(x, d, 0, len);
+    x = x.dtype() == ScalarType::Bool ? tcore::logical_xor(hi, lo) : tcore::sub(hi, lo, 1);
+  }
+  return x;
+}
+
+// a x b along a dim of size 3 (the first such dim when none is given, as torch.cross)
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  TCORE_CHECK_VALUE(self.dim() == other.dim(), "linalg.cross: inputs must have the same number of dimensions.");
+  const std::vector<Tensor> both = broadcast_tensors(std::vector<Tensor>{self, other});
+  int64_t d = -1;
+  if (dim) {
+    d = wrap_dim(*dim, self.dim());
+  } else {
+    for (int64_t k = 0; k < both[0].dim() && d < 0; ++k)
+      if (both[0].sizes()[k] == 3) d = k;
+    TCORE_CHECK_VALUE(d >= 0, "no dimension of size 3 in input");
+  }
+  TCORE_CHECK_VALUE(both[0].sizes()[d] == 3, "linalg.cross: inputs dimension ", d, " must have length 3. Got ",
+                    self.sizes()[d], " and ", other.sizes()[d]);
+  const auto at = [&](const Tensor& t, int64_t i) { return tcore::narrow(t, d, i, 1); };
+  const Tensor& a = both[0];
+  const Tensor& b = both[1];
+  const auto term = [&](int64_t i, int64_t j) { return tcore::sub(tcore::mul(at(a, i), at(b, j)), tcore::mul(at(a, j), at(b, i)), 1); };
+  return tcore::cat(std::vector<Tensor>{term(1, 2), term(2, 0), term(0, 1)}, d);
+}
+
+// ------------------------------------------------------------------ reductions
+
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  return tcore::sum(tcore::ne(self, Scalar(0)), std::optional<IntArrayRef>(dim), false, ScalarType::Long);
+}
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  if (dim) return count_nonzero(self, IntArrayRef({*dim}));
+  return tcore::sum(tcore::ne(self, Scalar(0)), ScalarType::Long);
+}
+
+// sum and mean over the values that are not NaN (a floating tensor's; an integer one has none)
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const Tensor values = is_floating(self.dtype()) ? replaced(tcore::isnan(self), self, 0.0) : self;
+  return tcore::sum(values, dim, keepdim, dtype);
+}
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()) || (dtype && is_floating(*dtype)),
+                   "nanmean(): expected input to have floating point dtype but got ", to_string(self.dtype()));
+  const Tensor counted = tcore::sum(tcore::eq(self, self), dim, keepdim, std::optional<ScalarType>());
+  return tcore::div(nansum(self, dim, keepdim, dtype), counted);
+}
+
+}  // namespace tcore::native
