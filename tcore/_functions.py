@@ -1,7 +1,7 @@
 """Python-level forms of operators whose PyTorch signatures the schema language cannot
 say (as torch/functional.py): nonzero(as_tuple=), where(condition) with one argument,
 unique's optional outputs, einsum's operands as varargs, unbind's tuple, the tensors of
-broadcast_tensors, meshgrid and atleast_*d as varargs.
+broadcast_tensors, meshgrid and atleast_*d as varargs, norm's p='fro' and dim=.
 Each wraps the generated binding and keeps its behaviour for every other call."""
 from __future__ import annotations
 
@@ -89,6 +89,33 @@ def _tensors_varargs(fn, single_unwrapped: bool = False):
     return wrapper
 
 
+def _norm(fn):
+    """torch.norm / Tensor.norm: p='fro' (the default: the 2-norm of the elements), a number, or
+    None; dim an int or a list; dtype=. p='nuc' needs an SVD, which tcore lacks. Calls in the
+    binding's own terms (self=, out=) go to it unchanged."""
+    def torch_form(input, p="fro", dim=None, keepdim=False, dtype=None):
+        if isinstance(p, str):
+            if p == "nuc":
+                raise NotImplementedError("norm(p='nuc') needs a singular value decomposition, which tcore lacks")
+            if p != "fro":
+                raise ValueError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
+            p = 2
+        p = 2 if p is None else p
+        if dtype is not None:
+            dims = [dim] if isinstance(dim, int) else dim
+            return _C._linalg.linalg_vector_norm(input, p, dims, keepdim, dtype=dtype)
+        if dim is None:
+            return fn(input, p) if not keepdim else fn(input, p, list(range(input.ndim)), True)
+        return fn(input, p, [dim] if isinstance(dim, int) else list(dim), keepdim)
+
+    @functools.wraps(fn)
+    def norm(*args, **kwargs):
+        if not set(kwargs) <= {"input", "p", "dim", "keepdim", "dtype"}:
+            return fn(*args, **kwargs)
+        return torch_form(*args, **kwargs)
+    return norm
+
+
 def _data(self):
     return self.detach()
 
@@ -166,6 +193,9 @@ def install(namespace: dict) -> None:
     for name, wrap in (("nonzero", _nonzero), ("unbind", _as_tuple)):
         if hasattr(T, name):
             setattr(T, name, wrap(getattr(T, name)))
+    if "norm" in namespace:
+        namespace["norm"] = _norm(namespace["norm"])
+        T.norm = _norm(T.norm)
     for name in ("broadcast_tensors", "meshgrid"):
         if name in namespace:
             namespace[name] = _tensors_varargs(namespace[name])

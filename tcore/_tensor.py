@@ -211,7 +211,7 @@ def install(namespace: dict) -> None:
     T.__radd__ = lambda self, other: _C.add(self, other)
     T.__iadd__ = lambda self, other: self.add_(other)
     T.__sub__ = lambda self, other: _C.sub(self, other)
-    T.__rsub__ = _reflected(_C.sub)
+    T.__rsub__ = _reflected("sub")
     T.__isub__ = lambda self, other: self.sub_(other)
     T.__mul__ = lambda self, other: _C.mul(self, other)
     T.__rmul__ = lambda self, other: _C.mul(self, other)
@@ -237,13 +237,13 @@ def install(namespace: dict) -> None:
     T.__setitem__ = _indexing.setitem
     T.__iter__ = _iter
     T.__mod__ = lambda self, other: _C.remainder(self, other)
-    T.__rmod__ = _reflected(_C.remainder)
+    T.__rmod__ = _reflected("remainder")
     T.__imod__ = lambda self, other: self.remainder_(other)
     T.__floordiv__ = lambda self, other: _C.div(self, other, rounding_mode="floor")
-    T.__rfloordiv__ = _reflected(_C.div, rounding_mode="floor")
+    T.__rfloordiv__ = _reflected("div", rounding_mode="floor")
     T.__ifloordiv__ = lambda self, other: self.div_(other, rounding_mode="floor")
     T.__pow__ = lambda self, other: _C.pow(self, other)
-    T.__rpow__ = _reflected(_C.pow)
+    T.__rpow__ = _reflected("pow")
     T.__ipow__ = lambda self, other: self.pow_(other)
     T.__eq__ = lambda self, other: _C.eq(self, other) if _comparable(other) else NotImplemented
     T.__ne__ = lambda self, other: _C.ne(self, other) if _comparable(other) else NotImplemented
@@ -276,10 +276,11 @@ def _reflected(op, **kwargs):
     """number - tensor and the like: op(number, tensor) with the number as torch passes it, a
     wrapped number (it promotes as a Python scalar: 2.5 - uint8 is float32, 2 / bool is float32);
     converting it to the tensor's dtype first wrapped 2.5 - uint8 around and 1e5 / float16 to inf."""
-    def method(self, other):
+    def method(self, other):  # op: a function, or a name looked up per call (a selective build may lack it)
         if not isinstance(other, (builtins.bool, builtins.int, builtins.float)):
             return NotImplemented
-        return op(_C._wrapped_number(other), self, **kwargs)
+        fn = getattr(_C, op) if isinstance(op, str) else op
+        return fn(_C._wrapped_number(other), self, **kwargs)
     return method
 
 

@@ -10,6 +10,13 @@
 
 #include <tcore/ops/abs.h>
 #include <tcore/ops/add.h>
+#include <tcore/ops/to.h>
+#include <tcore/ops/var.h>
+#include <tcore/ops/std.h>
+#include <tcore/ops/round.h>
+#include <tcore/ops/mean.h>
+#include <tcore/ops/any.h>
+#include <tcore/ops/all.h>
 #include <tcore/ops/cat.h>
 #include <tcore/ops/clamp.h>
 #include <tcore/ops/copy.h>
@@ -53,6 +60,13 @@
 #include <tcore/ops/zeros_like.h>
 
 #include <tcore/ops/addcdiv_native.h>
+#include <tcore/ops/var_mean_native.h>
+#include <tcore/ops/std_mean_native.h>
+#include <tcore/ops/var_native.h>
+#include <tcore/ops/std_native.h>
+#include <tcore/ops/round_native.h>
+#include <tcore/ops/any_native.h>
+#include <tcore/ops/all_native.h>
 #include <tcore/ops/addcmul_native.h>
 #include <tcore/ops/atleast_1d_native.h>
 #include <tcore/ops/atleast_2d_native.h>
@@ -86,7 +100,6 @@
 #include <tcore/ops/nan_to_num_native.h>
 #include <tcore/ops/nanmean_native.h>
 #include <tcore/ops/nansum_native.h>
-#include <tcore/ops/rad2deg_native.h>
 #include <tcore/ops/sgn_native.h>
 #include <tcore/ops/sinc_native.h>
 #include <tcore/ops/square_native.h>
@@ -247,7 +260,6 @@ Tensor frac(const Tensor& self) {
 Tensor sgn(const Tensor& self) { return tcore::sign(self); }
 Tensor fix(const Tensor& self) { return tcore::trunc(self); }
 Tensor deg2rad(const Tensor& self) { return tcore::mul(as_floating(self), number(kPi / 180.0)); }
-Tensor rad2deg(const Tensor& self) { return tcore::mul(as_floating(self), number(180.0 / kPi)); }
 
 // log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given (its gradient 0 outside)
 Tensor logit(const Tensor& self, std::optional<double> eps) {
@@ -496,6 +508,81 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
                    "nanmean(): expected input to have floating point dtype but got ", to_string(self.dtype()));
   const Tensor counted = tcore::sum(tcore::eq(self, self), dim, keepdim, std::optional<ScalarType>());
   return tcore::div(nansum(self, dim, keepdim, dtype), counted);
+}
+
+// std/var with torch's older `unbiased` flag: correction 1 or 0
+namespace {
+std::optional<Scalar> correction_of(bool unbiased) { return Scalar(unbiased ? int64_t{1} : int64_t{0}); }
+}  // namespace
+Tensor std(const Tensor& self, bool unbiased) {
+  return tcore::std(self, OptionalIntArrayRef(), correction_of(unbiased), false);
+}
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return tcore::std(self, dim, correction_of(unbiased), keepdim);
+}
+Tensor var(const Tensor& self, bool unbiased) {
+  return tcore::var(self, OptionalIntArrayRef(), correction_of(unbiased), false);
+}
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return tcore::var(self, dim, correction_of(unbiased), keepdim);
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction,
+                                    bool keepdim) {
+  return {tcore::std(self, dim, correction, keepdim), tcore::mean(self, dim, keepdim, std::nullopt)};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return std_mean(self, dim, correction_of(unbiased), keepdim);
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
+  return std_mean(self, OptionalIntArrayRef(), correction_of(unbiased), false);
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction,
+                                    bool keepdim) {
+  return {tcore::var(self, dim, correction, keepdim), tcore::mean(self, dim, keepdim, std::nullopt)};
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return var_mean(self, dim, correction_of(unbiased), keepdim);
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased) {
+  return var_mean(self, OptionalIntArrayRef(), correction_of(unbiased), false);
+}
+
+// all/any over several dims, one at a time from the last (None: every dim; an empty list: none,
+// the values as truth values, as torch's)
+namespace {
+template <typename One, typename Whole>
+Tensor over_dims(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, One one, Whole whole) {
+  if (!dim) {
+    const Tensor r = whole(self);
+    return keepdim ? tcore::reshape(r, std::vector<int64_t>(static_cast<size_t>(self.dim()), 1)) : r;
+  }
+  std::vector<int64_t> dims;
+  for (int64_t d : *dim) dims.push_back(wrap_dim(d, std::max<int64_t>(self.dim(), 1)));
+  std::sort(dims.rbegin(), dims.rend());
+  for (size_t k = 1; k < dims.size(); ++k)
+    TCORE_CHECK_VALUE(dims[k] != dims[k - 1], "dim ", dims[k], " appears multiple times in the list of dims");
+  if (dims.empty()) return self.dtype() == ScalarType::Byte ? tcore::to(tcore::ne(self, Scalar(0)), ScalarType::Byte, false, false, std::nullopt) : tcore::ne(self, Scalar(0));
+  Tensor r = self;
+  for (int64_t d : dims) r = one(r, self.dim() == 0 ? 0 : d);
+  return r;
+}
+}  // namespace
+Tensor all(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  return over_dims(self, dim, keepdim, [&](const Tensor& t, int64_t d) { return tcore::all(t, d, keepdim); },
+                   [](const Tensor& t) { return tcore::all(t); });
+}
+Tensor any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  return over_dims(self, dim, keepdim, [&](const Tensor& t, int64_t d) { return tcore::any(t, d, keepdim); },
+                   [](const Tensor& t) { return tcore::any(t); });
+}
+
+// round to a number of decimals, torch's formula: x * 10^d rounded (half to even) and divided
+// back, or x / 10^-d rounded and multiplied back for negative d
+Tensor round(const Tensor& self, int64_t decimals) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"round_decimals\" not implemented for '", to_string(self.dtype()), "'");
+  const double ten_pow = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
+  if (decimals < 0) return tcore::mul(tcore::round(tcore::div(self, number(ten_pow))), number(ten_pow));
+  return tcore::div(tcore::round(tcore::mul(self, number(ten_pow))), number(ten_pow));
 }
 
 }  // namespace tcore::native
