@@ -72,8 +72,8 @@ def test_random_like_ranges_dtypes_and_layouts(tcore, dtype):
 
 @pytest.mark.parametrize("dtype, digits", [("float16", 11), ("bfloat16", 8), ("float32", 24)])
 def test_rand_of_reduced_floats_stays_below_one(tcore, dtype, digits):
-    """float16/bfloat16 rand draws at their own precision, as torch's: multiples of 2^-digits
-    below 1 (drawn in float32 and rounded, 1 - 2^-25 became 1.0)."""
+    """float16/bfloat16 rand draws multiples of 2^-digits, below 1 as torch's are (drawn in float32
+    and rounded, 1 - 2^-25 became 1.0)."""
     tcore.manual_seed(1)
     r = tcore.rand(1 << 20, dtype=getattr(tcore, dtype)).double()
     scaled = r * (1 << digits)

@@ -167,3 +167,47 @@ def test_out_forms_and_errors(tcore):
         tcore.ones(6).unflatten(0, (4, 2))
     with pytest.raises(RuntimeError, match="repeated dim"):
         tcore.ones(2, 3).movedim([0, 0], [0, 1])
+
+
+def test_review_cases_as_torch(tcore):
+    """A review's findings: 0-dim inputs (movedim was a segfault), take_along_dim's negative
+    indices, hardtanh of integers and NaN, bool through nan_to_num/diag, out-of-range
+    replacements, float16/bfloat16 computed in float32, pow's shortcuts refusing overlaps."""
+    def both(program):
+        out = []
+        for lib in (torch, tcore):
+            try:
+                r = program(lib)
+                out.append((r.tolist(), str(r.dtype).split(".")[-1]))
+            except (RuntimeError, IndexError) as e:
+                out.append("error")
+        return out
+
+    cases = [
+        lambda t: t.movedim(t.tensor(1.0), 0, 0),
+        lambda t: t.movedim(t.tensor(1.0), -1, 0),
+        lambda t: t.take_along_dim(t.tensor(1.0), t.tensor(0), dim=0),
+        lambda t: t.cross(t.tensor(1.0), t.tensor(2.0), dim=0),
+        lambda t: t.take_along_dim(t.arange(6.0).reshape(2, 3), t.tensor([[-1], [-3]]), 1),
+        lambda t: t.nn.functional.hardtanh(t.tensor([-5, 0, 5])),
+        lambda t: t.nn.functional.relu6(t.tensor([-5, 0, 9])),
+        lambda t: t.nn.functional.hardtanh(t.tensor([True])),
+        lambda t: t.nan_to_num(t.tensor([True, False])),
+        lambda t: t.sgn(t.tensor([True, False])),
+        lambda t: t.diag(t.tensor([[True, False], [False, True]])),
+        lambda t: t.nan_to_num(t.tensor([float("nan"), float("inf"), -float("inf"), 1.0]), nan=2.0, posinf=1e300,
+                               neginf=-1e300),
+        lambda t: t.round(t.tensor([1.2345, -2.5551], dtype=t.bfloat16), decimals=2),
+        lambda t: t.sinc(t.tensor([1.0, -1.0, 0.5], dtype=t.float16)),
+        lambda t: t.logaddexp(t.tensor([1.0], dtype=t.float16), t.tensor([1.5], dtype=t.float16)),
+        lambda t: t.zeros(3).expand(2, 3).pow_(0),
+    ]
+    for k, program in enumerate(cases):
+        ours, theirs = both(program)
+        assert ours == theirs, k
+    for lib in (torch, tcore):
+        x = lib.tensor([float("nan"), 0.5, 1.0, -1.0], requires_grad=True)
+        lib.nn.functional.hardtanh(x).sum().backward()
+        if lib is torch:
+            want = x.grad.tolist()
+    assert x.grad.tolist() == want

@@ -311,10 +311,10 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
   return mask.defined() ? tcore::where(mask, grad, tcore::zeros_like(grad)) : grad;
 }
 
-// hardtanh's: the bounds excluded (clamp's include them)
+// hardtanh's: 0 at and beyond the bounds (clamp's passes at them), NaN passing, as torch's
 Tensor hardtanh_backward(const Tensor& grad, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  const Tensor inside = tcore::logical_and(tcore::gt(self, min_val), tcore::lt(self, max_val));
-  return tcore::where(inside, grad, tcore::zeros_like(grad));
+  const Tensor outside = tcore::logical_or(tcore::le(self, min_val), tcore::ge(self, max_val));
+  return tcore::where(outside, tcore::zeros_like(grad), grad);
 }
 
 // atan2's: grad * other / (self^2 + other^2) and -grad * self / (...), 0 at the origin as torch's

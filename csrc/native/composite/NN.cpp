@@ -168,7 +168,8 @@ Picked pick(const Tensor& logp, const Tensor& target, const std::optional<Tensor
 }
 
 // sum(losses) / sum(weights), torch's 'mean': NaN when every sample is ignored (a total weight of
-// 0), with a gradient of 0 there as torch's (the division by 0 gave NaN to every input)
+// 0), with a gradient of 0 there as torch's (the division by 0 gave NaN to every input; where the
+// total is 0 because the class weights are, torch's gradient is NaN and tcore's still 0)
 Tensor mean_by_weight(const Tensor& losses, const Tensor& weights) {
   const Tensor total = tcore::sum(losses, std::optional<ScalarType>());
   const Tensor w = tcore::sum(weights, std::optional<ScalarType>());
@@ -241,8 +242,12 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
                     tcore::mul(smooth_reduced, Scalar(label_smoothing / classes)));
 }
 
+// an integer input stays integer, its bounds truncated to it, as torch's (clamp's number bounds promote)
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  return tcore::clamp(self, min_val, max_val);
+  TCORE_CHECK_TYPE(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
+  if (is_floating(self.dtype())) return tcore::clamp(self, min_val, max_val);
+  return tcore::clamp(self, std::optional<Scalar>(Scalar(static_cast<int64_t>(min_val.to_double()))),
+                      std::optional<Scalar>(Scalar(static_cast<int64_t>(max_val.to_double()))));
 }
 
 // ------------------------------------------------------------------ dropout

@@ -10,6 +10,9 @@
 
 #include <tcore/ops/abs.h>
 #include <tcore/ops/add.h>
+#include <tcore/ops/lt.h>
+#include <tcore/ops/clone.h>
+#include <tcore/ops/alias.h>
 #include <tcore/ops/to.h>
 #include <tcore/ops/var.h>
 #include <tcore/ops/std.h>
@@ -132,6 +135,21 @@ ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float
 
 Tensor as_floating(const Tensor& t) { return is_floating(t.dtype()) ? t : cast(t, default_float_dtype()); }
 
+// f of float16/bfloat16 inputs computed in float32 and rounded once, as torch's kernels compute
+// them (each step rounded to 16 bits: round(bfloat16 1.2345, decimals=2) was 1.2421875, torch's
+// 1.2265625); other dtypes as they are
+template <typename F>
+Tensor in_float32(const Tensor& a, const Tensor& b, F f) {
+  const ScalarType t = result_type({&a, &b});
+  if (!is_reduced_float(t)) return f(a, b);
+  const auto up = [](const Tensor& x) { return tcore::to(x, ScalarType::Float, false, false, std::nullopt); };
+  return tcore::to(f(up(a), up(b)), t, false, false, std::nullopt);
+}
+template <typename F>
+Tensor in_float32(const Tensor& a, F f) {
+  return in_float32(a, a, [&](const Tensor& x, const Tensor&) { return f(x); });
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ pointwise
@@ -182,16 +200,19 @@ Tensor true_divide(const Tensor& self, const Scalar& other) { return tcore::div(
 
 // max(a, b) + log1p(exp(-|a - b|)); a itself where a and b are the same infinity (inf - inf)
 Tensor logaddexp(const Tensor& self, const Tensor& other) {
-  const Tensor a = as_floating(self), b = as_floating(other);
-  const Tensor spread = tcore::log1p(tcore::exp(tcore::neg(tcore::abs(tcore::sub(a, b)))));
-  const Tensor r = tcore::add(tcore::maximum(a, b), spread);
-  return tcore::where(tcore::logical_and(tcore::isinf(a), tcore::eq(a, b)), a, r);
+  return in_float32(as_floating(self), as_floating(other), [](const Tensor& a, const Tensor& b) {
+    const Tensor spread = tcore::log1p(tcore::exp(tcore::neg(tcore::abs(tcore::sub(a, b)))));
+    const Tensor r = tcore::add(tcore::maximum(a, b), spread);
+    return tcore::where(tcore::logical_and(tcore::isinf(a), tcore::eq(a, b)), a, r);
+  });
 }
 Tensor logaddexp2(const Tensor& self, const Tensor& other) {
-  const Tensor a = as_floating(self), b = as_floating(other);
-  const Tensor spread = tcore::mul(tcore::log1p(tcore::exp2(tcore::neg(tcore::abs(tcore::sub(a, b))))), Scalar(1.0 / std::log(2.0)));
-  const Tensor r = tcore::add(tcore::maximum(a, b), spread);
-  return tcore::where(tcore::logical_and(tcore::isinf(a), tcore::eq(a, b)), a, r);
+  return in_float32(as_floating(self), as_floating(other), [](const Tensor& a, const Tensor& b) {
+    const Tensor spread =
+        tcore::mul(tcore::log1p(tcore::exp2(tcore::neg(tcore::abs(tcore::sub(a, b))))), Scalar(1.0 / std::log(2.0)));
+    const Tensor r = tcore::add(tcore::maximum(a, b), spread);
+    return tcore::where(tcore::logical_and(tcore::isinf(a), tcore::eq(a, b)), a, r);
+  });
 }
 
 namespace {
@@ -209,11 +230,13 @@ double largest(ScalarType t) {
 // NaN -> nan (0), inf -> posinf (the largest finite value), -inf -> neginf (the lowest)
 Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
-  if (!is_floating(self.dtype())) return tcore::mul(self, Scalar(1));  // a copy, as torch's clone
+  if (!is_floating(self.dtype())) return tcore::clone(self, std::nullopt);
   const double big = largest(self.dtype());
-  Tensor r = replaced(tcore::isnan(self), self, nan.value_or(0.0));
-  r = replaced(isposinf(self), r, posinf.value_or(big));
-  return replaced(isneginf(self), r, neginf.value_or(-big));
+  // a replacement beyond the dtype's range is its infinity, as torch's cast gives it
+  const auto in_range = [big](double v) { return std::isfinite(v) && std::abs(v) > big ? std::copysign(HUGE_VAL, v) : v; };
+  Tensor r = replaced(tcore::isnan(self), self, in_range(nan.value_or(0.0)));
+  r = replaced(isposinf(self), r, in_range(posinf.value_or(big)));
+  return replaced(isneginf(self), r, in_range(neginf.value_or(-big)));
 }
 Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                    std::optional<double> neginf) {
@@ -257,7 +280,9 @@ Tensor frac(const Tensor& self) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"frac_cpu\" not implemented for '", to_string(self.dtype()), "'");
   return tcore::sub(self, tcore::trunc(self), 1);
 }
-Tensor sgn(const Tensor& self) { return tcore::sign(self); }
+Tensor sgn(const Tensor& self) {  // of a bool tensor: itself (a copy), as torch's
+  return self.dtype() == ScalarType::Bool ? tcore::clone(self, std::nullopt) : tcore::sign(self);
+}
 Tensor fix(const Tensor& self) { return tcore::trunc(self); }
 Tensor deg2rad(const Tensor& self) { return tcore::mul(as_floating(self), number(kPi / 180.0)); }
 
@@ -270,10 +295,11 @@ Tensor logit(const Tensor& self, std::optional<double> eps) {
 
 // sin(pi x) / (pi x), 1 at 0: the quotient of a safe x there (1), so its gradient is not 0 / 0
 Tensor sinc(const Tensor& self) {
-  const Tensor x = as_floating(self);
-  const Tensor zero = tcore::eq(x, Scalar(0));
-  const Tensor safe = tcore::mul(replaced(zero, x, 1.0), number(kPi));
-  return replaced(zero, tcore::div(tcore::sin(safe), safe), 1.0);
+  return in_float32(as_floating(self), [](const Tensor& x) {
+    const Tensor zero = tcore::eq(x, Scalar(0));
+    const Tensor safe = tcore::mul(replaced(zero, x, 1.0), number(kPi));
+    return replaced(zero, tcore::div(tcore::sin(safe), safe), 1.0);
+  });
 }
 
 // the larger, NaN only where both are; ties (and a NaN self) give self's gradient all, as torch's
@@ -292,6 +318,13 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
   TCORE_CHECK_VALUE(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
                     shape_str(source), " dims) should contain the same number of dims as destination (",
                     shape_str(destination), " dims)");
+  if (n == 0) {  // a 0-dim tensor: dims 0 and -1 name it, as torch's
+    for (size_t k = 0; k < source.size(); ++k) {
+      wrap_dim(source[k], 0);
+      wrap_dim(destination[k], 0);
+    }
+    return tcore::alias(self);
+  }
   std::vector<int64_t> order(static_cast<size_t>(n), -1);
   std::vector<bool> used(static_cast<size_t>(n), false), placed(static_cast<size_t>(n), false);
   for (size_t k = 0; k < source.size(); ++k) {
@@ -398,14 +431,16 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
   TCORE_CHECK_VALUE(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same "
                     "number of dimensions, but got ", self.dim(), " dimensions for input, and ", indices.dim(),
                     " dimensions for indices");
-  const int64_t d = wrap_dim(*dim, self.dim());
+  const int64_t d = wrap_dim(*dim, self.dim(), /*allow_scalar=*/false);
+  // negative indices count from the end here, as torch's (gather itself refuses them)
+  const Tensor wrapped = tcore::where(tcore::lt(indices, Scalar(0)), tcore::add(indices, Scalar(self.sizes()[d]), 1), indices);
   std::vector<int64_t> a = self.sizes().vec(), b = indices.sizes().vec();
   a[d] = b[d] = 1;
   std::vector<int64_t> shape = broadcast_shapes(a, b);
   std::vector<int64_t> self_shape = shape, index_shape = shape;
   self_shape[d] = self.sizes()[d];
   index_shape[d] = indices.sizes()[d];
-  return tcore::gather(tcore::expand(self, self_shape, false), d, tcore::expand(indices, index_shape, false), false);
+  return tcore::gather(tcore::expand(self, self_shape, false), d, tcore::expand(wrapped, index_shape, false), false);
 }
 
 std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing) {
@@ -434,7 +469,7 @@ std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors) { return meshgrid(tensors
 // a 1-D input on a diagonal of a square matrix, a 2-D input's diagonal (a copy)
 Tensor diag(const Tensor& self, int64_t diagonal) {
   TCORE_CHECK_VALUE(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
-  if (self.dim() == 2) return tcore::mul(tcore::diagonal(self, diagonal, 0, 1), Scalar(1));
+  if (self.dim() == 2) return tcore::clone(tcore::diagonal(self, diagonal, 0, 1), std::nullopt);
   const int64_t n = self.numel() + (diagonal < 0 ? -diagonal : diagonal);
   const Tensor square = tcore::zeros({n, n}, self.dtype(), std::nullopt, self.device());
   return tcore::diagonal_scatter(square, self, diagonal, 0, 1);
@@ -473,7 +508,7 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
   const std::vector<Tensor> both = broadcast_tensors(std::vector<Tensor>{self, other});
   int64_t d = -1;
   if (dim) {
-    d = wrap_dim(*dim, self.dim());
+    d = wrap_dim(*dim, self.dim(), /*allow_scalar=*/false);
   } else {
     for (int64_t k = 0; k < both[0].dim() && d < 0; ++k)
       if (both[0].sizes()[k] == 3) d = k;
@@ -581,8 +616,10 @@ Tensor any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
 Tensor round(const Tensor& self, int64_t decimals) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"round_decimals\" not implemented for '", to_string(self.dtype()), "'");
   const double ten_pow = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
-  if (decimals < 0) return tcore::mul(tcore::round(tcore::div(self, number(ten_pow))), number(ten_pow));
-  return tcore::div(tcore::round(tcore::mul(self, number(ten_pow))), number(ten_pow));
+  return in_float32(self, [&](const Tensor& x) {
+    if (decimals < 0) return tcore::mul(tcore::round(tcore::div(x, number(ten_pow))), number(ten_pow));
+    return tcore::div(tcore::round(tcore::mul(x, number(ten_pow))), number(ten_pow));
+  });
 }
 
 }  // namespace tcore::native

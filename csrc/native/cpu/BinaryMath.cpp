@@ -94,9 +94,11 @@ Tensor pow_into(const Tensor& out, const Tensor& self, const Tensor& exponent, c
     if constexpr (std::is_arithmetic_v<E>) return static_cast<double>(*exponent.template data_ptr<E>());
     else return std::nan("");  // not reached: the dtypes above
   });
-  // torch's x ** 0 and x ** 1 for every dtype, bool included: ones, a copy
-  if (e == 0.0 || e == 1.0) {
+  // torch's x ** 0 and x ** 1 for every dtype, bool included: ones, a copy (an overlapping
+  // output goes the general way, whose checks refuse it)
+  if ((e == 0.0 || e == 1.0) && !partially_overlaps(out, self)) {
     resize_elementwise_output(out, self.sizes(), {&self});
+    assert_no_internal_overlap(out);
     TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
                      " can't be cast to the desired output type ", out.dtype());
     if (e == 0.0) return tcore::fill_(out, 1);

@@ -72,8 +72,9 @@ void fill_uniform01(T* p, int64_t n, std::mt19937_64& e) {
   }
 }
 
-// n uniforms in [0, 1) with `digits` bits each (float16: 11, bfloat16: 8), as torch draws them for
-// those types: multiples of 2^-digits, so rounding to the type never reaches 1. One 64-bit draw
+// n uniforms in [0, 1) with `digits` bits each (float16: 11, bfloat16: 8): multiples of 2^-digits,
+// exact in the type, so rounding never reaches 1 (torch's bound; its draws are finer near 0, where
+// the type is: about a third of torch's float16 values are not such multiples). One 64-bit draw
 // gives 64 / digits of them.
 void fill_uniform_bits(float* p, int64_t n, int digits, std::mt19937_64& e) {
   const float scale = std::ldexp(1.0f, -digits);
