@@ -45,6 +45,10 @@ Tensor in_format(const Tensor& t, MemoryFormat format);
 // numbers (wrapped scalars), unless the lower kind is of a higher category
 // (bool < integral < floating).
 ScalarType result_type(std::initializer_list<const Tensor*> operands);
+// the result type of two operands, and a dtype's floating counterpart (integers and bool give the
+// default float dtype): the dtypes of binary kernels and of composites with a floating result
+inline ScalarType promoted(const Tensor& a, const Tensor& b) { return result_type({&a, &b}); }
+inline ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float_dtype(); }
 
 // Whether a value of dtype `from` may be written into an out= tensor of dtype `to`.
 bool can_cast(ScalarType from, ScalarType to);

@@ -130,10 +130,7 @@ Tensor replaced(const Tensor& replace, const Tensor& self, double value) {
                                                 std::nullopt, std::nullopt), self);
 }
 
-// the dtype a pointwise function of a floating result computes in: integers and bool as the default float
-ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float_dtype(); }
-
-Tensor as_floating(const Tensor& t) { return is_floating(t.dtype()) ? t : cast(t, default_float_dtype()); }
+Tensor as_floating(const Tensor& t) { return is_floating(t.dtype()) ? t : cast(t, floating_of(t.dtype())); }
 
 // f of float16/bfloat16 inputs computed in float32 and rounded once, as torch's kernels compute
 // them (each step rounded to 16 bits: round(bfloat16 1.2345, decimals=2) was 1.2421875, torch's
@@ -596,7 +593,10 @@ Tensor over_dims(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, One 
   std::sort(dims.rbegin(), dims.rend());
   for (size_t k = 1; k < dims.size(); ++k)
     TCORE_CHECK_VALUE(dims[k] != dims[k - 1], "dim ", dims[k], " appears multiple times in the list of dims");
-  if (dims.empty()) return self.dtype() == ScalarType::Byte ? tcore::to(tcore::ne(self, Scalar(0)), ScalarType::Byte, false, false, std::nullopt) : tcore::ne(self, Scalar(0));
+  if (dims.empty()) {  // uint8 stays uint8, as torch's all/any
+    const Tensor truth = tcore::ne(self, Scalar(0));
+    return self.dtype() == ScalarType::Byte ? tcore::to(truth, ScalarType::Byte, false, false, std::nullopt) : truth;
+  }
   Tensor r = self;
   for (int64_t d : dims) r = one(r, self.dim() == 0 ? 0 : d);
   return r;

@@ -116,8 +116,6 @@ bool is_nan(T v) {
   else return false;
 }
 
-inline ScalarType promoted(const Tensor& a, const Tensor& b) { return result_type({&a, &b}); }
-inline ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float_dtype(); }
 
 // A function object for every compute type T: __VA_ARGS__ over x and y of type T.
 #define TCORE_BINARY_FN(name, ...)                 \

@@ -74,7 +74,7 @@ TCORE_IMPL_FUNC(mul_out)(const Tensor& self, const Tensor& other, const Tensor& 
 }
 // True division computes in floating point.
 TCORE_IMPL_FUNC(div_out)(const Tensor& self, const Tensor& other, const Tensor& out) {
-  binary_into(out, self, other, binary::floating_of(result_type({&self, &other})), "div", div_fn(),
+  binary_into(out, self, other, floating_of(result_type({&self, &other})), "div", div_fn(),
               binary::ScalarOperand::AsIs);
 }
 

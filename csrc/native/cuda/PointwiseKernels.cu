@@ -35,8 +35,6 @@ namespace tcore::native {
 namespace {
 
 
-ScalarType promoted(const Tensor& a, const Tensor& b) { return result_type({&a, &b}); }
-ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float_dtype(); }
 
 // ------------------------------------------------------------------ the device functions
 template <typename T>
