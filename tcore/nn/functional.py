@@ -3,7 +3,10 @@ operators (reduction='mean'|'sum'|'none' as strings, stride=None for pools, padd
 'same'/'valid', p/training/inplace for dropout, ...)."""
 from __future__ import annotations
 
+import fractions
+import functools
 import math
+import operator
 import struct
 import warnings
 
@@ -256,15 +259,227 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         if padding == "valid":
             padding = 0
         elif padding == "same":
-            if _pair(stride) != [1, 1]:
-                raise ValueError("padding='same' is not supported for strided convolutions")
+            if _pair(stride) != [1, 1]:  # torch: a RuntimeError (tcore's is a ValueError too)
+                raise _C._ArgumentValueError("padding='same' is not supported for strided convolutions")
             sym, extra = _same_padding(list(weight.shape[2:]), _pair(dilation))
             if extra is not None:
                 input = _C.constant_pad_nd(input, extra, 0)
             padding = sym
         else:
-            raise ValueError(f"Invalid padding string {padding!r}, should be one of ['valid', 'same']")
+            raise _C._ArgumentValueError(f"Invalid padding string: {padding!r}")
     return _C.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
+
+
+# ------------------------------------------------------------------ conv1d, transposed convolutions
+def _ntuple_arg(v, n: int, name: str) -> list[int]:
+    """An int (repeated n times) or a sequence of n ints (or of 1, repeated), else torch's error."""
+    vals = list(v) if isinstance(v, (list, tuple)) else [v]
+    if len(vals) == 1:
+        vals = vals * n
+    if len(vals) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
+                           f"convolution dimensions, but got {name}={vals}")
+    return [int(x) for x in vals]
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """conv2d of the (N, C, L) (or unbatched (C, L)) input seen as (N, C, 1, L), with the weight
+    seen as (O, C / groups, 1, K); padding an int, a 1-tuple, 'same' or 'valid', as torch's."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
+                           f"{list(input.shape)}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size {list(input.shape)} "
+                           f"instead")
+    stride, dilation = _ntuple_arg(stride, 1, "stride"), _ntuple_arg(dilation, 1, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and stride != [1]:
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        padding2 = padding
+    else:
+        padding2 = [0] + _ntuple_arg(padding, 1, "padding")
+    batch = input if input.ndim == 3 else input.unsqueeze(0)
+    if batch.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(batch.shape)} to have {weight.shape[1] * groups} channels, but got {batch.shape[1]} "
+                           f"channels instead")
+    out = conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, [1] + stride, padding2, [1] + dilation, groups)
+    return out.squeeze(-2)
+
+
+def _dilate(x: Tensor, dim: int, step: int) -> Tensor:
+    """x with step - 1 zeros between neighbours along dim: size (n - 1) * step + 1."""
+    n = x.shape[dim]
+    if step == 1 or n == 0:
+        return x
+    z = _C.constant_pad_nd(x.unsqueeze(dim + 1), [0, 0] * (x.ndim - dim - 1) + [0, step - 1], 0)
+    shape = list(x.shape)
+    shape[dim] = n * step
+    return z.reshape(shape).narrow(dim, 0, (n - 1) * step + 1)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv2d (weight (C_in, C_out / groups, kH, kW)): conv2d, stride 1, of the input
+    with stride - 1 zeros between its elements, padded by dilation * (k - 1) - padding on each side
+    (a negative pad crops) and output_padding more at the end, with the kernel flipped and its
+    channels swapped per group. Output size (in - 1) * stride - 2 * padding + dilation * (k - 1) +
+    output_padding + 1, as torch's."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """conv_transpose2d of the input seen with a unit height."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd: int) -> Tensor:
+    name = f"conv_transpose{nd}d"
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size {list(input.shape)} "
+                           f"instead")
+    lead = 2 - nd  # conv_transpose1d: a unit height, neither padded nor strided
+    stride, dilation = ([1] * lead + _ntuple_arg(v, nd, n) for v, n in ((stride, "stride"), (dilation, "dilation")))
+    padding, output_padding = ([0] * lead + _ntuple_arg(v, nd, n)
+                               for v, n in ((padding, "padding"), (output_padding, "output_padding")))
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if any(p >= s and p >= d for p, s, d in zip(output_padding, stride, dilation)):
+        def got(label, vals):
+            return " ".join(f"{label}_{n}: {v}" for n, v in zip(("height", "width")[lead:], vals[lead:]))
+
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                           f"{got('output_padding', output_padding)} {got('stride', stride)} "
+                           f"{got('dilation', dilation)}")
+    batched = input.ndim == nd + 2
+    x = input if batched else input.unsqueeze(0)
+    c_in = weight.shape[0]
+    if x.shape[1] != c_in:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to "
+                           f"have {c_in} channels, but got {x.shape[1]} channels instead")
+    if c_in % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size {list(weight.shape)} instead")
+    w = weight
+    if nd == 1:
+        x, w = x.unsqueeze(2), w.unsqueeze(2)
+    k = list(w.shape[2:])
+    for dim, s in ((2, stride[0]), (3, stride[1])):
+        x = _dilate(x, dim, s)
+    pads = []
+    for i in (1, 0):  # constant_pad_nd lists the last dim first
+        before = dilation[i] * (k[i] - 1) - padding[i]
+        pads += [before, before + output_padding[i]]
+    x = _C.constant_pad_nd(x, pads, 0)
+    c_out = w.shape[1] * groups
+    w = w.reshape([groups, c_in // groups, w.shape[1]] + k).transpose(1, 2).reshape([c_out, c_in // groups] + k)
+    out = _C.conv2d(x, w.flip([2, 3]), bias, [1, 1], [0, 0], dilation, groups)
+    if nd == 1:
+        out = out.squeeze(2)
+    return out if batched else out.squeeze(0)
+
+
+# ------------------------------------------------------------------ unfold / fold (im2col / col2im)
+def _pair_arg(v, name: str) -> list[int]:
+    vals = list(v) if isinstance(v, (list, tuple)) else [v, v]
+    if len(vals) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(vals)}")
+    return [int(x) for x in vals]
+
+
+def _im2col_args(kernel_size, dilation, padding, stride) -> tuple[list[int], ...]:
+    """The four pairs, with torch's im2col/col2im shape checks on them (in its order)."""
+    k, d = _pair_arg(kernel_size, "kernel_size"), _pair_arg(dilation, "dilation")
+    p, s = _pair_arg(padding, "padding"), _pair_arg(stride, "stride")
+    for ok, what, label, vals in ((min(k) > 0, "kernel size should be greater than zero", "kernel", k),
+                                  (min(d) > 0, "dilation should be greater than zero", "dilation", d),
+                                  (min(p) >= 0, "padding should be non-negative", "pad", p),
+                                  (min(s) > 0, "stride should be greater than zero", "stride", s)):
+        if not ok:
+            raise RuntimeError(f"{what}, but got {label}_height: {vals[0]} {label}_width: {vals[1]}")
+    return k, d, p, s
+
+
+def _sliding_blocks(padded: list[int], k: list[int], d: list[int], s: list[int]) -> list[int]:
+    """(padded - dilation * (kernel - 1) - 1) / stride + 1 per dim, C++'s truncating division as torch's."""
+    spans = [padded[i] - d[i] * (k[i] - 1) - 1 for i in (0, 1)]
+    return [(a // st if a >= 0 else -(-a // st)) + 1 for a, st in zip(spans, s)]
+
+
+def _block_index(padded: list[int], k: list[int], d: list[int], s: list[int], blocks: list[int],
+                 like: Tensor) -> Tensor:
+    """The flat index, in a padded (H, W) plane, of kernel tap (i, j) of sliding block (bh, bw), in
+    im2col's (i, j, bh, bw) order."""
+    def ar(n, step, shape):
+        return (_C.arange(n, dtype=_C.dtype.int64, device=like.device) * step).reshape(shape)
+
+    rows = ar(k[0], d[0], [-1, 1, 1, 1]) + ar(blocks[0], s[0], [1, 1, -1, 1])
+    cols = ar(k[1], d[1], [1, -1, 1, 1]) + ar(blocks[1], s[1], [1, 1, 1, -1])
+    return (rows * padded[1] + cols).reshape([-1])
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """torch's im2col: (N, C, H, W) (or unbatched (C, H, W)) -> (N, C * kH * kW, L), each column
+    one sliding block (row-major over the blocks), gathered with index_select from the zero-padded
+    input (so overlapping blocks' gradients accumulate)."""
+    k, d, p, s = _im2col_args(kernel_size, dilation, padding, stride)
+    shape = list(input.shape)
+    if input.ndim not in (3, 4) or 0 in shape[input.ndim - 3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {shape}")
+    x = input if input.ndim == 4 else input.unsqueeze(0)
+    n, c, h, w = x.shape
+    padded = [h + 2 * p[0], w + 2 * p[1]]
+    blocks = _sliding_blocks(padded, k, d, s)
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, "
+                           f"{d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks as "
+                           f"({blocks[0]}, {blocks[1]}), but its components must be at least one.")
+    flat = _C.constant_pad_nd(x, [p[1], p[1], p[0], p[0]], 0).reshape([n, c, padded[0] * padded[1]])
+    cols = flat.index_select(2, _block_index(padded, k, d, s, blocks, x))
+    out = cols.reshape([n, c * k[0] * k[1], blocks[0] * blocks[1]])
+    return out if input.ndim == 4 else out.squeeze(0)
+
+
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """torch's col2im, the adjoint of unfold: (N, C * kH * kW, L) (or unbatched (C * kH * kW, L))
+    -> (N, C, H, W), each column's values added (index_add) into its block of the zero-padded
+    output, the padding then cropped."""
+    size = _pair_arg(output_size, "output_size")
+    k, d, p, s = _im2col_args(kernel_size, dilation, padding, stride)
+    shape = list(input.shape)
+    if input.ndim not in (2, 3) or 0 in shape[input.ndim - 2:]:
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {shape}")
+    x = input if input.ndim == 3 else input.unsqueeze(0)
+    n, ckk, length = x.shape
+    if ckk % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={ckk} and kernel_size=({k[0]}, {k[1]}).")
+    padded = [size[0] + 2 * p[0], size[1] + 2 * p[1]]
+    blocks = _sliding_blocks(padded, k, d, s)
+    if min(blocks) < 1 or blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size=({size[0]}, {size[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, "
+                           f"{d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), expected size of input's "
+                           f"dimension 2 to match the calculated number of sliding blocks {max(blocks[0], 0)} * "
+                           f"{max(blocks[1], 0)} = {max(blocks[0], 0) * max(blocks[1], 0)}, but got "
+                           f"input.size(2)={length}.")
+    c = ckk // (k[0] * k[1])
+    plane = _C.zeros([n, c, padded[0] * padded[1]], dtype=x.dtype, device=x.device)
+    plane = plane.index_add(2, _block_index(padded, k, d, s, blocks, x), x.reshape([n, c, -1]))
+    out = plane.reshape([n, c] + padded).narrow(2, p[0], size[0]).narrow(3, p[1], size[1])
+    return out if input.ndim == 3 else out.squeeze(0)
 
 
 # ------------------------------------------------------------------ pooling
@@ -500,12 +715,116 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return (tensor.unsqueeze(-1) == _C.arange(num_classes)).long()
 
 
+def _index_tensor(idx, like: Tensor) -> Tensor:
+    """A list of int64 indices as a tensor on like's device."""
+    from .._tensor import tensor
+    return tensor(idx, dtype=_C.dtype.int64).to(like.device)
+
+
+def _torch_scalar_name(dtype) -> str:
+    """torch's C++ ScalarType name of a dtype, for its 'not implemented for' messages."""
+    return {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+            "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}.get(dtype.name,
+                                                                                               dtype.name)
+
+
+_PAD_NON_CONSTANT = ("Padding size {} is not supported for {}D input tensor.\n"
+                     "Supported combinations for non-constant padding:\n"
+                     "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                     "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                     "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported by tcore yet (only 'constant')")
+    """torch.nn.functional.pad. pad lists (left, right) pairs from the last dim backwards; a
+    negative entry crops. 'constant' takes any number of dims; 'reflect', 'replicate' and
+    'circular' pad the last 1, 2 or 3 dims of a 2-D/3-D, 3-D/4-D or 4-D/5-D input (torch's
+    _pad_enum rule), each padded dim gathered with index_select from torch's source index
+    (reflect: |i| mirrored at both ends, which needs each pad < the dim's size; replicate: i
+    clamped; circular: i modulo the size after the crops, each pad at most the size), so the
+    gradient of an element copied several times accumulates."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    try:
+        pad = [operator.index(p) for p in pad]
+    except TypeError:
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but got {pad!r}") from None
+    n = input.ndim
     if len(pad) % 2:
-        raise ValueError("Padding length must be divisible by 2")
-    return _C.constant_pad_nd(input, list(pad), 0 if value is None else value)
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * n:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {n}")
+    if mode == "constant":
+        return _C.constant_pad_nd(input, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    k = len(pad) // 2
+    if k not in (1, 2, 3) or n not in (k + 1, k + 2):
+        raise NotImplementedError(_PAD_NON_CONSTANT.format(len(pad), n))
+    dims = list(range(n - k, n))  # the padded dims, and their (left, right) pads
+    pairs = [(pad[2 * (n - 1 - d)], pad[2 * (n - 1 - d) + 1]) for d in dims]
+    sources = (_circular_sources if mode == "circular" else _clamped_sources)(input, dims, pairs, mode)
+    out = input
+    for d, src in zip(dims, sources):
+        if src is not None:
+            out = out.index_select(d, _index_tensor(src, input))
+    return out
+
+
+def _clamped_sources(input: Tensor, dims: list[int], pairs: list[tuple[int, int]], mode: str) -> list:
+    """Source indices of 'reflect' / 'replicate' padding, after torch's checks (reflection_padNd,
+    replication_padNd): no bool, no empty non-batch dim, reflect pads < size, some output size >= 1
+    and none < 0."""
+    k, shape = len(dims), list(input.shape)
+    kernel = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{k}d"
+    if input.dtype == _C.dtype.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if any(s == 0 for s in shape[1 if len(shape) == k + 2 else 0:]):
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {shape}")
+    if mode == "reflect":
+        for j, (d, (l, r)) in enumerate(reversed(list(zip(dims, pairs)))):  # the last dim first, as torch
+            if l >= shape[d] or r >= shape[d]:
+                raise RuntimeError(f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding input "
+                                   f"dimension, but got: padding ({l}, {r}) at dimension {d} of input {shape}")
+    sizes = [shape[d] for d in dims]
+    outs = [s + l + r for s, (l, r) in zip(sizes, pairs)]
+    if max(outs) < 1:  # (sic: torch lets through an output with some dims < 1 if one is >= 1)
+        given = {1: "W: {}", 2: "H: {}, W: {}" + (" " if mode == "replicate" else ""), 3: "D: {} H: {}, W: {}"}[k]
+        raise RuntimeError(f"input ({given.format(*sizes)}) is too small. Calculated output "
+                           + " ".join(f"{c}: {o}" for c, o in zip("DHW"[3 - k:], outs)))
+    if min(outs) < 0:
+        bad = next(o for o in outs if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape[:-k] + outs}")
+    sources = []
+    for s, (l, r), o in zip(sizes, pairs, outs):
+        if l == r == 0:
+            sources.append(None)
+        elif mode == "reflect":  # mirrored about 0 and s - 1, the edges not repeated
+            sources.append([abs(j - l) if j < l else min(j - l, 2 * (s - 1) - (j - l)) for j in range(o)])
+        else:
+            sources.append([min(max(j - l, 0), s - 1) for j in range(o)])
+    return sources
+
+
+def _circular_sources(input: Tensor, dims: list[int], pairs: list[tuple[int, int]], mode: str) -> list:
+    """Source indices of 'circular' padding (torch's _pad_circular: negative pads crop first, then
+    the cropped dim wraps around), after its checks: each pad at most the size, an output >= 0."""
+    sources = []
+    for d, (l, r) in zip(dims, pairs):
+        s = input.shape[d]
+        if l > s or r > s:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if s + l + r < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        start, kept = max(-l, 0), s - max(-l, 0) - max(-r, 0)
+        lead, out = max(l, 0), s + l + r
+        if kept <= 0 < out:
+            raise RuntimeError("pad: circular padding of a dimension its negative padding crops away entirely is "
+                               "not supported (torch reads uninitialized memory there)")
+        sources.append(None if l == r == 0 else [start + (j - lead) % kept for j in range(out)])
+    return sources
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -545,6 +864,286 @@ def _check_pixel(input: Tensor, factor: int, name: str, arg: str) -> None:
                            "dimension(s)")
     if factor <= 0:
         raise RuntimeError(f"{name} expects a positive {arg}, but got {factor}")
+
+
+# ------------------------------------------------------------------ interpolation
+# Each mode resamples one spatial dim at a time (the last first, so a 2-D output is
+# sum_h w_h * (sum_w w_w * x), torch's order) as sum_k index_select(x, dim, idx_k) * w_k, with the
+# source indices and weights computed as torch's CPU kernels do (UpSample.h, UpSampleKernel.cpp):
+# in the dtype's opmath (double for float64, float for the others), floorf (through float) for the
+# floor, and the multiply-add of the source index contracted (fused), as the compiled kernels are.
+def _opmath(dtype):
+    return float if dtype == _C.dtype.float64 else _float32
+
+
+def _fma(a: float, b: float, c: float, r) -> float:
+    """a * b + c rounded once (to r's precision), as a fused multiply-add."""
+    return r(float(fractions.Fraction(a) * fractions.Fraction(b) + fractions.Fraction(c)))
+
+
+def _floorf(v: float) -> int:
+    return math.floor(_float32(v))
+
+
+def _interp_scale(n_in: int, n_out: int, align_corners: bool, scale: float | None, r) -> float:
+    """torch's area_pixel_compute_scale: (in - 1) / (out - 1) aligning corners, else 1 / scale_factor
+    when one was given (and not recomputed), else in / out."""
+    if align_corners:
+        return r((n_in - 1) / (n_out - 1)) if n_out > 1 else 0.0
+    return r(1.0 / scale) if scale is not None and scale > 0 else r(n_in / n_out)
+
+
+def _interp_source(s: float, i: int, align_corners: bool, cubic: bool, r) -> float:
+    """torch's area_pixel_compute_source_index: s * i aligning corners, else s * (i + 0.5) - 0.5,
+    clamped at 0 unless cubic."""
+    if align_corners:
+        return r(s * i)
+    src = _fma(s, i + 0.5, -0.5, r)
+    return src if cubic or src >= 0 else 0.0
+
+
+def _nearest_taps(n_in, n_out, align_corners, scale, r, exact: bool, shortcut: bool = False):
+    """'nearest': floor(i * s); 'nearest-exact': floor(max(s * (i + 0.5) - 0.5, 0) + 0.5); at most
+    in - 1. shortcut: torch's nearest_idx, which its 2-D 'nearest' kernel uses: i where the output
+    size is the input's, i // 2 where it is twice it, whatever the scale_factor."""
+    if shortcut and n_out in (n_in, 2 * n_in):
+        return [([i * n_in // n_out for i in range(n_out)], None)]
+    s = _interp_scale(n_in, n_out, False, scale, r)
+    if exact:
+        idx = [_floorf(r(_interp_source(s, i, False, False, r) + 0.5)) for i in range(n_out)]
+    else:
+        idx = [_floorf(r(s * i)) for i in range(n_out)]
+    return [([min(i, n_in - 1) for i in idx], None)]
+
+
+def _floor_and_lambda(src: float, n_in: int, r) -> tuple[int, float]:
+    """torch's guard_index_and_lambda: the floor (at most in - 1) and the fraction, clamped to [0, 1]."""
+    i = min(_floorf(src), n_in - 1)
+    return i, min(max(r(src - i), 0.0), 1.0)
+
+
+def _linear_taps(n_in, n_out, align_corners, scale, r):
+    """x[i0] * (1 - t) + x[i1] * t, i1 = i0 + 1 but for the last index; an unchanged size copies."""
+    if n_in == n_out:
+        return [(list(range(n_in)), None)]
+    s = _interp_scale(n_in, n_out, align_corners, scale, r)
+    i0, i1, w0, w1 = [], [], [], []
+    for i in range(n_out):
+        k, t = _floor_and_lambda(_interp_source(s, i, align_corners, False, r), n_in, r)
+        i0.append(k)
+        i1.append(k + 1 if k < n_in - 1 else k)
+        w0.append(r(1.0 - t))
+        w1.append(t)
+    return [(i0, w0), (i1, w1)]
+
+
+def _cubic_coefficients(t: float, r) -> list[float]:
+    """torch's get_cubic_upsample_coefficients (Keys' kernel, A = -0.75)."""
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return r(r(r(r(r((a + 2) * x) - (a + 3)) * x) * x) + 1)
+
+    def far(x):  # 1 < |x| < 2
+        return r(r(r(r(r(r(a * x) - 5 * a) * x) + 8 * a) * x) - 4 * a)
+
+    u = r(1.0 - t)
+    return [far(r(t + 1.0)), near(t), near(u), far(r(u + 1.0))]
+
+
+def _cubic_taps(n_in, n_out, align_corners, scale, r):
+    """sum_j x[clamp(i0 - 1 + j)] * c_j(t) over 4 taps, the source index not clamped at 0."""
+    s = _interp_scale(n_in, n_out, align_corners, scale, r)
+    taps = [([], []) for _ in range(4)]
+    for i in range(n_out):
+        k, t = _floor_and_lambda(_interp_source(s, i, align_corners, True, r), n_in, r)
+        for j, c in enumerate(_cubic_coefficients(t, r)):
+            taps[j][0].append(min(max(k - 1 + j, 0), n_in - 1))
+            taps[j][1].append(c)
+    return taps
+
+
+def _resample(x: Tensor, dim: int, taps) -> Tensor:
+    """sum over taps of x.index_select(dim, idx) * w (w broadcast along dim; None: 1)."""
+    out = None
+    shape = [-1] + [1] * (x.ndim - dim - 1)
+    for idx, w in taps:
+        t = x.index_select(dim, _index_tensor(idx, x))
+        if w is not None:
+            from .._tensor import tensor
+            t = t * tensor(w, dtype=x.dtype).to(x.device).reshape(shape)
+        out = t if out is None else out + t
+    return out
+
+
+# mode -> (the number of spatial dims it takes, the taps builder, torch's index kernel's name)
+_INTERP_MODES = {
+    "nearest": ((1, 2, 3), functools.partial(_nearest_taps, exact=False), "nearest"),
+    "nearest-exact": ((1, 2, 3), functools.partial(_nearest_taps, exact=True), "nearest"),
+    "linear": ((1,), _linear_taps, "linear"), "bilinear": ((2,), _linear_taps, "linear"),
+    "trilinear": ((3,), _linear_taps, "linear"), "bicubic": ((2,), _cubic_taps, "cubic"),
+}
+_LINEAR_DIMS = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def _interp_sizes(input: Tensor, size, scale_factor, recompute_scale_factor) -> tuple[list[int], list]:
+    """torch's interpolate argument rules: exactly one of size / scale_factor, either a number or one
+    per spatial dim; the output size floor(in * scale); the scales handed to the kernel (None where
+    the output size decides them: size given, or recompute_scale_factor)."""
+    dim, spatial = input.ndim - 2, list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * dim
+        if isinstance(size, (list, tuple)) and len(size) != dim:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {spatial} and output size of {size}. Please provide input tensor "
+                             f"in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+        if not all(isinstance(s, int) or (hasattr(s, "__index__") and not isinstance(s, Tensor)) for s in sizes):
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
+                            f"but got size with types {[type(s) for s in sizes]}")
+        return [operator.index(s) for s in sizes], [None] * dim
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if isinstance(scale_factor, (list, tuple)):
+        if len(scale_factor) != dim:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {spatial} and scale_factor of shape {scale_factor}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
+                             f"...,sK) format.")
+        scales = [float(s) for s in scale_factor]
+    else:
+        scales = [float(scale_factor)] * dim
+    sizes = [math.floor(n * s) for n, s in zip(spatial, scales)]
+    return sizes, [None] * dim if recompute_scale_factor else scales
+
+
+def _check_interp_sizes(input: Tensor, sizes: list[int]) -> None:
+    """torch's upsample_Nd_common_check: every size > 0, no empty channel or spatial dim."""
+    spatial, names = list(input.shape[2:]), "DHW"[3 - len(sizes):]
+    if min(spatial + sizes) <= 0:
+        given = ", ".join(f"{c}: {s}" for c, s in zip(names, spatial))
+        wanted = ", ".join(f"{c}: {s}" for c, s in zip(names, sizes))
+        joint = " and output" if len(sizes) == 1 else " output"
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}){joint} "
+                           f"({wanted})")
+    if input.shape[1] == 0:
+        raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
+                           f"{list(input.shape)}")
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """torch.nn.functional.interpolate for 'nearest' / 'nearest-exact' (3-D, 4-D, 5-D input),
+    'linear' (3-D), 'bilinear' / 'bicubic' (4-D), 'trilinear' (5-D), and 'area' where
+    adaptive_avg_pool2d can (4-D, output sizes dividing the input's); torch's source indices and
+    weights (see above), the gradient through index_select. antialias=True is not supported."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    sizes, scales = _interp_sizes(input, size, scale_factor, recompute_scale_factor)
+    if antialias:
+        if not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                             "4-D tensor as input")
+        raise NotImplementedError("interpolate: antialias=True is not supported by tcore")
+    if mode == "area" and input.ndim == 4:
+        return adaptive_avg_pool2d(input, sizes)
+    dims, build, kernel = _INTERP_MODES.get(mode, ((), None, None))
+    if input.ndim - 2 not in dims:
+        if mode in _LINEAR_DIMS and 3 <= input.ndim <= 5:
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_DIMS[mode]}D input")
+        if mode == "area" and 3 <= input.ndim <= 5:
+            raise NotImplementedError("interpolate: mode 'area' is supported by tcore for 4-D input only")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
+    if not input.is_floating_point() and not (kernel == "nearest" and input.dtype == _C.dtype.uint8):
+        raise NotImplementedError(f"\"compute_indices_weights_{kernel}\" not implemented for "
+                                  f"'{_torch_scalar_name(input.dtype)}'")
+    _check_interp_sizes(input, sizes)
+    if mode == "nearest" and len(sizes) == 2:  # torch's 2-D nearest kernel takes nearest_idx's shortcuts
+        build = functools.partial(_nearest_taps, exact=False, shortcut=True)
+    r = _opmath(input.dtype)
+    out = input
+    for d in reversed(range(len(sizes))):
+        out = _resample(out, d + 2, build(input.shape[d + 2], sizes[d], align_corners, scales[d], r))
+    return out
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ------------------------------------------------------------------ attention
+_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool"}
+
+
+def _cpp_type(t: Tensor) -> str:
+    return _CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(query @ key^T * scale + bias) @ value, torch's math reference: scale defaults to
+    1 / sqrt(E); bias is -inf where a bool attn_mask is False, the float attn_mask itself, or -inf
+    above the diagonal of the (L, S) score matrix (top-left aligned) when is_causal; with
+    enable_gqa, key and value heads (dim -3) repeat to the query's. A row masked everywhere gives
+    zeros and zero gradients, as torch's _safe_softmax, not NaN."""
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_cpp_type(query)} key.dtype: {_cpp_type(key)} and value.dtype: {_cpp_type(value)} "
+                           f"instead.")
+    if attn_mask is not None and attn_mask.dtype != _C.dtype.bool and not attn_mask.is_floating_point():
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cpp_type(attn_mask)} and  query.dtype: {_cpp_type(query)} instead.")
+    if enable_gqa and query.ndim >= 3:
+        heads = query.shape[-3]
+        for t in (key, value):
+            if heads % t.shape[-3]:
+                raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+        key = key.repeat_interleave(heads // key.shape[-3], -3)
+        value = value.repeat_interleave(heads // value.shape[-3], -3)
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = _C.matmul(query, key.transpose(-2, -1)) * s
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        attn_mask = _C.tril(_C.ones([L, S], dtype=_C.dtype.bool, device=query.device))
+    if attn_mask is not None:
+        if attn_mask.dtype == _C.dtype.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), -math.inf)
+        else:
+            scores = scores + attn_mask
+    dead = (scores == -math.inf).all(-1, keepdim=True)  # rows with no key to attend to
+    weights = _C.where(dead, 0.0, _C.softmax(_C.where(dead, 0.0, scores), -1, None))
+    if dropout_p > 0.0:
+        weights = _C.dropout(weights, dropout_p, True)
+    return _C.matmul(weights, value)
+
 
 
 # ------------------------------------------------------------------ losses
@@ -782,5 +1381,5 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     return _reduce(loss, _REDUCTIONS[reduction])
 
 
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("annotations", "math", "struct",
-                                                                                "warnings", "Tensor")]
+_NOT_EXPORTED = ("annotations", "fractions", "functools", "math", "operator", "struct", "warnings", "Tensor")
+__all__ = [name for name in dir() if not name.startswith("_") and name not in _NOT_EXPORTED]
