@@ -34,9 +34,10 @@ def _as_tuple(index) -> tuple:
 
 
 def _index_tensor(obj) -> _C.Tensor:
-    """A list, tuple or numpy array used as an index, as a tensor (ints: int64, bools: bool)."""
+    """A list, tuple or numpy array used as an index, as a tensor (ints: int64, bools and a uint8 array:
+    a mask, as torch's)."""
     arr = np.asarray(obj)
-    if arr.dtype == np.bool_:
+    if arr.dtype == np.bool_ or (arr.dtype == np.uint8 and isinstance(obj, np.ndarray)):  # a uint8 array masks
         return _C.from_numpy(np.ascontiguousarray(arr))
     if arr.size == 0:
         return _C.from_numpy(np.zeros(arr.shape, dtype=np.int64))
@@ -151,11 +152,17 @@ def _value_tensor(value, like: _C.Tensor) -> _C.Tensor:
             value = value.to(like.device, like.dtype)
         return value
     if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
-        return _C.full([], value, dtype=like.dtype, device=like.device)
+        return _number_tensor(value, like)
     if isinstance(value, (list, tuple, np.ndarray, np.generic)):
         from ._tensor import tensor
         return tensor(value).to(like.device, like.dtype)
     raise TypeError(f"can't assign a {type(value).__name__} to a tcore tensor")
+
+
+def _number_tensor(value, like: _C.Tensor) -> _C.Tensor:
+    """A Python number as a 0-dim tensor of like's dtype, as torch's setitem makes it (scalar_tensor:
+    checked against the dtype's range, except that float16 and bfloat16 round beyond it to inf)."""
+    return _C.scalar_tensor(value, dtype=like.dtype, device=like.device)
 
 
 def _drop_leading_ones(value: _C.Tensor, ndim: int) -> _C.Tensor:
@@ -171,7 +178,10 @@ def setitem(self: _C.Tensor, index, value) -> None:
         _C.index_put_(view, entries, _value_tensor(value, view))
         return
     if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
-        view.fill_(value)
+        if view.dtype in (_C.dtype.float16, _C.dtype.bfloat16):  # no overflow error (scalar_tensor's rule)
+            view.copy_(_number_tensor(value, view))
+        else:
+            view.fill_(value)
     elif isinstance(value, _C.Tensor):  # copy_ converts the dtype and broadcasts
         view.copy_(_drop_leading_ones(value, view.ndim))
     else:

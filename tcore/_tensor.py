@@ -35,7 +35,8 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
         data = _host(data)._numpy_read()
     arr = np.array(data)
     if arr.dtype == np.float64 and dtype is None and not isinstance(data, (np.ndarray, np.generic)):
-        arr = arr.astype(np.float32)  # the default dtype; an explicit one converts the Python floats once
+        with np.errstate(over="ignore"):  # beyond the range is inf, silently, as torch's
+            arr = arr.astype(np.float32)  # the default dtype; an explicit one converts the Python floats once
     if arr.dtype not in _NUMPY_TO_DTYPE:
         raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")
     if dtype is not None and not isinstance(data, (np.ndarray, np.generic)):
@@ -44,7 +45,8 @@ def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> 
         t = _C._from_private_array(np.array(arr.astype(np.float32), copy=True, order="C")).to(dtype)
     else:
         if dtype is not None:
-            arr = arr.astype(numpy_dtype(dtype))
+            with np.errstate(over="ignore"):
+                arr = arr.astype(numpy_dtype(dtype))
         t = _C._from_private_array(np.array(arr, copy=True, order="C"))
     return t.requires_grad_(True) if requires_grad else t
 

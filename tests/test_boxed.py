@@ -96,6 +96,26 @@ OVERRIDES.update({
     "take_along_dim.out": dict(indices=lambda tc: tc.tensor([[0], [2], [1]]), dim=1),
     "addcdiv": dict(value=2), "addcdiv_": dict(value=2),
 })
+OVERRIDES.update({f"index_fill{s}.int_{k}": dict(index=lambda tc: tc.tensor([2, 0]),
+                                                  **({"value": lambda tc: tc.tensor(3.0)} if k == "Tensor" else {}))
+                  for s in ("", "_") for k in ("Scalar", "Tensor")})
+_SCATTER_INDEX = lambda tc: tc.tensor([[2, 0, 1], [0, 0, 2]])  # noqa: E731
+for _op in ("scatter.src", "scatter_.src", "scatter.src_out", "scatter.value", "scatter_.value", "scatter.value_out"):
+    OVERRIDES[_op] = dict(index=_SCATTER_INDEX, **({"value": 2.5} if "value" in _op else {}))
+for _op in ("scatter.reduce", "scatter_.reduce", "scatter.reduce_out", "scatter.value_reduce",
+            "scatter_.value_reduce", "scatter.value_reduce_out"):
+    OVERRIDES[_op] = dict(index=_SCATTER_INDEX, reduce="multiply", **({"value": 2.5} if "value" in _op else {}))
+for _op in ("scatter_reduce.two", "scatter_reduce_.two", "scatter_reduce.two_out"):
+    OVERRIDES[_op] = dict(index=_SCATTER_INDEX, reduce="amax", include_self=False)
+OVERRIDES["bincount"] = OVERRIDES["bincount.out"] = dict(self=lambda tc: tc.tensor([2, 0, 2]), weights=None)
+for _op in ("searchsorted.Tensor", "searchsorted.Tensor_out", "searchsorted.Scalar", "searchsorted.Scalar_out"):
+    OVERRIDES[_op] = dict(sorted_sequence=lambda tc: tc.tensor([1.0, 2.0, 4.0]), sorter=None, side=None,
+                          **({"out": lambda tc: tc.empty(0, dtype=tc.int64)} if _op.endswith("out") else {}))
+for _op in ("bucketize.Tensor", "bucketize.Tensor_out", "bucketize.Scalar", "bucketize.Scalar_out"):
+    OVERRIDES[_op] = dict(boundaries=lambda tc: tc.tensor([1.0, 2.0, 4.0]),
+                          **({"out": lambda tc: tc.empty(0, dtype=tc.int64)} if _op.endswith("out") else {}))
+OVERRIDES["take"] = OVERRIDES["take.out"] = dict(index=lambda tc: tc.tensor([[2, -1], [0, 8]]))
+OVERRIDES.update({f"index_fill.int_{k}_out": OVERRIDES[f"index_fill.int_{k}"] for k in ("Scalar", "Tensor")})
 OVERRIDES["split_copy.Tensor_out"] = dict(split_size=1, out=lambda tc: [tc.empty([0]) for _ in range(3)])
 OVERRIDES["randint_like.low_dtype"] = OVERRIDES["randint_like.low_dtype_out"] = dict(low=0, high=3)
 OVERRIDES["split_with_sizes_copy.out"] = dict(out=lambda tc: [tc.empty([0]) for _ in range(2)])

@@ -118,8 +118,12 @@ def test_activation_float32_and_double_backward(tcore, case):
         x = x.astype(np.float32)
     got = f(tcore.from_numpy(x), **kw)
     assert str(got.dtype) == "tcore.float32"
-    np.testing.assert_allclose(got.numpy(), g(torch.tensor(x, dtype=torch.float32), **kw).numpy(), rtol=2e-6,
-                               atol=1e-30)
+    # an ulp of x besides: x - tanh(x) cancels, and the two libraries' float32 tanh may be an ulp apart
+    want = g(torch.tensor(x, dtype=torch.float32), **kw).numpy()
+    close = np.isclose(got.numpy(), want, rtol=2e-6, atol=0, equal_nan=True)
+    with np.errstate(invalid="ignore"):
+        close |= np.abs(got.numpy() - want) <= np.finfo(np.float32).eps * np.abs(x)
+    assert close.all(), (x[~close], got.numpy()[~close], want[~close])
     xs = np.random.default_rng(3).standard_normal(30) * 3  # second derivatives away from the boundaries
     t, c = _theirs(xs, True), _ours(tcore, xs, True)
     (gt,) = torch.autograd.grad(g(t, **kw).sum(), t, create_graph=True)

@@ -452,3 +452,98 @@ def test_negative_index_refused_or_counted_from_the_end_as_torch(tcore, name):
             return "refused"
 
     assert run(tcore) == run(torch)
+
+
+INDEX_DTYPES = {
+    "int8 tensor": lambda t: (t.tensor([1, 2], dtype=t.int8),),
+    "int16 tensor": lambda t: (t.tensor([1, 2], dtype=t.int16),),
+    "int32 tensor": lambda t: (t.tensor([1, 2], dtype=t.int32),),
+    "0-d int8 selects": lambda t: (t.tensor(1, dtype=t.int8),),
+    "0-d int16 selects": lambda t: (t.tensor(-1, dtype=t.int16),),
+    "numpy int8 array": lambda t: (np.array([1, 2], dtype=np.int8),),
+    "numpy uint16 array": lambda t: (np.array([3, 0], dtype=np.uint16),),
+    "numpy uint8 array masks": lambda t: (np.array([1, 0, 0, 1, 1, 0], dtype=np.uint8),),
+    "float tensor": lambda t: (t.tensor([1.0]),),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_DTYPES))
+def test_index_dtypes_as_torch(tcore, name):
+    """int8 and int16 index tensors are refused as torch's (an IndexError; a 0-dim one selects as an
+    int); a numpy array is a list of ints, except a uint8 one, which masks."""
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        index = INDEX_DTYPES[name](lib)
+        results = []
+        # (torch refuses to write through a uint8 numpy array, "masked_fill_ only supports boolean masks")
+        actions = ("get",) if name == "numpy uint8 array masks" else ("get", "set", "index_put")
+        for action in actions:
+            x = lib.arange(6.0)
+            try:
+                if action == "get":
+                    results.append(x[index].tolist())
+                elif action == "set":
+                    x[index] = 7
+                    results.append(x.tolist())
+                elif isinstance(index[0], lib.Tensor):
+                    results.append(x.index_put(index, lib.tensor(7.0)).tolist())
+            except IndexError as e:
+                results.append(("IndexError", str(e)))
+        return results
+
+    assert run(tcore) == run(torch)
+
+
+TAKE = {
+    "2-d index": lambda t: t.take(t.arange(6.0).reshape(2, 3), t.tensor([[-1, 0], [5, 2]])),
+    "0-d self and index": lambda t: t.take(t.tensor(3.0), t.tensor(0)),
+    "transposed self": lambda t: t.arange(6.0).reshape(2, 3).t().take(t.tensor([1, 4])),
+    "empty index": lambda t: t.take(t.ones(0), t.tensor([], dtype=t.long)),
+    "out of range": lambda t: t.take(t.arange(6.0), t.tensor([6])),
+    "below range": lambda t: t.take(t.arange(6.0), t.tensor([-7])),
+    "int32 index": lambda t: t.take(t.arange(6.0), t.tensor([1], dtype=t.int32)),
+    "from empty": lambda t: t.take(t.ones(0), t.tensor([0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TAKE))
+def test_take_as_torch(tcore, name):
+    """take reads self as if flattened (negative indices count from the end); an IndexError out of
+    range or from an empty tensor, a RuntimeError for a non-int64 index, as torch's."""
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        try:
+            r = TAKE[name](lib)
+        except (IndexError, RuntimeError) as e:
+            return type(e).__name__
+        return r.tolist(), tuple(r.shape)
+
+    assert run(tcore) == run(torch)
+
+
+def test_take_gradient_accumulates_repeats(tcore):
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        y = x.take(lib.tensor([[0, 5], [0, -1]]))
+        (y * lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64)).sum().backward()
+        return x.grad.tolist()
+
+    assert run(tcore) == run(torch)
+
+
+@pytest.mark.parametrize("shape", [(3,), (), (2, 2), (1, 1), (0, 3), (2, 3, 4)])
+def test_nonzero_layout_as_torch(tcore, shape):
+    """nonzero's result has each dim's coordinates contiguous (strides (1, count)), as torch's."""
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.arange(float(np.prod(shape))).reshape(shape) if shape else lib.tensor(1.0)
+        r = lib.nonzero(x.remainder(3) != 1)
+        columns = lib.nonzero(x.remainder(3) != 1, as_tuple=True)
+        return r.tolist(), tuple(r.shape), r.stride(), [c.stride() for c in columns], lib.argwhere(x).stride()
+
+    assert run(tcore) == run(torch)

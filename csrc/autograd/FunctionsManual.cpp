@@ -6,6 +6,9 @@
 #include <tcore/ops/abs.h>
 #include <tcore/ops/squeeze.h>
 #include <tcore/ops/gather.h>
+#include <tcore/ops/masked_fill.h>
+#include <tcore/ops/scatter.h>
+#include <tcore/ops/scatter_reduce.h>
 #include <tcore/ops/full.h>
 #include <tcore/ops/as_strided.h>
 #include <tcore/ops/view.h>
@@ -742,6 +745,64 @@ Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& 
   if (training) return normalized_jvp(input_t, xhat, r, w, w_t, b_t, batch_norm_dims(input));
   // outside training the statistics are constants: xhat is affine in the input
   return affine_jvp(input_t.defined() ? tcore::mul(input_t, r) : Tensor(), xhat, w, w_t, b_t);
+}
+
+namespace {
+// 1 where a equals b, else 0, in `like`'s dtype
+Tensor equal_as(const Tensor& a, const Tensor& b, const Tensor& like) {
+  return tcore::to(tcore::eq(a, b), like.dtype(), false, false, std::nullopt);
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result) {
+  Tensor grad_self, grad_src;
+  if (reduce == "sum") {
+    grad_self = grad;
+    grad_src = tcore::gather(grad, dim, index);
+  } else if (reduce == "mean") {
+    Tensor n = include_self ? tcore::ones_like(self) : tcore::zeros_like(self);
+    n = tcore::scatter_add(n, dim, index, tcore::ones_like(src));
+    grad_self = tcore::div(grad, tcore::masked_fill(n, tcore::eq(n, 0), 1));
+    grad_src = tcore::gather(grad_self, dim, index);
+  } else if (reduce == "prod") {
+    // self's factor: the product of the others, recomputed with self's zeros as 1
+    const Tensor masked_self = tcore::masked_fill(self, tcore::eq(self, 0), 1);
+    const Tensor masked_self_result = tcore::scatter_reduce(masked_self, dim, index, src, reduce, include_self);
+    grad_self = tcore::div(tcore::mul(grad, masked_self_result), masked_self);
+    const Tensor src_zero = tcore::eq(src, 0);
+    const Tensor zeros_there = tcore::gather(
+        tcore::scatter_add(tcore::zeros_like(self), dim, index, equal_as(src, tcore::zeros_like(src), self)), dim, index);
+    const Tensor single_zero = tcore::logical_and(src_zero, tcore::eq(zeros_there, 1));
+    const Tensor without_it = tcore::scatter_reduce(self, dim, index, tcore::masked_fill(src, single_zero, 1), reduce,
+                                                    include_self);
+    grad_src = tcore::where(single_zero, tcore::gather(tcore::mul(grad, without_it), dim, index),
+                            tcore::div(tcore::gather(tcore::mul(grad, result), dim, index),
+                                       tcore::masked_fill(src, src_zero, 1)));
+  } else {  // amax, amin
+    const Tensor value = tcore::gather(result, dim, index);
+    const Tensor self_is_result = equal_as(self, result, self), src_is_result = equal_as(src, value, self);
+    const Tensor shared = tcore::div(grad, tcore::scatter_add(self_is_result, dim, index, src_is_result));
+    grad_self = tcore::mul(self_is_result, shared);
+    grad_src = tcore::mul(src_is_result, tcore::gather(shared, dim, index));
+  }
+  if (!include_self) grad_self = tcore::scatter(grad_self, dim, index, 0);
+  return {grad_self, grad_src};
+}
+
+Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t dim, const Tensor& index,
+                          const Tensor& src_p, const Tensor& src_t, std::string_view reduce, bool include_self,
+                          const Tensor& result) {
+  const Tensor st = self_t.defined() ? self_t : tcore::zeros_like(self_p);
+  const Tensor rt = src_t.defined() ? src_t : tcore::zeros_like(src_p);
+  if (reduce == "sum" || reduce == "mean") return tcore::scatter_reduce(st, dim, index, rt, reduce, include_self);
+  TCORE_CHECK_AS(NotImplementedError, reduce != "prod",
+                 "the forward-mode derivative of scatter_reduce with reduce='prod' is not implemented");
+  const Tensor value = tcore::gather(result, dim, index);
+  const Tensor self_is_result = equal_as(self_p, result, self_p), src_is_result = equal_as(src_p, value, self_p);
+  const Tensor n = tcore::scatter_add(self_is_result, dim, index, src_is_result);
+  return tcore::div(tcore::scatter_add(tcore::mul(self_is_result, st), dim, index, tcore::mul(src_is_result, rt)), n);
 }
 
 }  // namespace tcore::autograd::manual

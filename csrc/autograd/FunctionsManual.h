@@ -207,4 +207,18 @@ Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& 
                       const Tensor& bias_t, const Tensor& running_mean, const Tensor& running_var,
                       const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps);
 
+// scatter_reduce's gradients, torch's formulas: sum passes grad (src: gathered); mean divides it by
+// each element's count; prod by the element (a factor that is the position's only zero gets the
+// product of the others, one of several zeros gets 0); amax/amin share it evenly among the values
+// equal to the result (self counted even when include_self=False, as torch's). include_self=False:
+// self gets 0 where anything is scattered.
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result);
+// Its tangent: sum and mean of the tangents, amax/amin's shared among the values equal to the result;
+// prod's is not implemented (torch gives none).
+Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t dim, const Tensor& index,
+                          const Tensor& src_p, const Tensor& src_t, std::string_view reduce, bool include_self,
+                          const Tensor& result);
+
 }  // namespace tcore::autograd::manual

@@ -14,6 +14,7 @@ namespace {
 void check_alpha(ScalarType compute, const Scalar& alpha, const char* op) {
   TCORE_CHECK_TYPE(is_floating(compute) || !alpha.is_floating_point(), op,
                    ": for integral input tensors, argument alpha must not be a floating point number.");
+  native::check_scalar_fits(alpha, compute);
 }
 
 }  // namespace

@@ -37,7 +37,9 @@ inline ArangeSpec arange_spec(const Scalar& start, const Scalar& end, const Scal
   // 2^63 is the first double past INT64_MAX; a NaN count (inf step) is caught too
   TCORE_CHECK(count >= 0 && count < 9223372036854775808.0, "arange: invalid number of elements ", count,
               " (start ", b, ", end ", e, ", step ", s, "): it must be a size in the range of int64");
-  return {b, s, start.to_long(), step.to_long(), static_cast<int64_t>(count), range_dtype({&start, &end, &step}, dtype)};
+  const ScalarType t = range_dtype({&start, &end, &step}, dtype);
+  const bool exact = is_integral(t, /*include_bool=*/true);  // a float result's bounds may be beyond int64
+  return {b, s, exact ? start.to_long() : 0, exact ? step.to_long() : 0, static_cast<int64_t>(count), t};
 }
 
 // linspace's element i of steps: the second half counts back from the end, so that both ends

@@ -282,7 +282,10 @@ CatShape cat_shape(ArrayRef<Tensor> tensors, int64_t dim) {
 
 ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
   const bool floating_bound = (lo && lo->is_floating_point()) || (hi && hi->is_floating_point());
-  return is_integral(self.dtype(), true) && floating_bound ? default_float_dtype() : self.dtype();
+  const ScalarType t = is_integral(self.dtype(), true) && floating_bound ? default_float_dtype() : self.dtype();
+  if (lo) check_scalar_fits(*lo, t);
+  if (hi) check_scalar_fits(*hi, t);
+  return t;
 }
 
 RoundingMode rounding_mode_of(std::optional<std::string_view> rounding_mode) {
@@ -333,6 +336,10 @@ std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims) {
     flipped[w] = true;
   }
   return flipped;
+}
+
+void check_scalar_fits(const Scalar& s, ScalarType dtype) {
+  dispatch_all_types(dtype, "check_scalar_fits", [&](auto tag) { (void)s.to<typename decltype(tag)::type>(); });
 }
 
 }  // namespace tcore::native

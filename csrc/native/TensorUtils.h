@@ -125,12 +125,10 @@ void check_masked_fill(const Tensor& self, const Tensor& mask);
 void check_masked_fill_value(const Tensor& value);
 Scalar masked_fill_value(const Tensor& value);
 
-// A Scalar as an element of T; the 16-bit floats through float (Scalar converts to the C++ types).
-template <typename T>
-T scalar_as(const Scalar& s) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(s.to_double()));
-  else return s.to<T>();
-}
+// torch's overflow error where `s` does not fit an element of `dtype` ("value cannot be converted
+// to type Half without overflow"): the ops whose kernels convert the number to the element type
+// (clamp, add's alpha, pow's exponent, linspace's ends) check it even where they compute in float.
+void check_scalar_fits(const Scalar& s, ScalarType dtype);
 
 // flip's dims as a mask over self's dims (duplicates are an error; a 0-dim tensor has one dim).
 std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims);

@@ -1,11 +1,13 @@
 // Composites of the mask operators: masked_select and argwhere through index/nonzero, and
 // where with Python numbers (a number is a 0-dim "wrapped" tensor in type promotion, as in
-// PyTorch: where(cond, x_float32, 0.0) stays float32). Autograd records what they call.
+// PyTorch: where(cond, x_float32, 0.0) stays float32; the number is converted to the result's
+// dtype as torch's scalar_tensor converts it). Autograd records what they call.
 #include <tcore/ops/argwhere_native.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/index.h>
 #include <tcore/ops/masked_select_native.h>
 #include <tcore/ops/nonzero.h>
+#include <tcore/ops/scalar_tensor.h>
 #include <tcore/ops/where.h>
 #include <tcore/ops/where_native.h>
 
@@ -26,12 +28,20 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   return tcore::index(s, {std::optional<Tensor>(m)});
 }
 
+namespace {
+// A number beside a tensor, made a 0-dim tensor of the dtype the two promote to as torch's
+// scalar_tensor makes it (300 beside int8 is refused, 1e5 beside float16 is inf).
+Tensor number_beside(const Scalar& s, const Tensor& other) {
+  return tcore::scalar_tensor(s, promoted(other, wrapped_scalar_tensor(s)), std::nullopt, other.device());
+}
+}  // namespace
+
 Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
-  return tcore::where(condition, wrapped_scalar_tensor(self), other);
+  return tcore::where(condition, number_beside(self, other), other);
 }
 
 Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
-  return tcore::where(condition, self, wrapped_scalar_tensor(other));
+  return tcore::where(condition, self, number_beside(other, self));
 }
 
 Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {

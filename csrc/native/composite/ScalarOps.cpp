@@ -33,6 +33,8 @@
 #include <tcore/ops/sub.h>
 #include <tcore/ops/sub_native.h>
 
+#include "native/TensorUtils.h"
+
 namespace tcore::native {
 
 Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
@@ -62,22 +64,22 @@ Tensor bitwise_and(const Tensor& self, const Scalar& other) { return tcore::bitw
 Tensor bitwise_or(const Tensor& self, const Scalar& other) { return tcore::bitwise_or(self, wrapped_scalar_tensor(other)); }
 Tensor bitwise_xor(const Tensor& self, const Scalar& other) { return tcore::bitwise_xor(self, wrapped_scalar_tensor(other)); }
 namespace {
-// PyTorch refuses an integer tensor raised to a negative integer Scalar (a Tensor exponent truncates).
-void check_int_pow(const Tensor& self, const Scalar& exponent) {
+// The exponent as a wrapped number, checked as torch's: an integer tensor refuses a negative integer
+// exponent (a Tensor exponent truncates), and the exponent must fit the result's dtype unless that is
+// float32 or float64 (torch's kernel takes those exponents as a double, the others as the element type).
+Tensor pow_exponent(const Tensor& self, const Scalar& exponent) {
   TCORE_CHECK(is_floating(self.dtype()) || exponent.is_floating_point() || exponent.is_bool() ||
                   exponent.to_long() >= 0,
               "Integers to negative integer powers are not allowed.");
+  Tensor e = wrapped_scalar_tensor(exponent);
+  const ScalarType t = promoted(self, e);
+  if (t != ScalarType::Float && t != ScalarType::Double) check_scalar_fits(exponent, t);
+  return e;
 }
 }  // namespace
 
-Tensor pow(const Tensor& self, const Scalar& exponent) {
-  check_int_pow(self, exponent);
-  return tcore::pow(self, wrapped_scalar_tensor(exponent));
-}
-Tensor pow_(const Tensor& self, const Scalar& exponent) {
-  check_int_pow(self, exponent);
-  return tcore::pow_(self, wrapped_scalar_tensor(exponent));
-}
+Tensor pow(const Tensor& self, const Scalar& exponent) { return tcore::pow(self, pow_exponent(self, exponent)); }
+Tensor pow_(const Tensor& self, const Scalar& exponent) { return tcore::pow_(self, pow_exponent(self, exponent)); }
 
 // division with a rounding mode, remainder and fmod by a number
 Tensor div_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {

@@ -9,6 +9,14 @@
 #include <numeric>
 
 #include <tcore/ops/abs.h>
+#include <tcore/ops/full.h>
+#include <tcore/ops/index.h>
+#include <tcore/ops/index_fill_native.h>
+#include <tcore/ops/take_native.h>
+#include <tcore/ops/index_put.h>
+#include <tcore/ops/masked_fill.h>
+#include <tcore/ops/ones.h>
+#include <tcore/ops/scalar_tensor_native.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/lt.h>
 #include <tcore/ops/clone.h>
@@ -420,6 +428,53 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   return tcore::view(self, shape);
 }
 
+namespace {
+// index_fill's positions as a bool mask along dim, shaped to broadcast over self: masked_fill then
+// fills them, so its gradient is torch's (self: 0 at the filled positions; value: the sum of the
+// gradient over them, each position once however often the index repeats it).
+Tensor index_fill_mask(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  TCORE_CHECK_INDEX(index.dtype() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
+  TCORE_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
+  // 1 everywhere but n at dim, so that an index out of range is reported at dim (a 0-dim self: [1])
+  std::vector<int64_t> shape(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), 1);
+  shape[static_cast<size_t>(d)] = self.dim() == 0 ? 1 : self.sizes()[d];
+  std::vector<std::optional<Tensor>> at(static_cast<size_t>(d) + 1);
+  at.back() = tcore::reshape(index, {-1});
+  const Tensor mask = tcore::index_put(tcore::zeros(shape, ScalarType::Bool, std::nullopt, self.device()), at,
+                                       tcore::ones({}, ScalarType::Bool, std::nullopt, self.device()), false);
+  return self.dim() == 0 ? tcore::reshape(mask, {}) : mask;
+}
+void check_index_fill_value(const Tensor& value) {
+  TCORE_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+}
+}  // namespace
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return tcore::masked_fill(self, index_fill_mask(self, dim, index), value);
+}
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return tcore::masked_fill_(self, index_fill_mask(self, dim, index), value);
+}
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_index_fill_value(value);
+  return tcore::masked_fill(self, index_fill_mask(self, dim, index), value);
+}
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_index_fill_value(value);
+  return tcore::masked_fill_(self, index_fill_mask(self, dim, index), value);
+}
+
+// A number as a 0-dim tensor (the default float dtype unless given): checked against the dtype's
+// range as torch's, except that float16 and bfloat16 round a number beyond theirs to inf, as there.
+Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                     std::optional<Device> device, std::optional<bool> pin_memory) {
+  const ScalarType t = dtype.value_or(default_float_dtype());
+  if (!is_reduced_float(t)) return tcore::full({}, s, t, layout, device, pin_memory);
+  return tcore::to(tcore::full({}, s, ScalarType::Double, layout, device, pin_memory), t, false, false, std::nullopt);
+}
+
 // gather along dim of self and indices broadcast to each other (dim excepted); flattened without dim
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
   TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long,
@@ -438,6 +493,14 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
   self_shape[d] = self.sizes()[d];
   index_shape[d] = indices.sizes()[d];
   return tcore::gather(tcore::expand(self, self_shape, false), d, tcore::expand(wrapped, index_shape, false), false);
+}
+
+// self as if flattened, at each index (a negative one counts from the end): indexing's gradient
+Tensor take(const Tensor& self, const Tensor& index) {
+  TCORE_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
+              to_string(index.dtype()));
+  TCORE_CHECK_INDEX(self.numel() > 0 || index.numel() == 0, "take(): tried to take from an empty tensor");
+  return tcore::index(tcore::reshape(self, {-1}), {std::optional<Tensor>(index)});
 }
 
 std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing) {

@@ -54,7 +54,7 @@ std::vector<Tensor> expand_indices(const Tensor& self, ArrayRef<std::optional<Te
         const int64_t n = nz.sizes()[0];
         out.push_back(make_view(nz, {n}, {nz.strides()[0]}, nz.storage_offset() + j * nz.strides()[1]));
       }
-    } else if (t == ScalarType::Long || t == ScalarType::Int || t == ScalarType::Short || t == ScalarType::Char) {
+    } else if (t == ScalarType::Long || t == ScalarType::Int) {  // int8/int16 are refused, as torch's
       out.push_back(t == ScalarType::Long ? idx : cast(idx, ScalarType::Long));
     } else {
       throw IndexError("tensors used as indices must be long, int, byte or bool tensors");
@@ -258,12 +258,15 @@ Tensor nonzero(const Tensor& self) {
       count += nz;
     }
   });
-  Tensor out = empty_cpu({count, nd}, ScalarType::Long);
+  // laid out as torch's: each dim's coordinates contiguous (strides {1, count}), so that the columns
+  // nonzero(as_tuple=True) and mask indexing take are contiguous
+  Tensor out = empty_strided_on({count, nd}, {1, count}, ScalarType::Long, Device(DeviceType::CPU));
   int64_t* o = out.data_ptr<int64_t>();
   std::vector<int64_t> coord(static_cast<size_t>(nd), 0);
   for (int64_t i = 0; i < numel; ++i) {
     if (hit[static_cast<size_t>(i)]) {
-      for (int64_t d = 0; d < nd; ++d) *o++ = coord[d];
+      for (int64_t d = 0; d < nd; ++d) o[d * count] = coord[d];
+      ++o;
     }
     for (int64_t d = nd - 1; d >= 0; --d) {  // the next coordinate, row-major
       if (++coord[d] < self.sizes()[d]) break;
@@ -279,7 +282,7 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
   const LoopGeometry g = make_geometry(self.sizes(), {&self, &mask}, /*in_memory_order=*/true);
   dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = scalar_as<T>(value);
+    const T v = value.to<T>();
     parallel_loop_nd<2>(g, {static_cast<char*>(self.data_ptr()), static_cast<char*>(mask.data_ptr())},
                         [&](char** p, const int64_t* s, int64_t n) {
                           for (int64_t i = 0; i < n; ++i)

@@ -20,18 +20,10 @@ Tensor empty_memory_format(IntArrayRef size, std::optional<ScalarType> dtype, st
                                  format_strides(size, memory_format));
 }
 
-namespace {
-template <typename T>
-T fill_value(const Scalar& value) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(value.to<float>());
-  else return value.to<T>();
-}
-}  // namespace
-
 Tensor fill_(const Tensor& self, const Scalar& value) {
   dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = fill_value<T>(value);
+    const T v = value.to<T>();
     const LoopGeometry g = make_geometry(self.sizes(), {&self}, /*in_memory_order=*/true);
     parallel_loop_nd<1>(g, {static_cast<char*>(self.data_ptr())}, [v](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {

@@ -1,5 +1,5 @@
-// gather, scatter_add, index_select and index_add: the index-driven copies that
-// nll_loss, embedding and their gradients are built from.
+// gather, scatter (with its reductions), scatter_add, index_select and index_add: the
+// index-driven copies that nll_loss, embedding and their gradients are built from.
 //
 // The kernels are device-neutral: on a GPU their loops are native/cuda/DeviceLoops.h's.
 //
@@ -7,11 +7,17 @@
 // and stride 0 along `dim`, so the ordinary elementwise loop walks every other dim; the
 // index value times the real stride of `dim` is added per element (bounds-checked).
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string_view>
 #include <tcore/ops/gather_native.h>
 #include <tcore/ops/index_add_native.h>
 #include <tcore/ops/index_select_native.h>
 #include <tcore/ops/scatter_add_native.h>
+#include <tcore/ops/scatter_native.h>
+#include <tcore/ops/scatter_reduce_native.h>
 
+#include "native/IntMath.h"
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
@@ -240,6 +246,218 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   Tensor out = empty_on(self.sizes(), self.dtype(), self.device());
   copy_kernel(out, self);
   return index_add_(out, dim, index, source, alpha);
+}
+
+// ------------------------------------------------------------------ scatter, scatter_reduce
+namespace {
+enum class Reduce { Assign, Sum, Prod, Mean, Max, Min };
+
+// scatter's reduce ("add", "multiply") or scatter_reduce's ("sum", "prod", "mean", "amax", "amin")
+Reduce scatter_reduce_of(std::string_view reduce) {
+  if (reduce == "add") return Reduce::Sum;
+  if (reduce == "multiply") return Reduce::Prod;
+  TCORE_CHECK(false, "reduce argument must be either add or multiply.");
+}
+Reduce scatter_reduce_two_of(std::string_view reduce) {
+  if (reduce == "sum") return Reduce::Sum;
+  if (reduce == "prod") return Reduce::Prod;
+  if (reduce == "mean") return Reduce::Mean;
+  if (reduce == "amax") return Reduce::Max;
+  if (reduce == "amin") return Reduce::Min;
+  TCORE_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+}
+
+// dst[.., idx[i] along dim, ..] combined with from[i] over `shape`, in index order: a repeated index
+// combines each of its elements (Assign: the last one stays, as torch's CPU kernel); amax/amin take
+// a NaN, as torch's. dst and from are restrided as in take_loop. Off the CPU only Assign and Sum.
+void scatter_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim,
+                  int64_t size, int64_t stride, Reduce r, const char* op) {
+  check_devices(dst, from, idx, op);
+  if (!dst.device().is_cpu()) {
+    return cuda::index_put(dst, from, idx, shape, dim, size, stride, Scalar(1), r != Reduce::Assign, op);
+  }
+  const LoopGeometry g = make_geometry(shape, {&dst, &from, &idx});
+  dispatch_all_types(dst.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto each = [&](auto combine) {
+      loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(from.data_ptr()),
+                     static_cast<char*>(idx.data_ptr())},
+                 [&](char** p, const int64_t* s, int64_t n) {
+                   for (int64_t i = 0; i < n; ++i) {
+                     const int64_t k = checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
+                     combine(*reinterpret_cast<T*>(p[0] + i * s[0] + k * stride),
+                             *reinterpret_cast<const T*>(p[1] + i * s[1]));
+                   }
+                 });
+    };
+    switch (r) {
+      case Reduce::Assign: each([](T& c, T v) { c = v; }); break;
+      case Reduce::Sum:
+      case Reduce::Mean:
+        each([](T& c, T v) {
+          if constexpr (is_int_v<T>) c = wrapping_add(c, v);
+          else c = static_cast<T>(c + v);
+        });
+        break;
+      case Reduce::Prod:
+        each([](T& c, T v) {
+          if constexpr (is_int_v<T>) c = wrapping_mul(c, v);
+          else c = static_cast<T>(c * v);
+        });
+        break;
+      case Reduce::Max: each([](T& c, T v) { if (v != v || v > c) c = v; }); break;
+      case Reduce::Min: each([](T& c, T v) { if (v != v || v < c) c = v; }); break;
+    }
+  });
+}
+
+// The identity a reduction starts from where include_self=False drops self's element.
+Scalar reduce_identity(Reduce r, ScalarType dtype) {
+  switch (r) {
+    case Reduce::Prod: return Scalar(int64_t{1});
+    case Reduce::Max:
+    case Reduce::Min: {
+      const bool max = r == Reduce::Max;
+      if (is_floating(dtype)) return Scalar(max ? -HUGE_VAL : HUGE_VAL);
+      if (dtype == ScalarType::Bool) return Scalar(!max);
+      return dispatch_dtype(dtype, "scatter_reduce", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return Scalar(static_cast<int64_t>(max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max()));
+      });
+    }
+    default: return Scalar(int64_t{0});
+  }
+}
+
+// A 0-dim tensor of `value` seen with `shape` (every element the same).
+Tensor broadcast_number(const Scalar& value, ScalarType dtype, Device device, IntArrayRef shape) {
+  Tensor t = empty_on({}, dtype, Device(DeviceType::CPU));
+  dispatch_all_types(dtype, "scatter", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    *t.template data_ptr<T>() = value.to<T>();
+  });
+  t = on_device(t, device);
+  return make_view(t, shape.vec(), std::vector<int64_t>(shape.size(), 0), t.storage_offset());
+}
+
+// self /= counts elementwise where counts is not 0, on the CPU: an integer self floor-divides, as torch's mean.
+void mean_divide(const Tensor& self, const Tensor& counts) {
+  const LoopGeometry g = make_geometry(self.sizes(), {&self, &counts});
+  dispatch_all_types(self.dtype(), "scatter_reduce", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    loop_nd<2>(g, {static_cast<char*>(self.data_ptr()), static_cast<char*>(counts.data_ptr())},
+               [&](char** p, const int64_t* s, int64_t n) {
+                 for (int64_t i = 0; i < n; ++i) {
+                   T& c = *reinterpret_cast<T*>(p[0] + i * s[0]);
+                   const T k = *reinterpret_cast<const T*>(p[1] + i * s[1]);
+                   if constexpr (std::is_same_v<T, bool>) {
+                     (void)k;
+                   } else if (k == T(0)) {  // nothing averaged there (include_self=False): self stays
+                     continue;
+                   } else if constexpr (is_int_v<T>) {
+                     const T q = static_cast<T>(c / k);
+                     c = static_cast<T>(q - ((c % k != 0 && ((c < 0) != (k < 0))) ? 1 : 0));
+                   } else {
+                     c = static_cast<T>(c / k);
+                   }
+                 }
+               });
+  });
+}
+
+// self[.., index[i] along dim, ..] (op)= src[i] for every element i of index (torch's scatter
+// checks: index int64 or int32, no larger than self apart from dim nor than src in any dim; src
+// of self's dtype), in place. `src` undefined: every element is `value`.
+Tensor scatter_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar& value,
+                    Reduce r, bool include_self, const char* op) {
+  TCORE_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
+              "(): Expected dtype int32/int64 for index");
+  const int64_t d = wrap_dim(dim, self.dim());
+  check_gather_shapes(self, d, index, src, op);
+  if (src) {
+    TCORE_CHECK(src->dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
+  }
+  assert_no_internal_overlap(self);
+  if (index.numel() == 0) return self;
+  const Tensor idx = index.dtype() == ScalarType::Long ? index : cast(index, ScalarType::Long);
+  const bool elsewhere = !self.device().is_cpu() && r != Reduce::Assign && r != Reduce::Sum;
+  if (elsewhere) {  // prod, mean, amax, amin off the CPU: computed on the CPU, copied back
+    const Tensor host = on_device(self, Device(DeviceType::CPU));
+    const Tensor host_src = src ? on_device(*src, Device(DeviceType::CPU)) : Tensor();
+    scatter_into(host, dim, on_device(idx, Device(DeviceType::CPU)), src ? &host_src : nullptr, value, r,
+                 include_self, op);
+    copy_kernel(self, host);
+    self.bump_version();
+    return self;
+  }
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
+  const Tensor dst = restrided(self, idx.sizes(), d);
+  Tensor from;
+  if (src) {  // src's first elements, seen with index's shape (a 0-dim src is read again for each)
+    std::vector<int64_t> src_strides(static_cast<size_t>(idx.dim()), 0);
+    for (int64_t k = 0; k < std::min(idx.dim(), src->dim()); ++k) src_strides[k] = src->strides()[k];
+    from = make_view(*src, idx.sizes().vec(), src_strides, src->storage_offset());
+  } else {
+    from = broadcast_number(value, self.dtype(), self.device(), idx.sizes());
+  }
+  Tensor counts;
+  if (r == Reduce::Mean) {  // how many values each element of self averages
+    counts = empty_on(self.sizes(), self.dtype(), self.device());
+    copy_kernel(counts, broadcast_number(Scalar(int64_t{include_self ? 1 : 0}), self.dtype(), self.device(),
+                                         self.sizes()));
+    const Tensor ones = broadcast_number(Scalar(int64_t{1}), self.dtype(), self.device(), idx.sizes());
+    scatter_loop(restrided(counts, idx.sizes(), d), ones, idx, idx.sizes(), d, size,
+                 self.dim() == 0 ? 0 : counts.strides()[d] * counts.element_size(), Reduce::Sum, op);
+  }
+  if (!include_self) {
+    scatter_loop(dst, broadcast_number(reduce_identity(r, self.dtype()), self.dtype(), self.device(), idx.sizes()),
+                 idx, idx.sizes(), d, size, stride, Reduce::Assign, op);
+  }
+  scatter_loop(dst, from, idx, idx.sizes(), d, size, stride, r, op);
+  if (r == Reduce::Mean) mean_divide(self, counts);
+  self.bump_version();
+  return self;
+}
+
+Tensor scattered_copy(const Tensor& self) {
+  Tensor out = empty_on(self.sizes(), self.dtype(), self.device());
+  copy_kernel(out, self);
+  return out;
+}
+}  // namespace
+
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_into(self, dim, index, &src, Scalar(), Reduce::Assign, true, "scatter");
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_(scattered_copy(self), dim, index, src);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_into(self, dim, index, nullptr, value, Reduce::Assign, true, "scatter");
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_(scattered_copy(self), dim, index, value);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return scatter_into(self, dim, index, &src, Scalar(), scatter_reduce_of(reduce), true, "scatter");
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return scatter_(scattered_copy(self), dim, index, src, reduce);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return scatter_into(self, dim, index, nullptr, value, scatter_reduce_of(reduce), true, "scatter");
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return scatter_(scattered_copy(self), dim, index, value, reduce);
+}
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       std::string_view reduce, bool include_self) {
+  return scatter_into(self, dim, index, &src, Scalar(), scatter_reduce_two_of(reduce), include_self, "scatter_reduce");
+}
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self) {
+  return scatter_reduce_(scattered_copy(self), dim, index, src, reduce, include_self);
 }
 
 }  // namespace TCORE_CPU_NS

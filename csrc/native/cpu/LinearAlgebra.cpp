@@ -294,15 +294,15 @@ void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out, co
     return;
   }
   const Products s = products_of(self, mat2);
-  if (self.dtype() == ScalarType::Float && scaled_only(out, scalar_as<float>(alpha), scalar_as<float>(beta))) return;
-  if (self.dtype() == ScalarType::Double && scaled_only(out, scalar_as<double>(alpha), scalar_as<double>(beta)))
+  if (self.dtype() == ScalarType::Float && scaled_only(out, alpha.to<float>(), beta.to<float>())) return;
+  if (self.dtype() == ScalarType::Double && scaled_only(out, alpha.to<double>(), beta.to<double>()))
     return;
 #if TCORE_HAVE_BLAS
   if (self.dtype() == ScalarType::Float &&
-      blas_products<float>(self, mat2, out, s, scalar_as<float>(alpha), scalar_as<float>(beta)))
+      blas_products<float>(self, mat2, out, s, alpha.to<float>(), beta.to<float>()))
     return;
   if (self.dtype() == ScalarType::Double &&
-      blas_products<double>(self, mat2, out, s, scalar_as<double>(alpha), scalar_as<double>(beta)))
+      blas_products<double>(self, mat2, out, s, alpha.to<double>(), beta.to<double>()))
     return;
 #endif
   const Tensor a = contiguous_copy(self), b = contiguous_copy(mat2);
@@ -310,7 +310,7 @@ void products_into(const Tensor& self, const Tensor& mat2, const Tensor& out, co
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < s.batch; ++i)
       gemm<T>(a.template data_ptr<T>() + i * s.n * s.k, b.template data_ptr<T>() + i * s.k * s.m,
-              out.template data_ptr<T>() + i * s.n * s.m, s.n, s.k, s.m, scalar_as<T>(alpha), scalar_as<T>(beta));
+              out.template data_ptr<T>() + i * s.n * s.m, s.n, s.k, s.m, alpha.to<T>(), beta.to<T>());
   });
 }
 

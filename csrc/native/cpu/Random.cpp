@@ -186,6 +186,8 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   check_cpu(device, "linspace");
   TCORE_CHECK_VALUE(steps >= 0, "number of steps must be non-negative");
   const ScalarType t = dtype.value_or(default_float_dtype());
+  check_scalar_fits(start, t);
+  check_scalar_fits(end, t);
   if (is_reduced_float(t)) return cast(linspace(start, end, steps, ScalarType::Float, layout, device, pin_memory), t);
   Tensor result = empty_cpu({steps}, t);
   const double b = start.to_double(), e = end.to_double(), step = linspace_step(b, e, steps);

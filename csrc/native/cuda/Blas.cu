@@ -66,7 +66,7 @@ void bmm_into(const Tensor& self, const Tensor& mat2, const Tensor& out, int64_t
     const cuda::OnDevice on(out);
     mm_kernel<T, Acc><<<grid, block, 0, on.stream>>>(a.template data_ptr<T>(), b.template data_ptr<T>(),
                                                      out.template data_ptr<T>(), batch, n, k, m,
-                                                     scalar_as<Acc>(alpha), scalar_as<Acc>(beta));
+                                                     alpha.to<Acc>(), beta.to<Acc>());
     cuda::check(cudaGetLastError(), "mm_kernel launch");
   });
 }

@@ -19,6 +19,11 @@
 #include <tcore/ops/index_select_native.h>
 #include <tcore/ops/nonzero_native.h>
 #include <tcore/ops/scatter_add_native.h>
+#include <tcore/ops/scatter_native.h>
+#include <tcore/ops/searchsorted_native.h>
+#include <tcore/ops/bucketize_native.h>
+#include <tcore/ops/bincount_native.h>
+#include <tcore/ops/scatter_reduce_native.h>
 #include <tcore/ops/tril_native.h>
 #include <tcore/ops/triu_native.h>
 
@@ -183,7 +188,7 @@ void index_put(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArra
         with_index_type(n, [&](auto index) {
           using I = typename decltype(index)::type;
           put_kernel<T, I, true><<<grid_for(n), kThreads, 0, on.stream>>>(pointers<3>({&dst, &f, &i}), calc, n, size,
-                                                                          stride, scalar_as<T>(alpha), flag.get());
+                                                                          stride, alpha.to<T>(), flag.get());
         });
       } else {
         throw NotImplementedError(detail::str_cat(op, ": accumulating into a ", to_string(dst.dtype()),
@@ -244,6 +249,66 @@ Tensor scatter_add_cuda(const Tensor& self, int64_t dim, const Tensor& index, co
 }
 Tensor scatter_add_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   return TCORE_CPU_NS::scatter_add_(self, dim, index, src);
+}
+Tensor scatter_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return TCORE_CPU_NS::scatter(self, dim, index, src);
+}
+Tensor scatter_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return TCORE_CPU_NS::scatter_(self, dim, index, src);
+}
+Tensor scatter_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return TCORE_CPU_NS::scatter(self, dim, index, value);
+}
+Tensor scatter_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return TCORE_CPU_NS::scatter_(self, dim, index, value);
+}
+Tensor scatter_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return TCORE_CPU_NS::scatter(self, dim, index, src, reduce);
+}
+Tensor scatter_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return TCORE_CPU_NS::scatter_(self, dim, index, src, reduce);
+}
+Tensor scatter_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return TCORE_CPU_NS::scatter(self, dim, index, value, reduce);
+}
+Tensor scatter_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return TCORE_CPU_NS::scatter_(self, dim, index, value, reduce);
+}
+Tensor scatter_reduce_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           std::string_view reduce, bool include_self) {
+  return TCORE_CPU_NS::scatter_reduce(self, dim, index, src, reduce, include_self);
+}
+Tensor scatter_reduce_cuda_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                            std::string_view reduce, bool include_self) {
+  return TCORE_CPU_NS::scatter_reduce_(self, dim, index, src, reduce, include_self);
+}
+// searchsorted, bucketize and bincount: computed on the host (a binary search per element, a count)
+namespace {
+std::optional<Tensor> on_host(const std::optional<Tensor>& t) {
+  return t && t->defined() ? std::optional<Tensor>(on_device(*t, Device())) : std::nullopt;
+}
+}  // namespace
+Tensor searchsorted_cuda(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                         std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  return on_device(TCORE_CPU_NS::searchsorted(on_device(sorted_sequence, Device()), on_device(self, Device()),
+                                              out_int32, right, side, on_host(sorter)),
+                   sorted_sequence.device());
+}
+Tensor searchsorted_cuda(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
+                         std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  return on_device(TCORE_CPU_NS::searchsorted(on_device(sorted_sequence, Device()), self, out_int32, right, side,
+                                              on_host(sorter)),
+                   sorted_sequence.device());
+}
+Tensor bucketize_cuda(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return on_device(TCORE_CPU_NS::bucketize(on_device(self, Device()), on_device(boundaries, Device()), out_int32, right),
+                   boundaries.device());
+}
+Tensor bucketize_cuda(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return on_device(TCORE_CPU_NS::bucketize(self, on_device(boundaries, Device()), out_int32, right), boundaries.device());
+}
+Tensor bincount_cuda(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  return on_device(TCORE_CPU_NS::bincount(on_device(self, Device()), on_host(weights), minlength), self.device());
 }
 Tensor index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
   return TCORE_CPU_NS::index_select(self, dim, index);

@@ -245,7 +245,7 @@ Tensor masked_fill_cuda_(const Tensor& self, const Tensor& mask, const Scalar& v
   const Tensor m = on_device(mask, self.device());
   dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    cuda::launch_ternary<T, bool, T, T>(self, m, self, self, MaskedFillOp<T>{scalar_as<T>(value)});
+    cuda::launch_ternary<T, bool, T, T>(self, m, self, self, MaskedFillOp<T>{value.to<T>()});
   });
   self.bump_version();
   return self;

@@ -61,6 +61,8 @@ Tensor linspace_cuda(const Scalar& start, const Scalar& end, int64_t steps, std:
                      std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   TCORE_CHECK_VALUE(steps >= 0, "number of steps must be non-negative");
   const ScalarType t = dtype.value_or(default_float_dtype());
+  check_scalar_fits(start, t);
+  check_scalar_fits(end, t);
   if (is_reduced_float(t)) {
     return cast(linspace_cuda(start, end, steps, ScalarType::Float, layout, device, pin_memory), t);
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "tcore/core/Half.h"
 #include "tcore/core/ScalarType.h"
 
 namespace tcore {
@@ -28,8 +29,9 @@ class TCORE_API Scalar {
   // The value as a T, checked as PyTorch's Scalar conversions are (c10's checked_convert):
   // an integer type refuses values outside its range ("value cannot be converted to type
   // int8_t without overflow"; from an int, unsigned types also take the negatives they wrap,
-  // -255..-1 for uint8), NaN and infinities; float32 refuses finite values beyond its range. bool
-  // and the 16-bit floats convert as C++ does.
+  // -255..-1 for uint8), NaN and infinities; the floating types refuse finite values beyond their
+  // range (float16 above 65504, as torch's "c10::Half" one) and take NaN and the infinities; bool
+  // converts as C++ does.
   template <typename T>
   T to() const {
     if constexpr (std::is_same_v<T, bool>) {
@@ -52,11 +54,11 @@ class TCORE_API Scalar {
         if (v > max || v < -max) overflow(type_name<T>());
       }
       return static_cast<T>(v);
-    } else if constexpr (std::is_same_v<T, float>) {
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
       const double d = kind_ == Kind::Double ? v_.d : static_cast<double>(v_.i);
-      if (std::isfinite(d) && (d > std::numeric_limits<float>::max() || d < -std::numeric_limits<float>::max()))
-        overflow("float");
-      return static_cast<float>(d);
+      const double max = static_cast<double>(static_cast<float>(std::numeric_limits<T>::max()));
+      if (std::isfinite(d) && (d > max || d < -max)) overflow(type_name<T>());
+      return T(static_cast<float>(d));
     } else {
       return kind_ == Kind::Double ? static_cast<T>(v_.d) : static_cast<T>(v_.i);
     }
@@ -82,6 +84,9 @@ class TCORE_API Scalar {
     else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
     else if constexpr (std::is_same_v<T, int32_t>) return "int";
     else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
+    else if constexpr (std::is_same_v<T, float>) return "float";
+    else if constexpr (std::is_same_v<T, Half>) return "Half";
+    else if constexpr (std::is_same_v<T, BFloat16>) return "BFloat16";
     else return "an integer type";
   }
   Kind kind_;
