@@ -73,20 +73,50 @@ def _as_tuple(fn):
     return wrapper
 
 
-def _tensors_varargs(fn, single_unwrapped: bool = False):
+def _tensors_varargs(fn, single_unwrapped: bool = False, one_result: bool = False):
     """torch/functional.py's broadcast_tensors(*tensors), meshgrid(*tensors, indexing=) and
     atleast_1d(*tensors): the tensors as separate arguments or one sequence; atleast_*d of one
-    tensor is a tensor, of several a tuple."""
+    tensor is a tensor, of several a tuple. one_result: block_diag(*tensors) and
+    cartesian_prod(*tensors), whose result is one tensor."""
     @functools.wraps(fn)
     def wrapper(*tensors, **kwargs):
         if not tensors:  # the binding's own keywords: tensors=[...], self=x
-            return fn(**kwargs)
+            return fn(**kwargs) if kwargs or not one_result else fn([])
+        if one_result:
+            return fn(list(tensors), **kwargs)
         if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
             tensors = tuple(tensors[0])
         elif single_unwrapped and len(tensors) == 1:
             return fn(tensors[0], **kwargs)
         return tuple(fn(list(tensors), **kwargs))
     return wrapper
+
+
+def _tensordot(fn):
+    """torch.tensordot(a, b, dims=2, out=None): dims an int n (a's last n dims summed with b's first
+    n), a pair of dim lists (or of ints), or a tensor of either; the operator takes the two lists."""
+    def torch_form(a, b, dims=2, out=None):
+        if not isinstance(a, _C.Tensor) or not isinstance(b, _C.Tensor):
+            return fn(a, b, dims, out)  # the binding's TypeError
+        if isinstance(dims, _C.Tensor):
+            dims = dims.tolist() if dims.ndim > 0 else dims.item()
+        if isinstance(dims, int):
+            if dims < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            if dims > min(a.ndim, b.ndim):
+                raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+            dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+        else:
+            dims_a, dims_b = dims
+            dims_a, dims_b = list(dims_a), list(dims_b)
+        return fn(a, b, dims_a, dims_b) if out is None else fn(a, b, dims_a, dims_b, out=out)
+
+    @functools.wraps(fn)
+    def tensordot(*args, **kwargs):
+        if len(args) > 3 or not set(kwargs) <= {"a", "b", "dims", "out"}:  # the binding's own form
+            return fn(*args, **kwargs)
+        return torch_form(*args, **kwargs)
+    return tensordot
 
 
 def _norm(fn):
@@ -199,6 +229,11 @@ def install(namespace: dict) -> None:
     for name in ("broadcast_tensors", "meshgrid"):
         if name in namespace:
             namespace[name] = _tensors_varargs(namespace[name])
+    for name in ("block_diag", "cartesian_prod"):
+        if name in namespace:
+            namespace[name] = _tensors_varargs(namespace[name], one_result=True)
+    if "tensordot" in namespace:
+        namespace["tensordot"] = _tensordot(namespace["tensordot"])
     for name in ("atleast_1d", "atleast_2d", "atleast_3d"):
         if name in namespace:
             namespace[name] = _tensors_varargs(namespace[name], single_unwrapped=True)

@@ -114,6 +114,7 @@ for _op in ("searchsorted.Tensor", "searchsorted.Tensor_out", "searchsorted.Scal
 for _op in ("bucketize.Tensor", "bucketize.Tensor_out", "bucketize.Scalar", "bucketize.Scalar_out"):
     OVERRIDES[_op] = dict(boundaries=lambda tc: tc.tensor([1.0, 2.0, 4.0]),
                           **({"out": lambda tc: tc.empty(0, dtype=tc.int64)} if _op.endswith("out") else {}))
+OVERRIDES["cartesian_prod"] = dict(tensors=lambda tc: [tc.ones(2), tc.zeros(3)])
 OVERRIDES["take"] = OVERRIDES["take.out"] = dict(index=lambda tc: tc.tensor([[2, -1], [0, 8]]))
 OVERRIDES.update({f"index_fill.int_{k}_out": OVERRIDES[f"index_fill.int_{k}"] for k in ("Scalar", "Tensor")})
 OVERRIDES["split_copy.Tensor_out"] = dict(split_size=1, out=lambda tc: [tc.empty([0]) for _ in range(3)])

@@ -41,6 +41,13 @@ CASES = {
     "bincount empty minlength": lambda t: t.bincount(t.tensor([], dtype=t.long), minlength=3),
     "bincount uint8": lambda t: t.bincount(t.tensor([255, 0], dtype=t.uint8)),
     "bincount strided": lambda t: t.bincount(t.arange(10)[::3]),
+    "bincount float16 weights": lambda t: t.bincount(t.tensor([1, 1]), t.tensor([0.5, 0.25], dtype=t.float16)),
+    "bincount empty with weights": lambda t: t.bincount(t.tensor([], dtype=t.long), t.ones(3), minlength=2),
+    # a Python number takes the boundaries' dtype, as in any promotion
+    "number in float32 boundaries": lambda t: t.bucketize(0.1, t.tensor([0.1, 0.2]), right=True),
+    "number beyond int32": lambda t: t.searchsorted(t.tensor([1, 2, 3], dtype=t.int32), 2**40),
+    "negative number uint8": lambda t: t.searchsorted(t.tensor([1, 2, 250], dtype=t.uint8), -1),
+    "number rounding in float16": lambda t: t.searchsorted(t.tensor([65504.0], dtype=t.float16), 65519.0),
 }
 ERRORS = {
     "side and right": lambda t: t.searchsorted(t.tensor([1.0]), t.tensor([1.0]), side="left", right=True),
@@ -90,3 +97,12 @@ def test_random_sorted_against_numpy(tcore):
     for side in ("left", "right"):
         got = tcore.searchsorted(tcore.from_numpy(b), tcore.from_numpy(v), side=side).numpy()
         np.testing.assert_array_equal(got, np.searchsorted(b, v, side=side))
+
+
+def test_inputs_that_require_grad_are_allowed(tcore):
+    """The results are integers, not differentiable; inputs that require grad are fine (they raised)."""
+    b = tcore.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = tcore.tensor([2.5], requires_grad=True)
+    assert tcore.searchsorted(b, v).tolist() == [2] and not tcore.searchsorted(b, 2.0).requires_grad
+    assert tcore.bucketize(v, b).tolist() == [2]
+    assert tcore.bincount(tcore.tensor([0, 2]), weights=v.expand(2)).tolist() == [2.5, 0.0, 2.5]

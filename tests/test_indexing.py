@@ -547,3 +547,30 @@ def test_nonzero_layout_as_torch(tcore, shape):
         return r.tolist(), tuple(r.shape), r.stride(), [c.stride() for c in columns], lib.argwhere(x).stride()
 
     assert run(tcore) == run(torch)
+
+
+OUT_OF_RANGE = {
+    "gather": lambda t: t.zeros(3).gather(0, t.tensor([3])),
+    "scatter": lambda t: t.zeros(3).scatter(0, t.tensor([3]), 1.0),
+    "scatter_add": lambda t: t.zeros(3).scatter_add(0, t.tensor([3]), t.ones(1)),
+    "scatter_reduce": lambda t: t.zeros(3).scatter_reduce(0, t.tensor([-1]), t.ones(1), "amax"),
+    "index_select": lambda t: t.zeros(3).index_select(0, t.tensor([3])),
+    "index_add": lambda t: t.zeros(3).index_add(0, t.tensor([3]), t.ones(1)),
+    "embedding": lambda t: t.nn.functional.embedding(t.tensor([3]), t.eye(3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_OF_RANGE))
+def test_index_out_of_range_error_kind_as_torch(tcore, name):
+    """gather and the scatters raise a RuntimeError, index_select/index_add/embedding an IndexError,
+    as torch's."""
+    torch = pytest.importorskip("torch")
+
+    def kind(lib):
+        try:
+            OUT_OF_RANGE[name](lib)
+        except (IndexError, RuntimeError) as e:
+            return "IndexError" if isinstance(e, IndexError) else "RuntimeError"
+        return None
+
+    assert kind(tcore) == kind(torch) is not None

@@ -132,7 +132,8 @@ def test_in_place_gradients_as_torch(tcore):
     assert run(tcore, True) is True and run(torch, True) is True
 
 
-@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin", "scatter", "scatter value"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin", "amax without self", "amin without self",
+                                    "scatter", "scatter value"])
 def test_forward_mode_as_torch(tcore, reduce):
     def run(lib):
         fwAD = lib.autograd.forward_ad
@@ -144,8 +145,9 @@ def test_forward_mode_as_torch(tcore, reduce):
                 out = ds.scatter(0, i, dr)
             elif reduce == "scatter value":
                 out = ds.scatter(0, i, 3.0)
-            else:
-                out = ds.scatter_reduce(0, i, dr, reduce, include_self=reduce != "mean")
+            else:  # (amax without self: a tie with self where self takes no part is no tie)
+                name = reduce.split()[0]
+                out = ds.scatter_reduce(0, i, dr, name, include_self=reduce in ("sum", "amax", "amin"))
             return fwAD.unpack_dual(out).tangent.tolist()
 
     np.testing.assert_allclose(run(tcore), run(torch), rtol=1e-14)
@@ -158,3 +160,67 @@ def test_forward_mode_of_prod_is_refused(tcore):
         d = fwAD.make_dual(s, tcore.ones_like(s))
         with pytest.raises(NotImplementedError, match="reduce='prod'"):
             d.scatter_reduce(0, i, r, "prod")
+
+
+def test_forward_mode_tie_with_unused_self(tcore):
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            s = fwAD.make_dual(lib.tensor([4.0], dtype=lib.float64), lib.tensor([1.0], dtype=lib.float64))
+            r = fwAD.make_dual(lib.tensor([4.0], dtype=lib.float64), lib.tensor([10.0], dtype=lib.float64))
+            out = s.scatter_reduce(0, lib.tensor([0]), r, "amax", include_self=False)
+            return fwAD.unpack_dual(out).tangent.tolist()
+
+    assert run(tcore) == run(torch) == [10.0]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean"])
+def test_reduced_floats_accumulate_in_float32(tcore, dtype, reduce):
+    """A float16 sum of 3000 ones was 2048 (each step rounded); torch accumulates in float32."""
+    def run(lib):
+        dt = getattr(lib, dtype)
+        src = lib.full((3000,), 1.001 if reduce == "prod" else 1.0, dtype=dt)
+        idx = lib.zeros(3000, dtype=lib.long)
+        a = lib.ones(1, dtype=dt).scatter_reduce(0, idx, src, reduce).double().tolist()
+        b = lib.ones(1, dtype=dt).scatter(0, idx, src, reduce="multiply" if reduce == "prod" else "add")
+        return a, b.double().tolist()
+
+    assert run(tcore) == run(torch)
+
+
+def test_overlapping_operands_are_refused_as_torch(tcore):
+    def run(lib, case):
+        x = lib.tensor([1.0, 0.0, 2.0])
+        i = lib.tensor([0, 0, 1])
+        try:
+            if case == 0:
+                x.scatter_(0, i, x)
+            elif case == 1:
+                x.scatter_reduce_(0, i, x.view(-1), "sum")
+            elif case == 2:
+                y = lib.tensor([0, 1, 2])
+                y.scatter_(0, y[:2], 5)
+            else:
+                y = lib.tensor([0, 1, 2])
+                y.index_fill_(0, y[1:], 7)
+        except RuntimeError as e:
+            return "single memory location" in str(e)
+        return x.tolist()
+
+    for case in range(4):
+        assert run(tcore, case) == run(torch, case) is True, case
+    # disjoint parts of one storage are fine
+    for lib in (torch, tcore):
+        x = lib.arange(6.0)
+        x[:3].scatter_(0, lib.tensor([0, 2]), x[3:5])
+        assert x.tolist() == [3.0, 1.0, 4.0, 3.0, 4.0, 5.0]
+
+
+def test_empty_index_checks_nothing_and_bumps_the_version(tcore):
+    for lib in (torch, tcore):
+        x = lib.zeros(3)
+        v = x._version
+        x.scatter_(0, lib.tensor([], dtype=lib.float32), 1.0)
+        x.scatter_(0, lib.zeros(0, 2, dtype=lib.long), lib.ones(2))
+        assert x._version == v + 2 and x.tolist() == [0.0, 0.0, 0.0]

@@ -747,6 +747,10 @@ Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& 
   return affine_jvp(input_t.defined() ? tcore::mul(input_t, r) : Tensor(), xhat, w, w_t, b_t);
 }
 
+Tensor copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  return tcore::mul(grad, tcore::masked_fill(tcore::div(result, self), tcore::eq(self, 0), 0));
+}
+
 namespace {
 // 1 where a equals b, else 0, in `like`'s dtype
 Tensor equal_as(const Tensor& a, const Tensor& b, const Tensor& like) {
@@ -800,7 +804,9 @@ Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t di
   TCORE_CHECK_AS(NotImplementedError, reduce != "prod",
                  "the forward-mode derivative of scatter_reduce with reduce='prod' is not implemented");
   const Tensor value = tcore::gather(result, dim, index);
-  const Tensor self_is_result = equal_as(self_p, result, self_p), src_is_result = equal_as(src_p, value, self_p);
+  Tensor self_is_result = equal_as(self_p, result, self_p);
+  if (!include_self) self_is_result = tcore::scatter(self_is_result, dim, index, 0);  // self takes no part there
+  const Tensor src_is_result = equal_as(src_p, value, self_p);
   const Tensor n = tcore::scatter_add(self_is_result, dim, index, src_is_result);
   return tcore::div(tcore::scatter_add(tcore::mul(self_is_result, st), dim, index, tcore::mul(src_is_result, rt)), n);
 }

@@ -207,6 +207,9 @@ Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& 
                       const Tensor& bias_t, const Tensor& running_mean, const Tensor& running_var,
                       const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps);
 
+// copysign's gradient for self: grad * result / self, 0 where self is 0 (torch's).
+Tensor copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+
 // scatter_reduce's gradients, torch's formulas: sum passes grad (src: gathered); mean divides it by
 // each element's count; prod by the element (a factor that is the position's only zero gets the
 // product of the others, one of several zeros gets 0); amax/amin share it evenly among the values
@@ -215,8 +218,9 @@ Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const Tensor& 
 std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
                                                    const Tensor& index, const Tensor& src, std::string_view reduce,
                                                    bool include_self, const Tensor& result);
-// Its tangent: sum and mean of the tangents, amax/amin's shared among the values equal to the result;
-// prod's is not implemented (torch gives none).
+// Its tangent: sum and mean of the tangents, amax/amin's shared among the values equal to the result
+// (self's only where it takes part, unlike the backward's count); prod's is not implemented (torch
+// gives none).
 Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t dim, const Tensor& index,
                           const Tensor& src_p, const Tensor& src_t, std::string_view reduce, bool include_self,
                           const Tensor& result);

@@ -11,10 +11,11 @@
 namespace tcore::meta {
 namespace {
 
-void check_alpha(ScalarType compute, const Scalar& alpha, const char* op) {
+// sub's kernel takes -alpha, so that is what must fit (sub(int8, int8, alpha=128) is fine, as torch's)
+void check_alpha(ScalarType compute, const Scalar& alpha, const char* op, bool negated = false) {
   TCORE_CHECK_TYPE(is_floating(compute) || !alpha.is_floating_point(), op,
                    ": for integral input tensors, argument alpha must not be a floating point number.");
-  native::check_scalar_fits(alpha, compute);
+  native::check_scalar_fits(negated ? native::negated(alpha) : alpha, compute);
 }
 
 }  // namespace
@@ -33,7 +34,7 @@ TCORE_META_FUNC2(sub, Tensor)(const Tensor& self, const Tensor& other, const Sca
                    "Subtraction, the `-` operator, with a bool tensor is not supported. "
                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   const ScalarType t = native::result_type({&self, &other});
-  check_alpha(t, alpha, "sub");
+  check_alpha(t, alpha, "sub", /*negated=*/true);
   native::set_binary_output(*this, self, other, t, "sub");
 }
 

@@ -200,6 +200,23 @@ bool partially_overlaps(const Tensor& a, const Tensor& b) {
   return !same;
 }
 
+void assert_no_overlap(const Tensor& written, const Tensor& read) {
+  if (!written.storage().is_alias_of(read.storage()) || written.numel() == 0 || read.numel() == 0) return;
+  if (!non_overlapping_and_dense(written.sizes(), written.strides()) ||
+      !non_overlapping_and_dense(read.sizes(), read.strides())) {
+    return;
+  }
+  const auto range = [](const Tensor& t) {  // [first, past the last) byte of its elements
+    const int64_t first = t.storage_offset() * t.element_size();
+    return std::pair<int64_t, int64_t>(first, first + t.numel() * t.element_size());
+  };
+  const auto [a0, a1] = range(written);
+  const auto [b0, b1] = range(read);
+  TCORE_CHECK(a1 <= b0 || b1 <= a0, "unsupported operation: some elements of the input tensor and the written-to "
+              "tensor refer to a single memory location, which may cause unexpected behavior. Please clone() the "
+              "tensor before performing the operation.");
+}
+
 std::vector<bool> reduction_mask(OptionalIntArrayRef dim, int64_t ndim, const char* op) {
   std::vector<bool> mask(static_cast<size_t>(ndim), false);
   if (!dim.has_value() || dim->empty()) {
@@ -336,6 +353,20 @@ std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims) {
     flipped[w] = true;
   }
   return flipped;
+}
+
+void index_out_of_bounds(int64_t idx, int64_t dim, int64_t size, std::string_view op) {
+  const std::string message =
+      detail::str_cat("index ", idx, " is out of bounds for dimension ", dim, " with size ", size);
+  if (op.rfind("gather", 0) == 0 || op.rfind("scatter", 0) == 0) throw Error(message);
+  throw IndexError(message);
+}
+
+Scalar negated(const Scalar& s) {
+  if (s.is_floating_point()) return Scalar(-s.to_double());
+  if (s.is_bool()) return s;
+  const int64_t v = s.to_long();
+  return v == std::numeric_limits<int64_t>::min() ? s : Scalar(-v);
 }
 
 void check_scalar_fits(const Scalar& s, ScalarType dtype) {

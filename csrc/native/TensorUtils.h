@@ -1,5 +1,6 @@
 #pragma once
 // Shared rules of the kernels: broadcasting, type promotion, out= handling.
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -78,6 +79,22 @@ void assert_no_internal_overlap(const Tensor& t);
 // True when a and b share memory but are not the very same elements in the same layout.
 bool partially_overlaps(const Tensor& a, const Tensor& b);
 
+// PyTorch's assert_no_overlap: an operator that writes `written` while reading `read` refuses the two
+// sharing memory (the same elements or some of them), when both are non-overlapping and dense (else
+// torch cannot tell, and lets it through).
+void assert_no_overlap(const Tensor& written, const Tensor& read);
+
+// clamp's missing bound: no limit at all (an infinity for the floating types, so that clamp(min=0)
+// keeps inf, as torch's).
+template <typename T>
+constexpr T unbounded(bool upper) {
+  if constexpr (std::numeric_limits<T>::has_infinity) {
+    return upper ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+  } else {
+    return upper ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+  }
+}
+
 // The dims of a reduction: every dim when `dim` is unset or empty.
 std::vector<bool> reduction_mask(OptionalIntArrayRef dim, int64_t ndim, const char* op);
 std::vector<int64_t> reduced_shape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim);
@@ -129,6 +146,13 @@ Scalar masked_fill_value(const Tensor& value);
 // to type Half without overflow"): the ops whose kernels convert the number to the element type
 // (clamp, add's alpha, pow's exponent, linspace's ends) check it even where they compute in float.
 void check_scalar_fits(const Scalar& s, ScalarType dtype);
+
+// An index beyond its dim, as torch reports it: a RuntimeError from gather and the scatters (op
+// "gather", "scatter_add", ...), an IndexError from index_select, index_add and the others.
+[[noreturn]] void index_out_of_bounds(int64_t idx, int64_t dim, int64_t size, std::string_view op);
+
+// -s, as sub's kernels take alpha (an int64's lowest negates to itself, as it wraps).
+Scalar negated(const Scalar& s);
 
 // flip's dims as a mask over self's dims (duplicates are an error; a 0-dim tensor has one dim).
 std::vector<bool> flip_mask(const Tensor& self, IntArrayRef dims);

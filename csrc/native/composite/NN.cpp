@@ -246,7 +246,8 @@ Tensor cross_entropy(const Tensor& self, const Tensor& target, const std::option
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   TCORE_CHECK_TYPE(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
   if (is_floating(self.dtype())) return tcore::clamp(self, min_val, max_val);
-  const auto lo = static_cast<int64_t>(min_val.to_double()), hi = static_cast<int64_t>(max_val.to_double());
+  const auto as_int = [](const Scalar& v) { return v.is_floating_point() ? static_cast<int64_t>(v.to_double()) : v.to_long(); };
+  const int64_t lo = as_int(min_val), hi = as_int(max_val);
   TCORE_CHECK(self.dtype() != ScalarType::Byte || lo >= 0, "cannot do hardtanh on an unsigned type with negative limits");
   return tcore::clamp(self, std::optional<Scalar>(Scalar(lo)), std::optional<Scalar>(Scalar(hi)));
 }

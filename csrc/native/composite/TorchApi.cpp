@@ -9,7 +9,19 @@
 #include <numeric>
 
 #include <tcore/ops/abs.h>
+#include <tcore/ops/copysign.h>
+#include <tcore/ops/copysign_native.h>
+#include <tcore/ops/block_diag_native.h>
+#include <tcore/ops/cartesian_prod_native.h>
+#include <tcore/ops/cdist_native.h>
+#include <tcore/ops/constant_pad_nd.h>
 #include <tcore/ops/full.h>
+#include <tcore/ops/kron_native.h>
+#include <tcore/ops/linalg_vector_norm.h>
+#include <tcore/ops/mm.h>
+#include <tcore/ops/stack.h>
+#include <tcore/ops/tensordot_native.h>
+#include <tcore/ops/signbit_native.h>
 #include <tcore/ops/index.h>
 #include <tcore/ops/index_fill_native.h>
 #include <tcore/ops/take_native.h>
@@ -455,6 +467,7 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
   return tcore::masked_fill(self, index_fill_mask(self, dim, index), value);
 }
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  assert_no_overlap(self, index);
   return tcore::masked_fill_(self, index_fill_mask(self, dim, index), value);
 }
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
@@ -463,6 +476,7 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Te
 }
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   check_index_fill_value(value);
+  assert_no_overlap(self, index);
   return tcore::masked_fill_(self, index_fill_mask(self, dim, index), value);
 }
 
@@ -495,6 +509,16 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
   return tcore::gather(tcore::expand(self, self_shape, false), d, tcore::expand(wrapped, index_shape, false), false);
 }
 
+Tensor copysign(const Tensor& self, const Scalar& other) { return tcore::copysign(self, wrapped_scalar_tensor(other)); }
+Tensor copysign_(const Tensor& self, const Scalar& other) { return tcore::copysign_(self, wrapped_scalar_tensor(other)); }
+
+// the sign bit: copysign(1, x) keeps a NaN's and a zero's; integers are negative or not, bools never
+Tensor signbit(const Tensor& self) {
+  if (self.dtype() == ScalarType::Bool) return tcore::zeros_like(self, ScalarType::Bool);
+  if (!is_floating(self.dtype())) return tcore::lt(self, 0);
+  return tcore::lt(tcore::copysign(tcore::ones_like(self), self), 0);
+}
+
 // self as if flattened, at each index (a negative one counts from the end): indexing's gradient
 Tensor take(const Tensor& self, const Tensor& index) {
   TCORE_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
@@ -525,6 +549,112 @@ std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing
   return out;
 }
 std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors) { return meshgrid(tensors, "ij"); }
+
+// every combination of the 1-D inputs' elements, one row each (the first input's varying slowest)
+Tensor cartesian_prod(ArrayRef<Tensor> tensors) {
+  TCORE_CHECK_VALUE(!tensors.empty(), "cartesian_prod expects a non-empty TensorList");
+  for (const Tensor& t : tensors) {
+    TCORE_CHECK(t.dim() == 1, "Expect a 1D vector, but got shape ", shape_str(t.sizes()));
+    TCORE_CHECK(t.dtype() == tensors[0].dtype(), "meshgrid expects all tensors to have the same dtype");
+  }
+  if (tensors.size() == 1) return tensors[0];
+  std::vector<Tensor> columns;
+  for (const Tensor& g : meshgrid(tensors, "ij")) columns.push_back(tcore::reshape(g, {-1}));
+  return tcore::stack(columns, 1);
+}
+
+// sum over dims_self of self and dims_other of other (paired in order): self's free dims, then
+// other's, as one mm of the two reshaped (torch's rule)
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  TCORE_CHECK(dims_self.size() == dims_other.size(), "both dimension lists should have same length");
+  TCORE_CHECK(self.dtype() == other.dtype(), "both inputs should have same dtype");
+  std::vector<bool> summed_self(static_cast<size_t>(self.dim())), summed_other(static_cast<size_t>(other.dim()));
+  std::vector<int64_t> order_self, order_other;  // self: free then summed; other: summed then free
+  int64_t csize = 1;
+  for (size_t k = 0; k < dims_self.size(); ++k) {
+    const int64_t a = wrap_dim(dims_self[k], self.dim()), b = wrap_dim(dims_other[k], other.dim());
+    TCORE_CHECK(!summed_self[a], "dim ", a, " appears multiple times in the list of dims");
+    TCORE_CHECK(!summed_other[b], "dim ", b, " appears multiple times in the list of dims");
+    TCORE_CHECK(self.sizes()[a] == other.sizes()[b], "contracted dimensions need to match, but first has size ",
+                self.sizes()[a], " in dim ", a, " and second has size ", other.sizes()[b], " in dim ", b);
+    summed_self[a] = summed_other[b] = true;
+    csize *= self.sizes()[a];
+    order_other.push_back(b);
+  }
+  std::vector<int64_t> shape, summed_order;
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (summed_self[d]) continue;
+    order_self.push_back(d);
+    shape.push_back(self.sizes()[d]);
+    rows *= self.sizes()[d];
+  }
+  for (size_t k = 0; k < dims_self.size(); ++k) order_self.push_back(wrap_dim(dims_self[k], self.dim()));
+  for (int64_t d = 0; d < other.dim(); ++d) {
+    if (summed_other[d]) continue;
+    order_other.push_back(d);
+    shape.push_back(other.sizes()[d]);
+    cols *= other.sizes()[d];
+  }
+  const Tensor a = tcore::reshape(tcore::permute(self, order_self), {rows, csize});
+  const Tensor b = tcore::reshape(tcore::permute(other, order_other), {csize, cols});
+  return tcore::reshape(tcore::mm(a, b), shape);
+}
+
+// the Kronecker product: self's and other's dims paired (the shorter one's leading dims 1), each
+// result dim self's size times other's, element (i * other + j) = self[i] * other[j]
+Tensor kron(const Tensor& self, const Tensor& other) {
+  const int64_t n = std::max(self.dim(), other.dim());
+  std::vector<int64_t> a_shape, b_shape, shape;
+  for (int64_t d = 0; d < n; ++d) {
+    const int64_t sa = d < n - self.dim() ? 1 : self.sizes()[d - (n - self.dim())];
+    const int64_t sb = d < n - other.dim() ? 1 : other.sizes()[d - (n - other.dim())];
+    a_shape.insert(a_shape.end(), {sa, 1});
+    b_shape.insert(b_shape.end(), {1, sb});
+    shape.push_back(sa * sb);
+  }
+  return tcore::reshape(tcore::mul(tcore::reshape(self, a_shape), tcore::reshape(other, b_shape)), shape);
+}
+
+// the inputs (0-d: 1 x 1, 1-d: a row) along the diagonal of a zero matrix, in their promoted dtype
+Tensor block_diag(ArrayRef<Tensor> tensors) {
+  std::vector<Tensor> blocks;
+  int64_t width = 0;
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const Tensor& t = tensors[k];
+    TCORE_CHECK(t.dim() <= 2, "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input ", k, " has ",
+                t.dim(), " dimensions");
+    blocks.push_back(t.dim() == 2 ? t : tcore::reshape(t, {1, t.numel()}));
+    width += blocks.back().sizes()[1];
+  }
+  if (blocks.empty()) return tcore::zeros({1, 0}, default_float_dtype());
+  ScalarType t = blocks[0].dtype();
+  for (const Tensor& b : blocks) t = promote_types(t, b.dtype());
+  std::vector<Tensor> rows;
+  int64_t left = 0;
+  for (const Tensor& b : blocks) {
+    const int64_t w = b.sizes()[1];
+    rows.push_back(tcore::constant_pad_nd(tcore::to(b, t, false, false, std::nullopt), {left, width - left - w}, 0));
+    left += w;
+  }
+  return tcore::cat(rows, 0);
+}
+
+// the p-norm distance of each row of x1 to each row of x2, over batch dims that broadcast
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  (void)compute_mode;  // torch's choice of a matmul for p = 2: one formula here
+  TCORE_CHECK(x1.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
+  TCORE_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
+  TCORE_CHECK(x1.sizes().back() == x2.sizes().back(), "X1 and X2 must have the same number of columns. X1: ",
+              x1.sizes().back(), " X2: ", x2.sizes().back());
+  TCORE_CHECK(is_floating(x1.dtype()), "cdist only supports floating-point dtypes, X1 got: ", to_string(x1.dtype()));
+  TCORE_CHECK(is_floating(x2.dtype()), "cdist only supports floating-point dtypes, X2 got: ", to_string(x2.dtype()));
+  TCORE_CHECK(x1.dtype() == x2.dtype(), "expected scalar type ", to_string(x1.dtype()), " but found ",
+              to_string(x2.dtype()));
+  TCORE_CHECK(p >= 0, "cdist only supports non-negative p values");
+  const Tensor diff = tcore::sub(tcore::unsqueeze(x1, -2), tcore::unsqueeze(x2, -3), 1);
+  return tcore::linalg_vector_norm(diff, Scalar(p), IntArrayRef({-1}), false, std::nullopt);
+}
 
 // a 1-D input on a diagonal of a square matrix, a 2-D input's diagonal (a copy)
 Tensor diag(const Tensor& self, int64_t diagonal) {

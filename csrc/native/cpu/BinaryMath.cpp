@@ -1,8 +1,11 @@
-// maximum/minimum (NaN wins), atan2 (floating), pow (integer powers by squaring), lerp and where.
+// maximum/minimum (NaN wins), atan2, hypot and copysign (floating), pow (integer powers by squaring),
+// lerp and where.
 #include <cmath>
 #include <type_traits>
 
 #include <tcore/ops/atan2_native.h>
+#include <tcore/ops/copysign_native.h>
+#include <tcore/ops/hypot_native.h>
 #include <tcore/ops/copy.h>
 #include <tcore/ops/fill.h>
 #include <tcore/ops/lerp_native.h>
@@ -22,6 +25,8 @@ namespace {
 TCORE_BINARY_FN(maximum_fn, is_nan(x) ? x : (is_nan(y) ? y : (x > y ? x : y)))
 TCORE_BINARY_FN(minimum_fn, is_nan(x) ? x : (is_nan(y) ? y : (x < y ? x : y)))
 TCORE_BINARY_FN(atan2_fn, static_cast<T>(std::atan2(x, y)))
+TCORE_BINARY_FN(hypot_fn, static_cast<T>(std::hypot(x, y)))
+TCORE_BINARY_FN(copysign_fn, static_cast<T>(std::copysign(x, y)))
 #undef TCORE_BINARY_FN
 
 auto pow_fn() {
@@ -67,6 +72,40 @@ Tensor atan2_(const Tensor& self, const Tensor& other) {
 Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType t = floating_of(promoted(self, other));
   return binary_op_into<Kinds::Floating>(out, self, other, t, t, "atan2", atan2_fn());
+}
+
+// hypot: floating operands only (torch has no integer kernel); copysign: integers compute in the
+// default float dtype, as atan2
+namespace {
+ScalarType hypot_type(const Tensor& self, const Tensor& other) {
+  const ScalarType t = promoted(self, other);
+  TCORE_CHECK_AS(NotImplementedError, is_floating(t), "\"hypot_cpu\" not implemented for '", to_string(t), "'");
+  return t;
+}
+}  // namespace
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  const ScalarType t = hypot_type(self, other);
+  return binary_op<Kinds::Floating>(self, other, t, t, "hypot", hypot_fn());
+}
+Tensor hypot_(const Tensor& self, const Tensor& other) {
+  const ScalarType t = hypot_type(self, other);
+  return binary_op_inplace<Kinds::Floating>(self, other, t, t, "hypot_", hypot_fn());
+}
+Tensor hypot_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const ScalarType t = hypot_type(self, other);
+  return binary_op_into<Kinds::Floating>(out, self, other, t, t, "hypot", hypot_fn());
+}
+Tensor copysign(const Tensor& self, const Tensor& other) {
+  const ScalarType t = floating_of(promoted(self, other));
+  return binary_op<Kinds::Floating>(self, other, t, t, "copysign", copysign_fn());
+}
+Tensor copysign_(const Tensor& self, const Tensor& other) {
+  const ScalarType t = floating_of(promoted(self, other));
+  return binary_op_inplace<Kinds::Floating>(self, other, t, t, "copysign_", copysign_fn());
+}
+Tensor copysign_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const ScalarType t = floating_of(promoted(self, other));
+  return binary_op_into<Kinds::Floating>(out, self, other, t, t, "copysign", copysign_fn());
 }
 
 namespace {

@@ -30,13 +30,14 @@ auto add_fn(const Scalar& alpha) {
   };
 }
 
+// x + (-alpha) * y: -alpha is what must fit T (alpha=128 is fine for int8), as torch's
 auto sub_fn(const Scalar& alpha) {
-  return [alpha](auto tag) {
+  return [minus = negated(alpha)](auto tag) {
     using T = typename decltype(tag)::type;
-    const T a = alpha.to<T>();
+    const T a = minus.to<T>();
     return [a](T x, T y) {
-      if constexpr (is_int_v<T>) return wrapping_sub(x, wrapping_mul(a, y));
-      else return static_cast<T>(x - a * y);
+      if constexpr (is_int_v<T>) return wrapping_add(x, wrapping_mul(a, y));
+      else return static_cast<T>(x + a * y);
     };
   };
 }

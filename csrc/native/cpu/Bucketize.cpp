@@ -3,6 +3,7 @@
 #include <tcore/ops/bincount_native.h>
 #include <tcore/ops/bucketize_native.h>
 #include <tcore/ops/searchsorted_native.h>
+#include <tcore/ops/zeros.h>
 
 #include <algorithm>
 #include <string_view>
@@ -57,8 +58,12 @@ void check_searchsorted(const Tensor& boundaries, const Tensor& self, const std:
 // The searches of every element of self, row by row when the boundaries have several rows.
 Tensor search_all(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
                   const std::optional<Tensor>& sorter) {
-  const ScalarType common = promote_types(sorted_sequence.dtype(), self.dtype());
-  const Tensor b = contiguous_copy(cast(sorted_sequence, common)), v = contiguous_copy(cast(self, common));
+  // a Python number (a wrapped one) takes the boundaries' dtype, as in any promotion
+  const ScalarType common = result_type({&sorted_sequence, &self});
+  // float16/bfloat16: rounded to the type, compared in float32 (exactly the same order)
+  const ScalarType compare = is_reduced_float(common) ? ScalarType::Float : common;
+  const Tensor b = contiguous_copy(cast(cast(sorted_sequence, common), compare));
+  const Tensor v = contiguous_copy(cast(cast(self, common), compare));
   const int64_t n = b.sizes().back(), numel = v.numel();
   const int64_t per_row = b.dim() == 1 || v.dim() == 0 ? numel : v.sizes().back();
   Tensor order;
@@ -69,7 +74,7 @@ Tensor search_all(const Tensor& sorted_sequence, const Tensor& self, bool out_in
                 "torch.searchsorted(): sorter index out of range");
   }
   Tensor out = empty_cpu(self.sizes(), out_int32 ? ScalarType::Int : ScalarType::Long);
-  dispatch_dtype(common, "searchsorted", [&](auto tag) {
+  dispatch_dtype(compare, "searchsorted", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* bp = b.template data_ptr<T>();
     const T* vp = v.template data_ptr<T>();
@@ -111,12 +116,13 @@ Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, b
 }
 
 // The count of each value of a 1-d non-negative integer tensor (or the sum of its weights), at
-// least minlength of them: int64 counts, weights' dtype when floating, else float64.
+// least minlength of them: int64 counts, the weights' dtype when float32/float64, else float64.
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
   TCORE_CHECK(minlength >= 0, "minlength should be >= 0");
   TCORE_CHECK_AS(NotImplementedError, is_integral(self.dtype(), /*include_bool=*/false), "\"bincount_cpu\" not "
                  "implemented for '", to_string(self.dtype()), "'");
   TCORE_CHECK(self.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
+  if (self.numel() == 0) return tcore::zeros({minlength}, ScalarType::Long);  // torch's: weights not looked at
   const bool weighted = weights && weights->defined();
   if (weighted) {
     TCORE_CHECK(weights->dim() == 1 && weights->numel() == self.numel(),
@@ -128,8 +134,9 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   TCORE_CHECK(std::all_of(v, v + n, [](int64_t k) { return k >= 0; }),
               "bincount only supports 1-d non-negative integral inputs.");
   const int64_t bins = std::max(minlength, n == 0 ? 0 : *std::max_element(v, v + n) + 1);
-  const ScalarType t = !weighted ? ScalarType::Long : is_floating(weights->dtype()) ? weights->dtype()
-                                                                                    : ScalarType::Double;
+  const ScalarType w = weighted ? weights->dtype() : ScalarType::Long;
+  const ScalarType t = !weighted ? ScalarType::Long
+                       : w == ScalarType::Float || w == ScalarType::Double ? w : ScalarType::Double;
   Tensor out = empty_cpu({bins}, t);
   dispatch_all_types(t, "bincount", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -49,16 +49,12 @@ Tensor index_along(const Tensor& index, IntArrayRef sizes, int64_t dim) {
   return make_view(index, sizes.vec(), strides, index.storage_offset());
 }
 
-[[noreturn]] __attribute__((noinline, cold)) void index_out_of_bounds(int64_t idx, int64_t dim, int64_t size) {
-  throw IndexError(detail::str_cat("index ", idx, " is out of bounds for dimension ", dim, " with size ", size));
-}
-
 // An index along `dim` in [0, size): gather, scatter_add, index_select and index_add refuse a
 // negative one, as torch's (advanced indexing counts those from the end: AdvancedIndex.cpp).
 // Inlined into the loops, the throw out of line: called, it took 40% of a gather.
-inline int64_t checked_index(int64_t idx, int64_t dim, int64_t size) {
+inline int64_t checked_index(int64_t idx, int64_t dim, int64_t size, const char* op) {
   const bool outside = static_cast<uint64_t>(idx) >= static_cast<uint64_t>(size);  // a negative one too
-  if (__builtin_expect(outside, 0)) index_out_of_bounds(idx, dim, size);
+  if (__builtin_expect(outside, 0)) index_out_of_bounds(idx, dim, size, op);
   return idx;
 }
 
@@ -83,7 +79,8 @@ void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntAr
                    static_cast<char*>(idx.data_ptr())},
                [&](char** p, const int64_t* s, int64_t n) {
                  for (int64_t i = 0; i < n; ++i) {
-                   const int64_t k = checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
+                   const int64_t k =
+                       checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size, op);
                    *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + k * stride);
                  }
                });
@@ -103,7 +100,8 @@ void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntA
                    static_cast<char*>(idx.data_ptr())},
                [&](char** p, const int64_t* s, int64_t n) {
                  for (int64_t i = 0; i < n; ++i) {
-                   const int64_t k = checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
+                   const int64_t k =
+                       checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size, op);
                    T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + k * stride);
                    cell = static_cast<T>(cell + a * *reinterpret_cast<const T*>(p[1] + i * s[1]));
                  }
@@ -284,7 +282,8 @@ void scatter_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntA
                      static_cast<char*>(idx.data_ptr())},
                  [&](char** p, const int64_t* s, int64_t n) {
                    for (int64_t i = 0; i < n; ++i) {
-                     const int64_t k = checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size);
+                     const int64_t k =
+                         checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size, op);
                      combine(*reinterpret_cast<T*>(p[0] + i * s[0] + k * stride),
                              *reinterpret_cast<const T*>(p[1] + i * s[1]));
                    }
@@ -370,15 +369,29 @@ void mean_divide(const Tensor& self, const Tensor& counts) {
 // of self's dtype), in place. `src` undefined: every element is `value`.
 Tensor scatter_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar& value,
                     Reduce r, bool include_self, const char* op) {
-  TCORE_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
-              "(): Expected dtype int32/int64 for index");
   const int64_t d = wrap_dim(dim, self.dim());
-  check_gather_shapes(self, d, index, src, op);
   if (src) {
     TCORE_CHECK(src->dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
   }
+  if (index.numel() == 0) {  // torch checks nothing more then
+    self.bump_version();
+    return self;
+  }
+  TCORE_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
+              "(): Expected dtype int32/int64 for index");
+  check_gather_shapes(self, d, index, src, op);
   assert_no_internal_overlap(self);
-  if (index.numel() == 0) return self;
+  assert_no_overlap(self, index);
+  if (src) assert_no_overlap(self, *src);
+  if (is_reduced_float(self.dtype()) && (r == Reduce::Sum || r == Reduce::Prod || r == Reduce::Mean)) {
+    // accumulated in float32, rounded once, as torch's (a float16 sum of 3000 ones was 2048)
+    const Tensor wide = cast(self, ScalarType::Float);
+    const Tensor wide_src = src ? cast(*src, ScalarType::Float) : Tensor();
+    scatter_into(wide, dim, index, src ? &wide_src : nullptr, value, r, include_self, op);
+    copy_kernel(self, wide);
+    self.bump_version();
+    return self;
+  }
   const Tensor idx = index.dtype() == ScalarType::Long ? index : cast(index, ScalarType::Long);
   const bool elsewhere = !self.device().is_cpu() && r != Reduce::Assign && r != Reduce::Sum;
   if (elsewhere) {  // prod, mean, amax, amin off the CPU: computed on the CPU, copied back

@@ -295,8 +295,8 @@ auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   TCORE_CHECK_VALUE(lo || hi, "clamp: At least one of 'min' or 'max' must not be None");
   return numeric("clamp", [lo, hi](auto tag) {
     using T = typename decltype(tag)::type;
-    const T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
-    const T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
+    const T l = lo ? lo->to<T>() : unbounded<T>(false);
+    const T h = hi ? hi->to<T>() : unbounded<T>(true);
     bool nan_bound = false;
     if constexpr (std::is_floating_point_v<T>) nan_bound = std::isnan(l) || std::isnan(h);
     // min(max(v, l), h): a NaN element stays NaN, and min > max gives max, as in PyTorch; a NaN

@@ -46,7 +46,7 @@ Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kin
       using S = typename decltype(store)::type;
       switch (kind) {
         case Kind::Add: cuda::launch_binary<S, T>(target, x, y, AddOp<T>{alpha.to<T>()}); break;
-        case Kind::Sub: cuda::launch_binary<S, T>(target, x, y, AddOp<T>{static_cast<T>(-alpha.to<T>())}); break;
+        case Kind::Sub: cuda::launch_binary<S, T>(target, x, y, AddOp<T>{negated(alpha).to<T>()}); break;
         case Kind::Mul: cuda::launch_binary<S, T>(target, x, y, MulOp<T>{}); break;
         case Kind::Div: cuda::launch_binary<S, T>(target, x, y, DivOp<T>{}); break;
       }

@@ -141,12 +141,11 @@ struct Flag {
     check(cudaMemsetAsync(bytes.data_ptr(), 0, sizeof(BadIndex), on.stream), "cudaMemsetAsync");
   }
   BadIndex* get() const { return static_cast<BadIndex*>(bytes.data_ptr()); }
-  void raise_if_set(int64_t dim, int64_t size) const {
+  void raise_if_set(int64_t dim, int64_t size, const char* op) const {
     if (size < 0) return;
     const Tensor host = on_device(bytes, Device());
     const BadIndex b = *reinterpret_cast<const BadIndex*>(host.data_ptr());
-    if (b.bad)
-      throw IndexError(detail::str_cat("index ", b.value, " is out of bounds for dimension ", dim, " with size ", size));
+    if (b.bad) index_out_of_bounds(b.value, dim, size, op);
   }
   Tensor bytes;
 };
@@ -170,7 +169,7 @@ void index_take(const Tensor& target, const Tensor& src, const Tensor& idx, IntA
     });
   });
   check(cudaGetLastError(), "take_kernel launch");
-  flag.raise_if_set(dim, size);
+  flag.raise_if_set(dim, size, op);
 }
 
 void index_put(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim, int64_t size,
@@ -203,7 +202,7 @@ void index_put(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArra
     }
   });
   check(cudaGetLastError(), "put_kernel launch");
-  flag.raise_if_set(dim, size);
+  flag.raise_if_set(dim, size, op);
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// where, threshold_backward, masked_fill, the logical and bitwise operators, pow, atan2,
+// where, threshold_backward, masked_fill, the logical and bitwise operators, pow, atan2, hypot, copysign,
 // remainder, fmod and div with a rounding mode on CUDA devices, over the shared launcher (Loops.cuh), with the CPU
 // kernels' rules (native/cpu/BinaryMath.cpp, BitwiseOps.cpp, CompareOps.cpp, DivModes.cpp,
 // AdvancedIndex.cpp): operands computed in the promoted dtype (float16/bfloat16 in float32),
@@ -9,6 +9,8 @@
 
 #include <tcore/ops/any.h>
 #include <tcore/ops/atan2_native.h>
+#include <tcore/ops/copysign_native.h>
+#include <tcore/ops/hypot_native.h>
 #include <tcore/ops/bitwise_and_native.h>
 #include <tcore/ops/bitwise_not_native.h>
 #include <tcore/ops/bitwise_or_native.h>
@@ -43,12 +45,13 @@ __device__ bool truthy(T v) {
   else return v != T(0);
 }
 
-enum class Op { LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor, Pow, Atan2, Remainder, Fmod, DivTrunc, DivFloor };
+enum class Op { LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor, Pow, Atan2, Hypot, Copysign, Remainder, Fmod,
+                DivTrunc, DivFloor };
 
 constexpr Kinds kinds_of(Op op) {
   if (op == Op::LogicalAnd || op == Op::LogicalOr || op == Op::LogicalXor) return Kinds::All;
   if (op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor) return Kinds::Integral;
-  if (op == Op::Atan2) return Kinds::Floating;
+  if (op == Op::Atan2 || op == Op::Hypot || op == Op::Copysign) return Kinds::Floating;
   return Kinds::Numeric;
 }
 
@@ -65,6 +68,8 @@ struct BinaryFn {
       if constexpr (std::is_floating_point_v<T>) return static_cast<T>(::pow(x, y));
       else return int_pow<T>(x, y);
     } else if constexpr (op == Op::Atan2) return static_cast<T>(::atan2(x, y));
+    else if constexpr (op == Op::Hypot) return static_cast<T>(::hypot(x, y));
+    else if constexpr (op == Op::Copysign) return static_cast<T>(::copysign(x, y));
     else if constexpr (op == Op::Remainder) {  // Python's %: the sign of the divisor
       if constexpr (std::is_floating_point_v<T>) {
         T r = ::fmod(x, y);
@@ -373,6 +378,35 @@ Tensor atan2_cuda_(const Tensor& self, const Tensor& other) {
 Tensor atan2_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType t = floating_of(promoted(self, other));
   return binary_into<Op::Atan2>(out, self, other, t, t, "atan2");
+}
+namespace {
+ScalarType hypot_type(const Tensor& self, const Tensor& other) {
+  const ScalarType t = promoted(self, other);
+  TCORE_CHECK_AS(NotImplementedError, is_floating(t), "\"hypot_cuda\" not implemented for '", to_string(t), "'");
+  return t;
+}
+}  // namespace
+Tensor hypot_cuda(const Tensor& self, const Tensor& other) {
+  const ScalarType t = hypot_type(self, other);
+  return binary_new<Op::Hypot>(self, other, t, t, "hypot");
+}
+Tensor hypot_cuda_(const Tensor& self, const Tensor& other) {
+  return binary_inplace<Op::Hypot>(self, other, hypot_type(self, other), "hypot_");
+}
+Tensor hypot_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const ScalarType t = hypot_type(self, other);
+  return binary_into<Op::Hypot>(out, self, other, t, t, "hypot");
+}
+Tensor copysign_cuda(const Tensor& self, const Tensor& other) {
+  const ScalarType t = floating_of(promoted(self, other));
+  return binary_new<Op::Copysign>(self, other, t, t, "copysign");
+}
+Tensor copysign_cuda_(const Tensor& self, const Tensor& other) {
+  return binary_inplace<Op::Copysign>(self, other, floating_of(promoted(self, other)), "copysign_");
+}
+Tensor copysign_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const ScalarType t = floating_of(promoted(self, other));
+  return binary_into<Op::Copysign>(out, self, other, t, t, "copysign");
 }
 Tensor remainder_cuda(const Tensor& self, const Tensor& other) {
   const ScalarType t = same(promoted(self, other));

@@ -178,8 +178,8 @@ Tensor clamp_into(const Tensor& out, const Tensor& self, ScalarType t, const std
   const Tensor target = direct ? out : empty_on(self.sizes(), t, self.device());
   dispatch_numeric(kernel, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
-    T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
+    T l = lo ? lo->to<T>() : unbounded<T>(false);
+    T h = hi ? hi->to<T>() : unbounded<T>(true);
     if constexpr (std::is_floating_point_v<T>) {
       if (l != l || h != h) l = h = std::numeric_limits<T>::quiet_NaN();  // every element NaN
     }

@@ -28,7 +28,7 @@ class TCORE_API Scalar {
 
   // The value as a T, checked as PyTorch's Scalar conversions are (c10's checked_convert):
   // an integer type refuses values outside its range ("value cannot be converted to type
-  // int8_t without overflow"; from an int, unsigned types also take the negatives they wrap,
+  // int8_t without overflow", 127.5 included; from an int, unsigned types also take the negatives they wrap,
   // -255..-1 for uint8), NaN and infinities; the floating types refuse finite values beyond their
   // range (float16 above 65504, as torch's "c10::Half" one) and take NaN and the infinities; bool
   // converts as C++ does.
@@ -38,10 +38,12 @@ class TCORE_API Scalar {
       return kind_ == Kind::Double ? v_.d != 0 : v_.i != 0;
     } else if constexpr (std::is_integral_v<T>) {
       if (kind_ == Kind::Double) {
-        // [lowest, 2^bits) as doubles: the top bound is exact (a power of two); fractions truncate
+        // torch's range [lowest, max], fractions truncated inside it (127.5 is beyond int8); int64's
+        // top bound is 2^63 excluded (max is no double; 2^63 itself would not convert)
         const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
-        const double hi = 2.0 * static_cast<double>(std::numeric_limits<T>::max() / 2 + 1);
-        if (!(std::trunc(v_.d) >= lo && v_.d < hi)) overflow(type_name<T>());
+        const bool below_top = sizeof(T) < sizeof(int64_t) ? v_.d <= static_cast<double>(std::numeric_limits<T>::max())
+                                                            : v_.d < 9223372036854775808.0;
+        if (!(v_.d >= lo && below_top)) overflow(type_name<T>());
         return static_cast<T>(v_.d);
       }
       const int64_t v = v_.i;
