@@ -193,3 +193,24 @@ def test_sub_checks_minus_alpha_as_torch(tcore, alpha, dtype):
             return "overflow" if "without overflow" in str(e) else str(e)
 
     assert run(tcore) == run(torch)
+
+
+TENSOR_OR_NUMBER = {
+    "clamp 0-dim tensor bound": lambda lib, x: x.clamp(max=lib.tensor(300)),
+    "clamp 1-element tensor bound": lambda lib, x: x.clamp(max=lib.tensor([300])),
+    "clamp numpy integer bound": lambda lib, x: x.clamp(min=np.int64(3)),
+    "full with a tensor": lambda lib, x: lib.full((2,), lib.tensor(3)),
+    "pow by a tensor": lambda lib, x: x.pow(lib.tensor(2)),
+    "masked_fill with a tensor": lambda lib, x: x.masked_fill(x > 0, lib.tensor(5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_OR_NUMBER))
+def test_an_integer_tensor_goes_to_the_tensor_overload(tcore, name):
+    """An integer tensor has __index__, so it also reads as a number; the Tensor overload takes it
+    first, as torch's parser does (int8.clamp(max=tensor(300)) wraps to 44 there; tcore refused it)."""
+    def run(lib):
+        r = TENSOR_OR_NUMBER[name](lib, lib.tensor([100], dtype=lib.int8))
+        return r.tolist(), str(r.dtype).split(".")[-1]
+
+    assert run(tcore) == run(torch)

@@ -133,13 +133,16 @@ struct type_caster<tcore::Scalar> {
   NB_TYPE_CASTER(tcore::Scalar, const_name("int | float | bool"))
 
   bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {
-    (void)flags;
     if (PyBool_Check(src.ptr())) {
       value = tcore::Scalar(src.ptr() == Py_True);
       return true;
     }
     if (PyLong_Check(src.ptr()) || PyIndex_Check(src.ptr())) {
       if (PyFloat_Check(src.ptr())) return false;
+      // an object that only has __index__ (an integer tensor, a numpy integer) is a number only in
+      // nanobind's second, converting pass: a Tensor overload takes a tensor first, as torch's parser
+      // does (int8.clamp(max=tensor(300)) is clamp.Tensor's, not clamp's with a number)
+      if (!PyLong_Check(src.ptr()) && !(flags & static_cast<uint8_t>(cast_flags::convert))) return false;
       int overflow = 0;
       const long long v = PyLong_AsLongLongAndOverflow(src.ptr(), &overflow);
       if (v == -1 && PyErr_Occurred()) {
