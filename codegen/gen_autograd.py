@@ -461,14 +461,22 @@ def _scan_calls(d: Derivative) -> frozenset[str]:
     return frozenset(called)
 
 
+def _never_differentiable(f: NativeFunction, derivatives: dict[str, Derivative]) -> bool:
+    """A view whose output is never differentiable (view.dtype) is no view to autograd, as torch's:
+    no base, no replay, and it never requires grad (storage and version counter are still shared)."""
+    d = derivatives.get(str(f.func.name))
+    return d is not None and non_differentiable(d)
+
+
 def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
                     derivatives: dict[str, Derivative], all_roots: set[str], layout: Layout) -> str:
     plans = [p for fs in groups.values() for p in plan_for(fs, derivatives)]
     names = node_names(derivatives)
     kernels = [kernel(p, names) for p in plans]
-    views = [v for fs in groups.values() for f in fs if (v := view_kernel(f, fs)) is not None]
+    viewing = [(f, fs) for fs in groups.values() for f in fs if not _never_differentiable(f, derivatives)]
+    views = [v for f, fs in viewing if (v := view_kernel(f, fs)) is not None]
     roots = sorted({p.function.root_name for p in plans} |
-                   {f.root_name for fs in groups.values() for f in fs if view_kernel(f, fs) is not None})
+                   {f.root_name for f, fs in viewing if view_kernel(f, fs) is not None})
     headers = sorted({layout.ops_header(r) for r in roots} |
                      {layout.api_header(r) for r in formula_ops(plans, all_roots)} |
                      ({layout.api_header("clone")} if any(k.get("clone_self") or k.get("clone_element") for k in kernels)

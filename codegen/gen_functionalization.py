@@ -34,6 +34,10 @@ REVERSE = {
     "squeeze.dim": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "squeeze.dims": ("functionalization::reshape_back(base_, mutated_view)", ()),
     "unsqueeze": ("functionalization::reshape_back(base_, mutated_view)", ()),
+    # the bytes seen as the base's dtype again (a changed element size changes the last dim back)
+    "view.dtype": ("functionalization::reshape_back(base_, functionalization::views_as_copies() "
+                   "? ops::view_copy_dtype::call(mutated_view, base_.dtype()) "
+                   ": ops::view_dtype::call(mutated_view, base_.dtype()))", ("view", "view_copy")),
     "transpose.int": ("functionalization::views_as_copies() ? ops::transpose_copy_int::call(mutated_view, {dim0}, {dim1}) "
                       ": ops::transpose_int::call(mutated_view, {dim0}, {dim1})", ("transpose", "transpose_copy")),
     "permute": ("functionalization::views_as_copies() "

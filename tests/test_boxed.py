@@ -124,6 +124,33 @@ OVERRIDES["split_with_sizes_copy.out"] = dict(out=lambda tc: [tc.empty([0]) for 
 OVERRIDES.update({f"{op}.out": dict(out=lambda tc: tc.empty([0], dtype=tc.int64)) for op in ("argmax", "argmin")})
 OVERRIDES["random"] = OVERRIDES["random_"]  # the functional counterparts take the in-place forms' arguments
 OVERRIDES["scatter_add_"] = OVERRIDES["scatter_add"]
+# index_copy, masked_scatter, the shifts and in-place bitwise operators (integers), the gamma family
+OVERRIDES.update({op: dict(dim=1, index=lambda tc: tc.tensor([2, 0]), source=(3, 2))
+                  for op in ("index_copy", "index_copy_", "index_copy.out")})
+OVERRIDES.update({op: dict(mask=lambda tc: tc.tensor([[True, False, True], [False, False, True], [True, True, False]]),
+                           source=(9,)) for op in ("masked_scatter", "masked_scatter_", "masked_scatter.out")})
+_INTS = lambda tc: tc.tensor([[1, -2, 3], [40, 5, -6], [7, 8, 0]])  # noqa: E731
+_SHIFTS = lambda tc: tc.tensor([[1, 2, 0], [3, 70, -1], [2, 2, 2]])  # noqa: E731
+for _name in ("bitwise_left_shift", "bitwise_right_shift"):
+    for _op in (f"{_name}.Tensor", f"{_name}_.Tensor", f"{_name}.Tensor_out"):
+        OVERRIDES[_op] = dict(self=_INTS, other=_SHIFTS, **({"out": lambda tc: tc.empty(0, dtype=tc.int64)}
+                                                           if _op.endswith("out") else {}))
+    for _op in (f"{_name}.Tensor_Scalar", f"{_name}_.Tensor_Scalar", f"{_name}.Tensor_Scalar_out"):
+        OVERRIDES[_op] = dict(self=_INTS, other=3, **({"out": lambda tc: tc.empty(0, dtype=tc.int64)}
+                                                      if _op.endswith("out") else {}))
+    for _op in (f"{_name}.Scalar_Tensor", f"{_name}.Scalar_Tensor_out"):
+        OVERRIDES[_op] = dict(self=5, other=_SHIFTS, **({"out": lambda tc: tc.empty(0, dtype=tc.int64)}
+                                                       if _op.endswith("out") else {}))
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
+    OVERRIDES[f"{_name}.Tensor"] = dict(self=_INTS, other=_SHIFTS)
+    OVERRIDES[f"{_name}.Scalar"] = dict(self=_INTS, other=6)
+_POSITIVE = lambda tc: tc.rand(3, 3) + 2  # noqa: E731
+OVERRIDES.update({op: dict(self=_POSITIVE, p=3) for op in ("mvlgamma", "mvlgamma_", "mvlgamma.out",
+                                                             "special_multigammaln", "special_multigammaln.out")})
+OVERRIDES.update({op: dict(self=_POSITIVE, n=2) for op in ("polygamma", "polygamma_", "polygamma.out",
+                                                             "special_polygamma", "special_polygamma.out")})
+OVERRIDES.update({op: dict(dtype=lambda tc: tc.int32) for op in ("view.dtype", "view_copy.dtype",
+                                                                  "view_copy.dtype_out")})
 # operators of tcore.nn / torch idioms (issue 21); a key with an overload name wins over the base name
 _MASK = lambda tc: tc.tensor([[True, False, True], [False, False, True], [True, True, False]])  # noqa: E731
 OVERRIDES.update({

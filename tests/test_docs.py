@@ -76,7 +76,7 @@ def test_api_table_names_exist(tcore):
     assert len(names) > 150
     identifiers = [n for n in names if re.fullmatch(r"\.?[A-Za-z_][A-Za-z0-9_.]*(\(.*\))?", n)]
     others = set(names) - set(identifiers)
-    assert others <= {"t[...]", "t[...] = v", "*_like", "+ - * / // % ** @ == < & \\| ^ ~", "device=",
+    assert others <= {"t[...]", "t[...] = v", "*_like", "+ - * / // % ** @ == < & \\| ^ ~ << >>", "device=",
                       't.to("cuda")', 'device="lazy"'}, others
     missing = [n for n in identifiers if n not in ("requires_grad", "hooks") and not _resolve(tcore, n)]
     assert not missing, f"the README's API table names what tcore does not have: {missing}"

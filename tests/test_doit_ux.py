@@ -236,3 +236,29 @@ def test_live_display_steps_aside_for_a_task_that_writes_to_the_terminal():
     assert view.running
     view.stop()
     assert not view.running
+
+
+def test_a_source_edited_while_ninja_runs_is_built_again(tmp_path, monkeypatch, capsys):
+    """doit records the sources' checksums after the build action: a file saved while ninja ran would
+    count as built and stay stale. The action runs ninja again over it (and says why)."""
+    from types import SimpleNamespace
+
+    (tmp_path / "csrc").mkdir()
+    src = tmp_path / "csrc" / "a.cpp"
+    src.write_text("int a() { return 1; }\n")
+    os.utime(src, (1, 1))  # saved long before the build
+    seen = []
+
+    def fake_run_build(root, build_dir, jobs, explain=()):
+        seen.append(src.read_text())
+        if len(seen) == 1:
+            src.write_text("int a() { return 2; }\n")  # an editor saves while ninja runs
+        return True, []
+
+    monkeypatch.setattr(cmake, "run_build", fake_run_build)
+    monkeypatch.setattr(cmake, "_require_tools", lambda: None)
+    assert cmake.build(SimpleNamespace(root=tmp_path, build_dir=tmp_path / "build"))
+    assert seen == ["int a() { return 1; }\n", "int a() { return 2; }\n"]
+    assert "csrc/a.cpp changed during the build: building again" in capsys.readouterr().err
+    assert cmake.edited_since([str(src)], 1e18) == []
+    assert cmake.edited_since([str(tmp_path / "gone.cpp")], 0) == [str(tmp_path / "gone.cpp")]

@@ -39,7 +39,8 @@ def test_index_errors_stay_index_errors(tcore):
 
 @pytest.mark.parametrize("call, message", [
     (lambda t: t.add(t.ones(2), "a"), "add(): argument 'other' (position 2) must be Tensor or number, not str"),
-    (lambda t: t.ones(2).view("a"), "view(): argument 'size' (position 1) must be int or tuple of ints, not str"),
+    (lambda t: t.ones(2).view("a"), "view(): argument 'size' (position 1) must be int or tuple of ints or tcore.dtype, "
+                                        "not str"),
     (lambda t: t.ones("a"), "ones(): argument 'size' (position 1) must be int or tuple of ints, not str"),
     (lambda t: t.mm(t.ones(2, 2), 3), "mm(): argument 'mat2' (position 2) must be Tensor, not int"),
     (lambda t: t.mm(t.ones(2, 2)), "mm() missing required argument 'mat2'"),

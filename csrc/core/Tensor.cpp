@@ -223,7 +223,12 @@ bool Tensor::is_contiguous(MemoryFormat format) const {
 }
 
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>(base.storage(), base.dtype(), std::move(sizes), std::move(strides), offset);
+  return make_view(base, base.dtype(), std::move(sizes), std::move(strides), offset);
+}
+
+Tensor make_view(const Tensor& base, ScalarType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                 int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>(base.storage(), dtype, std::move(sizes), std::move(strides), offset);
   impl->version = base.impl()->version;  // views share the version counter
   return Tensor(std::move(impl));
 }

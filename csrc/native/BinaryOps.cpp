@@ -15,6 +15,7 @@ namespace {
 void check_alpha(ScalarType compute, const Scalar& alpha, const char* op, bool negated = false) {
   TCORE_CHECK_TYPE(is_floating(compute) || !alpha.is_floating_point(), op,
                    ": for integral input tensors, argument alpha must not be a floating point number.");
+  TCORE_CHECK_TYPE(compute == ScalarType::Bool || !alpha.is_bool(), "Boolean alpha only supported for Boolean results.");
   native::check_scalar_fits(negated ? native::negated(alpha) : alpha, compute);
 }
 

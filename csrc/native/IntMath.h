@@ -115,4 +115,29 @@ TCORE_HOST_DEVICE inline T float_floor_div(T x, T y) {
   return (div - floored > T(0.5)) ? floored + T(1) : floored;
 }
 
+// x << y and x >> y as torch's: a shift by a negative amount or by the width or more leaves only
+// the sign (0 for <<; 0 or -1 for >>, which is arithmetic); bits shifted out of << are lost (the
+// shift is done unsigned). bool is not shifted (its callers refuse it).
+template <typename T>
+TCORE_HOST_DEVICE inline bool shift_out_of_range(T y) {
+  constexpr int bits = static_cast<int>(sizeof(T) * 8);
+  if constexpr (std::is_signed_v<T>) return y < 0 || y >= bits;
+  else return y >= static_cast<T>(bits);
+}
+template <typename T>
+TCORE_HOST_DEVICE inline T shift_left(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>) return x;
+  else return shift_out_of_range(y) ? T(0) : static_cast<T>(static_cast<wide_unsigned_t<T>>(x) << y);
+}
+template <typename T>
+TCORE_HOST_DEVICE inline T shift_right(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x;
+  } else if constexpr (std::is_signed_v<T>) {
+    return shift_out_of_range(y) ? T(x < 0 ? -1 : 0) : static_cast<T>(x >> y);
+  } else {
+    return shift_out_of_range(y) ? T(0) : static_cast<T>(x >> y);
+  }
+}
+
 }  // namespace tcore::native

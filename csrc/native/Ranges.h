@@ -38,6 +38,9 @@ inline ArangeSpec arange_spec(const Scalar& start, const Scalar& end, const Scal
   TCORE_CHECK(count >= 0 && count < 9223372036854775808.0, "arange: invalid number of elements ", count,
               " (start ", b, ", end ", e, ", step ", s, "): it must be a size in the range of int64");
   const ScalarType t = range_dtype({&start, &end, &step}, dtype);
+  if (is_reduced_float(t)) {  // torch computes them in float32, whose range the bounds must fit
+    for (const Scalar* v : {&start, &end, &step}) (void)v->to<float>();
+  }
   const bool exact = is_integral(t, /*include_bool=*/true);  // a float result's bounds may be beyond int64
   return {b, s, exact ? start.to_long() : 0, exact ? step.to_long() : 0, static_cast<int64_t>(count), t};
 }

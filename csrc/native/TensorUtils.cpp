@@ -297,6 +297,19 @@ CatShape cat_shape(ArrayRef<Tensor> tensors, int64_t dim) {
   return l;
 }
 
+ScalarType floating_promoted(const Tensor& a, const Tensor& b, const char* kernel) {
+  const ScalarType t = promoted(a, b);
+  TCORE_CHECK_AS(NotImplementedError, is_floating(t), "\"", kernel, "\" not implemented for '", to_string(t), "'");
+  return t;
+}
+
+ScalarType integral_promoted(const Tensor& a, const Tensor& b, const char* kernel) {
+  const ScalarType t = promoted(a, b);
+  TCORE_CHECK_AS(NotImplementedError, is_integral(t, /*include_bool=*/false), "\"", kernel,
+                 "\" not implemented for '", to_string(t), "'");
+  return t;
+}
+
 ScalarType clamp_type(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
   const bool floating_bound = (lo && lo->is_floating_point()) || (hi && hi->is_floating_point());
   const ScalarType t = is_integral(self.dtype(), true) && floating_bound ? default_float_dtype() : self.dtype();
@@ -335,6 +348,10 @@ void check_masked_fill(const Tensor& self, const Tensor& mask) {
 void check_masked_fill_value(const Tensor& value) {
   TCORE_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
+}
+
+int64_t item_int64(const Tensor& t) {
+  return *on_device(cast(t, ScalarType::Long), Device()).data_ptr<int64_t>();
 }
 
 Scalar masked_fill_value(const Tensor& value) {

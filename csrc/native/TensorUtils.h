@@ -50,6 +50,11 @@ ScalarType result_type(std::initializer_list<const Tensor*> operands);
 // default float dtype): the dtypes of binary kernels and of composites with a floating result
 inline ScalarType promoted(const Tensor& a, const Tensor& b) { return result_type({&a, &b}); }
 inline ScalarType floating_of(ScalarType t) { return is_floating(t) ? t : default_float_dtype(); }
+// The promoted type of a kernel torch has for floating types only (hypot): an integral or bool one
+// is torch's NotImplementedError, "\"<kernel>\" not implemented for '<type>'" (kernel: "hypot_cpu").
+ScalarType floating_promoted(const Tensor& a, const Tensor& b, const char* kernel);
+// The same for a kernel torch has for integer types only (the shifts: "lshift_cpu"), bool refused too.
+ScalarType integral_promoted(const Tensor& a, const Tensor& b, const char* kernel);
 
 // Whether a value of dtype `from` may be written into an out= tensor of dtype `to`.
 bool can_cast(ScalarType from, ScalarType to);
@@ -149,6 +154,9 @@ void check_scalar_fits(const Scalar& s, ScalarType dtype);
 
 // An index beyond its dim, as torch reports it: a RuntimeError from gather and the scatters (op
 // "gather", "scatter_add", ...), an IndexError from index_select, index_add and the others.
+// The value of a one-element integral tensor, read on the host (a device one is copied there).
+int64_t item_int64(const Tensor& t);
+
 [[noreturn]] void index_out_of_bounds(int64_t idx, int64_t dim, int64_t size, std::string_view op);
 
 // -s, as sub's kernels take alpha (an int64's lowest negates to itself, as it wraps).

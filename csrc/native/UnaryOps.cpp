@@ -10,15 +10,18 @@
 #include <tcore/ops/ceil_native.h>
 #include <tcore/ops/cos_native.h>
 #include <tcore/ops/cosh_native.h>
+#include <tcore/ops/digamma_native.h>
 #include <tcore/ops/erf_native.h>
 #include <tcore/ops/exp2_native.h>
 #include <tcore/ops/exp_native.h>
 #include <tcore/ops/expm1_native.h>
 #include <tcore/ops/floor_native.h>
+#include <tcore/ops/lgamma_native.h>
 #include <tcore/ops/log1p_native.h>
 #include <tcore/ops/log2_native.h>
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
+#include <tcore/ops/polygamma_native.h>
 #include <tcore/ops/reciprocal_native.h>
 #include <tcore/ops/round_native.h>
 #include <tcore/ops/rsqrt_native.h>
@@ -74,6 +77,13 @@ TCORE_FLOATING_UNARY_META(log2)
 TCORE_FLOATING_UNARY_META(log1p)
 TCORE_FLOATING_UNARY_META(expm1)
 TCORE_FLOATING_UNARY_META(erf)
+TCORE_FLOATING_UNARY_META(lgamma)
+TCORE_FLOATING_UNARY_META(digamma)
+TCORE_META_FUNC(polygamma)(int64_t n, const Tensor& self) {
+  TCORE_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
+  const ScalarType t = is_floating(self.dtype()) ? self.dtype() : default_float_dtype();
+  set_output_castable(0, self.sizes(), t, "polygamma", native::output_strides(self.sizes(), {&self}));
+}
 TCORE_FLOATING_UNARY_META(reciprocal)
 TCORE_KEEPING_UNARY_META(abs)
 TCORE_KEEPING_UNARY_META(sign)

@@ -216,7 +216,12 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    out = _C.where(input <= threshold, value, input)
+    # torch's kernel converts value to input's dtype (checked: float16 refuses 1e5), and for an
+    # integer input the threshold too (-0.5 is 0 for int64, refused for uint8)
+    fill = _C.full((), value, dtype=input.dtype, device=input.device)
+    if not input.dtype.is_floating_point:
+        threshold = _C.full((), threshold, dtype=input.dtype).item()
+    out = _C.where(input <= threshold, fill, input)
     return input.copy_(out) if inplace else out  # (where saves no tensor of input's)
 
 
@@ -270,7 +275,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _C.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
 
 
-# ------------------------------------------------------------------ conv1d, transposed convolutions
+# ------------------------------------------------------------------ conv1d, conv3d, transposed convolutions
 def _ntuple_arg(v, n: int, name: str) -> list[int]:
     """An int (repeated n times) or a sequence of n ints (or of 1, repeated), else torch's error."""
     vals = list(v) if isinstance(v, (list, tuple)) else [v]
@@ -311,6 +316,91 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return out.squeeze(-2)
 
 
+def _conv_checks(x: Tensor, weight: Tensor, bias: Tensor | None, stride: list[int], padding: list[int],
+                 dilation: list[int], groups: int) -> None:
+    """torch's shape checks of a (batched) convolution, in its order and with its messages."""
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(dilation) <= 0:  # (torch's float32 kernels say "non-positive dilation is not supported")
+        raise RuntimeError(f"dilation should be greater than zero, but got {dilation}")
+    if weight.shape[0] < groups or weight.shape[0] % groups:
+        size = list(weight.shape) if weight.shape[0] < groups else [list(weight.shape)]  # (torch's brackets)
+        kind = "at least" if weight.shape[0] < groups else "divisible by"
+        raise RuntimeError(f"Given groups={groups}, expected weight to be {kind} {groups} at dimension 0, but got "
+                           f"weight of size {size} instead")
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {weight.shape[1] * groups} channels, but got {x.shape[1]} "
+                           f"channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+                           f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
+    padded = [n + 2 * p for n, p in zip(x.shape[2:], padding)]
+    kernel = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
+    if any(k > n for k, n in zip(kernel, padded)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than actual input "
+                           f"size")
+
+
+def _conv3d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: list[int], padding: list[int],
+            dilation: list[int], groups: int) -> Tensor:
+    """conv3d of a checked (N, C, D, H, W) input as one conv2d: the kD depth taps of each output
+    depth (unfold along D, every dilation-th element) become kD * C channels of an image in a
+    batch of N * D_out, ordered (group, tap, channel) so each group's channels stay together, and
+    the weight (O, C / groups, kD, kH, kW) becomes (O, kD * C / groups, kH, kW) in that order. The
+    2-D stride/padding/dilation are conv2d's; the bias is added once, by it."""
+    n, _, _, h, w = x.shape
+    o, cg, kd, kh, kw = weight.shape
+    if padding[0]:
+        x = _C.constant_pad_nd(x, [0, 0, 0, 0, padding[0], padding[0]], 0)
+    taps = x.unfold(2, dilation[0] * (kd - 1) + 1, stride[0])  # (N, C, D_out, H, W, span)
+    if dilation[0] > 1:
+        taps = taps[..., ::dilation[0]]
+    d_out = taps.shape[2]
+    taps = taps.reshape([n, groups, cg, d_out, h, w, kd]).permute(0, 3, 1, 6, 2, 4, 5)
+    w2 = weight.permute(0, 2, 1, 3, 4).reshape([o, kd * cg, kh, kw])
+    out = _C.conv2d(taps.reshape([n * d_out, groups * kd * cg, h, w]), w2, bias, stride[1:], padding[1:],
+                    dilation[1:], groups)
+    return out.reshape([n, d_out, o] + list(out.shape[2:])).permute(0, 2, 1, 3, 4).contiguous()
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """torch's conv3d of the (N, C, D, H, W) (or unbatched (C, D, H, W)) input with the weight
+    (O, C / groups, kD, kH, kW); stride/padding/dilation an int or a 3-tuple, padding 'same' or
+    'valid' too. Composed of unfold, reshapes and one conv2d (see _conv3d)."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
+                           f"{list(input.shape)}")
+    if weight.ndim != 5:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size {list(input.shape)} "
+                           f"instead")
+    stride, dilation = _ntuple_arg(stride, 3, "stride"), _ntuple_arg(dilation, 3, "dilation")
+    x = input if input.ndim == 5 else input.unsqueeze(0)
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and stride != [1, 1, 1]:
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        if padding == "valid":
+            padding = [0, 0, 0]
+        else:
+            padding, extra = _same_padding(list(weight.shape[2:]), dilation)
+            if extra is not None:
+                x = _C.constant_pad_nd(x, extra, 0)
+    else:
+        padding = _ntuple_arg(padding, 3, "padding")
+    _conv_checks(x, weight, bias, stride, padding, dilation, groups)
+    out = _conv3d(x, weight, bias, stride, padding, dilation, groups)
+    return out if input.ndim == 5 else out.squeeze(0)
+
+
 def _dilate(x: Tensor, dim: int, step: int) -> Tensor:
     """x with step - 1 zeros between neighbours along dim: size (n - 1) * step + 1."""
     n = x.shape[dim]
@@ -338,6 +428,13 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
 
 
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv3d (weight (C_in, C_out / groups, kD, kH, kW)), as conv_transpose2d: conv3d,
+    stride 1, of the zero-dilated, padded input with the flipped, channel-swapped kernel."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
+
+
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd: int) -> Tensor:
     name = f"conv_transpose{nd}d"
     if input.ndim not in (nd + 1, nd + 2):
@@ -347,17 +444,29 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
                            f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size {list(input.shape)} "
                            f"instead")
-    lead = 2 - nd  # conv_transpose1d: a unit height, neither padded nor strided
+    for v, n in ((stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation")):
+        if isinstance(v, str):  # torch's argument parser
+            raise TypeError(f"{name}(): argument '{n}' must be tuple of ints, not str")
+    dims = max(nd, 2)  # conv_transpose1d runs as conv_transpose2d with a unit height
+    lead = dims - nd  # (that height neither padded nor strided)
     stride, dilation = ([1] * lead + _ntuple_arg(v, nd, n) for v, n in ((stride, "stride"), (dilation, "dilation")))
     padding, output_padding = ([0] * lead + _ntuple_arg(v, nd, n)
                                for v, n in ((padding, "padding"), (output_padding, "output_padding")))
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
     if min(stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
     if min(padding) < 0:
         raise RuntimeError("negative padding is not supported")
+    if min(output_padding) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+    if min(dilation) <= 0:
+        raise RuntimeError("non-positive dilation is not supported")
     if any(p >= s and p >= d for p, s, d in zip(output_padding, stride, dilation)):
+        labels = ("depth", "height", "width")[3 - nd:]
+
         def got(label, vals):
-            return " ".join(f"{label}_{n}: {v}" for n, v in zip(("height", "width")[lead:], vals[lead:]))
+            return " ".join(f"{label}_{n}: {v}" for n, v in zip(labels, vals[lead:]))
 
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
                            f"{got('output_padding', output_padding)} {got('stride', stride)} "
@@ -368,23 +477,34 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if x.shape[1] != c_in:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to "
                            f"have {c_in} channels, but got {x.shape[1]} channels instead")
+    if c_in < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
     if c_in % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size {list(weight.shape)} instead")
+                           f"got weight of size [{list(weight.shape)}] instead")  # (torch's double brackets)
+    c_out = weight.shape[1] * groups
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != c_out):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {c_out} elements, but got bias of size {list(bias.shape)} instead")
     w = weight
     if nd == 1:
         x, w = x.unsqueeze(2), w.unsqueeze(2)
     k = list(w.shape[2:])
-    for dim, s in ((2, stride[0]), (3, stride[1])):
-        x = _dilate(x, dim, s)
+    for i, s in enumerate(stride):
+        x = _dilate(x, 2 + i, s)
     pads = []
-    for i in (1, 0):  # constant_pad_nd lists the last dim first
+    for i in reversed(range(dims)):  # constant_pad_nd lists the last dim first
         before = dilation[i] * (k[i] - 1) - padding[i]
         pads += [before, before + output_padding[i]]
     x = _C.constant_pad_nd(x, pads, 0)
-    c_out = w.shape[1] * groups
     w = w.reshape([groups, c_in // groups, w.shape[1]] + k).transpose(1, 2).reshape([c_out, c_in // groups] + k)
-    out = _C.conv2d(x, w.flip([2, 3]), bias, [1, 1], [0, 0], dilation, groups)
+    w = w.flip(list(range(2, 2 + dims)))
+    if dims == 2:
+        out = _C.conv2d(x, w, bias, [1, 1], [0, 0], dilation, groups)
+    else:
+        _conv_checks(x, w, bias, [1, 1, 1], [0, 0, 0], dilation, groups)
+        out = _conv3d(x, w, bias, [1, 1, 1], [0, 0, 0], dilation, groups)
     if nd == 1:
         out = out.squeeze(2)
     return out if batched else out.squeeze(0)

@@ -4,6 +4,10 @@
 #include <tcore/ops/add_native.h>
 #include <tcore/ops/bitwise_and.h>
 #include <tcore/ops/bitwise_and_native.h>
+#include <tcore/ops/bitwise_left_shift.h>
+#include <tcore/ops/bitwise_left_shift_native.h>
+#include <tcore/ops/bitwise_right_shift.h>
+#include <tcore/ops/bitwise_right_shift_native.h>
 #include <tcore/ops/bitwise_or.h>
 #include <tcore/ops/bitwise_or_native.h>
 #include <tcore/ops/bitwise_xor.h>
@@ -61,8 +65,35 @@ Tensor le(const Tensor& self, const Scalar& other) { return tcore::le(self, wrap
 Tensor gt(const Tensor& self, const Scalar& other) { return tcore::gt(self, wrapped_scalar_tensor(other)); }
 Tensor ge(const Tensor& self, const Scalar& other) { return tcore::ge(self, wrapped_scalar_tensor(other)); }
 Tensor bitwise_and(const Tensor& self, const Scalar& other) { return tcore::bitwise_and(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_and_(const Tensor& self, const Scalar& other) {
+  return tcore::bitwise_and_(self, wrapped_scalar_tensor(other));
+}
+Tensor bitwise_left_shift(const Tensor& self, const Scalar& other) {
+  return tcore::bitwise_left_shift(self, wrapped_scalar_tensor(other));
+}
+Tensor bitwise_left_shift_(const Tensor& self, const Scalar& other) {
+  return tcore::bitwise_left_shift_(self, wrapped_scalar_tensor(other));
+}
+Tensor bitwise_left_shift(const Scalar& self, const Tensor& other) {
+  return tcore::bitwise_left_shift(wrapped_scalar_tensor(self), other);
+}
+Tensor bitwise_right_shift(const Tensor& self, const Scalar& other) {
+  return tcore::bitwise_right_shift(self, wrapped_scalar_tensor(other));
+}
+Tensor bitwise_right_shift_(const Tensor& self, const Scalar& other) {
+  return tcore::bitwise_right_shift_(self, wrapped_scalar_tensor(other));
+}
+Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
+  return tcore::bitwise_right_shift(wrapped_scalar_tensor(self), other);
+}
 Tensor bitwise_or(const Tensor& self, const Scalar& other) { return tcore::bitwise_or(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_or_(const Tensor& self, const Scalar& other) {
+  return tcore::bitwise_or_(self, wrapped_scalar_tensor(other));
+}
 Tensor bitwise_xor(const Tensor& self, const Scalar& other) { return tcore::bitwise_xor(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_xor_(const Tensor& self, const Scalar& other) {
+  return tcore::bitwise_xor_(self, wrapped_scalar_tensor(other));
+}
 namespace {
 // The exponent as a wrapped number, checked as torch's: an integer tensor refuses a negative integer
 // exponent (a Tensor exponent truncates), and the exponent must fit the result's dtype unless that is

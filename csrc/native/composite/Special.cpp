@@ -6,24 +6,33 @@
 #include <tcore/ops/add.h>
 #include <tcore/ops/clamp.h>
 #include <tcore/ops/div.h>
+#include <tcore/ops/digamma.h>
 #include <tcore/ops/erf.h>
 #include <tcore/ops/exp2.h>
 #include <tcore/ops/expm1.h>
+#include <tcore/ops/lgamma.h>
 #include <tcore/ops/log.h>
 #include <tcore/ops/log1p.h>
 #include <tcore/ops/log_softmax.h>
 #include <tcore/ops/logsumexp.h>
+#include <tcore/ops/mvlgamma.h>
 #include <tcore/ops/neg.h>
+#include <tcore/ops/polygamma.h>
 #include <tcore/ops/sigmoid.h>
 #include <tcore/ops/softmax.h>
+#include <tcore/ops/special_digamma_native.h>
 #include <tcore/ops/special_erf_native.h>
 #include <tcore/ops/special_exp2_native.h>
 #include <tcore/ops/special_expit_native.h>
 #include <tcore/ops/special_expm1_native.h>
+#include <tcore/ops/special_gammaln_native.h>
 #include <tcore/ops/special_log1p_native.h>
 #include <tcore/ops/special_log_softmax_native.h>
 #include <tcore/ops/special_logit_native.h>
 #include <tcore/ops/special_logsumexp_native.h>
+#include <tcore/ops/special_multigammaln_native.h>
+#include <tcore/ops/special_polygamma_native.h>
+#include <tcore/ops/special_psi_native.h>
 #include <tcore/ops/special_softmax_native.h>
 
 namespace tcore::native {
@@ -33,6 +42,11 @@ Tensor special_expit(const Tensor& self) { return tcore::sigmoid(self); }
 Tensor special_exp2(const Tensor& self) { return tcore::exp2(self); }
 Tensor special_expm1(const Tensor& self) { return tcore::expm1(self); }
 Tensor special_log1p(const Tensor& self) { return tcore::log1p(self); }
+Tensor special_gammaln(const Tensor& self) { return tcore::lgamma(self); }
+Tensor special_digamma(const Tensor& self) { return tcore::digamma(self); }
+Tensor special_psi(const Tensor& self) { return tcore::digamma(self); }
+Tensor special_polygamma(int64_t n, const Tensor& self) { return tcore::polygamma(n, self); }
+Tensor special_multigammaln(const Tensor& self, int64_t p) { return tcore::mvlgamma(self, p); }
 
 // log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given (then the gradient is zero
 // outside that range, as torch's logit_backward has it)

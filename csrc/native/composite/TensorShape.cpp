@@ -126,6 +126,42 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return make_view(self, shape, *strides, self.storage_offset());
 }
 
+// The same bytes seen as elements of `dtype` (torch's view.dtype): of another element size, the
+// last dim (stride 1) holds ratio times more or fewer elements, the other strides and the offset
+// scale with it, and what would split an element is refused with torch's messages.
+Tensor view(const Tensor& self, ScalarType dtype) {
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  int64_t offset = self.storage_offset();
+  const int64_t from = self.element_size(), to = element_size(dtype);
+  if (from != to) {
+    TCORE_CHECK(!self.device().is_lazy(), "view(dtype): a lazy tensor cannot be seen as another element size");
+    const std::string what = detail::str_cat(" to view ", self.dtype(), " as ", dtype, " (different element sizes)");
+    TCORE_CHECK(self.dim() > 0, "self.dim() cannot be 0", what);
+    const int64_t last = self.dim() - 1;
+    TCORE_CHECK(strides[last] == 1, "self.stride(-1) must be 1", what, ", but got ", strides[last]);
+    if (from > to) {
+      const int64_t ratio = from / to;
+      for (int64_t d = 0; d < last; ++d) strides[d] *= ratio;
+      sizes[last] *= ratio;
+      offset *= ratio;
+    } else {
+      const int64_t ratio = to / from;
+      TCORE_CHECK(sizes[last] % ratio == 0, "self.size(-1) must be divisible by ", ratio, what, ", but got ",
+                  sizes[last]);
+      TCORE_CHECK(offset % ratio == 0, "self.storage_offset() must be divisible by ", ratio, what, ", but got ",
+                  offset);
+      for (int64_t d = 0; d < last; ++d) {
+        TCORE_CHECK(strides[d] % ratio == 0, "self.stride(", d, ") must be divisible by ", ratio, what, ", but got ",
+                    strides[d]);
+        strides[d] /= ratio;
+      }
+      sizes[last] /= ratio;
+      offset /= ratio;
+    }
+  }
+  return make_view(self, dtype, std::move(sizes), std::move(strides), offset);
+}
+
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   const int64_t n = self.dim();
   if (n == 0) {

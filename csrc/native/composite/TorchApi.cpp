@@ -463,8 +463,9 @@ void check_index_fill_value(const Tensor& value) {
 }
 }  // namespace
 
+// (out of place: a clone of self keeping its layout, filled, as torch's)
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  return tcore::masked_fill(self, index_fill_mask(self, dim, index), value);
+  return tcore::masked_fill_(tcore::clone(self), index_fill_mask(self, dim, index), value);
 }
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   assert_no_overlap(self, index);
@@ -472,7 +473,7 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
 }
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   check_index_fill_value(value);
-  return tcore::masked_fill(self, index_fill_mask(self, dim, index), value);
+  return tcore::masked_fill_(tcore::clone(self), index_fill_mask(self, dim, index), value);
 }
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   check_index_fill_value(value);

@@ -49,6 +49,7 @@ std::vector<Tensor> clones(const std::vector<Tensor>& pieces) {
 
 Tensor alias_copy(const Tensor& self) { return packed(tcore::alias(self)); }
 Tensor view_copy(const Tensor& self, IntArrayRef size) { return packed(ops::view::call(self, size)); }
+Tensor view_copy(const Tensor& self, ScalarType dtype) { return packed(ops::view_dtype::call(self, dtype)); }
 Tensor transpose_copy(const Tensor& self, int64_t dim0, int64_t dim1) {
   return packed(tcore::transpose(self, dim0, dim1));
 }

@@ -76,23 +76,16 @@ Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 
 // hypot: floating operands only (torch has no integer kernel); copysign: integers compute in the
 // default float dtype, as atan2
-namespace {
-ScalarType hypot_type(const Tensor& self, const Tensor& other) {
-  const ScalarType t = promoted(self, other);
-  TCORE_CHECK_AS(NotImplementedError, is_floating(t), "\"hypot_cpu\" not implemented for '", to_string(t), "'");
-  return t;
-}
-}  // namespace
 Tensor hypot(const Tensor& self, const Tensor& other) {
-  const ScalarType t = hypot_type(self, other);
+  const ScalarType t = floating_promoted(self, other, "hypot_cpu");
   return binary_op<Kinds::Floating>(self, other, t, t, "hypot", hypot_fn());
 }
 Tensor hypot_(const Tensor& self, const Tensor& other) {
-  const ScalarType t = hypot_type(self, other);
+  const ScalarType t = floating_promoted(self, other, "hypot_cpu");
   return binary_op_inplace<Kinds::Floating>(self, other, t, t, "hypot_", hypot_fn());
 }
 Tensor hypot_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const ScalarType t = hypot_type(self, other);
+  const ScalarType t = floating_promoted(self, other, "hypot_cpu");
   return binary_op_into<Kinds::Floating>(out, self, other, t, t, "hypot", hypot_fn());
 }
 Tensor copysign(const Tensor& self, const Tensor& other) {

@@ -60,6 +60,8 @@ Tensor search_all(const Tensor& sorted_sequence, const Tensor& self, bool out_in
                   const std::optional<Tensor>& sorter) {
   // a Python number (a wrapped one) takes the boundaries' dtype, as in any promotion
   const ScalarType common = result_type({&sorted_sequence, &self});
+  TCORE_CHECK_AS(NotImplementedError, common != ScalarType::Bool,
+                 "\"searchsorted_out_cpu\" not implemented for 'Bool'");
   // float16/bfloat16: rounded to the type, compared in float32 (exactly the same order)
   const ScalarType compare = is_reduced_float(common) ? ScalarType::Float : common;
   const Tensor b = contiguous_copy(cast(cast(sorted_sequence, common), compare));

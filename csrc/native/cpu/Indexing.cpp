@@ -27,9 +27,11 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-void check_index_dtype(const Tensor& index, const char* op) {
-  TCORE_CHECK_TYPE(index.dtype() == ScalarType::Long, op, "(): Expected dtype int64 for index, but got ",
-                   to_string(index.dtype()));
+// An index tensor of int64 as given, of int32 widened (torch's kernels take both).
+Tensor long_index(const Tensor& index, const char* op) {
+  TCORE_CHECK_TYPE(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
+                   "(): Expected dtype int32/int64 for index, but got ", to_string(index.dtype()));
+  return index.dtype() == ScalarType::Long ? index : cast(index, ScalarType::Long);
 }
 
 // `t` seen with `sizes`, stride 0 along `dim` (the index supplies that coordinate).
@@ -87,25 +89,69 @@ void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntAr
   });
 }
 
-// dst[i, with coordinate `dim` taken from idx[i]] += alpha * from[i] over `shape` (dst restrided as in take_loop).
-void put_add_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim,
-                  int64_t size, int64_t stride, const Scalar& alpha, const char* op) {
+enum class Reduce { Assign, Sum, Prod, Mean, Max, Min };
+
+// scatter's reduce ("add", "multiply") or scatter_reduce's ("sum", "prod", "mean", "amax", "amin")
+Reduce scatter_reduce_of(std::string_view reduce) {
+  if (reduce == "add") return Reduce::Sum;
+  if (reduce == "multiply") return Reduce::Prod;
+  TCORE_CHECK(false, "reduce argument must be either add or multiply.");
+}
+Reduce scatter_reduce_two_of(std::string_view reduce) {
+  if (reduce == "sum") return Reduce::Sum;
+  if (reduce == "prod") return Reduce::Prod;
+  if (reduce == "mean") return Reduce::Mean;
+  if (reduce == "amax") return Reduce::Max;
+  if (reduce == "amin") return Reduce::Min;
+  TCORE_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+}
+
+// dst[.., idx[i] along dim, ..] combined with from[i] over `shape`, in index order: a repeated index
+// combines each of its elements (Assign: the last one stays, as torch's CPU kernel; Sum adds alpha *
+// from[i]); amax/amin take a NaN, as torch's. dst and from are restrided as in take_loop. Off the
+// CPU only Assign and Sum.
+void scatter_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim,
+                  int64_t size, int64_t stride, Reduce r, const char* op, const Scalar& alpha = Scalar(int64_t{1})) {
   check_devices(dst, from, idx, op);
-  if (!dst.device().is_cpu()) return cuda::index_put(dst, from, idx, shape, dim, size, stride, alpha, true, op);
+  if (!dst.device().is_cpu()) {
+    return cuda::index_put(dst, from, idx, shape, dim, size, stride, alpha, r != Reduce::Assign, op);
+  }
   const LoopGeometry g = make_geometry(shape, {&dst, &from, &idx});
-  dispatch_numeric(dst.dtype(), op, [&](auto tag) {
+  dispatch_all_types(dst.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T a = alpha.to<T>();
-    loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(from.data_ptr()),
-                   static_cast<char*>(idx.data_ptr())},
-               [&](char** p, const int64_t* s, int64_t n) {
-                 for (int64_t i = 0; i < n; ++i) {
-                   const int64_t k =
-                       checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size, op);
-                   T& cell = *reinterpret_cast<T*>(p[0] + i * s[0] + k * stride);
-                   cell = static_cast<T>(cell + a * *reinterpret_cast<const T*>(p[1] + i * s[1]));
-                 }
-               });
+    const auto each = [&](auto combine) {
+      loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(from.data_ptr()),
+                     static_cast<char*>(idx.data_ptr())},
+                 [&](char** p, const int64_t* s, int64_t n) {
+                   for (int64_t i = 0; i < n; ++i) {
+                     const int64_t k =
+                         checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size, op);
+                     combine(*reinterpret_cast<T*>(p[0] + i * s[0] + k * stride),
+                             *reinterpret_cast<const T*>(p[1] + i * s[1]));
+                   }
+                 });
+    };
+    switch (r) {
+      case Reduce::Assign: each([](T& c, T v) { c = v; }); break;
+      case Reduce::Sum:
+      case Reduce::Mean: {
+        const T a = alpha.to<T>();
+        each([a](T& c, T v) {
+          if constexpr (std::is_same_v<T, bool>) c = c || (a && v);
+          else if constexpr (is_int_v<T>) c = wrapping_add(c, wrapping_mul(a, v));
+          else c = static_cast<T>(c + a * v);
+        });
+        break;
+      }
+      case Reduce::Prod:
+        each([](T& c, T v) {
+          if constexpr (is_int_v<T>) c = wrapping_mul(c, v);
+          else c = static_cast<T>(c * v);
+        });
+        break;
+      case Reduce::Max: each([](T& c, T v) { if (v != v || v > c) c = v; }); break;
+      case Reduce::Min: each([](T& c, T v) { if (v != v || v < c) c = v; }); break;
+    }
   });
 }
 
@@ -137,9 +183,9 @@ void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index, c
 }  // namespace
 
 // ------------------------------------------------------------------ gather
-Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& out) {
+Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index_, bool sparse_grad, const Tensor& out) {
   (void)sparse_grad;
-  check_index_dtype(index, "gather");
+  const Tensor index = long_index(index_, "gather");
   const int64_t d = wrap_dim(dim, self.dim());
   check_gather_shapes(self, d, index, nullptr, "gather");
   TCORE_CHECK_TYPE(out.dtype() == self.dtype(), "gather(): Expected out tensor to have dtype ", self.dtype(),
@@ -160,36 +206,9 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   return gather_out(self, dim, index, sparse_grad, empty_on(index.sizes(), self.dtype(), self.device()));
 }
 
-// ------------------------------------------------------------------ scatter_add
-Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_index_dtype(index, "scatter_add");
-  const int64_t d = wrap_dim(dim, self.dim());
-  check_gather_shapes(self, d, index, &src, "scatter_add");
-  TCORE_CHECK_TYPE(src.dtype() == self.dtype(), "scatter_add(): Expected self.dtype to be equal to src.dtype (",
-                   self.dtype(), " and ", src.dtype(), ")");
-  assert_no_internal_overlap(self);
-  if (index.numel() == 0) return self;
-  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  const int64_t stride = self.dim() == 0 ? 0 : self.strides()[d] * self.element_size();
-  // src's first elements, seen with index's shape (a 0-dim src is read again for each index element)
-  std::vector<int64_t> src_strides(static_cast<size_t>(index.dim()), 0);
-  for (int64_t k = 0; k < std::min(index.dim(), src.dim()); ++k) src_strides[k] = src.strides()[k];
-  const Tensor from = make_view(src, index.sizes().vec(), src_strides, src.storage_offset());
-  put_add_loop(restrided(self, index.sizes(), d), from, index, index.sizes(), d, size, stride, Scalar(1),
-               "scatter_add");
-  self.bump_version();
-  return self;
-}
-
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = empty_on(self.sizes(), self.dtype(), self.device());
-  copy_kernel(out, self);
-  return scatter_add_(out, dim, index, src);
-}
-
 // ------------------------------------------------------------------ index_select
-Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
-  check_index_dtype(index, "index_select");
+Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& out) {
+  const Tensor index = long_index(index_, "index_select");
   TCORE_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector, got shape ",
                     shape_str(index.sizes()));
   const int64_t d = wrap_dim(dim, self.dim());
@@ -215,8 +234,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 // ------------------------------------------------------------------ index_add
-Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  check_index_dtype(index, "index_add");
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& source, const Scalar& alpha) {
+  const Tensor index = long_index(index_, "index_add");
   TCORE_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
   TCORE_CHECK_INDEX(self.dim() > 0, "index_add_(): self must have at least one dimension");
   const int64_t d = wrap_dim(dim, self.dim());
@@ -234,8 +253,9 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   const Tensor src = cast(source, self.dtype());
   const int64_t size = self.sizes()[d];
   const int64_t stride = self.strides()[d] * self.element_size();
-  put_add_loop(restrided(self, src.sizes(), d), src, index_along(index, src.sizes(), d), src.sizes(), d, size, stride,
-               alpha, "index_add");
+  // a float16/bfloat16 self adds in its own type, as torch's CPU kernel (scatter_add widens)
+  scatter_loop(restrided(self, src.sizes(), d), src, index_along(index, src.sizes(), d), src.sizes(), d, size, stride,
+               Reduce::Sum, "index_add", alpha);
   self.bump_version();
   return self;
 }
@@ -248,68 +268,6 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 
 // ------------------------------------------------------------------ scatter, scatter_reduce
 namespace {
-enum class Reduce { Assign, Sum, Prod, Mean, Max, Min };
-
-// scatter's reduce ("add", "multiply") or scatter_reduce's ("sum", "prod", "mean", "amax", "amin")
-Reduce scatter_reduce_of(std::string_view reduce) {
-  if (reduce == "add") return Reduce::Sum;
-  if (reduce == "multiply") return Reduce::Prod;
-  TCORE_CHECK(false, "reduce argument must be either add or multiply.");
-}
-Reduce scatter_reduce_two_of(std::string_view reduce) {
-  if (reduce == "sum") return Reduce::Sum;
-  if (reduce == "prod") return Reduce::Prod;
-  if (reduce == "mean") return Reduce::Mean;
-  if (reduce == "amax") return Reduce::Max;
-  if (reduce == "amin") return Reduce::Min;
-  TCORE_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
-}
-
-// dst[.., idx[i] along dim, ..] combined with from[i] over `shape`, in index order: a repeated index
-// combines each of its elements (Assign: the last one stays, as torch's CPU kernel); amax/amin take
-// a NaN, as torch's. dst and from are restrided as in take_loop. Off the CPU only Assign and Sum.
-void scatter_loop(const Tensor& dst, const Tensor& from, const Tensor& idx, IntArrayRef shape, int64_t dim,
-                  int64_t size, int64_t stride, Reduce r, const char* op) {
-  check_devices(dst, from, idx, op);
-  if (!dst.device().is_cpu()) {
-    return cuda::index_put(dst, from, idx, shape, dim, size, stride, Scalar(1), r != Reduce::Assign, op);
-  }
-  const LoopGeometry g = make_geometry(shape, {&dst, &from, &idx});
-  dispatch_all_types(dst.dtype(), op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto each = [&](auto combine) {
-      loop_nd<3>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(from.data_ptr()),
-                     static_cast<char*>(idx.data_ptr())},
-                 [&](char** p, const int64_t* s, int64_t n) {
-                   for (int64_t i = 0; i < n; ++i) {
-                     const int64_t k =
-                         checked_index(*reinterpret_cast<const int64_t*>(p[2] + i * s[2]), dim, size, op);
-                     combine(*reinterpret_cast<T*>(p[0] + i * s[0] + k * stride),
-                             *reinterpret_cast<const T*>(p[1] + i * s[1]));
-                   }
-                 });
-    };
-    switch (r) {
-      case Reduce::Assign: each([](T& c, T v) { c = v; }); break;
-      case Reduce::Sum:
-      case Reduce::Mean:
-        each([](T& c, T v) {
-          if constexpr (is_int_v<T>) c = wrapping_add(c, v);
-          else c = static_cast<T>(c + v);
-        });
-        break;
-      case Reduce::Prod:
-        each([](T& c, T v) {
-          if constexpr (is_int_v<T>) c = wrapping_mul(c, v);
-          else c = static_cast<T>(c * v);
-        });
-        break;
-      case Reduce::Max: each([](T& c, T v) { if (v != v || v > c) c = v; }); break;
-      case Reduce::Min: each([](T& c, T v) { if (v != v || v < c) c = v; }); break;
-    }
-  });
-}
-
 // The identity a reduction starts from where include_self=False drops self's element.
 Scalar reduce_identity(Reduce r, ScalarType dtype) {
   switch (r) {
@@ -377,9 +335,10 @@ Tensor scatter_into(const Tensor& self, int64_t dim, const Tensor& index, const 
     self.bump_version();
     return self;
   }
-  TCORE_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
-              "(): Expected dtype int32/int64 for index");
-  check_gather_shapes(self, d, index, src, op);
+  const Tensor idx = long_index(index, op);
+  TCORE_CHECK_AS(NotImplementedError, r != Reduce::Mean || self.dtype() != ScalarType::Bool,
+                 "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+  check_gather_shapes(self, d, idx, src, op);
   assert_no_internal_overlap(self);
   assert_no_overlap(self, index);
   if (src) assert_no_overlap(self, *src);
@@ -387,12 +346,11 @@ Tensor scatter_into(const Tensor& self, int64_t dim, const Tensor& index, const 
     // accumulated in float32, rounded once, as torch's (a float16 sum of 3000 ones was 2048)
     const Tensor wide = cast(self, ScalarType::Float);
     const Tensor wide_src = src ? cast(*src, ScalarType::Float) : Tensor();
-    scatter_into(wide, dim, index, src ? &wide_src : nullptr, value, r, include_self, op);
+    scatter_into(wide, dim, idx, src ? &wide_src : nullptr, value, r, include_self, op);
     copy_kernel(self, wide);
     self.bump_version();
     return self;
   }
-  const Tensor idx = index.dtype() == ScalarType::Long ? index : cast(index, ScalarType::Long);
   const bool elsewhere = !self.device().is_cpu() && r != Reduce::Assign && r != Reduce::Sum;
   if (elsewhere) {  // prod, mean, amax, amin off the CPU: computed on the CPU, copied back
     const Tensor host = on_device(self, Device(DeviceType::CPU));
@@ -440,6 +398,12 @@ Tensor scattered_copy(const Tensor& self) {
 }
 }  // namespace
 
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_into(self, dim, index, &src, Scalar(), Reduce::Sum, true, "scatter_add");
+}
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_add_(scattered_copy(self), dim, index, src);
+}
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   return scatter_into(self, dim, index, &src, Scalar(), Reduce::Assign, true, "scatter");
 }

@@ -11,6 +11,7 @@
 #include <tcore/ops/clamp_native.h>
 #include <tcore/ops/cos_native.h>
 #include <tcore/ops/cosh_native.h>
+#include <tcore/ops/digamma_native.h>
 #include <tcore/ops/erf_native.h>
 #include <tcore/ops/exp2_native.h>
 #include <tcore/ops/exp_native.h>
@@ -19,10 +20,12 @@
 #include <tcore/ops/gelu_native.h>
 #include <tcore/ops/isinf_native.h>
 #include <tcore/ops/isnan_native.h>
+#include <tcore/ops/lgamma_native.h>
 #include <tcore/ops/log1p_native.h>
 #include <tcore/ops/log2_native.h>
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
+#include <tcore/ops/polygamma_native.h>
 #include <tcore/ops/reciprocal_native.h>
 #include <tcore/ops/relu_native.h>
 #include <tcore/ops/round_native.h>
@@ -38,6 +41,7 @@
 #include <tcore/ops/trunc_native.h>
 
 #include "native/Activation.h"
+#include "native/SpecialMath.h"
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
 #include "native/cpu/Loops.h"
@@ -255,6 +259,12 @@ TCORE_FLOATING_UNARY_VEC(Log1p, log1p, log1p_, log1p_out, std::log1p(v))
 TCORE_FLOATING_UNARY_VEC(Expm1, expm1, expm1_, expm1_out, std::expm1(v))
 TCORE_FLOATING_UNARY_VEC(Erf, erf, erf_, erf_out, std::erf(v))
 TCORE_FLOATING_UNARY(reciprocal, reciprocal_, reciprocal_out, T(1) / v)
+TCORE_FLOATING_UNARY(lgamma, lgamma_, lgamma_out, std::lgamma(v))
+TCORE_FLOATING_UNARY(digamma, digamma_, digamma_out, special::digamma<T>(v))
+TCORE_IMPL_FUNC(polygamma_out)(int64_t n, const Tensor& self, const Tensor& out) {
+  unary_into(out, self, float_type(self), "polygamma",
+             floating("polygamma", [n](auto v) { return special::polygamma<decltype(v)>(n, v); }));
+}
 TCORE_KEEPING_UNARY_FN(abs, int_abs(v), std::abs(v))
 TCORE_IMPL_FUNC(abs_out)(const Tensor& self, const Tensor& out) {
   if (sign_bit_kernel(out, self, 0x7fff, 0)) return;

@@ -12,8 +12,10 @@
 #include <tcore/ops/copysign_native.h>
 #include <tcore/ops/hypot_native.h>
 #include <tcore/ops/bitwise_and_native.h>
+#include <tcore/ops/bitwise_left_shift_native.h>
 #include <tcore/ops/bitwise_not_native.h>
 #include <tcore/ops/bitwise_or_native.h>
+#include <tcore/ops/bitwise_right_shift_native.h>
 #include <tcore/ops/bitwise_xor_native.h>
 #include <tcore/ops/div.h>
 #include <tcore/ops/div_native.h>
@@ -45,12 +47,13 @@ __device__ bool truthy(T v) {
   else return v != T(0);
 }
 
-enum class Op { LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor, Pow, Atan2, Hypot, Copysign, Remainder, Fmod,
-                DivTrunc, DivFloor };
+enum class Op { LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor, Lshift, Rshift, Pow, Atan2, Hypot, Copysign,
+                Remainder, Fmod, DivTrunc, DivFloor };
 
 constexpr Kinds kinds_of(Op op) {
   if (op == Op::LogicalAnd || op == Op::LogicalOr || op == Op::LogicalXor) return Kinds::All;
-  if (op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor) return Kinds::Integral;
+  if (op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor || op == Op::Lshift || op == Op::Rshift)
+    return Kinds::Integral;
   if (op == Op::Atan2 || op == Op::Hypot || op == Op::Copysign) return Kinds::Floating;
   return Kinds::Numeric;
 }
@@ -64,6 +67,8 @@ struct BinaryFn {
     else if constexpr (op == Op::BitAnd) return static_cast<T>(x & y);
     else if constexpr (op == Op::BitOr) return static_cast<T>(x | y);
     else if constexpr (op == Op::BitXor) return static_cast<T>(x ^ y);
+    else if constexpr (op == Op::Lshift) return shift_left(x, y);
+    else if constexpr (op == Op::Rshift) return shift_right(x, y);
     else if constexpr (op == Op::Pow) {
       if constexpr (std::is_floating_point_v<T>) return static_cast<T>(::pow(x, y));
       else return int_pow<T>(x, y);
@@ -288,6 +293,29 @@ Tensor logical_xor_cuda(const Tensor& self, const Tensor& other) {
 Tensor logical_xor_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   return binary_into<Op::LogicalXor>(out, self, other, promoted(self, other), ScalarType::Bool, "logical_xor");
 }
+Tensor bitwise_left_shift_cuda(const Tensor& self, const Tensor& other) {
+  const ScalarType t = integral_promoted(self, other, "lshift_cuda");
+  return binary_new<Op::Lshift>(self, other, t, t, "bitwise_left_shift");
+}
+Tensor bitwise_left_shift_cuda_(const Tensor& self, const Tensor& other) {
+  return binary_inplace<Op::Lshift>(self, other, integral_promoted(self, other, "lshift_cuda"), "bitwise_left_shift_");
+}
+Tensor bitwise_left_shift_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const ScalarType t = integral_promoted(self, other, "lshift_cuda");
+  return binary_into<Op::Lshift>(out, self, other, t, t, "bitwise_left_shift");
+}
+Tensor bitwise_right_shift_cuda(const Tensor& self, const Tensor& other) {
+  const ScalarType t = integral_promoted(self, other, "rshift_cuda");
+  return binary_new<Op::Rshift>(self, other, t, t, "bitwise_right_shift");
+}
+Tensor bitwise_right_shift_cuda_(const Tensor& self, const Tensor& other) {
+  return binary_inplace<Op::Rshift>(self, other, integral_promoted(self, other, "rshift_cuda"), "bitwise_right_shift_");
+}
+Tensor bitwise_right_shift_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const ScalarType t = integral_promoted(self, other, "rshift_cuda");
+  return binary_into<Op::Rshift>(out, self, other, t, t, "bitwise_right_shift");
+}
+
 Tensor bitwise_and_cuda(const Tensor& self, const Tensor& other) {
   check_bitwise_operands(self, other, "bitwise_and");
   return binary_new<Op::BitAnd>(self, other, promoted(self, other), promoted(self, other), "bitwise_and");
@@ -295,6 +323,10 @@ Tensor bitwise_and_cuda(const Tensor& self, const Tensor& other) {
 Tensor bitwise_and_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   check_bitwise_operands(self, other, "bitwise_and");
   return binary_into<Op::BitAnd>(out, self, other, promoted(self, other), promoted(self, other), "bitwise_and");
+}
+Tensor bitwise_and_cuda_(const Tensor& self, const Tensor& other) {
+  check_bitwise_operands(self, other, "bitwise_and_");
+  return binary_inplace<Op::BitAnd>(self, other, promoted(self, other), "bitwise_and_");
 }
 Tensor bitwise_or_cuda(const Tensor& self, const Tensor& other) {
   check_bitwise_operands(self, other, "bitwise_or");
@@ -304,6 +336,10 @@ Tensor bitwise_or_out_cuda(const Tensor& self, const Tensor& other, const Tensor
   check_bitwise_operands(self, other, "bitwise_or");
   return binary_into<Op::BitOr>(out, self, other, promoted(self, other), promoted(self, other), "bitwise_or");
 }
+Tensor bitwise_or_cuda_(const Tensor& self, const Tensor& other) {
+  check_bitwise_operands(self, other, "bitwise_or_");
+  return binary_inplace<Op::BitOr>(self, other, promoted(self, other), "bitwise_or_");
+}
 Tensor bitwise_xor_cuda(const Tensor& self, const Tensor& other) {
   check_bitwise_operands(self, other, "bitwise_xor");
   return binary_new<Op::BitXor>(self, other, promoted(self, other), promoted(self, other), "bitwise_xor");
@@ -311,6 +347,10 @@ Tensor bitwise_xor_cuda(const Tensor& self, const Tensor& other) {
 Tensor bitwise_xor_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   check_bitwise_operands(self, other, "bitwise_xor");
   return binary_into<Op::BitXor>(out, self, other, promoted(self, other), promoted(self, other), "bitwise_xor");
+}
+Tensor bitwise_xor_cuda_(const Tensor& self, const Tensor& other) {
+  check_bitwise_operands(self, other, "bitwise_xor_");
+  return binary_inplace<Op::BitXor>(self, other, promoted(self, other), "bitwise_xor_");
 }
 
 Tensor logical_not_out_cuda(const Tensor& self, const Tensor& out) {
@@ -379,22 +419,15 @@ Tensor atan2_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out
   const ScalarType t = floating_of(promoted(self, other));
   return binary_into<Op::Atan2>(out, self, other, t, t, "atan2");
 }
-namespace {
-ScalarType hypot_type(const Tensor& self, const Tensor& other) {
-  const ScalarType t = promoted(self, other);
-  TCORE_CHECK_AS(NotImplementedError, is_floating(t), "\"hypot_cuda\" not implemented for '", to_string(t), "'");
-  return t;
-}
-}  // namespace
 Tensor hypot_cuda(const Tensor& self, const Tensor& other) {
-  const ScalarType t = hypot_type(self, other);
+  const ScalarType t = floating_promoted(self, other, "hypot_cuda");
   return binary_new<Op::Hypot>(self, other, t, t, "hypot");
 }
 Tensor hypot_cuda_(const Tensor& self, const Tensor& other) {
-  return binary_inplace<Op::Hypot>(self, other, hypot_type(self, other), "hypot_");
+  return binary_inplace<Op::Hypot>(self, other, floating_promoted(self, other, "hypot_cuda"), "hypot_");
 }
 Tensor hypot_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const ScalarType t = hypot_type(self, other);
+  const ScalarType t = floating_promoted(self, other, "hypot_cuda");
   return binary_into<Op::Hypot>(out, self, other, t, t, "hypot");
 }
 Tensor copysign_cuda(const Tensor& self, const Tensor& other) {

@@ -14,6 +14,7 @@
 #include <tcore/ops/clamp_native.h>
 #include <tcore/ops/cos_native.h>
 #include <tcore/ops/cosh_native.h>
+#include <tcore/ops/digamma_native.h>
 #include <tcore/ops/erf_native.h>
 #include <tcore/ops/exp2_native.h>
 #include <tcore/ops/exp_native.h>
@@ -22,10 +23,12 @@
 #include <tcore/ops/gelu_native.h>
 #include <tcore/ops/isinf_native.h>
 #include <tcore/ops/isnan_native.h>
+#include <tcore/ops/lgamma_native.h>
 #include <tcore/ops/log1p_native.h>
 #include <tcore/ops/log2_native.h>
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
+#include <tcore/ops/polygamma_native.h>
 #include <tcore/ops/reciprocal_native.h>
 #include <tcore/ops/relu_native.h>
 #include <tcore/ops/round_native.h>
@@ -40,6 +43,7 @@
 #include <tcore/ops/trunc_native.h>
 
 #include "native/Activation.h"
+#include "native/SpecialMath.h"
 #include "native/TensorUtils.h"
 #include "native/cuda/Loops.cuh"
 
@@ -51,11 +55,12 @@ enum class Kind {
   Neg, Relu, Abs, Sign, Floor, Ceil, Round, Trunc,
   // floating
   Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Exp2, Log2, Erf, Log1p, Expm1,
-  Reciprocal, Gelu, GeluTanh
+  Reciprocal, Gelu, GeluTanh, Lgamma, Digamma, Polygamma
 };
 
 template <typename T, Kind kind>
 struct UnaryOp {
+  int64_t n;  // polygamma's order
   __device__ T operator()(T x) const {
     if constexpr (kind == Kind::Neg) return static_cast<T>(-x);
     else if constexpr (kind == Kind::Relu) {  // NaN and -0 stay, as torch's max(x, 0)
@@ -96,6 +101,9 @@ struct UnaryOp {
     else if constexpr (kind == Kind::Exp2) return ::exp2(x);
     else if constexpr (kind == Kind::Log2) return ::log2(x);
     else if constexpr (kind == Kind::Erf) return ::erf(x);
+    else if constexpr (kind == Kind::Lgamma) return ::lgamma(x);
+    else if constexpr (kind == Kind::Digamma) return special::digamma<T>(x);
+    else if constexpr (kind == Kind::Polygamma) return special::polygamma<T>(n, x);
     else if constexpr (kind == Kind::Gelu) return T(0.5) * x * ::erfc(x * T(-0.7071067811865476));  // no cancellation
     else if constexpr (kind == Kind::GeluTanh)
       return T(0.5) * x * (T(1) + ::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
@@ -133,7 +141,7 @@ ScalarType compute_type(const Tensor& self) {
 }
 
 template <Kind kind>
-Tensor unary_into(const Tensor& out, const Tensor& self, const char* op) {
+Tensor unary_into(const Tensor& out, const Tensor& self, const char* op, int64_t n = 0) {
   const ScalarType compute = compute_type<kind>(self);
   TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
                    " can't be cast to the desired output type ", out.dtype());
@@ -147,7 +155,7 @@ Tensor unary_into(const Tensor& out, const Tensor& self, const char* op) {
   const auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     cuda::with_store_type<T>(target.dtype(), [&](auto store) {
-      cuda::launch_unary<typename decltype(store)::type, T>(target, x, UnaryOp<T, kind>{});
+      cuda::launch_unary<typename decltype(store)::type, T>(target, x, UnaryOp<T, kind>{n});
     });
   };
   if constexpr (floating_kind(kind)) dispatch_floating(kernel, op, run);
@@ -227,6 +235,11 @@ TCORE_IMPL_FUNC(cosh_out_cuda)(const Tensor& self, const Tensor& out) { unary_in
 TCORE_IMPL_FUNC(exp2_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Exp2>(out, self, "exp2"); }
 TCORE_IMPL_FUNC(log2_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Log2>(out, self, "log2"); }
 TCORE_IMPL_FUNC(erf_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Erf>(out, self, "erf"); }
+TCORE_IMPL_FUNC(lgamma_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Lgamma>(out, self, "lgamma"); }
+TCORE_IMPL_FUNC(digamma_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Digamma>(out, self, "digamma"); }
+TCORE_IMPL_FUNC(polygamma_out_cuda)(int64_t n, const Tensor& self, const Tensor& out) {
+  unary_into<Kind::Polygamma>(out, self, "polygamma", n);
+}
 TCORE_IMPL_FUNC(sign_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Sign>(out, self, "sign"); }
 TCORE_IMPL_FUNC(floor_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Floor>(out, self, "floor"); }
 TCORE_IMPL_FUNC(ceil_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Ceil>(out, self, "ceil"); }

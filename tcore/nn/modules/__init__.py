@@ -3,7 +3,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          LogSoftmax, Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Softshrink, Softsign, Tanh,
                          Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .fold import Fold, Unfold
@@ -34,5 +34,6 @@ __all__ = [
     "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "Conv1d", "Fold", "Unfold",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d",
-    "ZeroPad2d", "ZeroPad3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+    "ZeroPad2d", "ZeroPad3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "Conv3d", "ConvTranspose1d",
+    "ConvTranspose2d", "ConvTranspose3d",
 ]

@@ -264,6 +264,9 @@ TCORE_API std::vector<int64_t> channels_last_strides(IntArrayRef sizes);
 TCORE_API std::vector<int64_t> format_strides(IntArrayRef sizes, std::optional<MemoryFormat> format);
 TCORE_API Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                            int64_t offset);
+// base's storage seen as elements of `dtype` (view(dtype)): sizes, strides and offset in those elements.
+TCORE_API Tensor make_view(const Tensor& base, ScalarType dtype, std::vector<int64_t> sizes,
+                           std::vector<int64_t> strides, int64_t offset);
 TCORE_API Tensor wrapped_scalar_tensor(const Scalar& s);
 
 TCORE_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
