@@ -151,6 +151,10 @@ OVERRIDES.update({op: dict(self=_POSITIVE, n=2) for op in ("polygamma", "polygam
                                                              "special_polygamma", "special_polygamma.out")})
 OVERRIDES.update({op: dict(dtype=lambda tc: tc.int32) for op in ("view.dtype", "view_copy.dtype",
                                                                   "view_copy.dtype_out")})
+_TAPS = lambda tc: tc.tensor([[0, 0, 1, 2], [1, 1, 2, 2]])  # noqa: E731
+_TAP_WEIGHTS = lambda tc: tc.tensor([[1.0, 0.75, 0.25, 0.5], [0.0, 0.25, 0.75, 0.5]])  # noqa: E731
+OVERRIDES["_resample"] = dict(dim=1, indices=_TAPS, weights=_TAP_WEIGHTS)
+OVERRIDES["_resample_backward"] = dict(grad=(3, 4), dim=1, input_sizes=[3, 3], indices=_TAPS, weights=_TAP_WEIGHTS)
 # operators of tcore.nn / torch idioms (issue 21); a key with an overload name wins over the base name
 _MASK = lambda tc: tc.tensor([[True, False, True], [False, False, True], [True, True, False]])  # noqa: E731
 OVERRIDES.update({

@@ -859,7 +859,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     """torch.nn.functional.pad. pad lists (left, right) pairs from the last dim backwards; a
     negative entry crops. 'constant' takes any number of dims; 'reflect', 'replicate' and
     'circular' pad the last 1, 2 or 3 dims of a 2-D/3-D, 3-D/4-D or 4-D/5-D input (torch's
-    _pad_enum rule), each padded dim gathered with index_select from torch's source index
+    _pad_enum rule), each padded dim gathered (_resample's one tap) from torch's source index
     (reflect: |i| mirrored at both ends, which needs each pad < the dim's size; replicate: i
     clamped; circular: i modulo the size after the crops, each pad at most the size), so the
     gradient of an element copied several times accumulates."""
@@ -887,8 +887,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     sources = (_circular_sources if mode == "circular" else _clamped_sources)(input, dims, pairs, mode)
     out = input
     for d, src in zip(dims, sources):
-        if src is not None:
-            out = out.index_select(d, _index_tensor(src, input))
+        if src is not None:  # a gather along d (_resample with one tap: its CPU kernel copies whole rows)
+            out = _C._resample(out, d, _index_tensor([src], input), None)
     return out
 
 
@@ -1084,16 +1084,12 @@ def _cubic_taps(n_in, n_out, align_corners, scale, r):
 
 
 def _resample(x: Tensor, dim: int, taps) -> Tensor:
-    """sum over taps of x.index_select(dim, idx) * w (w broadcast along dim; None: 1)."""
-    out = None
-    shape = [-1] + [1] * (x.ndim - dim - 1)
-    for idx, w in taps:
-        t = x.index_select(dim, _index_tensor(idx, x))
-        if w is not None:
-            from .._tensor import tensor
-            t = t * tensor(w, dtype=x.dtype).to(x.device).reshape(shape)
-        out = t if out is None else out + t
-    return out
+    """sum over taps of x.index_select(dim, idx) * w (w along dim; None: 1): one _resample, whose CPU
+    kernel makes each output element in one pass (computed in float32 for float16/bfloat16)."""
+    from .._tensor import tensor
+    indices = tensor([idx for idx, _ in taps], dtype=_C.dtype.int64).to(x.device)
+    weights = None if taps[0][1] is None else tensor([w for _, w in taps], dtype=_C.dtype.float64).to(x.device)
+    return _C._resample(x, dim, indices, weights)
 
 
 # mode -> (the number of spatial dims it takes, the taps builder, torch's index kernel's name)

@@ -1,0 +1,180 @@
+// _resample: one-dimensional linear resampling along a dim, out[.., j, ..] = sum over taps k of
+// weights[k, j] * self[.., indices[k, j], ..], and its adjoint. interpolate (tcore/nn/functional.py)
+// computes torch's source indices and weights for nearest, linear and cubic modes and applies
+// this once per spatial dim, last dim first (torch's order of the lerps); on the CPU each output
+// element is one pass over its taps, accumulated in float32 (float64 for float64), where the
+// composition it replaces made a temporary per tap (bilinear upsampling was 11x torch's time).
+// Other devices run the composition (native/composite/Resample.cpp).
+#include <tcore/ops/_resample_backward_native.h>
+#include <tcore/ops/_resample_native.h>
+
+#include <type_traits>
+#include <vector>
+
+#include "native/Resample.h"
+#include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
+#include "native/cpu/Parallel.h"
+
+namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
+namespace {
+
+struct Taps {
+  int64_t count, n_out;
+  std::vector<int64_t> index;  // (count, n_out)
+  std::vector<double> weight;  // (count, n_out); 1 when no weights were given
+};
+
+Taps read_taps(const Tensor& indices, const std::optional<Tensor>& weights, int64_t n_in, const char* op) {
+  TCORE_CHECK(indices.dim() == 2 && indices.dtype() == ScalarType::Long, op,
+              "(): indices must be a 2-D int64 tensor (taps, output size), got ", shape_str(indices.sizes()), " ",
+              to_string(indices.dtype()));
+  const bool weighted = weights && weights->defined();
+  if (weighted) {
+    TCORE_CHECK(weights->sizes().vec() == indices.sizes().vec(), op, "(): weights ", shape_str(weights->sizes()),
+                " must have the shape of indices ", shape_str(indices.sizes()));
+  }
+  Taps t{indices.sizes()[0], indices.sizes()[1], {}, {}};
+  const Tensor idx = contiguous_copy(on_device(indices, Device()));
+  t.index.assign(idx.data_ptr<int64_t>(), idx.data_ptr<int64_t>() + idx.numel());
+  for (int64_t i : t.index) {
+    if (i < 0 || i >= n_in) index_out_of_bounds(i, 0, n_in, op);
+  }
+  if (weighted) {
+    const Tensor w = contiguous_copy(cast(on_device(*weights, Device()), ScalarType::Double));
+    t.weight.assign(w.data_ptr<double>(), w.data_ptr<double>() + w.numel());
+  } else {
+    t.weight.assign(t.index.size(), 1.0);
+  }
+  return t;
+}
+
+// self seen as (outer, n, inner) around dim
+struct Around {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Around around(IntArrayRef sizes, int64_t d) {
+  Around a;
+  for (int64_t k = 0; k < static_cast<int64_t>(sizes.size()); ++k) {
+    if (k < d) a.outer *= sizes[k];
+    else if (k == d) a.n = sizes[k];
+    else a.inner *= sizes[k];
+  }
+  return a;
+}
+
+// floating tensors, or integer ones without weights (nearest of uint8, as torch's)
+// (and bool with a single tap: a gather, circular padding's)
+void check_resample_dtype(const Tensor& t, const std::optional<Tensor>& weights, int64_t taps, const char* op) {
+  const bool weighted = weights && weights->defined();
+  TCORE_CHECK_TYPE(is_floating(t.dtype()) || (!weighted && (t.dtype() != ScalarType::Bool || taps == 1)), op,
+                   "(): expected a floating tensor (an integer one without weights, a bool one with a single tap), "
+                   "got ", to_string(t.dtype()));
+}
+
+// w * v, and v for bool (a single tap of weight 1: a copy)
+template <typename T>
+inline T tap(T w, T v) {
+  if constexpr (std::is_same_v<T, bool>) return v;
+  else return static_cast<T>(w * v);
+}
+
+// runs f with the type tag of t: bool, or the numeric types (float16/bfloat16 never: they compute in float32)
+template <typename F>
+void dispatch_resample(ScalarType t, const char* op, const F& f) {
+  if (t == ScalarType::Bool) f(type_tag<bool>{});
+  else dispatch_numeric(t, op, f);
+}
+
+// float16/bfloat16 compute in float32, the others in their own type
+ScalarType compute_type(ScalarType t) { return is_reduced_float(t) ? ScalarType::Float : t; }
+
+}  // namespace
+
+Tensor _resample(const Tensor& self, int64_t dim, const Tensor& indices, const std::optional<Tensor>& weights) {
+  check_resample_dtype(self, weights, indices.dim() == 2 ? indices.sizes()[0] : 0, "_resample");
+  const int64_t d = wrap_dim(dim, self.dim());
+  const Around a = around(self.sizes(), d);
+  const Taps taps = read_taps(indices, weights, a.n, "_resample");
+  std::vector<int64_t> shape = self.sizes().vec();
+  shape[d] = taps.n_out;
+  const ScalarType t = compute_type(self.dtype());
+  const Tensor x = contiguous_copy(cast(self, t));
+  Tensor out = empty_cpu(shape, t);
+  dispatch_resample(t, "_resample", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.template data_ptr<T>();
+    T* dst = out.template data_ptr<T>();
+    const std::vector<T> w(taps.weight.begin(), taps.weight.end());
+    const int64_t* idx = taps.index.data();
+    const int64_t K = taps.count, m = taps.n_out;
+    const int64_t work = std::max<int64_t>(m * a.inner * K, 1);
+    parallel_for(0, a.outer, std::max<int64_t>(1, kGrainSize / work), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        const T* in = src + o * a.n * a.inner;
+        T* res = dst + o * m * a.inner;
+        if (a.inner == 1) {  // along the last dim: each output a sum over its taps
+          for (int64_t j = 0; j < m; ++j) {
+            T acc = tap(w[j], in[idx[j]]);
+            for (int64_t k = 1; k < K; ++k) acc = static_cast<T>(acc + tap(w[k * m + j], in[idx[k * m + j]]));
+            res[j] = acc;
+          }
+          continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {  // rows of `inner` contiguous elements
+          T* row = res + j * a.inner;
+          const T w0 = w[j];
+          const T* in0 = in + idx[j] * a.inner;
+          for (int64_t i = 0; i < a.inner; ++i) row[i] = tap(w0, in0[i]);
+          for (int64_t k = 1; k < K; ++k) {
+            const T wk = w[k * m + j];
+            const T* ink = in + idx[k * m + j] * a.inner;
+            for (int64_t i = 0; i < a.inner; ++i) row[i] = static_cast<T>(row[i] + tap(wk, ink[i]));
+          }
+        }
+      }
+    });
+  });
+  return t == self.dtype() ? out : cast(out, self.dtype());
+}
+
+Tensor _resample_backward(const Tensor& grad, int64_t dim, IntArrayRef input_sizes, const Tensor& indices,
+                          const std::optional<Tensor>& weights) {
+  check_resample_dtype(grad, weights, indices.dim() == 2 ? indices.sizes()[0] : 0, "_resample_backward");
+  const int64_t d = wrap_dim(dim, grad.dim());
+  const std::vector<int64_t> shape = resample_input_shape(grad, d, input_sizes);
+  const int64_t input_size = shape[d];
+  const Taps taps = read_taps(indices, weights, input_size, "_resample_backward");
+  const Around a = around(grad.sizes(), d);
+  TCORE_CHECK(a.n == taps.n_out, "_resample_backward(): grad has ", a.n, " elements along dim ", d, ", the taps ",
+              taps.n_out);
+  const ScalarType t = compute_type(grad.dtype());
+  const Tensor g = contiguous_copy(cast(grad, t));
+  Tensor out = empty_cpu(shape, t);
+  dispatch_resample(t, "_resample_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = g.template data_ptr<T>();
+    T* dst = out.template data_ptr<T>();
+    // each outer slice on one thread: the taps of several outputs add into one input row
+    parallel_for(0, a.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(a.n * a.inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t o = b; o < e; ++o) {
+                     T* slice = dst + o * input_size * a.inner;
+                     std::fill(slice, slice + input_size * a.inner, T(0));
+                     for (int64_t j = 0; j < taps.n_out; ++j) {
+                       const T* in = src + (o * a.n + j) * a.inner;
+                       for (int64_t k = 0; k < taps.count; ++k) {
+                         const T w = static_cast<T>(taps.weight[k * taps.n_out + j]);
+                         T* row = slice + taps.index[k * taps.n_out + j] * a.inner;
+                         for (int64_t i = 0; i < a.inner; ++i) row[i] = static_cast<T>(row[i] + tap(w, in[i]));
+                       }
+                     }
+                   }
+                 });
+  });
+  return t == grad.dtype() ? out : cast(out, grad.dtype());
+}
+
+}  // namespace TCORE_CPU_NS
+}  // namespace tcore::native
