@@ -10,6 +10,9 @@ import math
 
 import numpy as np
 import pytest
+from spatial_data import F
+from spatial_data import inputs as _inputs
+from spatial_data import weights as _weights
 
 torch = pytest.importorskip("torch")
 
@@ -18,21 +21,6 @@ RTOL, ATOL = 1e-11, 1e-12
 GRTOL, GATOL = 1e-11, 1e-12
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same'")  # torch's note on asymmetric padding
-
-
-def F(lib):
-    return lib.nn.functional
-
-
-def _weights(shape) -> np.ndarray:
-    n = int(np.prod(shape)) if shape else 1
-    return np.linspace(0.5, 1.75, n).reshape(shape)
-
-
-def _inputs(specs, seed: int = 0) -> list[np.ndarray]:
-    """A shape (tuple) becomes standard-normal float64 data; an array is taken as it is."""
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(s) if isinstance(s, tuple) else np.asarray(s) for s in specs]
 
 
 def _tensor(lib, tcore, a: np.ndarray, dtype: str, grad: bool):

@@ -287,26 +287,33 @@ def _ntuple_arg(v, n: int, name: str) -> list[int]:
     return [int(x) for x in vals]
 
 
+def _conv_arguments(name: str, input: Tensor, weight: Tensor, nd: int, stride, dilation, padding):
+    """torch's first checks of conv{nd}d (the input's and weight's dims) and its stride/dilation as
+    lists of nd ints; a padding string checked ('same' only unstrided), else padding as nd ints."""
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size {list(input.shape)} "
+                           f"instead")
+    stride, dilation = _ntuple_arg(stride, nd, "stride"), _ntuple_arg(dilation, nd, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and stride != [1] * nd:
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+    else:
+        padding = _ntuple_arg(padding, nd, "padding")
+    return stride, dilation, padding
+
+
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """conv2d of the (N, C, L) (or unbatched (C, L)) input seen as (N, C, 1, L), with the weight
     seen as (O, C / groups, 1, K); padding an int, a 1-tuple, 'same' or 'valid', as torch's."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
-                           f"{list(input.shape)}")
-    if weight.ndim != 3:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
-                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size {list(input.shape)} "
-                           f"instead")
-    stride, dilation = _ntuple_arg(stride, 1, "stride"), _ntuple_arg(dilation, 1, "dilation")
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and stride != [1]:
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        padding2 = padding
-    else:
-        padding2 = [0] + _ntuple_arg(padding, 1, "padding")
+    stride, dilation, padding = _conv_arguments("conv1d", input, weight, 1, stride, dilation, padding)
+    padding2 = padding if isinstance(padding, str) else [0] + padding
     batch = input if input.ndim == 3 else input.unsqueeze(0)
     if batch.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
@@ -374,28 +381,14 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     """torch's conv3d of the (N, C, D, H, W) (or unbatched (C, D, H, W)) input with the weight
     (O, C / groups, kD, kH, kW); stride/padding/dilation an int or a 3-tuple, padding 'same' or
     'valid' too. Composed of unfold, reshapes and one conv2d (see _conv3d)."""
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
-                           f"{list(input.shape)}")
-    if weight.ndim != 5:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
-                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size {list(input.shape)} "
-                           f"instead")
-    stride, dilation = _ntuple_arg(stride, 3, "stride"), _ntuple_arg(dilation, 3, "dilation")
+    stride, dilation, padding = _conv_arguments("conv3d", input, weight, 3, stride, dilation, padding)
     x = input if input.ndim == 5 else input.unsqueeze(0)
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and stride != [1, 1, 1]:
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        if padding == "valid":
-            padding = [0, 0, 0]
-        else:
-            padding, extra = _same_padding(list(weight.shape[2:]), dilation)
-            if extra is not None:
-                x = _C.constant_pad_nd(x, extra, 0)
-    else:
-        padding = _ntuple_arg(padding, 3, "padding")
+    if padding == "valid":
+        padding = [0, 0, 0]
+    elif padding == "same":
+        padding, extra = _same_padding(list(weight.shape[2:]), dilation)
+        if extra is not None:
+            x = _C.constant_pad_nd(x, extra, 0)
     _conv_checks(x, weight, bias, stride, padding, dilation, groups)
     out = _conv3d(x, weight, bias, stride, padding, dilation, groups)
     return out if input.ndim == 5 else out.squeeze(0)
