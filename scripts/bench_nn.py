@@ -3,7 +3,8 @@
 forward + backward, at each thread count asked for (default 1 and 2), each library in its own
 process. The operators: conv2d (grouped and depthwise too), max_pool2d, avg_pool2d, batch_norm
 (training, evaluation, the 2-D BatchNorm1d form), layer_norm, the activations (gelu, silu, ...), mse_loss and
-cross_entropy, at the sizes of a small CNN's and MLP's layers. Figures are the best of several
+cross_entropy, at the sizes of a small CNN's and MLP's layers; the spatial functions (interpolate's
+modes, reflect padding, unfold, causal attention, conv3d) on an image batch. Figures are the best of several
 repetitions after a warm-up; prints one table per thread count and writes build/bench/nn.json.
 A benchmark, never part of the tests.
 
@@ -33,6 +34,11 @@ OPS = {
     "avg_pool_cl_fb": "avg_pool2d channels_last fwd + bwd", "bn_cl_fb": "batch_norm channels_last fwd + bwd",
     "bn1d_big": "batch_norm (8192,256) train",
     "dw_fb": "depthwise conv2d (8,64,56,56) 3x3 fwd + bwd", "group4_fb": "conv2d groups=4 (8,64,56,56) fwd + bwd",
+    "bilinear": "interpolate (4,3,256,256) x1.7 bilinear", "bilinear_fb": "  forward + backward",
+    "bicubic": "interpolate x1.7 bicubic", "nearest": "interpolate x1.7 nearest",
+    "pad_reflect": "pad reflect 3 (4,3,256,256)", "unfold": "unfold 3x3 (4,3,256,256)",
+    "sdpa_causal": "scaled_dot_product_attention (8,8,256,64) causal",
+    "conv3d": "conv3d (4,8,16,32,32)*(16,8,3,3,3) pad 1", "conv3d_fb": "  forward + backward",
 }
 
 WORKLOAD = r'''
@@ -62,6 +68,9 @@ img_cl_g = cl(img_g)
 m8 = t((8192, 256))
 dw_img_g, dw_w_g, g4_w_g = t((8, 64, 56, 56), True), t((64, 1, 3, 3), True, 0.3), t((64, 16, 3, 3), True, 0.1)
 logits_g, labels = t((4096, 1000), True), T.from_numpy(rng.integers(0, 1000, 4096))
+pic, pic_g = t((4, 3, 256, 256)), t((4, 3, 256, 256), True)
+q, k_, v_ = t((8, 8, 256, 64)), t((8, 8, 256, 64)), t((8, 8, 256, 64))
+vol, vol_g, w5, w5_g = t((4, 8, 16, 32, 32)), t((4, 8, 16, 32, 32), True), t((16, 8, 3, 3, 3), scale=0.1), t((16, 8, 3, 3, 3), True, 0.1)
 def fb(f, *xs):
     def run():
         f().sum().backward()
@@ -90,6 +99,15 @@ ops = {
     "bn1d_big": lambda: F.batch_norm(m8, None, None, None, None, True),
     "dw_fb": fb(lambda: F.conv2d(dw_img_g, dw_w_g, padding=1, groups=64), dw_img_g, dw_w_g),
     "group4_fb": fb(lambda: F.conv2d(dw_img_g, g4_w_g, padding=1, groups=4), dw_img_g, g4_w_g),
+    "bilinear": lambda: F.interpolate(pic, scale_factor=1.7, mode="bilinear"),
+    "bilinear_fb": fb(lambda: F.interpolate(pic_g, scale_factor=1.7, mode="bilinear"), pic_g),
+    "bicubic": lambda: F.interpolate(pic, scale_factor=1.7, mode="bicubic"),
+    "nearest": lambda: F.interpolate(pic, scale_factor=1.7, mode="nearest"),
+    "pad_reflect": lambda: F.pad(pic, (3, 3, 3, 3), mode="reflect"),
+    "unfold": lambda: F.unfold(pic, 3),
+    "sdpa_causal": lambda: F.scaled_dot_product_attention(q, k_, v_, is_causal=True),
+    "conv3d": lambda: F.conv3d(vol, w5, padding=1),
+    "conv3d_fb": fb(lambda: F.conv3d(vol_g, w5_g, padding=1), vol_g, w5_g),
 }
 out = {"ms": {}}
 for name, fn in ops.items():

@@ -1238,17 +1238,20 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         key = key.repeat_interleave(heads // key.shape[-3], -3)
         value = value.repeat_interleave(heads // value.shape[-3], -3)
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = _C.matmul(query, key.transpose(-2, -1)) * s
+    scores = _C.matmul(query * s, key.transpose(-2, -1))  # (scaling the smaller operand: L * E, not L * S)
     L, S = query.shape[-2], key.shape[-2]
-    if is_causal:
-        attn_mask = _C.tril(_C.ones([L, S], dtype=_C.dtype.bool, device=query.device))
-    if attn_mask is not None:
+    if is_causal:  # every row keeps its first key: no row is masked everywhere
+        causal = _C.triu(_C.ones([L, S], dtype=_C.dtype.bool, device=query.device), 1)
+        weights = _C.softmax(scores.masked_fill(causal, -math.inf), -1, None)
+    elif attn_mask is None:
+        weights = _C.softmax(scores, -1, None)
+    else:
         if attn_mask.dtype == _C.dtype.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), -math.inf)
         else:
             scores = scores + attn_mask
-    dead = (scores == -math.inf).all(-1, keepdim=True)  # rows with no key to attend to
-    weights = _C.where(dead, 0.0, _C.softmax(_C.where(dead, 0.0, scores), -1, None))
+        dead = (scores == -math.inf).all(-1, keepdim=True)  # rows with no key to attend to
+        weights = _C.where(dead, 0.0, _C.softmax(_C.where(dead, 0.0, scores), -1, None))
     if dropout_p > 0.0:
         weights = _C.dropout(weights, dropout_p, True)
     return _C.matmul(weights, value)
