@@ -141,6 +141,9 @@ for _name in ("bitwise_left_shift", "bitwise_right_shift"):
     for _op in (f"{_name}.Scalar_Tensor", f"{_name}.Scalar_Tensor_out"):
         OVERRIDES[_op] = dict(self=5, other=_SHIFTS, **({"out": lambda tc: tc.empty(0, dtype=tc.int64)}
                                                        if _op.endswith("out") else {}))
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    OVERRIDES[f"{_name}.Scalar_Tensor"] = OVERRIDES[f"{_name}.Scalar_Tensor_out"] = dict(self=6, other=_INTS)
+    OVERRIDES[f"{_name}.Scalar_Tensor_out"] = dict(self=6, other=_INTS, out=lambda tc: tc.empty(0, dtype=tc.int64))
 for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
     OVERRIDES[f"{_name}.Tensor"] = dict(self=_INTS, other=_SHIFTS)
     OVERRIDES[f"{_name}.Scalar"] = dict(self=_INTS, other=6)

@@ -410,3 +410,44 @@ def test_warnings_are_not_raised_by_interpolate(tcore):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tcore.nn.functional.interpolate(tcore.zeros(1, 1, 3), size=5)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_pad_by_nothing_is_a_new_tensor(tcore, mode):
+    """Zero pads returned the input itself: writing the result wrote the input (and a leaf's in-place
+    write was refused)."""
+    for lib in (torch, tcore):
+        x = lib.arange(6.0).reshape(1, 2, 3)
+        y = F(lib).pad(x, (0, 0), mode=mode)
+        y.add_(1)
+        assert x.tolist() == [[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]]
+        assert F(lib).pad(x.transpose(1, 2), (0, 0, 0, 0), mode=mode).stride() == (6, 2, 1)
+        leaf = lib.ones(1, 2, 2, requires_grad=True)
+        F(lib).pad(leaf, (0, 0), mode=mode).mul_(2)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_threshold_compares_16_bit_floats_in_float32(tcore, dtype):
+    def run(lib):
+        dt = getattr(lib, dtype)
+        return [F(lib).threshold(lib.tensor([0.10003], dtype=dt), 0.10003, -1.0).float().tolist(),
+                F(lib).threshold(lib.tensor([float("inf"), 65504.0], dtype=dt), 70000.0, 1.0).float().tolist()]
+
+    assert run(tcore) == run(torch)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "nearest", "nearest-exact"])
+@pytest.mark.parametrize("shape", [(1, 3, 2, 2), (1, 1, 2, 2), (2, 3, 1, 1)])
+def test_interpolate_keeps_channels_last_as_torch(tcore, mode, shape):
+    def run(lib):
+        x = lib.arange(float(np.prod(shape))).reshape(*shape).contiguous(memory_format=lib.channels_last)
+        y = F(lib).interpolate(x, scale_factor=2.0, mode=mode)
+        return y.stride(), np.round(np.array(y.tolist()), 5).tolist()
+
+    assert run(tcore) == run(torch)
+
+
+def test_threshold_in_place_function(tcore):
+    for lib in (torch, tcore):
+        x = lib.tensor([1.0, 2.0, -3.0])
+        assert F(lib).threshold_(x, 1.5, 0.0) is x and x.tolist() == [0.0, 2.0, 0.0]

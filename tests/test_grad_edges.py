@@ -71,3 +71,34 @@ def test_xlogy_second_derivative_as_torch(tcore):
 
     for got, want in zip(run(tcore), run(torch)):
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_xlogy_tangent_of_x_alone_as_torch(tcore):
+    """Only x dual: there is no y-tangent term (it was 0 * x / y, NaN where y = 0 or x is NaN)."""
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            d = fwAD.make_dual(lib.tensor([1.0, NAN, 0.0, 2.0], dtype=lib.float64), lib.ones(4, dtype=lib.float64))
+            y = lib.tensor([0.0, 2.0, 0.0, INF], dtype=lib.float64)
+            return _np(fwAD.unpack_dual(lib.xlogy(d, y)).tangent)
+
+    np.testing.assert_array_equal(run(tcore), run(torch))
+
+
+@pytest.mark.parametrize("other", [INF, NAN, 0.0, -1.0, 2.0])
+def test_xlogy_with_a_number_has_torchs_gradient(tcore, other):
+    def run(lib):
+        x = lib.tensor([0.0, 1.0], dtype=lib.float64, requires_grad=True)
+        return _np(lib.autograd.grad(lib.xlogy(x, other).sum(), x)[0])
+
+    np.testing.assert_array_equal(run(tcore), run(torch))
+
+
+@pytest.mark.parametrize("dim", [None, 0])
+def test_nanmean_of_only_nan_has_a_nan_gradient(tcore, dim):
+    def run(lib):
+        x = lib.tensor([NAN, NAN], dtype=lib.float64, requires_grad=True)
+        y = lib.nanmean(x) if dim is None else lib.nanmean(x, dim)
+        return _np(lib.autograd.grad(y, x)[0])
+
+    np.testing.assert_array_equal(run(tcore), run(torch))

@@ -32,6 +32,8 @@ VALUES = {
     "masked_scatter spare source": lambda t: _x(t).masked_scatter(_x(t) > 6, -t.arange(30.0, dtype=t.float64)),
     "masked_scatter empty source": lambda t: t.zeros(2).masked_scatter(t.tensor([False, False]), t.tensor([])),
     "masked_scatter transposed": lambda t: _x(t).t().masked_scatter(_x(t).t() < 4, t.ones(9, dtype=t.float64) * 7),
+    "masked_scatter 0-dim": lambda t: t.tensor(2.0).masked_scatter(t.tensor(True), t.tensor([5.0])),
+    "masked_scatter 0-dim false": lambda t: t.tensor(2.0).masked_scatter(t.tensor(False), t.tensor([5.0])),
     "masked_scatter_": lambda t: _x(t).masked_scatter_(t.tensor([[True], [False], [True]]),
                                                       t.ones(2, 4, dtype=t.float64)),
     "masked_scatter int8": lambda t: t.zeros(3, dtype=t.int8).masked_scatter(t.tensor([True, False, True]),

@@ -33,6 +33,8 @@ VALUES = {
         0, t.tensor([0, 0]), t.tensor([5000, 1], dtype=t.int16)),
 }
 for _dt in ("float16", "bfloat16"):
+    VALUES[f"gather {_dt}"] = lambda t, _dt=_dt: _x(t, _dt).gather(1, t.tensor([[2, 0], [1, 1]], dtype=t.int32))
+    VALUES[f"index_select {_dt}"] = lambda t, _dt=_dt: _x(t, _dt).index_select(1, t.tensor([2, 0, 2]))
     VALUES[f"index_add {_dt}"] = lambda t, _dt=_dt: _x(t, _dt).index_add(1, t.tensor([2, 2]), _x(t, _dt)[:, :2])
     VALUES[f"scatter_add {_dt}"] = lambda t, _dt=_dt: _x(t, _dt).scatter_add(
         0, t.tensor([[1, 0, 1], [1, 1, 0]]), _x(t, _dt))
@@ -49,6 +51,8 @@ for _name, _fn in {
 }.items():
     VALUES[f"{_name} bool"] = lambda t, _fn=_fn: _fn(t, t.tensor([False, True, False]), t.tensor([0, 0, 2]),
                                                     t.tensor([True, False, False]))
+VALUES["index_add 0-dim self"] = lambda t: t.tensor(1.0).index_add(0, t.tensor([0]), t.tensor(2.0), alpha=3)
+VALUES["index_add_ 0-dim self and index"] = lambda t: t.tensor(1.0).index_add_(0, t.tensor(0), t.tensor(2.0))
 VALUES["index_add bool alpha False"] = lambda t: t.tensor([False, True]).index_add(
     0, t.tensor([0, 1]), t.tensor([True, True]), alpha=False)
 
@@ -80,6 +84,10 @@ ERRORS = {
     "index_add float16 alpha overflows": (
         lambda t: _x(t, "float16").index_add(0, t.tensor([0]), _x(t, "float16")[:1], alpha=1e5), RuntimeError,
         "cannot be converted to type"),
+    "index_add source dtype": (lambda t: t.ones(2).index_add(0, t.tensor([0]), t.ones(1, dtype=t.float64)),
+                               RuntimeError, "must have the same scalar type"),
+    "index_add 0-dim self, 1-D source": (lambda t: t.tensor(1.0).index_add(0, t.tensor([0]), t.tensor([2.0])),
+                                         RuntimeError, "source tensor shape must match self tensor shape"),
     "index_add int32 out of range": (
         lambda t: _x(t).index_add(0, t.tensor([2], dtype=t.int32), _x(t)[:1]), IndexError, "out of"),
     "searchsorted bool": (lambda t: t.searchsorted(t.tensor([False, True]), t.tensor([True])), NotImplementedError,

@@ -379,7 +379,7 @@ def test_index_select_index_add_like_numpy(tcore):
         got = tcore.tensor(x).index_add(dim, tcore.tensor(idx), tcore.tensor(src), alpha=2.0)
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
     y = tcore.tensor(x[:, 0, 0].copy())
-    y.index_add_(0, tcore.tensor([0, 0]), tcore.tensor([1.0, 2.0]))
+    y.index_add_(0, tcore.tensor([0, 0]), tcore.tensor([1.0, 2.0], dtype=tcore.float64))  # (torch: dtypes equal)
     assert y.tolist()[0] == pytest.approx(x[0, 0, 0] + 3.0)
     assert tcore.index_select(tcore.tensor(x), 0, tcore.tensor([], dtype=tcore.int64)).shape == (0, 5, 3)
     with pytest.raises(IndexError, match="Index is supposed to be a vector"):

@@ -120,3 +120,13 @@ def test_in_place_bitwise_refusals_as_torch(tcore, case):
     for lib in (torch, tcore):
         with pytest.raises(RuntimeError):
             run(lib)
+
+
+@pytest.mark.parametrize("op", ["bitwise_and", "bitwise_or", "bitwise_xor"])
+@pytest.mark.parametrize("number", [3, True, -1])
+def test_a_number_on_the_left_of_a_bitwise_function(tcore, op, number):
+    def run(lib):
+        r = getattr(lib, op)(number, lib.tensor([1, 2, 6], dtype=lib.int16))
+        return r.tolist(), str(r.dtype).split(".")[-1]
+
+    assert run(tcore) == run(torch)

@@ -7,6 +7,7 @@
 #include <tcore/ops/squeeze.h>
 #include <tcore/ops/gather.h>
 #include <tcore/ops/masked_fill.h>
+#include <tcore/ops/xlogy.h>
 #include <tcore/ops/scatter.h>
 #include <tcore/ops/scatter_reduce.h>
 #include <tcore/ops/full.h>
@@ -355,6 +356,21 @@ std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tens
     std::get<0>(out) = tcore::where(tcore::lt(self, min), grad, zero);
   } else if (max.defined() && grad_input_mask[1]) {
     std::get<1>(out) = tcore::where(tcore::gt(self, max), grad, zero);
+  }
+  return out;
+}
+
+Tensor xlogy_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& other_p, const Tensor& other_t) {
+  Tensor out;
+  if (self_t.defined()) {
+    out = tcore::masked_fill(tcore::xlogy(self_t, other_p),
+                             tcore::logical_and(tcore::eq(self_p, Scalar(0)), tcore::le(other_p, Scalar(0))), Scalar(0));
+  }
+  if (other_t.defined()) {  // (a zero tangent adds nothing: torch's absent tangent is a zero tensor that never
+                            // multiplies into NaN, and the engine hands this function materialized zeros)
+    const Tensor term = tcore::where(tcore::eq(other_t, Scalar(0)), tcore::zeros_like(other_t),
+                                     tcore::div(tcore::mul(other_t, self_p), other_p));
+    out = out.defined() ? tcore::add(out, term) : term;
   }
   return out;
 }

@@ -117,6 +117,9 @@ std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tens
                                                   const Tensor& max, const std::array<bool, 2>& grad_input_mask);
 Tensor clamp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& min_p, const Tensor& min_t,
                  const Tensor& max_p, const Tensor& max_t);
+// xlogy's tangent, torch's formula, the y term only where y's tangent is not zero (0 * x / y is NaN
+// where y is 0 or x is NaN; torch's absent tangent is a zero tensor, which never makes one)
+Tensor xlogy_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& other_p, const Tensor& other_t);
 // softmax's (log_softmax's) input gradient from its result: result (grad - sum(grad result)) or
 // grad - e^result sum(grad) along dim; the kernels, or differentiable operators when the backward is
 // itself differentiated (create_graph, a tangent) or off the CPU.

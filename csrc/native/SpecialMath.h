@@ -5,9 +5,10 @@
 // asymptotic series from the Euler-Maclaurin formula); the values at poles, negative integers,
 // infinities and NaN are torch's (its CPU kernels document them after SciPy's). T is the type
 // computed in: float for float32, float16 and bfloat16 (as torch's, whose float32 poles are finite
-// where a double's would overflow), double for float64.
+// where a double's would overflow), double for float64; digamma in double for every type.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "native/IntMath.h"  // TCORE_HOST_DEVICE
 
@@ -20,6 +21,9 @@ constexpr T kPi = T(3.14159265358979323846);
 // at -inf (SciPy's choices, which torch follows).
 template <typename T>
 TCORE_HOST_DEVICE inline T digamma(T x) {
+  if constexpr (!std::is_same_v<T, double>) {  // float32 in double: its reflection lost up to 40 ulp
+    return static_cast<T>(digamma<double>(static_cast<double>(x)));
+  }
   if (x == 0) return std::copysign(T(HUGE_VAL), -x);
   if (x < 0) {
     if (x == std::trunc(x)) return T(NAN);
@@ -32,6 +36,7 @@ TCORE_HOST_DEVICE inline T digamma(T x) {
     shift -= 1 / x;
     x += 1;
   }
+  if (x == 10) return shift + T(2.25175258906672110764);  // psi(10) = H_9 - gamma: integers exact, as torch's
   if (x >= T(1e17)) return shift + std::log(x);  // the series' terms are below an ulp
   // log(x) - 1/(2x) - sum B_2k / (2k x^2k), B_2k the Bernoulli numbers (1/6, -1/30, 1/42, ...)
   const T z = 1 / (x * x);

@@ -221,8 +221,15 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     fill = _C.full((), value, dtype=input.dtype, device=input.device)
     if not input.dtype.is_floating_point:
         threshold = _C.full((), threshold, dtype=input.dtype).item()
-    out = _C.where(input <= threshold, fill, input)
+    # float16/bfloat16 compare in float32, as torch's kernel (a threshold between two float16 values
+    # rounded to one of them moved the boundary)
+    seen = input.float() if input.dtype in (_C.dtype.float16, _C.dtype.bfloat16) else input
+    out = _C.where(seen <= threshold, fill, input)
     return input.copy_(out) if inplace else out  # (where saves no tensor of input's)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return globals()["threshold"](input, threshold, value, inplace=True)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -882,6 +889,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     for d, src in zip(dims, sources):
         if src is not None:  # a gather along d (_resample with one tap: its CPU kernel copies whole rows)
             out = _C._resample(out, d, _index_tensor([src], input), None)
+    if out is input:  # nothing padded: still a new (contiguous) tensor, as torch's
+        out = input.clone(memory_format=_C.memory_format.contiguous_format)
     return out
 
 
@@ -1182,6 +1191,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     out = input
     for d in reversed(range(len(sizes))):
         out = _resample(out, d + 2, build(input.shape[d + 2], sizes[d], align_corners, scales[d], r))
+    if input.ndim == 4 and input.shape[1] > 1 and input.is_contiguous(memory_format=_C.memory_format.channels_last) \
+            and not input.is_contiguous():  # torch's kernels keep a channels_last input's layout
+        out = out.contiguous(memory_format=_C.memory_format.channels_last)
     return out
 
 

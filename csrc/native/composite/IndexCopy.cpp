@@ -67,12 +67,16 @@ Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& sou
   const int64_t count = item_int64(tcore::sum(m));
   TCORE_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
   const Tensor values = tcore::narrow(tcore::reshape(source, {-1}), 0, 0, count);
+  if (self.dim() == 0) {  // (a 0-dim boolean index is no index_put_ mask: through a 1-element view)
+    tcore::index_put_(tcore::reshape(self, {1}), {std::optional<Tensor>(tcore::reshape(m, {1}))}, values, false);
+    return self;
+  }
   return tcore::index_put_(self, {std::optional<Tensor>(m)}, values, false);
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
-  return masked_scatter_(tcore::clone(tcore::expand(self, shape, false), std::nullopt), mask, source);
+  return masked_scatter_(tcore::clone(tcore::expand(self, shape, false), MemoryFormat::Contiguous), mask, source);
 }
 
 }  // namespace tcore::native

@@ -65,6 +65,9 @@ Tensor le(const Tensor& self, const Scalar& other) { return tcore::le(self, wrap
 Tensor gt(const Tensor& self, const Scalar& other) { return tcore::gt(self, wrapped_scalar_tensor(other)); }
 Tensor ge(const Tensor& self, const Scalar& other) { return tcore::ge(self, wrapped_scalar_tensor(other)); }
 Tensor bitwise_and(const Tensor& self, const Scalar& other) { return tcore::bitwise_and(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_and(const Scalar& self, const Tensor& other) {
+  return tcore::bitwise_and(wrapped_scalar_tensor(self), other);
+}
 Tensor bitwise_and_(const Tensor& self, const Scalar& other) {
   return tcore::bitwise_and_(self, wrapped_scalar_tensor(other));
 }
@@ -87,10 +90,16 @@ Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
   return tcore::bitwise_right_shift(wrapped_scalar_tensor(self), other);
 }
 Tensor bitwise_or(const Tensor& self, const Scalar& other) { return tcore::bitwise_or(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_or(const Scalar& self, const Tensor& other) {
+  return tcore::bitwise_or(wrapped_scalar_tensor(self), other);
+}
 Tensor bitwise_or_(const Tensor& self, const Scalar& other) {
   return tcore::bitwise_or_(self, wrapped_scalar_tensor(other));
 }
 Tensor bitwise_xor(const Tensor& self, const Scalar& other) { return tcore::bitwise_xor(self, wrapped_scalar_tensor(other)); }
+Tensor bitwise_xor(const Scalar& self, const Tensor& other) {
+  return tcore::bitwise_xor(wrapped_scalar_tensor(self), other);
+}
 Tensor bitwise_xor_(const Tensor& self, const Scalar& other) {
   return tcore::bitwise_xor_(self, wrapped_scalar_tensor(other));
 }

@@ -83,6 +83,8 @@
 #include <tcore/ops/zeros_like.h>
 
 #include <tcore/ops/addcdiv_native.h>
+#include <tcore/ops/nansum.h>
+#include <tcore/ops/xlogy.h>
 #include <tcore/ops/var_mean_native.h>
 #include <tcore/ops/std_mean_native.h>
 #include <tcore/ops/var_native.h>
@@ -271,8 +273,9 @@ Tensor xlogy(const Tensor& self, const Tensor& other) {
   const Tensor product = replaced(tcore::logical_and(zero_x, tcore::isinf(log_y)), tcore::mul(x, log_y), 0.0);
   return replaced(tcore::isnan(y), product, std::numeric_limits<double>::quiet_NaN());
 }
-Tensor xlogy(const Scalar& self, const Tensor& other) { return xlogy(number(self), other); }
-Tensor xlogy(const Tensor& self, const Scalar& other) { return xlogy(self, number(other)); }
+// (through the operator, so that its derivative is recorded)
+Tensor xlogy(const Scalar& self, const Tensor& other) { return tcore::xlogy(number(self), other); }
+Tensor xlogy(const Tensor& self, const Scalar& other) { return tcore::xlogy(self, number(other)); }
 
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   return tcore::add(self, tcore::mul(tcore::mul(tensor1, number(value)), tensor2), 1);
@@ -733,7 +736,7 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
   TCORE_CHECK_TYPE(is_floating(self.dtype()) || (dtype && is_floating(*dtype)),
                    "nanmean(): expected input to have floating point dtype but got ", to_string(self.dtype()));
   const Tensor counted = tcore::sum(tcore::eq(self, self), dim, keepdim, std::optional<ScalarType>());
-  return tcore::div(nansum(self, dim, keepdim, dtype), counted);
+  return tcore::div(tcore::nansum(self, dim, keepdim, dtype), counted);  // (the operator: its derivative)
 }
 
 // std/var with torch's older `unbiased` flag: correction 1 or 0

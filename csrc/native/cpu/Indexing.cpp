@@ -75,7 +75,7 @@ void take_loop(const Tensor& target, const Tensor& src, const Tensor& idx, IntAr
   check_devices(target, src, idx, op);
   if (!target.device().is_cpu()) return cuda::index_take(target, src, idx, shape, dim, size, stride, op);
   const LoopGeometry g = make_geometry(shape, {&target, &src, &idx});
-  dispatch_dtype(target.dtype(), op, [&](auto tag) {
+  dispatch_all_types(target.dtype(), op, [&](auto tag) {  // (a copy: float16/bfloat16 too)
     using T = typename decltype(tag)::type;
     loop_nd<3>(g, {static_cast<char*>(target.data_ptr()), static_cast<char*>(src.data_ptr()),
                    static_cast<char*>(idx.data_ptr())},
@@ -237,7 +237,18 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& source, const Scalar& alpha) {
   const Tensor index = long_index(index_, "index_add");
   TCORE_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
-  TCORE_CHECK_INDEX(self.dim() > 0, "index_add_(): self must have at least one dimension");
+  TCORE_CHECK(source.dtype() == self.dtype(), "index_add_(): self (", to_string(self.dtype()), ") and source (",
+              to_string(source.dtype()), ") must have the same scalar type");
+  if (self.dim() == 0) {  // torch's: a 0-dim self (and source) is one element along dim 0
+    TCORE_CHECK(source.dim() == 0, "source tensor shape must match self tensor shape, excluding the specified "
+                "dimension. Got self.shape = [] source.shape = ", shape_str(source.sizes()));
+    TCORE_CHECK_VALUE(index.numel() == 1, "index_add_(): Number of indices (", index.numel(),
+                      ") should be equal to source.size(dim) (1)");
+    wrap_dim(dim, 1);
+    const auto one = [](const Tensor& t) { return make_view(t, {t.numel()}, {1}, t.storage_offset()); };
+    index_add_(one(self), 0, one(index_), one(source), alpha);
+    return self;
+  }
   const int64_t d = wrap_dim(dim, self.dim());
   TCORE_CHECK_VALUE(source.dim() == self.dim(), "index_add_(): source ", shape_str(source.sizes()),
                     " and self ", shape_str(self.sizes()), " must have the same number of dimensions");
