@@ -330,15 +330,20 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return out.squeeze(-2)
 
 
-def _conv_checks(x: Tensor, weight: Tensor, bias: Tensor | None, stride: list[int], padding: list[int],
-                 dilation: list[int], groups: int) -> None:
-    """torch's shape checks of a (batched) convolution, in its order and with its messages."""
+def _check_groups_stride_padding(groups: int, stride: list[int], padding: list[int]) -> None:
+    """The first of torch's convolution checks (plain and transposed), with its messages."""
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if min(stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
     if min(padding) < 0:
         raise RuntimeError("negative padding is not supported")
+
+
+def _conv_checks(x: Tensor, weight: Tensor, bias: Tensor | None, stride: list[int], padding: list[int],
+                 dilation: list[int], groups: int) -> None:
+    """torch's shape checks of a (batched) convolution, in its order and with its messages."""
+    _check_groups_stride_padding(groups, stride, padding)
     if min(dilation) <= 0:  # (torch's float32 kernels say "non-positive dilation is not supported")
         raise RuntimeError(f"dilation should be greater than zero, but got {dilation}")
     if weight.shape[0] < groups or weight.shape[0] % groups:
@@ -452,12 +457,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     stride, dilation = ([1] * lead + _ntuple_arg(v, nd, n) for v, n in ((stride, "stride"), (dilation, "dilation")))
     padding, output_padding = ([0] * lead + _ntuple_arg(v, nd, n)
                                for v, n in ((padding, "padding"), (output_padding, "output_padding")))
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if min(stride) <= 0:
-        raise RuntimeError("non-positive stride is not supported")
-    if min(padding) < 0:
-        raise RuntimeError("negative padding is not supported")
+    _check_groups_stride_padding(groups, stride, padding)
     if min(output_padding) < 0:
         raise RuntimeError("negative output_padding is not supported")
     if min(dilation) <= 0:
