@@ -350,10 +350,6 @@ void check_masked_fill_value(const Tensor& value) {
               value.dim(), " dimension(s).");
 }
 
-int64_t item_int64(const Tensor& t) {
-  return *on_device(cast(t, ScalarType::Long), Device()).data_ptr<int64_t>();
-}
-
 Scalar masked_fill_value(const Tensor& value) {
   check_masked_fill_value(value);
   const Tensor v = on_device(cast(value, is_floating(value.dtype()) ? ScalarType::Double : ScalarType::Long), Device());

@@ -152,10 +152,15 @@ Scalar masked_fill_value(const Tensor& value);
 // (clamp, add's alpha, pow's exponent, linspace's ends) check it even where they compute in float.
 void check_scalar_fits(const Scalar& s, ScalarType dtype);
 
+// The value of a one-element tensor as a T (bool, int64_t, double...), cast to T's dtype and read
+// on the host (a device one is copied there).
+template <typename T>
+T item(const Tensor& t) {
+  return *on_device(cast(t, scalar_type_of<T>::value), Device()).template data_ptr<T>();
+}
+
 // An index beyond its dim, as torch reports it: a RuntimeError from gather and the scatters (op
 // "gather", "scatter_add", ...), an IndexError from index_select, index_add and the others.
-// The value of a one-element integral tensor, read on the host (a device one is copied there).
-int64_t item_int64(const Tensor& t);
 
 [[noreturn]] void index_out_of_bounds(int64_t idx, int64_t dim, int64_t size, std::string_view op);
 

@@ -42,7 +42,7 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
   }
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   if (index.numel() > 0) {  // torch's IndexError, negative indices included (scatter's would be a RuntimeError)
-    const int64_t lo = item_int64(tcore::min(index)), hi = item_int64(tcore::max(index));
+    const int64_t lo = item<int64_t>(tcore::min(index)), hi = item<int64_t>(tcore::max(index));
     if (lo < 0) index_out_of_bounds(lo, d, size, "index_copy_");
     if (hi >= size) index_out_of_bounds(hi, d, size, "index_copy_");
   }
@@ -64,7 +64,7 @@ Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& sou
   TCORE_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got ",
               to_string(self.dtype()), " and ", to_string(source.dtype()));
   const Tensor m = tcore::expand(mask, self.sizes(), false);
-  const int64_t count = item_int64(tcore::sum(m));
+  const int64_t count = item<int64_t>(tcore::sum(m));
   TCORE_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
   const Tensor values = tcore::narrow(tcore::reshape(source, {-1}), 0, 0, count);
   if (self.dim() == 0) {  // (a 0-dim boolean index is no index_put_ mask: through a 1-element view)

@@ -62,17 +62,6 @@
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
-namespace {
-
-// The value of a 0-dim tensor a reduction returned, read on the host (never through a device pointer).
-template <typename T>
-T value_of(const Tensor& t) {
-  const Tensor host = on_device(t, Device());
-  return *static_cast<const T*>(host.data_ptr());
-}
-
-}  // namespace
-
 // ------------------------------------------------------------------ norm (vector norms)
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "linalg.vector_norm: Expected a floating point tensor as input. Got ",
@@ -150,8 +139,8 @@ Picked pick(const Tensor& logp, const Tensor& target, const std::optional<Tensor
   const Tensor safe = tcore::where(valid, target, tcore::zeros_like(target));
   if (safe.numel() > 0) {
     const Tensor outside = tcore::logical_or(tcore::lt(safe, Scalar(0)), tcore::ge(safe, Scalar(classes)));
-    TCORE_CHECK_INDEX(!value_of<bool>(tcore::any(outside)), op, ": Target ",
-                      value_of<int64_t>(tcore::amax(tcore::where(
+    TCORE_CHECK_INDEX(!item<bool>(tcore::any(outside)), op, ": Target ",
+                      item<int64_t>(tcore::amax(tcore::where(
                           outside, safe, tcore::full({}, std::numeric_limits<int64_t>::min(), ScalarType::Long)))),
                       " is out of bounds (", classes, " classes).");
   }

@@ -29,7 +29,7 @@ Tensor weights_along(const Tensor& weights, int64_t k, int64_t d, int64_t n, Sca
 Tensor _resample_composite(const Tensor& self, int64_t dim, const Tensor& indices,
                            const std::optional<Tensor>& weights) {
   const int64_t d = wrap_dim(dim, self.dim());
-  const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const ScalarType t = opmath_type(self.dtype());
   const Tensor x = cast(self, t);
   Tensor out;
   for (int64_t k = 0; k < indices.sizes()[0]; ++k) {
@@ -43,7 +43,7 @@ Tensor _resample_composite(const Tensor& self, int64_t dim, const Tensor& indice
 Tensor _resample_backward_composite(const Tensor& grad, int64_t dim, IntArrayRef input_sizes, const Tensor& indices,
                                     const std::optional<Tensor>& weights) {
   const int64_t d = wrap_dim(dim, grad.dim());
-  const ScalarType t = is_reduced_float(grad.dtype()) ? ScalarType::Float : grad.dtype();
+  const ScalarType t = opmath_type(grad.dtype());
   const std::vector<int64_t> shape = resample_input_shape(grad, d, input_sizes);
   Tensor out = tcore::zeros(shape, t, std::nullopt, grad.device());
   const Tensor g = cast(grad, t);

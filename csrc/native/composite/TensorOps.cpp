@@ -47,13 +47,6 @@
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
-namespace {
-
-// read on the host, never through a device pointer
-bool item_bool(const Tensor& t) { return *on_device(cast(t, ScalarType::Bool), Device()).data_ptr<bool>(); }
-
-}  // namespace
-
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return std::get<1>(tcore::sort(self, stable, dim, descending));
 }
@@ -82,14 +75,14 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
 }
 
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  return item_bool(tcore::all(native::isclose(self, other, rtol, atol, equal_nan)));
+  return item<bool>(tcore::all(native::isclose(self, other, rtol, atol, equal_nan)));
 }
 
 bool equal(const Tensor& self, const Tensor& other) {
   TCORE_CHECK(self.device() == other.device(), "Expected all tensors to be on the same device, but found ",
               self.device(), " and ", other.device());
   if (self.sizes().vec() != other.sizes().vec()) return false;
-  return item_bool(tcore::all(tcore::eq(self, other)));
+  return item<bool>(tcore::all(tcore::eq(self, other)));
 }
 
 // ------------------------------------------------------------------ repeat, repeat_interleave

@@ -63,7 +63,7 @@ Tensor search_all(const Tensor& sorted_sequence, const Tensor& self, bool out_in
   TCORE_CHECK_AS(NotImplementedError, common != ScalarType::Bool,
                  "\"searchsorted_out_cpu\" not implemented for 'Bool'");
   // float16/bfloat16: rounded to the type, compared in float32 (exactly the same order)
-  const ScalarType compare = is_reduced_float(common) ? ScalarType::Float : common;
+  const ScalarType compare = opmath_type(common);
   const Tensor b = contiguous_copy(cast(cast(sorted_sequence, common), compare));
   const Tensor v = contiguous_copy(cast(cast(self, common), compare));
   const int64_t n = b.sizes().back(), numel = v.numel();

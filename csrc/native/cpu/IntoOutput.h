@@ -19,7 +19,7 @@ using Inputs = std::initializer_list<std::reference_wrapper<const Tensor>>;
 // The dtype an impl computes out's values in: out's own, float32 for a float16/bfloat16 out (its
 // values are rounded once, on into_output's copy).
 inline ScalarType compute_dtype(const Tensor& out) {
-  return is_reduced_float(out.dtype()) ? ScalarType::Float : out.dtype();
+  return opmath_type(out.dtype());
 }
 
 template <typename F>

@@ -118,7 +118,7 @@ std::tuple<Tensor, Tensor> _max_pool2d_indices(const Tensor& self, IntArrayRef k
   TCORE_CHECK_VALUE(kh > 0 && kw > 0 && sh > 0 && sw > 0 && dh > 0 && dw > 0 && ph >= 0 && pw >= 0 && oh >= 0 &&
                         ow >= 0, "_max_pool2d_indices: bad geometry");
   const int64_t n = self.sizes()[0], c = self.sizes()[1], h = self.sizes()[2], w = self.sizes()[3];
-  const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const ScalarType work = opmath_type(self.dtype());
   const MemoryFormat format = self.suggest_memory_format();  // channels_last results for a channels_last input
   if (format == MemoryFormat::ChannelsLast) {
     const Tensor src = in_format(cast(self, work), format);
@@ -223,7 +223,7 @@ Tensor _max_pool2d_indices_backward(const Tensor& grad_output, const Tensor& sel
                     "_max_pool2d_indices_backward: expected 4-D grad_output and indices of one shape and a 4-D "
                     "self, got ", shape_str(grad_output.sizes()), ", ", shape_str(indices.sizes()), ", ",
                     shape_str(input_size));
-  const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
+  const ScalarType work = opmath_type(grad_output.dtype());
   const int64_t planes = input_size[0] * input_size[1], hw = input_size[2] * input_size[3];
   const int64_t per = grad_output.sizes()[2] * grad_output.sizes()[3];
   const MemoryFormat format = self.suggest_memory_format();
@@ -317,7 +317,7 @@ Tensor _avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "avg_pool2d: expected a floating point input, got ", to_string(self.dtype()));
   const AvgPool g = avg_pool(self.sizes(), output_size, kernel_size, stride, padding, count_include_pad,
                              divisor_override, "_avg_pool2d");
-  const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const ScalarType work = opmath_type(self.dtype());
   const MemoryFormat format = self.suggest_memory_format();  // channels_last stays so
   if (format == MemoryFormat::ChannelsLast) {  // a window's C-vectors summed in the NCHW kernel's order
     const Tensor src = in_format(cast(self, work), format);
@@ -369,7 +369,7 @@ Tensor _avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntAr
   TCORE_CHECK_VALUE(grad_output.dim() == 4 && self.dim() == 4, "_avg_pool2d_backward: expected 4-D grad_output and self");
   const AvgPool g = avg_pool(self.sizes(), {grad_output.sizes()[2], grad_output.sizes()[3]}, kernel_size, stride,
                              padding, count_include_pad, divisor_override, "_avg_pool2d_backward");
-  const ScalarType work = is_reduced_float(grad_output.dtype()) ? ScalarType::Float : grad_output.dtype();
+  const ScalarType work = opmath_type(grad_output.dtype());
   const MemoryFormat format = self.suggest_memory_format();
   if (format == MemoryFormat::ChannelsLast) {  // each window's C shares added into its C-vectors
     const Tensor gy = in_format(cast(grad_output, work), format);

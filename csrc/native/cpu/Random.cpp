@@ -32,7 +32,7 @@ template <typename Fill>
 Tensor fill_random(const Tensor& self, const std::optional<Generator>& generator, const char* op, Fill fill) {
   assert_no_internal_overlap(self);
   // float16/bfloat16 are filled in float32 and rounded (uniform_ draws them at their own precision)
-  const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const ScalarType t = opmath_type(self.dtype());
   const Tensor target = self.is_contiguous() && t == self.dtype() ? self : empty_cpu(self.sizes(), t);
   {
     const Generator gen = generator ? *generator : default_generator();

@@ -87,9 +87,6 @@ void dispatch_resample(ScalarType t, const char* op, const F& f) {
   else dispatch_numeric(t, op, f);
 }
 
-// float16/bfloat16 compute in float32, the others in their own type
-ScalarType compute_type(ScalarType t) { return is_reduced_float(t) ? ScalarType::Float : t; }
-
 }  // namespace
 
 Tensor _resample(const Tensor& self, int64_t dim, const Tensor& indices, const std::optional<Tensor>& weights) {
@@ -99,7 +96,7 @@ Tensor _resample(const Tensor& self, int64_t dim, const Tensor& indices, const s
   const Taps taps = read_taps(indices, weights, a.n, "_resample");
   std::vector<int64_t> shape = self.sizes().vec();
   shape[d] = taps.n_out;
-  const ScalarType t = compute_type(self.dtype());
+  const ScalarType t = opmath_type(self.dtype());
   const Tensor x = contiguous_copy(cast(self, t));
   Tensor out = empty_cpu(shape, t);
   dispatch_resample(t, "_resample", [&](auto tag) {
@@ -149,7 +146,7 @@ Tensor _resample_backward(const Tensor& grad, int64_t dim, IntArrayRef input_siz
   const Around a = around(grad.sizes(), d);
   TCORE_CHECK(a.n == taps.n_out, "_resample_backward(): grad has ", a.n, " elements along dim ", d, ", the taps ",
               taps.n_out);
-  const ScalarType t = compute_type(grad.dtype());
+  const ScalarType t = opmath_type(grad.dtype());
   const Tensor g = contiguous_copy(cast(grad, t));
   Tensor out = empty_cpu(shape, t);
   dispatch_resample(t, "_resample_backward", [&](auto tag) {

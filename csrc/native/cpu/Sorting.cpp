@@ -48,7 +48,7 @@ Rows rows_of(const Tensor& self, int64_t dim, const char* op) {
   r.dtype = self.dtype();
   r.dim = wrap_dim(dim, self.dim());
   if (self.dim() == 0) {
-    r.data = contiguous_copy(cast(self, is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype()));
+    r.data = contiguous_copy(cast(self, opmath_type(self.dtype())));
     return r;
   }
   std::vector<int64_t> strides;
@@ -59,7 +59,7 @@ Rows rows_of(const Tensor& self, int64_t dim, const char* op) {
   }
   r.sizes.push_back(self.sizes()[r.dim]);
   strides.push_back(self.strides()[r.dim]);
-  const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const ScalarType work = opmath_type(self.dtype());
   Tensor moved = make_view(self, r.sizes, strides, self.storage_offset());
   r.data = empty_cpu(r.sizes, work);
   copy_kernel(r.data, moved);
@@ -351,7 +351,7 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
   (void)return_inverse;
   (void)return_counts;
   const int64_t n = self.numel();
-  const Tensor flat = contiguous_copy(cast(self, is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype()));
+  const Tensor flat = contiguous_copy(cast(self, opmath_type(self.dtype())));
   std::vector<int64_t> order(static_cast<size_t>(n));
   Tensor inverse = empty_cpu(self.sizes(), ScalarType::Long);
   std::vector<int64_t> firsts, counts;
@@ -398,7 +398,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, b
       sizes.push_back(self.sizes()[k]);
       strides.push_back(self.strides()[k]);
     }
-  const ScalarType work = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  const ScalarType work = opmath_type(self.dtype());
   Tensor moved = empty_cpu(sizes, work);
   copy_kernel(moved, make_view(self, sizes, strides, self.storage_offset()));
   const int64_t rows = sizes[0];

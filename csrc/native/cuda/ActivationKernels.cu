@@ -49,7 +49,7 @@ template <typename Make>
 void activation_into(const Tensor& out, const Tensor& self, const char* op, Make make) {
   TCORE_CHECK_VALUE(out.device() == self.device(), op, ": the out= tensor is on ", out.device().str(),
                     " but the input is on ", self.device().str());
-  const ScalarType kernel = cuda::kernel_compute_type(self.dtype());
+  const ScalarType kernel = opmath_type(self.dtype());
   const Tensor x = cast(self, kernel);
   const bool direct = !partially_overlaps(out, x);
   const Tensor target = direct ? out : empty_on(self.sizes(), out.dtype(), self.device());
@@ -119,7 +119,7 @@ Tensor backward_op(const Tensor& grad_output, const Tensor& self, const char* op
   const ScalarType t = result_type({&grad_output, &self});
   TCORE_CHECK_TYPE(is_floating(t), op, ": not implemented for '", to_string(t), "' (floating dtypes only)");
   const Tensor out = empty_on(broadcast_shapes(grad_output.sizes(), self.sizes()), t, cuda::device_of(grad_output, self));
-  const ScalarType kernel = cuda::kernel_compute_type(t);
+  const ScalarType kernel = opmath_type(t);
   const cuda::BinaryTarget b = cuda::binary_target(out, grad_output, self, kernel, t, op);
   dispatch_floating(kernel, op, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -37,7 +37,7 @@ ScalarType compute_type(const Tensor& a, const Tensor& b, Kind kind) {
 Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, Kind kind, const Scalar& alpha,
                    const char* op) {
   const ScalarType result = compute_type(a, b, kind);
-  const ScalarType compute = cuda::kernel_compute_type(result);
+  const ScalarType compute = opmath_type(result);
   const cuda::BinaryTarget t = cuda::binary_target(out, a, b, compute, result, op);
   const Tensor &x = t.x, &y = t.y, &target = t.target;
   dispatch_dtype(compute, op, [&](auto tag) {  // bool: add is or, mul is and (sub of bools fails in the meta function)

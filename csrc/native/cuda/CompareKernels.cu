@@ -49,7 +49,7 @@ struct ExtremumOp {
 template <Kind kind>
 Tensor compare_into(const Tensor& out, const Tensor& a, const Tensor& b, const char* op) {
   const ScalarType promoted = result_type({&a, &b});
-  const ScalarType compute = cuda::kernel_compute_type(promoted);
+  const ScalarType compute = opmath_type(promoted);
   const cuda::BinaryTarget t =
       cuda::binary_target(out, a, b, compute, is_comparison(kind) ? ScalarType::Bool : promoted, op);
   const Tensor &x = t.x, &y = t.y, &target = t.target;

@@ -208,9 +208,6 @@ void with_store_type(ScalarType out, Launch&& launch) {
   launch(type_tag<Compute>{});
 }
 
-// The dtype a kernel computes a result of dtype `t` in: float32 for the 16-bit floats.
-inline ScalarType kernel_compute_type(ScalarType t) { return is_reduced_float(t) ? ScalarType::Float : t; }
-
 inline void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
   const bool a_scalar = a.device().is_cpu() && a.dim() == 0, b_scalar = b.device().is_cpu() && b.dim() == 0;
   TCORE_CHECK(a.device() == b.device() || a_scalar || b_scalar, op,

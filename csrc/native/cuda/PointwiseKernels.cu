@@ -108,7 +108,7 @@ void check_nonzero_divisor(const Tensor& divisor) {
 template <Op op>
 Tensor binary_into(const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, ScalarType result,
                    const char* name) {
-  const ScalarType kernel = cuda::kernel_compute_type(compute);  // float16/bfloat16: float32, rounded on store
+  const ScalarType kernel = opmath_type(compute);  // float16/bfloat16: float32, rounded on store
   const cuda::BinaryTarget t = cuda::binary_target(out, a, b, kernel, result, name);
   if constexpr (op == Op::Remainder || op == Op::Fmod || op == Op::DivTrunc || op == Op::DivFloor)
     check_nonzero_divisor(t.y);
@@ -206,7 +206,7 @@ Tensor where_out_cuda(const Tensor& condition, const Tensor& self, const Tensor&
                     " but the inputs are on ", device.str());
   const std::vector<int64_t> shape = where_shape(condition, self, other);
   resize_output(out, shape);
-  const ScalarType kernel = cuda::kernel_compute_type(t);
+  const ScalarType kernel = opmath_type(t);
   const Tensor c = cast(on_device(condition, device), ScalarType::Bool);
   const Tensor x = cast(on_device(self, device), kernel), y = cast(on_device(other, device), kernel);
   const bool direct = out.dtype() == t && !partially_overlaps(out, x) && !partially_overlaps(out, y) &&
@@ -235,7 +235,7 @@ Tensor threshold_backward_cuda(const Tensor& grad_output, const Tensor& self, co
                     "threshold_backward: grad_output and self must have the same shape");
   cuda::check_same_device(grad_output, self, "threshold_backward");
   const ScalarType t = grad_output.dtype();
-  const ScalarType kernel = cuda::kernel_compute_type(t);
+  const ScalarType kernel = opmath_type(t);
   Tensor out = empty_on(self.sizes(), t, grad_output.device());
   const Tensor g = cast(grad_output, kernel), x = cast(self, kernel);
   dispatch_numeric(kernel, "threshold_backward", [&](auto tag) {
@@ -357,7 +357,7 @@ Tensor logical_not_out_cuda(const Tensor& self, const Tensor& out) {
   TCORE_CHECK_VALUE(out.device() == self.device(), "logical_not: the out= tensor is on ", out.device().str(),
                     " but the input is on ", self.device().str());
   resize_output(out, self.sizes());
-  const Tensor x = cast(self, cuda::kernel_compute_type(self.dtype()));
+  const Tensor x = cast(self, opmath_type(self.dtype()));
   const bool direct = out.dtype() == ScalarType::Bool && !partially_overlaps(out, x);
   const Tensor target = direct ? out : empty_on(self.sizes(), ScalarType::Bool, self.device());
   dispatch_all_types(x.dtype(), "logical_not", [&](auto tag) {

@@ -148,7 +148,7 @@ Tensor unary_into(const Tensor& out, const Tensor& self, const char* op, int64_t
   TCORE_CHECK_VALUE(out.device() == self.device(), op, ": the out= tensor is on ", out.device().str(),
                     " but the input is on ", self.device().str());
   resize_output(out, self.sizes());
-  const ScalarType kernel = cuda::kernel_compute_type(compute);  // float16/bfloat16 in float32
+  const ScalarType kernel = opmath_type(compute);  // float16/bfloat16 in float32
   const Tensor x = cast(self, kernel);
   const bool direct = out.dtype() == compute && !partially_overlaps(out, x);
   const Tensor target = direct ? out : empty_on(self.sizes(), compute, self.device());
@@ -180,7 +180,7 @@ Tensor clamp_into(const Tensor& out, const Tensor& self, ScalarType t, const std
   TCORE_CHECK_VALUE(out.device() == self.device(), op, ": the out= tensor is on ", out.device().str(),
                     " but the input is on ", self.device().str());
   resize_output(out, self.sizes());
-  const ScalarType kernel = cuda::kernel_compute_type(t);
+  const ScalarType kernel = opmath_type(t);
   const Tensor x = cast(self, kernel);
   const bool direct = out.dtype() == t && !partially_overlaps(out, x);
   const Tensor target = direct ? out : empty_on(self.sizes(), t, self.device());
@@ -202,7 +202,7 @@ Tensor clamp_into(const Tensor& out, const Tensor& self, ScalarType t, const std
 
 template <bool Inf>
 Tensor float_test(const Tensor& self) {
-  const Tensor x = cast(self, cuda::kernel_compute_type(self.dtype()));
+  const Tensor x = cast(self, opmath_type(self.dtype()));
   Tensor out = empty_on(self.sizes(), ScalarType::Bool, self.device());
   dispatch_dtype(x.dtype(), Inf ? "isinf" : "isnan", [&](auto tag) {
     using T = typename decltype(tag)::type;

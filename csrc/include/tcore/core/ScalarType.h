@@ -57,6 +57,9 @@ TCORE_API int64_t element_size(ScalarType t);
 TCORE_API std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 inline bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+// The dtype a kernel computes values of dtype `t` in (torch's opmath type): float32 for the 16-bit
+// floats, whose results are rounded once on store; every other dtype computes in itself.
+inline ScalarType opmath_type(ScalarType t) { return is_reduced_float(t) ? ScalarType::Float : t; }
 inline bool is_floating(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double || is_reduced_float(t); }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) ||
