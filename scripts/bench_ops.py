@@ -41,6 +41,7 @@ OPS = {
     "linear_bf16": ("linear (2048,2048)@(2048,2048)+bias bf16", None),
     "add_f16": ("add 4M f16", 3 * 8 << 20), "mul_scalar_bf16": ("mul 4M bf16 by a number", 2 * 8 << 20),
     "relu_f16": ("relu 4M f16", 2 * 8 << 20), "exp_bf16": ("exp 4M bf16", 2 * 8 << 20),
+    "gelu_bf16": ("gelu 4M bf16", 2 * 8 << 20), "gelu_f16": ("gelu 4M f16", 2 * 8 << 20),
     "add_broadcast_f16": ("add (2048,2048)+(2048,) f16", 2 * 8 << 20),
     "relu_transposed_bf16": ("relu (2048,2048).t() bf16", 2 * 8 << 20),
     "sum_f16": ("sum 4M f16", 8 << 20), "sum_dim0_bf16": ("sum (2048,2048) dim 0 bf16", 8 << 20),
@@ -98,6 +99,7 @@ if lib in ("tcore", "torch"):
     f16, bf16 = h[T.float16], h[T.bfloat16]
     ops.update({"add_f16": lambda: T.add(f16["a"], f16["b"]), "mul_scalar_bf16": lambda: T.mul(bf16["a"], 1.5),
                 "relu_f16": lambda: T.relu(f16["a"]), "exp_bf16": lambda: T.exp(bf16["a"]),
+                "gelu_bf16": lambda: F.gelu(bf16["a"]), "gelu_f16": lambda: F.gelu(f16["a"]),
                 "add_broadcast_f16": lambda: T.add(f16["m"], f16["w"]), "relu_transposed_bf16": lambda: T.relu(bf16["m"].t()),
                 "sum_f16": lambda: f16["a"].sum(), "sum_dim0_bf16": lambda: bf16["m"].sum(0),
                 "softmax_bf16": lambda: T.softmax(bf16["m"], 1),

@@ -161,7 +161,6 @@ T item(const Tensor& t) {
 
 // An index beyond its dim, as torch reports it: a RuntimeError from gather and the scatters (op
 // "gather", "scatter_add", ...), an IndexError from index_select, index_add and the others.
-
 [[noreturn]] void index_out_of_bounds(int64_t idx, int64_t dim, int64_t size, std::string_view op);
 
 // -s, as sub's kernels take alpha (an int64's lowest negates to itself, as it wraps).

@@ -30,6 +30,26 @@ void copy_kernel(const Tensor& dst, const Tensor& src);
 // Always inlined: ReducedFloatLoops.h converts sixteen-value blocks in registers through it (a call a
 // block made a float16 add 2.5x slower). GCC then analyses its scalar tails for a constant n they
 // never reach, and wrongly warns of undefined behaviour at some far iteration: that warning is off here.
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+// A register of float32 values rounded to bfloat16 as BFloat16::from_float rounds (to nearest even;
+// a NaN quieted, its sign and upper payload kept), each in the upper 16 bits of its lane (the lower
+// bits are not defined): the one place of that rounding in registers.
+[[gnu::always_inline]] inline __m512i bfloat16_in_upper_half(__m512 f) {
+  const __m512i u = _mm512_castps_si512(f);
+  const __m512i lsb = _mm512_maskz_and_epi32(0xffff, _mm512_maskz_srli_epi32(0xffff, u, 16), _mm512_set1_epi32(1));
+  const __m512i rounded = _mm512_maskz_add_epi32(0xffff, _mm512_maskz_add_epi32(0xffff, u, _mm512_set1_epi32(0x7fff)), lsb);
+  return _mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), u, _mm512_set1_epi32(0x400000));
+}
+#endif
+#if defined(__AVX2__)
+[[gnu::always_inline]] inline __m256i bfloat16_in_upper_half(__m256 f) {
+  const __m256i u = _mm256_castps_si256(f);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i rounded = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb);
+  return _mm256_blendv_epi8(rounded, _mm256_or_si256(u, _mm256_set1_epi32(0x400000)),
+                            _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)));
+}
+#endif
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Waggressive-loop-optimizations"
 template <typename D, typename S>
@@ -108,22 +128,13 @@ template <typename D, typename S>
     // 6.6x torch's there)
     int64_t i = 0;
 #if defined(__AVX512F__) && defined(__AVX512BW__)
-    const __m512i bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1), quiet = _mm512_set1_epi32(0x40);
     for (; i + 16 <= n; i += 16) {
-      const __m512 f = _mm512_loadu_ps(x + i);
-      const __m512i u = _mm512_castps_si512(f), upper = _mm512_maskz_srli_epi32(0xffff, u, 16);
-      const __m512i rounded =
-          _mm512_maskz_srli_epi32(0xffff, _mm512_add_epi32(_mm512_add_epi32(u, bias), _mm512_and_si512(upper, one)), 16);
-      const __m512i v = _mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), upper, quiet);
+      const __m512i v = _mm512_maskz_srli_epi32(0xffff, bfloat16_in_upper_half(_mm512_loadu_ps(x + i)), 16);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), _mm512_maskz_cvtepi32_epi16(0xffff, v));
     }
 #elif defined(__AVX2__)
-    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), quiet = _mm256_set1_epi32(0x40);
     for (; i + 8 <= n; i += 8) {
-      const __m256 f = _mm256_loadu_ps(x + i);
-      const __m256i u = _mm256_castps_si256(f), upper = _mm256_srli_epi32(u, 16);
-      const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, bias), _mm256_and_si256(upper, one)), 16);
-      const __m256i v = _mm256_blendv_epi8(rounded, _mm256_or_si256(upper, quiet), _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)));
+      const __m256i v = _mm256_srli_epi32(bfloat16_in_upper_half(_mm256_loadu_ps(x + i)), 16);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i),
                        _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));  // each <= 0xffff
     }

@@ -219,8 +219,14 @@ inline VD trunc(VD x) { return _mm_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_N
 // log1p (SLEEF flushes denormals to 0); sinh and cosh of |x| past 88.5 / 709 are e^|x| / 2
 // (SLEEF overflows early there; the true result is finite up to 89.4 / 710.4), computed as
 // e^(|x|/2) * (e^(|x|/2) / 2).
+// |v| by clearing the sign bits (one and; `v < 0 ? -v : v` took a compare and a blend): -0 and
+// a negative NaN lose their sign, which no caller tells apart.
 template <typename V, typename S>
-V abs_of(V v) { return v < S(0) ? -v : v; }
+V abs_of(V v) {
+  using I = std::conditional_t<sizeof(S) == 4, int32_t, int64_t>;
+  using IV [[gnu::vector_size(sizeof(V))]] = I;
+  return reinterpret_cast<V>(reinterpret_cast<IV>(v) & std::numeric_limits<I>::max());
+}
 // whether any (every) lane of a comparison's mask is set (the fix-ups cost a second function only
 // then): one test instruction (a loop over the lanes compiled to a chain of shuffles, 30% of gelu's
 // time)
@@ -435,10 +441,21 @@ struct Log1p {
 // not depend on its neighbours): float32 gelu of 4M elements 2.95 -> 1.8-1.9 ms at AVX-512 (torch 2.0-2.1).
 struct GeluTable {
   static VF cdf(VF v) {
+#if defined(__AVX512F__)
+    // each lane test once, in a mask register (GCC's vector comparisons tested a >= 4 and v < 0
+    // twice each, took |v| by a compare and a blend and widened the mask to test it: 7 of the
+    // loop's 38 instructions, on the port the permutes need)
+    const VF a = _mm512_abs_ps(v);
+    const VF near = evaluate(Tables::normal_upper_tail, a);  // Phi(-|x|); NaN stays NaN
+    const __mmask16 far = _mm512_cmp_ps_mask(a, _mm512_set1_ps(4.0f), _CMP_GE_OQ);
+    const VF y = far ? _mm512_mask_blend_ps(far, near, GeluErfc::upper_tail(a)) : near;  // by lane
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), 1.0f - y, y);
+#else
     const VF a = abs_of<VF, float>(v);
     VF y = evaluate(Tables::normal_upper_tail, a);  // Phi(-|x|); NaN stays NaN
     if (any(a >= 4.0f)) y = a >= 4.0f ? GeluErfc::upper_tail(a) : y;  // by lane: a value's result is its own
     return v < 0.0f ? y : 1.0f - y;
+#endif
   }
   static VD cdf(VD v) { return GeluErfc::cdf(v); }
   static VF apply(VF v) { return v * cdf(v); }
@@ -565,6 +582,21 @@ void map_with(T* out, const T* in, int64_t n, const F& f) {
   using V = typename VecOf<T>::type;
   constexpr int W = width<T>;
   int64_t i = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    // 32 bfloat16 values a load: the even ones widened by a shift, the odd ones by a mask, and the
+    // results joined as they were (no cross-lane widening or narrowing: bfloat16 gelu of 4M values
+    // 1.98 -> 1.75 ms with the mask tests below, torch's 1.67)
+    const __m512i upper = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+    for (; i + 2 * W <= n; i += 2 * W) {
+      const __m512i u = _mm512_loadu_si512(in + i);
+      const __m512i even = bfloat16_in_upper_half(f(_mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, u, 16))));
+      const __m512i odd = bfloat16_in_upper_half(f(_mm512_castsi512_ps(_mm512_maskz_and_epi32(0xffff, u, upper))));
+      // (even >> 16) | (odd & upper): upper's bits from odd, the others from the shifted even
+      _mm512_storeu_si512(out + i, _mm512_ternarylogic_epi32(upper, odd, _mm512_maskz_srli_epi32(0xffff, even, 16), 0xca));
+    }
+  }
+#endif
   for (; i + W <= n; i += W) store(out + i, f(load<V>(in + i)));
   if (i < n) {
     alignas(64) T buf[W] = {};
