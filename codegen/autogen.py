@@ -10,9 +10,10 @@ The out= schema is the entry's with its outputs appended as keyword-only `Tensor
 layout, device and pin_memory taken from the out tensor, as torchgen writes them (a test
 compares every one generated from PyTorch's YAML with torchgen's), and its kernel, generated
 into the CompositeExplicitAutograd registrations, calls the entry (a functional operator) or a
-clone of `self` given to it (an in-place one), then resizes each out as PyTorch does (silently
-when empty, with a UserWarning otherwise) and copies the result into it (a cast where the dtypes
-differ). The generated entries join the operator set at load time, so bindings, stubs, the
+clone of `self` given to it (an in-place one), checks each out's dtype and device, resizes it as
+PyTorch does (silently when empty, with a UserWarning otherwise) and copies the result into it.
+An out of another dtype is refused, as PyTorch's generated kernels refuse it, except for the
+overloads in CASTING_OUTS. The generated entries join the operator set at load time, so bindings, stubs, the
 dispatcher, unboxing and tracing treat them as any other out= overload.
 
 A mutating entry's autogen may also name its functional form, which PyTorch generates for
@@ -36,6 +37,26 @@ from .schema import BaseType, OperatorName, SchemaError, is_tensor_like, parse_s
 AUTOGEN_KEY = "CompositeExplicitAutograd"
 AUTOGEN_KERNEL = "<autogen>"
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# The out= overloads tcore generates where PyTorch writes its own kernel, one that casts the result
+# into an out of another dtype the result type can be cast to (TensorIterator's rule: a float
+# result into a float64 out, not into an int32 one); every other generated out= overload refuses
+# an out of another dtype, as PyTorch's generated kernels do (tests/test_autogen.py compares each
+# with PyTorch's). A factory's out needs no entry: its dtype is the result's.
+CASTING_OUTS = frozenset("""
+    addcdiv.out addcmul.out clamp.Tensor_out clamp_max.Tensor_out clamp_min.Tensor_out column_stack.out
+    copysign.Scalar_out deg2rad.out diff.out dstack.out floor_divide.out fmax.out fmin.out fmod.Scalar_out
+    hstack.out kron.out logaddexp.out logaddexp2.out logit.out logsumexp.out max.out max.unary_out
+    mean.dtype_out min.out min.unary_out mse_loss.out mvlgamma.out nanmean.out nansum.out outer.out
+    pow.Tensor_Scalar_out remainder.Scalar_out sinc.out square.out std.correction_out std.out true_divide.out
+    var.correction_out var.out vstack.out
+    special_digamma.out special_erf.out special_exp2.out special_expit.out special_expm1.out
+    special_gammaln.out special_log1p.out special_logit.out special_logsumexp.out special_multigammaln.out
+    special_polygamma.out special_psi.out
+    bitwise_and.Scalar_out bitwise_or.Scalar_out bitwise_xor.Scalar_out bitwise_left_shift.Tensor_Scalar_out
+    bitwise_right_shift.Tensor_Scalar_out
+    eq.Scalar_out ne.Scalar_out lt.Scalar_out le.Scalar_out gt.Scalar_out ge.Scalar_out
+    xlogy.OutTensor xlogy.OutScalar_Self xlogy.OutScalar_Other
+""".split())
 # A factory's TensorOptions arguments, which its out= overload takes from the out tensor instead
 # (torchgen's Arguments.tensor_options): keyword-only, consecutive, in this order.
 TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")

@@ -174,4 +174,5 @@ def _autogen_kernel(f: NativeFunction) -> dict:
         returns = values[0] if len(values) == 1 and not f.func.returns_tuple else f"{ret_type}({', '.join(values)})"
     return dict(name=str(f.func.name), source=str(source), struct=cpp.struct_name(f.func),
                 source_struct=source.unambiguous, ret=ret_type, params=", ".join(a.decl(False) for a in args),
-                inputs=inputs, inplace=inplace, self_list=self_list, copies=copies, returns=returns)
+                inputs=inputs, inplace=inplace, self_list=self_list, copies=copies, returns=returns,
+                casts=str(f.func.name) in autogen.CASTING_OUTS)

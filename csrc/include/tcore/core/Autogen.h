@@ -8,6 +8,11 @@
 
 namespace tcore::autogen {
 
+// An out= tensor may take `result`: its device, and its dtype (or, where `casts`, a dtype the
+// result's can be cast to), with PyTorch's messages; checked before out is resized, so a refused
+// out keeps its shape.
+TCORE_API void check_out(const Tensor& out, const Tensor& result, bool casts);
+
 // out resized to `sizes`: silently when it is empty or already of those sizes, else with
 // PyTorch's deprecation UserWarning naming `op`.
 TCORE_API void resize_out(const Tensor& out, IntArrayRef sizes, const char* op);
