@@ -169,3 +169,21 @@ def test_every_capability_within_the_bounds(tcore, capability):
 
 def test_the_build_says_where_its_vector_math_comes_from(tcore):
     assert tcore.backends.cpu.vector_math() in ("sleef", "libm")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_softmax_of_masked_rows_as_torch(tcore, dtype):
+    """Rows with -inf (a causal mask), values 100 below the row's maximum (e^x there underflows to
+    denormals or 0: computed at 0 and replaced, VecMath.h's exp_nonpositive) and a row masked but
+    for one value: softmax and log_softmax as torch's, to float32's last bits."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 40)).astype(np.float32)
+    x[np.triu_indices(6, 1, 40)] = -np.inf
+    x[1, 1:20] = x[1, 0] - np.linspace(86, 110, 19, dtype=np.float32)
+    x[2, 2] = 1e30
+    t, c = torch.from_numpy(x).to(getattr(torch, dtype)), tcore.from_numpy(x).to(getattr(tcore, dtype))
+    for fn in ("softmax", "log_softmax"):
+        want = getattr(torch, fn)(t, 1).double().numpy()
+        got = getattr(tcore, fn)(c, 1).double().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype != "bfloat16" else 1e-2, atol=0)

@@ -20,9 +20,11 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 
 // e^x as 2^n * e^r with n = round(x / ln 2) and |r| <= ln(2) / 2 (Cody-Waite split of ln 2),
 // e^r by a degree-6 polynomial; overflow gives inf, underflow denormals then 0, NaN stays NaN.
+// Below -104 (a result that rounds to 0) computed at 0 and replaced by 0: an underflowing product
+// takes a microcode assist (VecMath.h's exp_nonpositive).
 inline float exp_vectorizable(float x) {
   // selects and adds only (no libm call, no branch), so that the loop vectorizes
-  const float clamped = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
+  const float clamped = x < -104.0f ? 0.0f : (x > 88.8f ? 88.8f : x);
   const float t = clamped * 1.44269504088896341f;
   const float n = (t + 12582912.0f) - 12582912.0f;  // round to nearest: 1.5 * 2^23 pushes out the fraction
   const float r = (clamped - n * 0.693359375f) + n * 2.12194440e-4f;
@@ -40,7 +42,7 @@ inline float exp_vectorizable(float x) {
   std::memcpy(&s1, &bits1, sizeof s1);
   std::memcpy(&s2, &bits2, sizeof s2);
   const float y = p * s1 * s2;
-  return x != x ? x : (x > 88.72283935546875f ? std::numeric_limits<float>::infinity() : y);
+  return x != x ? x : (x > 88.72283935546875f ? std::numeric_limits<float>::infinity() : (x < -104.0f ? 0.0f : y));
 }
 
 // The bytes of one SIMD register at this capability (GCC/Clang vector extensions below:
