@@ -8,6 +8,7 @@
 #include <tcore/ops/_resample_backward_native.h>
 #include <tcore/ops/_resample_native.h>
 
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -22,8 +23,10 @@ namespace {
 
 struct Taps {
   int64_t count, n_out;
-  std::vector<int64_t> index;  // (count, n_out)
-  std::vector<double> weight;  // (count, n_out); 1 when no weights were given
+  Tensor indices;                // contiguous int64 on the host, (count, n_out)
+  const int64_t* index;          // its data
+  std::vector<double> weights;   // (count, n_out); empty when no weights were given (each 1)
+  double weight(int64_t k) const { return weights.empty() ? 1.0 : weights[k]; }
 };
 
 Taps read_taps(const Tensor& indices, const std::optional<Tensor>& weights, int64_t n_in, const char* op) {
@@ -35,17 +38,14 @@ Taps read_taps(const Tensor& indices, const std::optional<Tensor>& weights, int6
     TCORE_CHECK(weights->sizes().vec() == indices.sizes().vec(), op, "(): weights ", shape_str(weights->sizes()),
                 " must have the shape of indices ", shape_str(indices.sizes()));
   }
-  Taps t{indices.sizes()[0], indices.sizes()[1], {}, {}};
-  const Tensor idx = contiguous_copy(on_device(indices, Device()));
-  t.index.assign(idx.data_ptr<int64_t>(), idx.data_ptr<int64_t>() + idx.numel());
-  for (int64_t i : t.index) {
-    if (i < 0 || i >= n_in) index_out_of_bounds(i, 0, n_in, op);
+  Taps t{indices.sizes()[0], indices.sizes()[1], contiguous_copy(on_device(indices, Device())), nullptr, {}};
+  t.index = t.indices.data_ptr<int64_t>();
+  for (int64_t k = 0; k < t.indices.numel(); ++k) {
+    if (t.index[k] < 0 || t.index[k] >= n_in) index_out_of_bounds(t.index[k], 0, n_in, op);
   }
   if (weighted) {
     const Tensor w = contiguous_copy(cast(on_device(*weights, Device()), ScalarType::Double));
-    t.weight.assign(w.data_ptr<double>(), w.data_ptr<double>() + w.numel());
-  } else {
-    t.weight.assign(t.index.size(), 1.0);
+    t.weights.assign(w.data_ptr<double>(), w.data_ptr<double>() + w.numel());
   }
   return t;
 }
@@ -80,6 +80,24 @@ inline T tap(T w, T v) {
   else return static_cast<T>(w * v);
 }
 
+// One unweighted tap (a gather: padding's, nearest's) as runs of consecutive source indices,
+// each (first output, first source, length): a row is then a few copies (reflect padding of a
+// 256-wide row: three runs; element by element the last-dim gather was 3.5x torch's padding).
+struct Run {
+  int64_t out, src, len;
+};
+std::vector<Run> runs_of(const int64_t* idx, int64_t m) {
+  std::vector<Run> runs;
+  for (int64_t j = 0; j < m; ++j) {
+    if (!runs.empty() && runs.back().src + runs.back().len == idx[j]) {
+      ++runs.back().len;
+    } else {
+      runs.push_back({j, idx[j], 1});
+    }
+  }
+  return runs;
+}
+
 // runs f with the type tag of t: bool, or the numeric types (float16/bfloat16 never: they compute in float32)
 template <typename F>
 void dispatch_resample(ScalarType t, const char* op, const F& f) {
@@ -103,14 +121,34 @@ Tensor _resample(const Tensor& self, int64_t dim, const Tensor& indices, const s
     using T = typename decltype(tag)::type;
     const T* src = x.template data_ptr<T>();
     T* dst = out.template data_ptr<T>();
-    const std::vector<T> w(taps.weight.begin(), taps.weight.end());
-    const int64_t* idx = taps.index.data();
+    const int64_t* idx = taps.index;
     const int64_t K = taps.count, m = taps.n_out;
     const int64_t work = std::max<int64_t>(m * a.inner * K, 1);
+    // (runs of a few elements, nearest upsampling's, stay element by element)
+    const std::vector<Run> runs = K == 1 && taps.weights.empty() ? runs_of(idx, m) : std::vector<Run>{};
+    const bool gather = !runs.empty() && static_cast<int64_t>(runs.size()) * 8 <= m * a.inner;
+    const std::vector<T> w = [&] {  // (const: a bool one's elements read as bool)
+      std::vector<T> v;
+      for (int64_t k = 0; !gather && k < K * m; ++k) v.push_back(static_cast<T>(taps.weight(k)));
+      return v;
+    }();
     parallel_for(0, a.outer, std::max<int64_t>(1, kGrainSize / work), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
         const T* in = src + o * a.n * a.inner;
         T* res = dst + o * m * a.inner;
+        if (gather) {  // whole runs of rows (of `inner` elements) copied
+          for (const Run& r : runs) {
+            const T* from = in + r.src * a.inner;
+            T* to = res + r.out * a.inner;
+            const int64_t count = r.len * a.inner;
+            if (count >= 16) {
+              std::memcpy(to, from, static_cast<size_t>(count) * sizeof(T));
+            } else {
+              for (int64_t i = 0; i < count; ++i) to[i] = from[i];
+            }
+          }
+          continue;
+        }
         if (a.inner == 1) {  // along the last dim: each output a sum over its taps
           for (int64_t j = 0; j < m; ++j) {
             T acc = tap(w[j], in[idx[j]]);
@@ -162,7 +200,7 @@ Tensor _resample_backward(const Tensor& grad, int64_t dim, IntArrayRef input_siz
                      for (int64_t j = 0; j < taps.n_out; ++j) {
                        const T* in = src + (o * a.n + j) * a.inner;
                        for (int64_t k = 0; k < taps.count; ++k) {
-                         const T w = static_cast<T>(taps.weight[k * taps.n_out + j]);
+                         const T w = static_cast<T>(taps.weight(k * taps.n_out + j));
                          T* row = slice + taps.index[k * taps.n_out + j] * a.inner;
                          for (int64_t i = 0; i < a.inner; ++i) row[i] = static_cast<T>(row[i] + tap(w, in[i]));
                        }
