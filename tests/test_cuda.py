@@ -623,3 +623,21 @@ def test_edge_cases_like_cpu(gpu):
     p.cumprod(1).sum().backward()
     pc.cumprod(1).sum().backward()
     _same(p.grad, pc.grad, what="cumprod's gradient with zeros")
+
+
+@pytest.mark.gpu
+def test_causal_attention_like_cpu(gpu):
+    """_causal_softmax through its composite (masked_fill, softmax) on the device, and causal
+    attention's values and gradients, as the CPU kernel gives them."""
+    tc = gpu
+    sc = tc.tensor(_rand((2, 7, 9), "float32", 31))
+    _same(tc._C._causal_softmax(sc.cuda()), tc._C._causal_softmax(sc), rtol=1e-5, atol=1e-6, what="_causal_softmax")
+    q, k, v = (tc.tensor(_rand(s, "float64", 32 + i)) for i, s in enumerate(((2, 5, 4), (2, 6, 4), (2, 6, 3))))
+    outs = []
+    for dev in ("cuda", "cpu"):
+        leaves = [t.to(dev).requires_grad_() for t in (q, k, v)]
+        out = tc.nn.functional.scaled_dot_product_attention(*leaves, is_causal=True)
+        out.sum().backward()
+        outs.append([out.detach()] + [t.grad for t in leaves])
+    for got, want in zip(*outs):
+        _same(got, want, rtol=1e-9, atol=1e-12, what="causal attention")

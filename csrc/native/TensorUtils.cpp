@@ -350,6 +350,12 @@ void check_masked_fill_value(const Tensor& value) {
               value.dim(), " dimension(s).");
 }
 
+void check_causal_softmax(const Tensor& self) {
+  TCORE_CHECK(self.dim() >= 2, "_causal_softmax(): expected a tensor of at least 2 dims, got ", self.dim());
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "_causal_softmax(): expected a floating tensor, got ",
+                   to_string(self.dtype()));
+}
+
 Scalar masked_fill_value(const Tensor& value) {
   check_masked_fill_value(value);
   const Tensor v = on_device(cast(value, is_floating(value.dtype()) ? ScalarType::Double : ScalarType::Long), Device());

@@ -152,6 +152,9 @@ Scalar masked_fill_value(const Tensor& value);
 // (clamp, add's alpha, pow's exponent, linspace's ends) check it even where they compute in float.
 void check_scalar_fits(const Scalar& s, ScalarType dtype);
 
+// _causal_softmax's input: a floating tensor of at least 2 dims.
+void check_causal_softmax(const Tensor& self);
+
 // The value of a one-element tensor as a T (bool, int64_t, double...), cast to T's dtype and read
 // on the host (a device one is copied there).
 template <typename T>

@@ -1264,8 +1264,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scores = _C.matmul(query * s, key.transpose(-2, -1))  # (scaling the smaller operand: L * E, not L * S)
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:  # every row keeps its first key: no row is masked everywhere
-        causal = _C.triu(_C.ones([L, S], dtype=_C.dtype.bool, device=query.device), 1)
-        weights = _C.softmax(scores.masked_fill(causal, -math.inf), -1, None)
+        weights = _C._causal_softmax(scores)  # (the keys above the diagonal never read)
     elif attn_mask is None:
         weights = _C.softmax(scores, -1, None)
     else:

@@ -1,21 +1,36 @@
 // Composites of the mask operators: masked_select and argwhere through index/nonzero, and
+// _causal_softmax on devices without a kernel of their own (a masked_fill then softmax), and
 // where with Python numbers (a number is a 0-dim "wrapped" tensor in type promotion, as in
 // PyTorch: where(cond, x_float32, 0.0) stays float32; the number is converted to the result's
 // dtype as torch's scalar_tensor converts it). Autograd records what they call.
+#include <tcore/ops/_causal_softmax_native.h>
 #include <tcore/ops/argwhere_native.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/index.h>
+#include <tcore/ops/masked_fill.h>
 #include <tcore/ops/masked_select_native.h>
 #include <tcore/ops/nonzero.h>
+#include <tcore/ops/ones.h>
 #include <tcore/ops/scalar_tensor.h>
+#include <tcore/ops/softmax.h>
+#include <tcore/ops/triu.h>
 #include <tcore/ops/where.h>
 #include <tcore/ops/where_native.h>
+
+#include <limits>
 
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
 
 Tensor argwhere(const Tensor& self) { return tcore::nonzero(self); }
+
+Tensor _causal_softmax_composite(const Tensor& self) {
+  check_causal_softmax(self);
+  const int64_t L = self.sizes()[self.dim() - 2], S = self.sizes().back();
+  const Tensor above = tcore::triu(tcore::ones({L, S}, ScalarType::Bool, std::nullopt, self.device()), 1);
+  return tcore::softmax(tcore::masked_fill(self, above, -std::numeric_limits<double>::infinity()), -1);
+}
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   TCORE_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");

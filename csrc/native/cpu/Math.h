@@ -186,7 +186,7 @@ T extreme_row(const T* row, int64_t n) {
   if constexpr (std::is_floating_point_v<T>) {
     constexpr int64_t W = kVectorBytes / sizeof(T);
     typedef T V __attribute__((vector_size(kVectorBytes)));
-    if (n >= 4 * W) {
+    if (n >= W) {
       V acc[4];
       for (auto& a : acc)
         for (int64_t j = 0; j < W; ++j) a[j] = row[0];
@@ -195,6 +195,10 @@ T extreme_row(const T* row, int64_t n) {
           const V v = load_lanes<V>(row + i + k * W);
           acc[k] = ((Greater ? v > acc[k] : v < acc[k]) | (v != v)) ? v : acc[k];
         }
+      }
+      for (; i + W <= n; i += W) {  // then single vectors (rows of a few vectors: a causal mask's)
+        const V v = load_lanes<V>(row + i);
+        acc[0] = ((Greater ? v > acc[0] : v < acc[0]) | (v != v)) ? v : acc[0];
       }
       // the four registers into one by vectors, then its lanes (64 scalar picks per row cost a
       // third of amax over rows of 2048 floats)

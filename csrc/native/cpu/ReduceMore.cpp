@@ -19,6 +19,7 @@
 #include <tcore/ops/argmin_native.h>
 #include <tcore/ops/cumprod_native.h>
 #include <tcore/ops/cumsum_native.h>
+#include <tcore/ops/_causal_softmax_native.h>
 #include <tcore/ops/_log_softmax_backward_data_native.h>
 #include <tcore/ops/_softmax_backward_data_native.h>
 #include <tcore/ops/log_softmax_native.h>
@@ -553,6 +554,24 @@ void softmax_into(const Tensor& result, const Tensor& self, int64_t dim, ScalarT
   rows_along(result, dim, t, op, [](auto* y, const auto* x, int64_t n) { softmax_row<Log>(y, x, n); }, self);
 }
 
+// softmax of each row's first i + 1 elements (row i of its (L, S) matrix), zeros after them: the
+// masked entries are neither read nor exponentiated (masking the scores first took a pass of its
+// own, and softmax then exponentiated -inf)
+void causal_softmax_into(const Tensor& out, const Tensor& x) {
+  const int64_t L = x.sizes()[x.dim() - 2], S = x.sizes().back();
+  const int64_t rows = S == 0 ? 0 : x.numel() / S;
+  dispatch_floating(x.dtype(), "_causal_softmax", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = x.template data_ptr<T>();
+    T* o = out.template data_ptr<T>();
+    for_each_row(rows, S, [&](int64_t r) {
+      const int64_t n = std::min<int64_t>(S, r % L + 1);
+      softmax_row<false>(o + r * S, in + r * S, n);
+      std::fill(o + r * S + n, o + (r + 1) * S, T(0));
+    });
+  });
+}
+
 // out's dtype is the meta function's; computed in compute_dtype (float16/bfloat16 rows along the
 // last dim converted row by row: Reduce.h's reduced_float_rows)
 template <bool Log>
@@ -599,6 +618,15 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim, S
   return cast(result, input_dtype);
 }
 }  // namespace
+
+Tensor _causal_softmax(const Tensor& self) {
+  check_causal_softmax(self);
+  const ScalarType t = opmath_type(self.dtype());  // float16/bfloat16 in float32, rounded once
+  const Tensor x = contiguous_copy(cast(self, t));
+  const Tensor out = empty_cpu(self.sizes(), t);
+  causal_softmax_into(out, x);
+  return t == self.dtype() ? out : cast(out, self.dtype());
+}
 
 Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
   return softmax_backward<false>(grad_output, output, dim, input_dtype, "_softmax_backward_data");

@@ -658,11 +658,28 @@ double exp_shifted_sum(T* y, const T* x, T shift, int64_t n) {
     }
     if (i < end) {  // the tail, padded with lanes whose e^(x - shift) is 0
       alignas(64) T buf[W];
+#if defined(__AVX512F__)
+      // masked loads and stores: the tail copied through a buffer stalled on the buffer's load (its
+      // narrower stores cannot forward to it), a third of a causal softmax's rows of varying lengths
+      const auto lanes_kept = static_cast<__mmask16>((1u << (end - i)) - 1);
+      V e;
+      if constexpr (std::is_same_v<T, float>) {
+        e = exp_at_most_0(_mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), lanes_kept,
+                                               x + i) - shift);
+        if constexpr (Store) _mm512_mask_storeu_ps(y + i, lanes_kept, e);
+      } else {
+        e = exp_at_most_0(_mm512_mask_loadu_pd(_mm512_set1_pd(-std::numeric_limits<double>::infinity()),
+                                               static_cast<__mmask8>(lanes_kept), x + i) - shift);
+        if constexpr (Store) _mm512_mask_storeu_pd(y + i, static_cast<__mmask8>(lanes_kept), e);
+      }
+      store(buf, e);
+#else
       for (int j = 0; j < W; ++j) buf[j] = -std::numeric_limits<T>::infinity();
       std::memcpy(buf, x + i, static_cast<size_t>(end - i) * sizeof(T));
       const V e = exp_at_most_0(load<V>(buf) - shift);
       store(buf, e);
       if constexpr (Store) std::memcpy(y + i, buf, static_cast<size_t>(end - i) * sizeof(T));
+#endif
       for (int64_t j = 0; j < end - i; ++j) total += buf[j];
     }
     alignas(64) T lanes[W];
