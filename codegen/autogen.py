@@ -55,7 +55,8 @@ CASTING_OUTS = frozenset("""
     bitwise_and.Scalar_out bitwise_or.Scalar_out bitwise_xor.Scalar_out bitwise_left_shift.Tensor_Scalar_out
     bitwise_right_shift.Tensor_Scalar_out
     eq.Scalar_out ne.Scalar_out lt.Scalar_out le.Scalar_out gt.Scalar_out ge.Scalar_out
-    xlogy.OutTensor xlogy.OutScalar_Self xlogy.OutScalar_Other
+    xlogy.OutTensor xlogy.OutScalar_Self xlogy.OutScalar_Other special_xlogy.out special_xlogy.self_scalar_out
+    special_xlogy.other_scalar_out
 """.split())
 # A factory's TensorOptions arguments, which its out= overload takes from the out tensor instead
 # (torchgen's Arguments.tensor_options): keyword-only, consecutive, in this order.

@@ -45,6 +45,10 @@ CASES = {
                                                     [0.0, NAN, 0.0, INF, INF, 1.0, -1.0, NAN]]),
     "xlogy_scalar_other": (lambda t, a: t.xlogy(a, 3.0), [A]),
     "xlogy_scalar_self": (lambda t, b: t.xlogy(2, b.abs()), [B]),
+    "xlogy_inplace": (lambda t, a, b: (a * 1).xlogy_(b.abs()), [A, B]),
+    "xlogy_inplace_scalar": (lambda t, a: t.xlogy_(a * 1, 3.0), [A]),
+    "special_xlogy": (lambda t, a, b: t.special.xlogy(a, b.abs()), [A, B]),
+    "special_xlogy_scalars": (lambda t, a: t.special.xlogy(2, a.abs()) + t.special.xlogy(a, 0.5), [A]),
     "addcmul": (lambda t, a, b, c: t.addcmul(a, b, c, value=-1.5), [A, B, POS]),
     "addcmul_inplace": (lambda t, a, b, c: (a * 1).addcmul_(b, c, value=0.5), [A, B, POS]),
     "addcdiv": (lambda t, a, b, c: a.addcdiv(b, c, value=2), [A, B, POS]),
@@ -167,6 +171,11 @@ def test_out_forms_and_errors(tcore):
         tcore.ones(6).unflatten(0, (4, 2))
     with pytest.raises(RuntimeError, match="repeated dim"):
         tcore.ones(2, 3).movedim([0, 0], [0, 1])
+    for lib in (torch, tcore):  # xlogy_ keeps self: its shape, a dtype the result can be cast to
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+            lib.zeros(3, dtype=lib.int64).xlogy_(lib.ones(3))
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            lib.zeros(3).xlogy_(lib.ones(2, 3))
 
 
 def test_review_cases_as_torch(tcore):

@@ -34,6 +34,8 @@
 #include <tcore/ops/special_polygamma_native.h>
 #include <tcore/ops/special_psi_native.h>
 #include <tcore/ops/special_softmax_native.h>
+#include <tcore/ops/special_xlogy_native.h>
+#include <tcore/ops/xlogy.h>
 
 namespace tcore::native {
 
@@ -47,6 +49,9 @@ Tensor special_digamma(const Tensor& self) { return tcore::digamma(self); }
 Tensor special_psi(const Tensor& self) { return tcore::digamma(self); }
 Tensor special_polygamma(int64_t n, const Tensor& self) { return tcore::polygamma(n, self); }
 Tensor special_multigammaln(const Tensor& self, int64_t p) { return tcore::mvlgamma(self, p); }
+Tensor special_xlogy(const Tensor& self, const Tensor& other) { return tcore::xlogy(self, other); }
+Tensor special_xlogy(const Scalar& self, const Tensor& other) { return tcore::xlogy(self, other); }
+Tensor special_xlogy(const Tensor& self, const Scalar& other) { return tcore::xlogy(self, other); }
 
 // log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given (then the gradient is zero
 // outside that range, as torch's logit_backward has it)

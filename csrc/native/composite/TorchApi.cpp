@@ -277,6 +277,18 @@ Tensor xlogy(const Tensor& self, const Tensor& other) {
 Tensor xlogy(const Scalar& self, const Tensor& other) { return tcore::xlogy(number(self), other); }
 Tensor xlogy(const Tensor& self, const Scalar& other) { return tcore::xlogy(self, number(other)); }
 
+// xlogy written into self, with torch's in-place checks (self's shape is the broadcast one, the
+// result type can be cast to self's: an integer self cannot hold the floating result)
+Tensor xlogy_(const Tensor& self, const Tensor& other) {
+  const Tensor result = tcore::xlogy(self, other);
+  TCORE_CHECK(result.sizes().vec() == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
+              " doesn't match the broadcast shape ", shape_str(result.sizes()));
+  TCORE_CHECK(can_cast(result.dtype(), self.dtype()), "result type ", to_string(result.dtype()),
+              " can't be cast to the desired output type ", to_string(self.dtype()));
+  return tcore::copy_(self, result);
+}
+Tensor xlogy_(const Tensor& self, const Scalar& other) { return tcore::xlogy_(self, number(other)); }
+
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   return tcore::add(self, tcore::mul(tcore::mul(tensor1, number(value)), tensor2), 1);
 }
