@@ -56,7 +56,7 @@ CASTING_OUTS = frozenset("""
     bitwise_right_shift.Tensor_Scalar_out
     eq.Scalar_out ne.Scalar_out lt.Scalar_out le.Scalar_out gt.Scalar_out ge.Scalar_out
     xlogy.OutTensor xlogy.OutScalar_Self xlogy.OutScalar_Other special_xlogy.out special_xlogy.self_scalar_out
-    special_xlogy.other_scalar_out
+    special_xlogy.other_scalar_out threshold.out
 """.split())
 # A factory's TensorOptions arguments, which its out= overload takes from the out tensor instead
 # (torchgen's Arguments.tensor_options): keyword-only, consecutive, in this order.

@@ -413,3 +413,35 @@ def test_backward_of_a_sum_takes_the_vector_path(tcore, name):
     got = tcore.div(tcore.tensor(2.5).expand(1003), tcore.tensor(x), rounding_mode="floor")
     want = torch.div(torch.tensor(2.5).expand(1003), torch.tensor(x), rounding_mode="floor")
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "int64", "uint8"])
+def test_threshold_operator_as_torch(tcore, dtype):
+    """torch.threshold (an operator: value where x <= threshold), its in-place form and out=, for
+    each dtype (an integer's threshold converted to it, 16-bit floats compared in float32)."""
+    torch = pytest.importorskip("torch")
+    vals = [0.0, 0.2999, 0.3, 0.31, 2.0, -1.0] if dtype[0] in "fb" else [0, 1, 2, 3]
+    th, value = (0.3, -1.0) if dtype[0] in "fb" else (1.5, 7)
+    for lib_fn in (lambda lib, x: lib.threshold(x, th, value), lambda lib, x: lib.threshold_(x * 1, th, value)):
+        got = lib_fn(tcore, tcore.tensor(vals, dtype=getattr(tcore, dtype)))
+        want = lib_fn(torch, torch.tensor(vals, dtype=getattr(torch, dtype)))
+        assert got.tolist() == want.tolist() and str(got.dtype)[6:] == str(want.dtype)[6:]
+
+
+def test_threshold_and_relu_pass_the_gradient_of_nan_as_torch(tcore):
+    """threshold_backward: 0 where x <= threshold, the gradient elsewhere, NaN included (it compared
+    x > threshold, which dropped NaN's gradient: relu's too)."""
+    torch = pytest.importorskip("torch")
+    vals = [float("nan"), -1.0, 0.5, 2.0]
+    grads = []
+    for lib in (torch, tcore):
+        x = lib.tensor(vals, requires_grad=True)
+        y = lib.tensor(vals, requires_grad=True)
+        (lib.threshold(x, 0.5, 9.0).sum() + lib.relu(y).sum()).backward()
+        grads.append((x.grad.tolist(), y.grad.tolist()))
+    assert grads[0] == grads[1] == ([1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0])
+    for lib in (torch, tcore):
+        with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+            lib.threshold(lib.tensor([True]), 0, 1)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            lib.threshold(lib.tensor([1.0]), 1e40, 0.0)

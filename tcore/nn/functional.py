@@ -218,16 +218,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    # torch's kernel converts value to input's dtype (checked: float16 refuses 1e5), and for an
-    # integer input the threshold too (-0.5 is 0 for int64, refused for uint8)
-    fill = _C.full((), value, dtype=input.dtype, device=input.device)
-    if not input.dtype.is_floating_point:
-        threshold = _C.full((), threshold, dtype=input.dtype).item()
-    # float16/bfloat16 compare in float32, as torch's kernel (a threshold between two float16 values
-    # rounded to one of them moved the boundary)
-    seen = input.float() if input.dtype in (_C.dtype.float16, _C.dtype.bfloat16) else input
-    out = _C.where(seen <= threshold, fill, input)
-    return input.copy_(out) if inplace else out  # (where saves no tensor of input's)
+    return (_C.threshold_ if inplace else _C.threshold)(input, threshold, value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
@@ -901,7 +892,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     lead = list(input.shape[:inner[0]])
     index = _C.from_numpy(flat.reshape(1, -1)).to(input.device)
     out = _C._resample(input.reshape(lead + [math.prod(input.shape[inner[0]:])]), len(lead), index, None)
-    return out.reshape(lead + [len(src) if src is not None else input.shape[d] for d, src in zip(inner, sources[first:])])
+    return out.reshape(lead + [input.shape[d] if src is None else len(src) for d, src in zip(inner, sources[first:])])
 
 
 def _clamped_sources(input: Tensor, dims: list[int], pairs: list[tuple[int, int]], mode: str) -> list:

@@ -1,9 +1,13 @@
-// lerp with a Tensor weight: PyTorch's two-sided formula (exact at weight 0 and 1) in
-// terms of other operators, so autograd records what it calls.
+// lerp with a Tensor weight: PyTorch's two-sided formula (exact at weight 0 and 1), and
+// threshold, in terms of other operators, so autograd records what they call.
 #include <tcore/ops/add.h>
 #include <tcore/ops/copy.h>
 #include <tcore/ops/lerp_native.h>
+#include <tcore/ops/le.h>
 #include <tcore/ops/lt.h>
+#include <tcore/ops/scalar_tensor.h>
+#include <tcore/ops/threshold.h>
+#include <tcore/ops/threshold_native.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/where.h>
@@ -24,6 +28,29 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
 
 Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
   return tcore::copy_(self, lerp(self, end, weight));
+}
+
+// torch.threshold: value where self <= threshold, self elsewhere (NaN kept). value and threshold
+// are converted to self's dtype (one out of its range refused, as torch's kernel converts them: 1e40
+// for float32; an integer self's threshold truncated, -0.5 is 0 for int64); float16/bfloat16
+// compare in float32, as torch's kernel (a threshold between two float16 values rounded to one of
+// them moved the boundary).
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  TCORE_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool,
+                 "\"threshold_cpu\" not implemented for 'Bool'");
+  check_scalar_fits(value, self.dtype());
+  check_scalar_fits(threshold, self.dtype());
+  Scalar th = threshold;
+  if (!is_floating(self.dtype()) && threshold.is_floating_point()) {
+    th = Scalar(static_cast<int64_t>(threshold.to_double()));
+  }
+  const Tensor fill = tcore::scalar_tensor(value, self.dtype(), std::nullopt, self.device());
+  const Tensor seen = is_reduced_float(self.dtype()) ? cast(self, ScalarType::Float) : self;
+  return tcore::where(tcore::le(seen, th), fill, self);
+}
+
+Tensor threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return tcore::copy_(self, tcore::threshold(self, threshold, value));
 }
 
 }  // namespace tcore::native

@@ -37,7 +37,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src);
 [[gnu::always_inline]] inline __m512i bfloat16_in_upper_half(__m512 f) {
   const __m512i u = _mm512_castps_si512(f);
   const __m512i lsb = _mm512_maskz_and_epi32(0xffff, _mm512_maskz_srli_epi32(0xffff, u, 16), _mm512_set1_epi32(1));
-  const __m512i rounded = _mm512_maskz_add_epi32(0xffff, _mm512_maskz_add_epi32(0xffff, u, _mm512_set1_epi32(0x7fff)), lsb);
+  const __m512i biased = _mm512_maskz_add_epi32(0xffff, u, _mm512_set1_epi32(0x7fff));
+  const __m512i rounded = _mm512_maskz_add_epi32(0xffff, biased, lsb);
   return _mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), u, _mm512_set1_epi32(0x400000));
 }
 #endif

@@ -293,7 +293,7 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   dispatch_numeric(t, "threshold_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T th = threshold.to<T>();
-    binary_loop<T>(out, grad_output, x, [th](T g, T v) { return v > th ? g : T(0); });
+    binary_loop<T>(out, grad_output, x, [th](T g, T v) { return v <= th ? T(0) : g; });  // NaN: g, as torch's
   });
   return out;
 }

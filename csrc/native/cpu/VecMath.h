@@ -309,7 +309,8 @@ inline VF exp_nonpositive(VF a) {
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + r + 1.0f;
 #if defined(__AVX512F__)
-  const VF e = _mm512_maskz_scalef_ps(0xffff, p, n);  // not _mm512_scalef_ps: its undefined pass-through makes GCC 12 warn
+  // (not _mm512_scalef_ps: its undefined pass-through makes GCC 12 warn)
+  const VF e = _mm512_maskz_scalef_ps(0xffff, p, n);
 #else
   using VI = int32_t __attribute__((vector_size(sizeof(VF))));
   const VI k = __builtin_convertvector(n, VI), k1 = k >> 1, k2 = k - k1;
@@ -597,7 +598,8 @@ void map_with(T* out, const T* in, int64_t n, const F& f) {
       const __m512i even = bfloat16_in_upper_half(f(_mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, u, 16))));
       const __m512i odd = bfloat16_in_upper_half(f(_mm512_castsi512_ps(_mm512_maskz_and_epi32(0xffff, u, upper))));
       // (even >> 16) | (odd & upper): upper's bits from odd, the others from the shifted even
-      _mm512_storeu_si512(out + i, _mm512_ternarylogic_epi32(upper, odd, _mm512_maskz_srli_epi32(0xffff, even, 16), 0xca));
+      const __m512i low = _mm512_maskz_srli_epi32(0xffff, even, 16);
+      _mm512_storeu_si512(out + i, _mm512_ternarylogic_epi32(upper, odd, low, 0xca));
     }
   }
 #endif

@@ -158,7 +158,7 @@ struct SelectOp {
 template <typename T>
 struct ThresholdBackwardOp {
   T threshold;
-  __device__ T operator()(T g, T v) const { return v > threshold ? g : T(0); }
+  __device__ T operator()(T g, T v) const { return v <= threshold ? T(0) : g; }  // NaN: g, as torch's
 };
 
 template <typename T>
