@@ -119,9 +119,9 @@ TCORE_VEC_OP(Atan, atan)
 TCORE_VEC_OP(Sinh_, sinh)
 TCORE_VEC_OP(Cosh_, cosh)
 TCORE_VEC_OP(Erf_, erf)
+TCORE_VEC_OP(Tanh_, tanh)  // (float64's; float32's is Tanh below)
 #if defined(__AVX2__)
 TCORE_VEC_OP(Log, log)
-TCORE_VEC_OP(Tanh, tanh)
 #else
 // float32 log at SSE4 width (SLEEF's 1-ulp logf there: 3.1 ns an element, 1.15x torch's DEFAULT
 // kernel): x = 2^k m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^23 first), f = m - 1,
@@ -149,29 +149,6 @@ struct Log {
     return _mm_blendv_ps(out, x, keep);  // +inf, NaN
   }
   static VD apply(VD v) { return TCORE_SLEEF_D(log)(v); }
-};
-// float32 tanh at SSE4 width, where SLEEF's 1-ulp tanhf costs about three of its exps (7 ns an
-// element, 1.7x torch's DEFAULT kernel): one exp here. x + x^3 P(x^2) below 0.625 (P: degree 5,
-// least squares on Chebyshev nodes, 0.04 ulp before rounding), 1 - 2 / (e^2|x| + 1) above, the
-// sign put back: within 1.33 ulp over every 13th float32 (tests/test_vector_math.py: 2).
-struct Tanh {
-  static VF apply(VF v) {
-    const VF sign = _mm_set1_ps(-0.0f);
-    const VF a = _mm_andnot_ps(sign, v);
-    const VF t = a * a;
-    VF p = 0.002138226293027401f * t - 0.008171788416802883f;
-    p = p * t + 0.021698210388422012f;
-    p = p * t - 0.053946252912282944f;
-    p = p * t + 0.1333320140838623f;
-    p = p * t - 0.3333333134651184f;
-    const VF small = a + a * (t * p);
-    const VF e = Exp::apply(_mm_min_ps(a + a, _mm_set1_ps(40.0f)));  // tanh(20) is 1 in float32
-    const VF large = 1.0f - 2.0f / (e + 1.0f);
-    VF r = _mm_blendv_ps(large, small, _mm_cmplt_ps(a, _mm_set1_ps(0.625f)));
-    r = _mm_blendv_ps(r, v, _mm_cmpunord_ps(v, v));  // NaN stays NaN (min above took 40 for it)
-    return _mm_or_ps(r, _mm_and_ps(v, sign));
-  }
-  static VD apply(VD v) { return TCORE_SLEEF_D(tanh)(v); }
 };
 #endif
 #undef TCORE_VEC_OP
@@ -209,6 +186,13 @@ VD fma(VD a, VD b, VD c);
 inline VF trunc(VF x) { return _mm_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 inline VD trunc(VD x) { return _mm_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 #endif
+// x y + z, fused where this width has the instruction: the same rounding wherever a function is
+// inlined (left to the compiler's contraction, one inlined copy of tanh fused where another did
+// not, and a short tensor's tanh differed from the same value's in a long one by an ulp)
+inline VF madd(VF x, VF y, VF z) {
+  if constexpr (kFma) return fma(x, y, z);
+  else return x * y + z;
+}
 #undef TCORE_SLEEF_EXACT_F
 #undef TCORE_SLEEF_EXACT_D
 #undef TCORE_SLEEF_F
@@ -300,14 +284,14 @@ struct Sigmoid {
 inline VF exp_nonpositive(VF a) {
   const auto zero = a < -104.0f;
   a = zero ? VF{} : a;
-  const VF n = (a * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // to nearest
-  const VF r = (a - n * 0.693359375f) + n * 2.12194440e-4f;
-  VF p = 1.9875691500e-4f * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
+  const VF n = madd(a, VF{} + 1.44269504088896341f, VF{} + 12582912.0f) - 12582912.0f;  // to nearest
+  const VF r = madd(n, VF{} + 2.12194440e-4f, a - n * 0.693359375f);  // (n ln2_hi: exact)
+  VF p = madd(VF{} + 1.9875691500e-4f, r, VF{} + 1.3981999507e-3f);
+  p = madd(p, r, VF{} + 8.3334519073e-3f);
+  p = madd(p, r, VF{} + 4.1665795894e-2f);
+  p = madd(p, r, VF{} + 1.6666665459e-1f);
+  p = madd(p, r, VF{} + 5.0000001201e-1f);
+  p = madd(p, r * r, r) + 1.0f;
 #if defined(__AVX512F__)
   // (not _mm512_scalef_ps: its undefined pass-through makes GCC 12 warn)
   const VF e = _mm512_maskz_scalef_ps(0xffff, p, n);
@@ -318,6 +302,30 @@ inline VF exp_nonpositive(VF a) {
 #endif
   return zero ? VF{} : e;
 }
+
+// float32 tanh inline at every width: SLEEF's 1-ulp tanhf is a call that costs about three of its
+// exps (7 ns an element at SSE4; at AVX-512 13.6 ms for 4M values, 8x torch's MKL tanh). x + x^3
+// P(x^2) below 0.625 (P: degree 5, least squares on Chebyshev nodes, 0.04 ulp before rounding),
+// (1 - e) / (1 + e) with e = e^(-2|x|) above (exp_nonpositive: 0 for an infinite x), the sign put
+// back; NaN stays NaN. Within 2 ulp (tests/test_vector_math.py).
+struct Tanh {
+  static VF apply(VF v) {
+    using VI = int32_t __attribute__((vector_size(sizeof(VF))));
+    const VF a = abs_of<VF, float>(v);
+    const VF t = a * a;
+    VF p = madd(VF{} + 0.002138226293027401f, t, VF{} - 0.008171788416802883f);
+    p = madd(p, t, VF{} + 0.021698210388422012f);
+    p = madd(p, t, VF{} - 0.053946252912282944f);
+    p = madd(p, t, VF{} + 0.1333320140838623f);
+    p = madd(p, t, VF{} - 0.3333333134651184f);
+    const VF small = madd(a, t * p, a);
+    const VF e = exp_nonpositive(-(a + a));
+    const VF large = (1.0f - e) / (1.0f + e);
+    const VF r = a < 0.625f ? small : large;  // (NaN: large, NaN)
+    return reinterpret_cast<VF>(reinterpret_cast<VI>(r) | (reinterpret_cast<VI>(v) & std::numeric_limits<int32_t>::min()));
+  }
+  static VD apply(VD v) { return Tanh_::apply(v); }
+};
 
 // x * Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2: through erfc, not 1 + erf(x / sqrt 2), whose
 // cancellation lost every digit of the tail (gelu(-5) was 4% off, torch's 17%). float32: Numerical
@@ -579,6 +587,16 @@ struct GeluTanh {
   static VD apply(VD v) { return 0.5 * v * (1.0 + Tanh::apply(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
 };
 
+// Op of one float32/float64 value through its vector form (lane 0 of a broadcast): a scalar loop
+// (a strided or one-element tensor) gives what the runs give, bit for bit.
+template <typename Op, typename T>
+T one(T v) {
+  using V = typename VecOf<T>::type;
+  alignas(64) T lanes[width<T>];
+  store(lanes, Op::apply(V{} + v));
+  return lanes[0];
+}
+
 // out[i] = Op(in[i]) over a contiguous run (out may be in): whole vectors, then the tail
 // through a zero-padded vector, so every element gets the same function.
 // map_with takes the function as an object, f(V) -> V (a kernel's parameters: softplus's beta).
@@ -715,6 +733,8 @@ struct NormalCdf {};
 struct Log1pExp {};
 template <typename Op, typename T>
 void map(T*, const T*, int64_t) {}
+template <typename Op, typename T>
+T one(T v) { return v; }
 template <typename T, typename F>
 void map_with(T*, const T*, int64_t, const F&) {}
 template <typename T, typename F>
