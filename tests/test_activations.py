@@ -445,3 +445,4 @@ def test_threshold_and_relu_pass_the_gradient_of_nan_as_torch(tcore):
             lib.threshold(lib.tensor([True]), 0, 1)
         with pytest.raises(RuntimeError, match="without overflow"):
             lib.threshold(lib.tensor([1.0]), 1e40, 0.0)
+        assert lib.threshold(lib.tensor([1.0], dtype=lib.float16), 7e4, 0.0).tolist() == [0.0]  # fits float32

@@ -31,15 +31,15 @@ Tensor lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
 }
 
 // torch.threshold: value where self <= threshold, self elsewhere (NaN kept). value and threshold
-// are converted to self's dtype (one out of its range refused, as torch's kernel converts them: 1e40
-// for float32; an integer self's threshold truncated, -0.5 is 0 for int64); float16/bfloat16
-// compare in float32, as torch's kernel (a threshold between two float16 values rounded to one of
-// them moved the boundary).
+// are converted to self's dtype, the threshold of a float16/bfloat16 self to float32 (one out of its
+// range refused, as torch's kernel converts them: 1e40 for float32; an integer self's threshold
+// truncated, -0.5 is 0 for int64); float16/bfloat16 compare in float32, as torch's kernel (a
+// threshold between two float16 values rounded to one of them moved the boundary).
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   TCORE_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool,
                  "\"threshold_cpu\" not implemented for 'Bool'");
   check_scalar_fits(value, self.dtype());
-  check_scalar_fits(threshold, self.dtype());
+  check_scalar_fits(threshold, opmath_type(self.dtype()));  // (float16's in float32: 70000 fits)
   Scalar th = threshold;
   if (!is_floating(self.dtype()) && threshold.is_floating_point()) {
     th = Scalar(static_cast<int64_t>(threshold.to_double()));
