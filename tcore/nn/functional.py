@@ -828,12 +828,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return (tensor.unsqueeze(-1) == _C.arange(num_classes)).long()
 
 
-def _index_tensor(idx, like: Tensor) -> Tensor:
-    """A list of int64 indices as a tensor on like's device."""
-    from .._tensor import tensor
-    return tensor(idx, dtype=_C.dtype.int64).to(like.device)
-
-
 def _torch_scalar_name(dtype) -> str:
     """torch's C++ ScalarType name of a dtype, for its 'not implemented for' messages."""
     return {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",

@@ -45,7 +45,7 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
     th = Scalar(static_cast<int64_t>(threshold.to_double()));
   }
   const Tensor fill = tcore::scalar_tensor(value, self.dtype(), std::nullopt, self.device());
-  const Tensor seen = is_reduced_float(self.dtype()) ? cast(self, ScalarType::Float) : self;
+  const Tensor seen = cast(self, opmath_type(self.dtype()));  // (compared only: no gradient through it)
   return tcore::where(tcore::le(seen, th), fill, self);
 }
 
