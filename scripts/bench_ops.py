@@ -7,8 +7,12 @@ at the same capability (ATEN_CPU_CAPABILITY).
 The operators: elementwise (add, mul, strided and broadcast add, int64 add, exp, log, tanh,
 sigmoid, gelu), reductions and scans (sum, sum over a non-last dim, argmax, cumsum), softmax and
 layer_norm, matmul (256, 1024, 4096 square, (4096x64)@(64x4096), batched (64, 128, 128)), and
-float16/bfloat16 elementwise operators, sums, softmax and layer_norm (4M elements). A
-STREAM-style copy measured in the same process gives the machine's bandwidth; each
+float16/bfloat16 elementwise operators, sums, softmax and layer_norm. Operands are 4M elements
+(16 MB of float32): at 64 MB torch's outputs are fresh mappings from glibc every call and its time
+is mostly page faults, which hides its kernels' speed; one row (add_fresh64) keeps that size to
+show the allocators' difference. --preallocated writes the elementwise operators (relu excepted) and cumsum into an
+out= made once, in every library: the kernels alone. A STREAM-style copy of the same 16 MB measured in the same
+process gives the machine's bandwidth; each
 memory-bound operator's bytes moved / time is printed as a fraction of it. Figures are the best
 of several repetitions after a warm-up. Prints one table per thread count and writes
 build/bench/ops.json. A benchmark, never part of the tests."""
@@ -26,13 +30,14 @@ from bench_io import run_workload, write_results  # noqa: E402
 
 # name: (label, bytes moved by a memory-bound operator, or None)
 OPS = {
-    "add": ("add 16M f32", 3 * 64 << 20), "mul": ("mul 16M f32", 3 * 64 << 20),
-    "add_strided": ("add (4096,4096)+(4096,4096).t()", 3 * 64 << 20),
-    "add_broadcast": ("add (4096,4096)+(4096,1)", 2 * 64 << 20), "add_i64": ("add 8M int64", 3 * 64 << 20),
-    "exp": ("exp 16M f32", 2 * 64 << 20), "log": ("log 16M f32", 2 * 64 << 20), "tanh": ("tanh 16M f32", 2 * 64 << 20),
-    "sigmoid": ("sigmoid 16M f32", 2 * 64 << 20), "gelu": ("gelu 16M f32", 2 * 64 << 20),
-    "sum": ("sum 16M f32", 64 << 20), "sum_dim0": ("sum (4096,4096) dim 0", 64 << 20),
-    "argmax": ("argmax (4096,4096) dim 1", 64 << 20), "cumsum": ("cumsum (4096,4096) dim 1", 2 * 64 << 20),
+    "add": ("add 4M f32", 3 * 16 << 20), "mul": ("mul 4M f32", 3 * 16 << 20),
+    "add_fresh64": ("add 16M f32 (64 MB outputs)", 3 * 64 << 20),
+    "add_strided": ("add (2048,2048)+(2048,2048).t()", 3 * 16 << 20),
+    "add_broadcast": ("add (2048,2048)+(2048,1)", 2 * 16 << 20), "add_i64": ("add 2M int64", 3 * 16 << 20),
+    "exp": ("exp 4M f32", 2 * 16 << 20), "log": ("log 4M f32", 2 * 16 << 20), "tanh": ("tanh 4M f32", 2 * 16 << 20),
+    "sigmoid": ("sigmoid 4M f32", 2 * 16 << 20), "gelu": ("gelu 4M f32", 2 * 16 << 20),
+    "sum": ("sum 4M f32", 16 << 20), "sum_dim0": ("sum (2048,2048) dim 0", 16 << 20),
+    "argmax": ("argmax (2048,2048) dim 1", 16 << 20), "cumsum": ("cumsum (2048,2048) dim 1", 2 * 16 << 20),
     "softmax": ("softmax (4096,1024) dim 1", 2 * 16 << 20), "layer_norm": ("layer_norm (4096,1024)", 2 * 16 << 20),
     "mm256": ("matmul 256 f32", None), "mm1024": ("matmul 1024 f32", None), "mm4096": ("matmul 4096 f32", None),
     "mm_skinny": ("(4096x64)@(64x4096) f32", None), "mm_f64": ("matmul 1024 f64", None),
@@ -54,19 +59,32 @@ FLOPS = {"mm256": 2 * 256**3, "mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_
 WORKLOAD = r'''
 import json, sys, time
 lib, root, reps, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+preallocated = sys.argv[6] == "1"
+outs = {}
+def w(name, f, *args):
+    """f(*args); with --preallocated, into the out= made by the first call (no allocation timed)."""
+    if not preallocated:
+        return lambda: f(*args)
+    def call():
+        if name not in outs:
+            outs[name] = f(*args)
+        return f(*args, out=outs[name])
+    return call
 sys.path.insert(0, root)
 import numpy as np
 rng = np.random.default_rng(0)
-N = 16 << 20
+N = 4 << 20  # 16 MB float32 operands: torch reuses freed blocks of this size (glibc), so neither pays page faults
 d = dict(a=rng.standard_normal(N, dtype=np.float32), b=rng.standard_normal(N, dtype=np.float32),
          pos=rng.random(N, dtype=np.float32) + 0.5, i=rng.integers(-1000, 1000, N // 2),
+         big=rng.standard_normal(4 * N, dtype=np.float32),
          sq=rng.standard_normal((4096, 4096), dtype=np.float32), sq2=rng.standard_normal((4096, 4096), dtype=np.float32),
-         col=rng.standard_normal((4096, 1), dtype=np.float32), s=rng.standard_normal((4096, 1024), dtype=np.float32),
+         q=rng.standard_normal((2048, 2048), dtype=np.float32), q2=rng.standard_normal((2048, 2048), dtype=np.float32),
+         col=rng.standard_normal((2048, 1), dtype=np.float32), s=rng.standard_normal((4096, 1024), dtype=np.float32),
          w=rng.standard_normal(1024, dtype=np.float32), m256=rng.standard_normal((256, 256), dtype=np.float32),
          m1024=rng.standard_normal((1024, 1024), dtype=np.float32), tall=rng.standard_normal((4096, 64), dtype=np.float32),
          wide=rng.standard_normal((64, 4096), dtype=np.float32), b3=rng.standard_normal((64, 128, 128), dtype=np.float32))
 d["m1024d"] = d["m1024"].astype(np.float64)
-# STREAM copy: 2 x 64 MB moved per run, into a preallocated target
+# STREAM copy: 2 x 16 MB moved per run, into a preallocated target
 dst = np.empty_like(d["a"])
 copy = []
 for _ in range(max(reps, 5)):
@@ -82,12 +100,14 @@ if lib in ("tcore", "torch"):
     T.set_num_threads(threads)
     F = T.nn.functional
     t = {k: T.from_numpy(v) for k, v in d.items()}
-    ops = {"add": lambda: T.add(t["a"], t["b"]), "mul": lambda: T.mul(t["a"], t["b"]),
-           "add_strided": lambda: T.add(t["sq"], t["sq2"].t()), "add_broadcast": lambda: T.add(t["sq"], t["col"]),
-           "add_i64": lambda: T.add(t["i"], t["i"]), "exp": lambda: T.exp(t["a"]), "log": lambda: T.log(t["pos"]),
-           "tanh": lambda: T.tanh(t["a"]), "sigmoid": lambda: T.sigmoid(t["a"]), "gelu": lambda: F.gelu(t["a"]),
-           "sum": lambda: t["a"].sum(), "sum_dim0": lambda: t["sq"].sum(0), "argmax": lambda: t["sq"].argmax(1),
-           "cumsum": lambda: t["sq"].cumsum(1), "softmax": lambda: T.softmax(t["s"], 1),
+    ops = {"add": w("add", T.add, t["a"], t["b"]), "mul": w("mul", T.mul, t["a"], t["b"]),
+           "add_fresh64": w("add_fresh64", T.add, t["big"], t["big"]),
+           "add_strided": w("add_strided", T.add, t["q"], t["q2"].t()),
+           "add_broadcast": w("add_broadcast", T.add, t["q"], t["col"]), "add_i64": w("add_i64", T.add, t["i"], t["i"]),
+           "exp": w("exp", T.exp, t["a"]), "log": w("log", T.log, t["pos"]), "tanh": w("tanh", T.tanh, t["a"]),
+           "sigmoid": w("sigmoid", T.sigmoid, t["a"]), "gelu": w("gelu", T._C._nn.gelu, t["a"]),
+           "sum": lambda: t["a"].sum(), "sum_dim0": lambda: t["q"].sum(0), "argmax": lambda: t["q"].argmax(1),
+           "cumsum": w("cumsum", T.cumsum, t["q"], 1), "softmax": lambda: T.softmax(t["s"], 1),
            "layer_norm": lambda: F.layer_norm(t["s"], [1024], t["w"], t["w"]),
            "mm256": lambda: T.mm(t["m256"], t["m256"]), "mm1024": lambda: T.mm(t["m1024"], t["m1024"]),
            "mm4096": lambda: T.mm(t["sq"], t["sq2"]), "mm_skinny": lambda: T.mm(t["tall"], t["wide"]),
@@ -97,10 +117,10 @@ if lib in ("tcore", "torch"):
     h = {dt: {"a": t["a"][:4 << 20].to(dt), "b": t["b"][:4 << 20].to(dt), "m": t["sq"][:2048, :2048].to(dt),
               "w": t["w"].repeat(2).to(dt)} for dt in (T.float16, T.bfloat16)}
     f16, bf16 = h[T.float16], h[T.bfloat16]
-    ops.update({"add_f16": lambda: T.add(f16["a"], f16["b"]), "mul_scalar_bf16": lambda: T.mul(bf16["a"], 1.5),
-                "relu_f16": lambda: T.relu(f16["a"]), "exp_bf16": lambda: T.exp(bf16["a"]),
-                "gelu_bf16": lambda: F.gelu(bf16["a"]), "gelu_f16": lambda: F.gelu(f16["a"]),
-                "add_broadcast_f16": lambda: T.add(f16["m"], f16["w"]), "relu_transposed_bf16": lambda: T.relu(bf16["m"].t()),
+    ops.update({"add_f16": w("add_f16", T.add, f16["a"], f16["b"]), "mul_scalar_bf16": w("mul_scalar_bf16", T.mul, bf16["a"], 1.5),
+                "relu_f16": lambda: T.relu(f16["a"]), "exp_bf16": w("exp_bf16", T.exp, bf16["a"]),
+                "gelu_bf16": w("gelu_bf16", T._C._nn.gelu, bf16["a"]), "gelu_f16": w("gelu_f16", T._C._nn.gelu, f16["a"]),
+                "add_broadcast_f16": w("add_broadcast_f16", T.add, f16["m"], f16["w"]), "relu_transposed_bf16": lambda: T.relu(bf16["m"].t()),
                 "sum_f16": lambda: f16["a"].sum(), "sum_dim0_bf16": lambda: bf16["m"].sum(0),
                 "softmax_bf16": lambda: T.softmax(bf16["m"], 1),
                 "layer_norm_bf16": lambda: F.layer_norm(bf16["m"], [2048], bf16["w"], bf16["w"]),
@@ -113,12 +133,14 @@ else:
     def layer_norm(x, w):
         m = x.mean(1, keepdims=True)
         return (x - m) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * w + w
-    ops = {"add": lambda: np.add(d["a"], d["b"]), "mul": lambda: np.multiply(d["a"], d["b"]),
-           "add_strided": lambda: d["sq"] + d["sq2"].T, "add_broadcast": lambda: d["sq"] + d["col"],
-           "add_i64": lambda: d["i"] + d["i"], "exp": lambda: np.exp(d["a"]), "log": lambda: np.log(d["pos"]),
-           "tanh": lambda: np.tanh(d["a"]), "sigmoid": lambda: 1 / (1 + np.exp(-d["a"])),
-           "sum": lambda: d["a"].sum(), "sum_dim0": lambda: d["sq"].sum(0), "argmax": lambda: d["sq"].argmax(1),
-           "cumsum": lambda: d["sq"].cumsum(1), "softmax": lambda: softmax(d["s"]), "layer_norm": lambda: layer_norm(d["s"], d["w"]),
+    ops = {"add": w("add", np.add, d["a"], d["b"]), "mul": w("mul", np.multiply, d["a"], d["b"]),
+           "add_fresh64": w("add_fresh64", np.add, d["big"], d["big"]),
+           "add_strided": w("add_strided", np.add, d["q"], d["q2"].T),
+           "add_broadcast": w("add_broadcast", np.add, d["q"], d["col"]), "add_i64": w("add_i64", np.add, d["i"], d["i"]),
+           "exp": w("exp", np.exp, d["a"]), "log": w("log", np.log, d["pos"]), "tanh": w("tanh", np.tanh, d["a"]),
+           "sigmoid": lambda: 1 / (1 + np.exp(-d["a"])),
+           "sum": lambda: d["a"].sum(), "sum_dim0": lambda: d["q"].sum(0), "argmax": lambda: d["q"].argmax(1),
+           "cumsum": w("cumsum", np.cumsum, d["q"], 1), "softmax": lambda: softmax(d["s"]), "layer_norm": lambda: layer_norm(d["s"], d["w"]),
            "mm256": lambda: d["m256"] @ d["m256"], "mm1024": lambda: d["m1024"] @ d["m1024"],
            "mm4096": lambda: d["sq"] @ d["sq2"], "mm_skinny": lambda: d["tall"] @ d["wide"],
            "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"],
@@ -137,14 +159,15 @@ print(json.dumps(out))
 '''
 
 
-def run(python: str, lib: str, reps: int, threads: int, only: str, capability: str | None = None) -> dict | None:
+def run(python: str, lib: str, reps: int, threads: int, only: str, capability: str | None = None,
+        preallocated: bool = False) -> dict | None:
     n = str(threads)
     env = {**os.environ, "OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n}
     env.pop("TCORE_CPU_CAPABILITY", None)
     env.pop("ATEN_CPU_CAPABILITY", None)
     if capability:  # tcore's and torch's names for the three capabilities are the same
         env["TCORE_CPU_CAPABILITY" if lib == "tcore" else "ATEN_CPU_CAPABILITY"] = capability
-    return run_workload(python, WORKLOAD, [lib, str(ROOT), str(reps), n, only], f"{lib} ({capability or 'default choice'})",
+    return run_workload(python, WORKLOAD, [lib, str(ROOT), str(reps), n, only, "1" if preallocated else "0"], f"{lib} ({capability or 'default choice'})",
                         env)
 
 
@@ -155,6 +178,9 @@ def main() -> int:
     parser.add_argument("--capabilities", default="default,avx2,avx512",
                         help="tcore's CPU capabilities to run (TCORE_CPU_CAPABILITY), comma-separated")
     parser.add_argument("--only", default="", help="operators to run, comma-separated (default: all)")
+    parser.add_argument("--preallocated", action="store_true",
+                        help="elementwise operators (relu excepted) and cumsum write into an out= made once (every library): "
+                             "the kernels' speed without the allocators'")
     parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "ops.json"))
     args = parser.parse_args()
     from bench_autograd import torch_python
@@ -167,16 +193,18 @@ def main() -> int:
     caps = [c for c in args.capabilities.split(",") if c in compiled] or ["default"]
     torch_py = torch_python()
     console = Console(width=max(160, Console().width))
-    results: dict = {"capabilities": caps, "runs": {}}
+    results: dict = {"capabilities": caps, "preallocated": args.preallocated, "runs": {}}
     for threads in [int(t) for t in args.threads.split(",")]:
-        row: dict = {f"tcore/{c}": run(sys.executable, "tcore", args.reps, threads, args.only, c) for c in caps}
+        row: dict = {f"tcore/{c}": run(sys.executable, "tcore", args.reps, threads, args.only, c, args.preallocated)
+                     for c in caps}
         for c in caps:  # torch at the same capability (ATEN_CPU_CAPABILITY): each ratio compares like with like
-            row[f"torch/{c}"] = run(torch_py, "torch", args.reps, threads, args.only, c) if torch_py else None
+            row[f"torch/{c}"] = (run(torch_py, "torch", args.reps, threads, args.only, c, args.preallocated)
+                                  if torch_py else None)
         row["torch"] = row[f"torch/{caps[-1]}"]
-        row["numpy"] = run(sys.executable, "numpy", args.reps, threads, args.only)
+        row["numpy"] = run(sys.executable, "numpy", args.reps, threads, args.only, None, args.preallocated)
         results["runs"][threads] = row
         copy = max(r["copy_gbs"] for r in row.values() if r)
-        table = Table(title=f"operators, {threads} thread(s), best of {args.reps} (ms); copy bandwidth {copy:.1f} GB/s;"
+        table = Table(title=f"operators, {threads} thread(s), best of {args.reps} (ms){', preallocated outs' if args.preallocated else ''}; copy bandwidth {copy:.1f} GB/s;"
                             f" torch: {row['torch']['capability'] if row['torch'] else 'not installed'}")
         table.add_column("operation")
         for c in caps:

@@ -390,6 +390,41 @@ def test_gelu_backward_errors(tcore):
         tcore.ops.gelu_backward(tcore.ones(2, dtype=tcore.int64), tcore.ones(2, dtype=tcore.int64))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_out_as_torch(tcore, dtype, approximate):
+    """gelu's out= writes the functional's values into out (its own kernel: generated, it computed a
+    new tensor and copied, twice the time); another dtype refused with torch's message, before any
+    resize; an out of other sizes resized, one that overlaps self taken."""
+    x = np.random.default_rng(3).standard_normal((5, 7)).astype(np.float32)
+    t = tcore.tensor(x).to(getattr(tcore, dtype))
+    out = tcore.empty(0, dtype=t.dtype)
+    assert tcore._C._nn.gelu(t, approximate=approximate, out=out) is out
+    want = tcore._C._nn.gelu(t, approximate=approximate)
+    np.testing.assert_array_equal(out.float().numpy(), want.float().numpy())
+    u = torch.tensor(x).to(getattr(torch, dtype))
+    # (torch's float32 gelu cancels for negative x: test_gelu_backward_values)
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype in ("float32", "float64") else dict(rtol=1e-2, atol=1e-3)
+    np.testing.assert_allclose(out.float().numpy(), TF.gelu(u, approximate=approximate).float().numpy(), **tol)
+    strided = tcore.empty(7, 5, dtype=t.dtype).t()  # a transposed out keeps its strides
+    tcore._C._nn.gelu(t, approximate=approximate, out=strided)
+    np.testing.assert_array_equal(strided.float().numpy(), want.float().numpy())
+    inplace = t.clone()
+    tcore._C._nn.gelu(inplace, approximate=approximate, out=inplace)
+    np.testing.assert_array_equal(inplace.float().numpy(), want.float().numpy())
+    other = "float64" if dtype != "float64" else "float32"
+    for o_t, o_u in ((tcore.empty(3, dtype=getattr(tcore, other)), torch.empty(3, dtype=getattr(torch, other))),
+                     (tcore.empty(3, dtype=tcore.int32), torch.empty(3, dtype=torch.int32))):
+        with pytest.raises(RuntimeError) as theirs:
+            torch._C._nn.gelu(u, approximate=approximate, out=o_u)
+        with pytest.raises(RuntimeError, match="Found dtype .* but expected") as ours:
+            tcore._C._nn.gelu(t, approximate=approximate, out=o_t)
+        assert "Found dtype" in str(theirs.value)
+        assert o_t.shape == (3,)  # refused before the resize
+    with pytest.raises(ValueError, match="approximate argument must be either none or tanh"):
+        tcore._C._nn.gelu(t, approximate="erf", out=out)
+
+
 @pytest.mark.parametrize("name", ["gelu", "silu", "leaky_relu", "elu", "softplus"])
 def test_backward_of_a_sum_takes_the_vector_path(tcore, name):
     # sum()'s gradient is one value expanded (stride 0): the backward kernels' vector runs take a

@@ -15,6 +15,7 @@
 #include <tcore/ops/threshold_backward_native.h>
 #include <tcore/ops/where_native.h>
 
+#include "native/Activation.h"
 #include "native/TensorUtils.h"
 #include "tcore/core/Structured.h"
 
@@ -57,8 +58,7 @@ Tensor relu_meta_(const Tensor& self) {
 }
 
 Tensor gelu_meta(const Tensor& self, std::string_view approximate) {
-  TCORE_CHECK_VALUE(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
-  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
+  check_gelu(self, approximate);
   return empty_on(self.sizes(), self.dtype(), Device(DeviceType::Meta));
 }
 

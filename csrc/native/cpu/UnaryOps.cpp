@@ -108,7 +108,10 @@ constexpr auto exp_fn = floating_vec<vec::Exp>("exp", [](auto v) {
   if constexpr (std::is_same_v<decltype(v), float>) return exp_vectorizable(v);
   else return std::exp(v);
 });
-constexpr auto log_fn = floating_vec<vec::Log>("log", [](auto v) { return std::log(v); });
+constexpr auto log_fn = floating_vec<vec::Log>("log", [](auto v) {  // (the scalar path as tanh's, below)
+  if constexpr (vec::supports<decltype(v)>) return vec::one<vec::Log>(v);
+  else return std::log(v);
+});
 
 // Negation of every numeric dtype (a bool tensor is refused). (Kernels made by named functions:
 // their loops' symbols carry the name, which tests/test_pipeline.py's selective build looks for.)
@@ -356,13 +359,20 @@ namespace {
 auto gelu_fn(bool tanh_form) {
   const auto scalar = [tanh_form](auto v) {
     using T = decltype(v);
-    if (tanh_form) {
-      const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
-      return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
+    // (float32/float64: the scalar path through the vector function, so that a value's gelu does not
+    // depend on the layout: gelu into a transposed out differed from the contiguous result by an ulp)
+    if constexpr (vec::supports<T>) {
+      return tanh_form ? vec::one<vec::GeluTanh>(v) : vec::one<vec::Gelu>(v);
+    } else {
+      if (tanh_form) {
+        const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
+        return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
+      }
+      // no cancellation; a float in double (erfcf of the rounded v / sqrt 2 was 73 ulp off at -9)
+      using C = std::conditional_t<std::is_same_v<T, float>, double, T>;
+      return static_cast<T>(0.5 * static_cast<C>(v) *
+                            std::erfc(static_cast<C>(v) * static_cast<C>(-0.70710678118654752440)));
     }
-    // no cancellation; a float in double (erfcf of the rounded v / sqrt 2 was 73 ulp off at -9)
-    using C = std::conditional_t<std::is_same_v<T, float>, double, T>;
-    return static_cast<T>(0.5 * static_cast<C>(v) * std::erfc(static_cast<C>(v) * static_cast<C>(-0.70710678118654752440)));
   };
   return floating_runs("gelu", [scalar](auto) { return scalar; }, [tanh_form](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;
@@ -376,10 +386,14 @@ auto gelu_fn(bool tanh_form) {
 }  // namespace
 
 Tensor gelu(const Tensor& self, std::string_view approximate) {
-  check_gelu_approximate(approximate);
-  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
+  check_gelu(self, approximate);
   return unary_into(empty_output(self.sizes(), self.dtype(), {&self}), self, self.dtype(), "gelu",
                     gelu_fn(approximate == "tanh"));
+}
+// (generated, it computed into a new tensor and copied: twice the functional's time)
+Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  check_gelu(self, approximate, &out);
+  return unary_into(out, self, self.dtype(), "gelu", gelu_fn(approximate == "tanh"));
 }
 
 Tensor isnan(const Tensor& self) { return float_test<false>(self); }

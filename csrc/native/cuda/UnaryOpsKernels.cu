@@ -264,9 +264,12 @@ Tensor clamp_out_cuda(const Tensor& self, const std::optional<Scalar>& min, cons
 
 // x * Phi(x) (exact, through erfc) or PyTorch's tanh approximation.
 Tensor gelu_cuda(const Tensor& self, std::string_view approximate) {
-  check_gelu_approximate(approximate);
-  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"GeluKernelImpl\" not implemented for '", self.dtype(), "'");
+  check_gelu(self, approximate);
   return approximate == "tanh" ? functional<Kind::GeluTanh>(self, "gelu") : functional<Kind::Gelu>(self, "gelu");
+}
+Tensor gelu_out_cuda(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  check_gelu(self, approximate, &out);
+  return approximate == "tanh" ? unary_into<Kind::GeluTanh>(out, self, "gelu") : unary_into<Kind::Gelu>(out, self, "gelu");
 }
 
 Tensor isnan_cuda(const Tensor& self) { return float_test<false>(self); }
