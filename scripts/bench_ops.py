@@ -8,14 +8,15 @@ The operators: elementwise (add, mul, strided and broadcast add, int64 add, exp,
 sigmoid, gelu), reductions and scans (sum, sum over a non-last dim, argmax, cumsum), softmax and
 layer_norm, matmul (256, 1024, 4096 square, (4096x64)@(64x4096), batched (64, 128, 128)), and
 float16/bfloat16 elementwise operators, sums, softmax and layer_norm. Operands are 4M elements
-(16 MB of float32): at 64 MB torch's outputs are fresh mappings from glibc every call and its time
-is mostly page faults, which hides its kernels' speed; one row (add_fresh64) keeps that size to
-show the allocators' difference. --preallocated writes the elementwise operators (relu excepted) and cumsum into an
-out= made once, in every library: the kernels alone. A STREAM-style copy of the same 16 MB measured in the same
-process gives the machine's bandwidth; each
-memory-bound operator's bytes moved / time is printed as a fraction of it. Figures are the best
-of several repetitions after a warm-up. Prints one table per thread count and writes
-build/bench/ops.json. A benchmark, never part of the tests."""
+(16 MB of float32). torch's fresh outputs are new pages from glibc on every call (measured: a
+page fault for each 4 KB of a 4 MB or 16 MB output; at 64 MB its time is mostly faults), tcore's
+come from its caching allocator: the default run compares what a caller of either gets; one row
+(add_fresh64) keeps 64 MB to show the allocators' difference. --preallocated writes the
+elementwise operators (relu excepted) and cumsum into an out= made once, in every library: the
+kernels alone. A STREAM-style copy of the same 16 MB measured in the same process gives the
+machine's bandwidth; each memory-bound operator's bytes moved / time is printed as a fraction of
+it. Figures are the best of several repetitions after a warm-up. Prints one table per thread
+count and writes build/bench/ops.json. A benchmark, never part of the tests."""
 from __future__ import annotations
 
 import argparse
@@ -73,7 +74,7 @@ def w(name, f, *args):
 sys.path.insert(0, root)
 import numpy as np
 rng = np.random.default_rng(0)
-N = 4 << 20  # 16 MB float32 operands: torch reuses freed blocks of this size (glibc), so neither pays page faults
+N = 4 << 20  # 16 MB float32 operands
 d = dict(a=rng.standard_normal(N, dtype=np.float32), b=rng.standard_normal(N, dtype=np.float32),
          pos=rng.random(N, dtype=np.float32) + 0.5, i=rng.integers(-1000, 1000, N // 2),
          big=rng.standard_normal(4 * N, dtype=np.float32),
