@@ -69,6 +69,18 @@ const CPUCapabilityInfo* cpu_capabilities(int* count) {
   return c.table.data();
 }
 
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bf16") != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
 const char* cpu_vector_math() {
 #if TCORE_HAVE_SLEEF
   return "sleef";

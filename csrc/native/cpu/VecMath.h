@@ -616,6 +616,40 @@ T one(T v) {
   return lanes[0];
 }
 
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+// map_with's bfloat16 loop where the CPU has AVX512_BF16 (its own code: the instruction is not part
+// of the AVX-512 capability's flags): 32 values a load, even and odd widened as map_with's, the two
+// results rounded by one vcvtne2ps2bf16 (to nearest even, a NaN quieted: BFloat16::from_float's
+// rounding) and put back in place by one vpermw, where the integer rounding took 14 instructions.
+// The instruction flushes subnormals to zero: a block with a subnormal result is rounded the
+// integer way. Returns how many values it wrote.
+template <typename F>
+[[gnu::target("avx512bf16")]] int64_t map_bfloat16_rounding_by_cpu(BFloat16* out, const BFloat16* in, int64_t n,
+                                                                    const F& f) {
+  constexpr int W = width<float>;
+  const __m512i upper = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  // word 2j of the result is the even result j (word j of the packed pair), word 2j + 1 the odd one (16 + j)
+  alignas(64) static constexpr uint16_t kInterleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+                                                           8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i interleave = _mm512_load_si512(kInterleave);
+  int64_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const __m512i u = _mm512_loadu_si512(in + i);
+    const __m512 even = f(_mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, u, 16)));
+    const __m512 odd = f(_mm512_castsi512_ps(_mm512_maskz_and_epi32(0xffff, u, upper)));
+    __m512i joined;
+    if (!(_mm512_fpclass_ps_mask(even, 0x20) | _mm512_fpclass_ps_mask(odd, 0x20))) {  // (0x20: subnormal)
+      joined = _mm512_permutexvar_epi16(interleave, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(odd, even)));
+    } else {
+      const __m512i low = _mm512_maskz_srli_epi32(0xffff, bfloat16_in_upper_half(even), 16);
+      joined = _mm512_ternarylogic_epi32(upper, bfloat16_in_upper_half(odd), low, 0xca);
+    }
+    _mm512_storeu_si512(out + i, joined);
+  }
+  return i;
+}
+#endif
+
 // out[i] = Op(in[i]) over a contiguous run (out may be in): whole vectors, then the tail
 // through a zero-padded vector, so every element gets the same function.
 // map_with takes the function as an object, f(V) -> V (a kernel's parameters: softplus's beta).
@@ -629,6 +663,7 @@ void map_with(T* out, const T* in, int64_t n, const F& f) {
     // 32 bfloat16 values a load: the even ones widened by a shift, the odd ones by a mask, and the
     // results joined as they were (no cross-lane widening or narrowing: bfloat16 gelu of 4M values
     // 1.98 -> 1.75 ms with the mask tests below, torch's 1.67)
+    if (cpu_has_avx512_bf16()) i = map_bfloat16_rounding_by_cpu(out, in, n, f);
     const __m512i upper = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
     for (; i + 2 * W <= n; i += 2 * W) {
       const __m512i u = _mm512_loadu_si512(in + i);

@@ -29,6 +29,10 @@ struct CPUCapabilityInfo {
 };
 TCORE_API const CPUCapabilityInfo* cpu_capabilities(int* count);
 
+// Whether the CPU rounds float32 to bfloat16 itself (AVX512_BF16: Cooper Lake, Sapphire Rapids, Zen 4
+// and later): the AVX-512 kernels' bfloat16 loops use its instruction then (native/cpu/VecMath.h).
+TCORE_API bool cpu_has_avx512_bf16();
+
 // Where the vectorized elementary functions come from: "sleef" (native/cpu/VecMath.h), or
 // "libm" (a build without SLEEF: scalar calls).
 TCORE_API const char* cpu_vector_math();
