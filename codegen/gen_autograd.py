@@ -306,8 +306,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         outputs=outputs,
         saved_outputs=saved_outputs,
         uses_result=uses_result,
-        output_grads=[dict(name=r.name, index=i) for i, r in enumerate(returns)
-                      if multi and r.name and f"grad_{r.name}" in used],
+        output_grads=_output_grads(f, returns, outputs, used) if multi else [],
         uses_retain_variables="retain_variables" in used,
         list_return=list_return,
         inplace_view=inplace and "inplace_view" in f.tags,
@@ -318,6 +317,21 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         clone_element=foreach_inplace and "self" in used,
         derivative=str(d.schema.name),
     )
+
+
+def _output_grads(f, returns, outputs: list[dict], used: set[str]) -> list[dict]:
+    """`grad_<name>` of each named output the formulas use: the node's input slot of that output,
+    its place among the differentiable outputs (each gets a slot as set_history gives it this
+    node: linalg_slogdet's logabsdet, its only one, is slot 0)."""
+    slots = {o["index"]: k for k, o in enumerate(outputs)}
+    out = []
+    for i, r in enumerate(returns):
+        if r.name and f"grad_{r.name}" in used:
+            if i not in slots:
+                raise f.error(f"grad_{r.name}: output {r.name!r} is not differentiable (output_differentiability)",
+                              "derivatives")
+            out.append(dict(name=r.name, index=slots[i]))
+    return out
 
 
 def kernel(plan: Plan, names: dict[str, str]) -> dict:

@@ -54,6 +54,8 @@ def install(package: dict) -> None:
         mod = types.ModuleType(f"tcore.{module}", _DOCS.get(module, f"tcore.{module}: the YAML's python_module: "
                                                                     f"{module} entries"))
         mod.__dict__.update(functions(module))
+        if module == "linalg":
+            mod.LinAlgError = _C._LinAlgError  # (torch.linalg.LinAlgError: a RuntimeError)
         mod.__all__ = sorted(n for n in mod.__dict__ if not n.startswith("_"))
         sys.modules[mod.__name__] = mod
         package[module] = mod

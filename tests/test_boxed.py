@@ -21,6 +21,9 @@ OVERRIDES = {
     "value_selecting_reduction_backward": dict(grad=(3,), dim=1, indices=lambda tc: tc.tensor([2, 0, 1]),
                                                sizes=[3, 3], keepdim=False),
     "gelu_backward": dict(approximate="tanh"),
+    # a positive-definite matrix (3 I + a random one symmetrized): the factorization takes it
+    "linalg_cholesky": dict(self=lambda tc: tc.tensor(np.array([[4.0, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]],
+                                                               dtype=np.float32))),
     "slice_backward": dict(grad_output=(3, 1), input_sizes=[3, 3], dim=1, start=1, end=2, step=1),
     "diagonal_backward": dict(grad_output=(2,), input_sizes=[3, 3], offset=1, dim1=0, dim2=1),
     "unfold_backward": dict(grad_in=(3, 2, 2), input_sizes=[3, 3], dim=1, size=2, step=1),

@@ -1,9 +1,18 @@
 #include "autograd/FunctionsManual.h"
 #include "tcore/core/SizeMath.h"
+#include "native/TensorUtils.h"  // item
 
 #include <cmath>
 
 #include <tcore/ops/abs.h>
+#include <tcore/ops/_linalg_solve.h>
+#include <tcore/ops/diagonal.h>
+#include <tcore/ops/linalg_inv.h>
+#include <tcore/ops/matmul.h>
+#include <tcore/ops/neg.h>
+#include <tcore/ops/sub.h>
+#include <tcore/ops/transpose.h>
+#include <tcore/ops/tril.h>
 #include <tcore/ops/squeeze.h>
 #include <tcore/ops/gather.h>
 #include <tcore/ops/masked_fill.h>
@@ -825,6 +834,67 @@ Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t di
   const Tensor src_is_result = equal_as(src_p, value, self_p);
   const Tensor n = tcore::scatter_add(self_is_result, dim, index, src_is_result);
   return tcore::div(tcore::scatter_add(tcore::mul(self_is_result, st), dim, index, tcore::mul(src_is_result, rt)), n);
+}
+
+// ---------------------------------------------------------------- torch.linalg
+namespace {
+Tensor mT(const Tensor& t) { return tcore::transpose(t, -2, -1); }
+// tr(X) of each matrix, as a tensor of the batch's shape
+Tensor traces(const Tensor& x) { return tcore::sum(tcore::diagonal(x, 0, -2, -1), IntArrayRef({-1}), false, std::nullopt); }
+// the lower triangle with its diagonal halved: (tril(x) + tril(x, -1)) / 2
+Tensor phi(const Tensor& x) { return tcore::mul(tcore::add(tcore::tril(x, 0), tcore::tril(x, -1)), Scalar(0.5)); }
+}  // namespace
+
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+                                                 const std::array<bool, 2>& grad_input_mask) {
+  if (!grad.defined()) return {};
+  const Tensor gB = tcore::_linalg_solve(mT(A), grad);
+  return {grad_input_mask[0] ? tcore::neg(tcore::matmul(gB, mT(result))) : Tensor(), grad_input_mask[1] ? gB : Tensor()};
+}
+
+Tensor linalg_solve_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result) {
+  Tensor rhs = B_t;
+  if (A_t.defined()) {
+    const Tensor product = tcore::matmul(A_t, result);
+    rhs = rhs.defined() ? tcore::sub(rhs, product) : tcore::neg(product);
+  }
+  return rhs.defined() ? tcore::_linalg_solve(A_p, rhs) : Tensor();
+}
+
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
+  if (!grad.defined()) return Tensor();
+  TCORE_CHECK_VALUE(!tcore::native::item<bool>(tcore::any(tcore::eq(det, Scalar(0)))),
+                    "linalg.det: the gradient at a singular matrix (a determinant of 0) is not implemented in tcore "
+                    "(torch computes it through an SVD)");
+  const Tensor scale = tcore::unsqueeze(tcore::unsqueeze(tcore::mul(grad, det), -1), -1);
+  return tcore::mul(scale, mT(tcore::linalg_inv(A)));
+}
+
+Tensor linalg_det_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& det) {
+  return tcore::mul(det, traces(tcore::_linalg_solve(A_p, A_t)));
+}
+
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
+  if (!grad_logabsdet.defined()) return Tensor();
+  return tcore::mul(tcore::unsqueeze(tcore::unsqueeze(grad_logabsdet, -1), -1), mT(tcore::linalg_inv(A)));
+}
+
+Tensor slogdet_jvp(const Tensor& A_p, const Tensor& A_t) { return traces(tcore::_linalg_solve(A_p, A_t)); }
+
+Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L) {
+  if (!grad.defined()) return Tensor();
+  const Tensor lower = upper ? mT(L) : L;
+  const Tensor g = upper ? mT(grad) : grad;
+  const Tensor inverse = tcore::linalg_inv(lower);
+  const Tensor gA = tcore::matmul(tcore::matmul(mT(inverse), phi(tcore::matmul(mT(lower), g))), inverse);
+  return tcore::mul(tcore::add(gA, mT(gA)), Scalar(0.5));
+}
+
+Tensor cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper) {
+  const Tensor lower = upper ? mT(L) : L;
+  const Tensor inverse = tcore::linalg_inv(lower);
+  const Tensor dL = tcore::matmul(lower, phi(tcore::matmul(tcore::matmul(inverse, A_t), mT(inverse))));
+  return upper ? mT(dL) : dL;
 }
 
 }  // namespace tcore::autograd::manual

@@ -228,4 +228,21 @@ Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t di
                           const Tensor& src_p, const Tensor& src_t, std::string_view reduce, bool include_self,
                           const Tensor& result);
 
+// torch.linalg (native/cpu/BatchLinearAlgebra.cpp), torch's formulas for real matrices:
+// A X = B: B's gradient solve(A^T, grad), A's -gB X^T; X's tangent solve(A, B_t - A_t X).
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+                                                 const std::array<bool, 2>& grad_input_mask);
+Tensor linalg_solve_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result);
+// det: grad det A^{-T} (the cofactors); its tangent det tr(A^{-1} A_t). Where a determinant is 0
+// the gradient is refused (torch's goes through an SVD, which tcore lacks): never a wrong value.
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
+Tensor linalg_det_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& det);
+// slogdet: log|det|'s gradient grad A^{-T}, its tangent tr(A^{-1} A_t); sign has none.
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
+Tensor slogdet_jvp(const Tensor& A_p, const Tensor& A_t);
+// cholesky, L lower (upper: L^T): A's gradient L^{-T} Phi(L^T gL) L^{-1} made symmetric, Phi
+// the lower triangle with its diagonal halved; L's tangent L Phi(L^{-1} A_t L^{-T}).
+Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L);
+Tensor cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper);
+
 }  // namespace tcore::autograd::manual

@@ -11,6 +11,7 @@
 //   tcore::TypeError   -> tcore.errors.ArgumentTypeError(RuntimeError, TypeError)
 //   tcore::IndexError  -> IndexError
 //   tcore::NotImplementedError -> NotImplementedError
+//   tcore::LinAlgError -> tcore.linalg.LinAlgError(RuntimeError), as torch.linalg.LinAlgError
 // and tcore::warn -> warnings.warn(UserWarning), raised as an error where the filters say so,
 // attributed to the caller's line: the first frame outside the tcore package, as torch's are.
 #include "python/bind.h"
@@ -20,6 +21,7 @@ namespace {
 
 PyObject* value_error = nullptr;
 PyObject* type_error = nullptr;
+PyObject* linalg_error = nullptr;
 
 std::string* package_dir = nullptr;  // tcore/ (with the separator): its frames are tcore's own
 
@@ -88,6 +90,12 @@ void bind_errors(nb::module_& m) {
                          "An unsupported dtype or kind of tensor: a RuntimeError (as PyTorch raises) and a TypeError.");
   m.attr("_ArgumentValueError") = nb::handle(value_error);
   m.attr("_ArgumentTypeError") = nb::handle(type_error);
+  linalg_error = PyErr_NewExceptionWithDoc("tcore.linalg.LinAlgError",
+                                           "A matrix a linalg function cannot factor (singular, not positive-definite): "
+                                           "a RuntimeError, as torch.linalg.LinAlgError.",
+                                           PyExc_RuntimeError, nullptr);
+  if (!linalg_error) throw nb::python_error();
+  m.attr("_LinAlgError") = nb::handle(linalg_error);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -97,6 +105,8 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(value_error, e.what());
     } catch (const tcore::NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const tcore::LinAlgError& e) {
+      PyErr_SetString(linalg_error, e.what());
     }
   });
   tcore::set_warning_handler([](const std::string& message) {

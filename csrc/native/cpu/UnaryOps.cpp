@@ -359,20 +359,13 @@ namespace {
 auto gelu_fn(bool tanh_form) {
   const auto scalar = [tanh_form](auto v) {
     using T = decltype(v);
-    // (float32/float64: the scalar path through the vector function, so that a value's gelu does not
-    // depend on the layout: gelu into a transposed out differed from the contiguous result by an ulp)
-    if constexpr (vec::supports<T>) {
-      return tanh_form ? vec::one<vec::GeluTanh>(v) : vec::one<vec::Gelu>(v);
-    } else {
-      if (tanh_form) {
-        const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
-        return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
-      }
-      // no cancellation; a float in double (erfcf of the rounded v / sqrt 2 was 73 ulp off at -9)
-      using C = std::conditional_t<std::is_same_v<T, float>, double, T>;
-      return static_cast<T>(0.5 * static_cast<C>(v) *
-                            std::erfc(static_cast<C>(v) * static_cast<C>(-0.70710678118654752440)));
+    if (tanh_form) {
+      const T inner = static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v);
+      return static_cast<T>(0.5) * v * (T(1) + std::tanh(inner));
     }
+    // no cancellation; a float in double (erfcf of the rounded v / sqrt 2 was 73 ulp off at -9)
+    using C = std::conditional_t<std::is_same_v<T, float>, double, T>;
+    return static_cast<T>(0.5 * static_cast<C>(v) * std::erfc(static_cast<C>(v) * static_cast<C>(-0.70710678118654752440)));
   };
   return floating_runs("gelu", [scalar](auto) { return scalar; }, [tanh_form](auto* o, const auto* i, int64_t n, const auto& f) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(i)>>;

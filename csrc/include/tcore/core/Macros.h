@@ -33,6 +33,12 @@ struct TCORE_API NotImplementedError : Error {
   using Error::Error;
 };
 
+// torch.linalg.LinAlgError in Python (a RuntimeError): a matrix the factorization cannot take
+// (singular, not positive-definite).
+struct TCORE_API LinAlgError : Error {
+  using Error::Error;
+};
+
 // Warnings (UserWarning in Python): the Python module installs a handler; without one they go
 // to stderr. A handler may throw (Python's warnings filter "error").
 using WarningHandler = void (*)(const std::string& message);
@@ -58,3 +64,4 @@ std::string str_cat(const Args&... args) {
 #define TCORE_CHECK_VALUE(cond, ...) TCORE_CHECK_AS(ValueError, cond, __VA_ARGS__)
 #define TCORE_CHECK_INDEX(cond, ...) TCORE_CHECK_AS(IndexError, cond, __VA_ARGS__)
 #define TCORE_CHECK_TYPE(cond, ...) TCORE_CHECK_AS(TypeError, cond, __VA_ARGS__)
+#define TCORE_CHECK_LINALG(cond, ...) TCORE_CHECK_AS(LinAlgError, cond, __VA_ARGS__)

@@ -1,0 +1,99 @@
+// torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
+// schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
+// as the transposed system), det, slogdet and logdet, and slogdet's out= overloads (their outs
+// named as torch names them, which `autogen:` cannot spell). Autograd follows the kernels'
+// derivatives (csrc/autograd/derivatives.yaml).
+#include <algorithm>
+#include <limits>
+#include <tuple>
+#include <vector>
+
+#include <tcore/core/Autogen.h>
+#include <tcore/ops/_linalg_solve.h>
+#include <tcore/ops/copy.h>
+#include <tcore/ops/det_native.h>
+#include <tcore/ops/expand.h>
+#include <tcore/ops/full_like.h>
+#include <tcore/ops/inverse_native.h>
+#include <tcore/ops/linalg_det.h>
+#include <tcore/ops/linalg_inv.h>
+#include <tcore/ops/linalg_slogdet.h>
+#include <tcore/ops/linalg_slogdet_native.h>
+#include <tcore/ops/linalg_solve_native.h>
+#include <tcore/ops/logdet_native.h>
+#include <tcore/ops/lt.h>
+#include <tcore/ops/slogdet_native.h>
+#include <tcore/ops/squeeze.h>
+#include <tcore/ops/transpose.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/where.h>
+
+#include "native/LinearAlgebraChecks.h"
+#include "native/TensorUtils.h"
+
+namespace tcore::native {
+namespace {
+
+using Pair = ::std::tuple<Tensor, Tensor>;
+
+// A functional (sign, logabsdet) copied into its outs, as the generated out= kernels copy.
+Pair into(const Pair& result, const Tensor& sign, const Tensor& logabsdet, const char* op) {
+  autogen::check_out(sign, std::get<0>(result), false);
+  autogen::check_out(logabsdet, std::get<1>(result), false);
+  autogen::resize_out(sign, std::get<0>(result).sizes(), op);
+  tcore::copy_(sign, std::get<0>(result));
+  autogen::resize_out(logabsdet, std::get<1>(result).sizes(), op);
+  tcore::copy_(logabsdet, std::get<1>(result));
+  return Pair(sign, logabsdet);
+}
+
+}  // namespace
+
+Tensor inverse(const Tensor& self) { return tcore::linalg_inv(self); }
+
+// B is a vector (or a batch of them) when it is 1-D or A's shape without its last dim (torch's
+// rule); X A = B is solved as A^T X^T = B^T.
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  check_linalg_square(A, "linalg.solve");
+  check_linalg_float(A, "linalg.solve");
+  TCORE_CHECK_TYPE(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
+                   A.dtype(), " and B of type ", B.dtype(), " instead");
+  TCORE_CHECK_VALUE(B.dim() >= 1, "linalg.solve: The input tensor B must have at least 1 dimensions.");
+  const IntArrayRef as = A.sizes();
+  const bool vector = B.dim() == 1 || (B.dim() == A.dim() - 1 && std::equal(as.begin(), as.end() - 1, B.sizes().begin()));
+  const Tensor b = vector ? tcore::unsqueeze(B, -1) : B;
+  const int64_t n = as[as.size() - 1], rows = b.sizes()[b.dim() - 2], cols = b.sizes()[b.dim() - 1];
+  TCORE_CHECK_VALUE(left ? rows == n : cols == n, "linalg.solve: Incompatible shapes of A and B for the equation ",
+                    left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
+  std::vector<int64_t> batch = broadcast_shapes(IntArrayRef(as.data(), as.size() - 2),
+                                                IntArrayRef(b.sizes().data(), b.sizes().size() - 2));
+  std::vector<int64_t> a_shape = batch, b_shape = batch;
+  a_shape.insert(a_shape.end(), {n, n});
+  b_shape.insert(b_shape.end(), {rows, cols});
+  const Tensor a_full = tcore::expand(A, a_shape), b_full = tcore::expand(b, b_shape);
+  const Tensor x = left ? tcore::_linalg_solve(a_full, b_full)
+                        : tcore::transpose(tcore::_linalg_solve(tcore::transpose(a_full, -2, -1),
+                                                                tcore::transpose(b_full, -2, -1)), -2, -1);
+  return vector ? tcore::squeeze(x, -1) : x;
+}
+
+Tensor det(const Tensor& self) { return tcore::linalg_det(self); }
+
+Pair slogdet(const Tensor& self) { return tcore::linalg_slogdet(self); }
+
+Pair linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& logabsdet) {
+  return into(tcore::linalg_slogdet(A), sign, logabsdet, "linalg_slogdet.out");
+}
+
+Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet) {
+  return into(tcore::linalg_slogdet(self), sign, logabsdet, "slogdet.out");
+}
+
+// log(det): NaN where the determinant is negative, -inf where it is 0 (slogdet's gradient).
+Tensor logdet(const Tensor& self) {
+  const auto [sign, logabsdet] = tcore::linalg_slogdet(self);
+  return tcore::where(tcore::lt(sign, Scalar(0)),
+                      tcore::full_like(logabsdet, Scalar(std::numeric_limits<double>::quiet_NaN())), logabsdet);
+}
+
+}  // namespace tcore::native

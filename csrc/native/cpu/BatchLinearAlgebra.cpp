@@ -1,0 +1,272 @@
+// torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
+// getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
+// for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
+// matrix the factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
+// Built without OpenBLAS, they raise.
+//
+// LAPACK is column-major: a row-major matrix is its transpose there. inv and det do not mind (the
+// inverse of the transpose, read back row-major, is the inverse; the determinants are equal);
+// solve factors A^T and asks getrs for the transposed system; cholesky asks potrf for the upper
+// factor of A^T = A, which is read back as the lower one.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tcore/ops/_linalg_solve_native.h>
+#include <tcore/ops/linalg_cholesky_native.h>
+#include <tcore/ops/linalg_det_native.h>
+#include <tcore/ops/linalg_inv_native.h>
+#include <tcore/ops/linalg_slogdet_native.h>
+#include <tcore/ops/transpose.h>
+
+#include "native/LinearAlgebraChecks.h"
+#include "native/TensorUtils.h"
+#include "native/cpu/Copy.h"
+#include "tcore_build_config.h"  // TCORE_HAVE_BLAS (CMakeLists.txt)
+
+#if TCORE_HAVE_BLAS
+extern "C" {  // LAPACK's Fortran interface, as OpenBLAS exports it
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork, int* info);
+void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work, const int* lwork, int* info);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+             float* b, const int* ldb, int* info);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info);
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+}
+#endif
+
+namespace tcore::native {
+inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
+namespace {
+
+#if TCORE_HAVE_BLAS
+void getrf(int n, float* a, int* ipiv, int* info) { sgetrf_(&n, &n, a, &n, ipiv, info); }
+void getrf(int n, double* a, int* ipiv, int* info) { dgetrf_(&n, &n, a, &n, ipiv, info); }
+template <typename T>
+void getri(int n, T* a, const int* ipiv, int* info) {
+  T query{};
+  int lwork = -1;
+  if constexpr (std::is_same_v<T, float>) sgetri_(&n, a, &n, ipiv, &query, &lwork, info);
+  else dgetri_(&n, a, &n, ipiv, &query, &lwork, info);
+  lwork = std::max(1, static_cast<int>(query));
+  std::vector<T> work(static_cast<size_t>(lwork));
+  if constexpr (std::is_same_v<T, float>) sgetri_(&n, a, &n, ipiv, work.data(), &lwork, info);
+  else dgetri_(&n, a, &n, ipiv, work.data(), &lwork, info);
+}
+void getrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
+  sgetrs_("T", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+void getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
+  dgetrs_("T", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+void potrf(int n, float* a, int* info) { spotrf_("U", &n, a, &n, info); }
+void potrf(int n, double* a, int* info) { dpotrf_("U", &n, a, &n, info); }
+#endif
+
+// A contiguous copy of t, always a new tensor (LAPACK overwrites it; contiguous_copy returns a
+// contiguous t itself).
+Tensor fresh_copy(const Tensor& t) {
+  Tensor out = empty_cpu(t.sizes(), t.dtype());
+  copy_kernel(out, t);
+  return out;
+}
+
+// The matrices of a batch, copied: count of them, n x n each.
+struct Matrices {
+  Tensor data;
+  int64_t count, n;
+};
+Matrices matrices_of(const Tensor& A) {
+  const int64_t n = A.sizes()[A.dim() - 1];
+  return {fresh_copy(A), n == 0 ? 0 : A.numel() / (n * n), n};
+}
+
+// "(Batch element 3): " where the input is a batch, as torch's messages name the failing matrix.
+std::string batch_prefix(const Tensor& A, int64_t i) {
+  return A.dim() > 2 ? "(Batch element " + std::to_string(i) + "): " : "";
+}
+
+void require_lapack(const char* op) {
+  TCORE_CHECK(TCORE_HAVE_BLAS, op, ": this build of tcore has no LAPACK (it links OpenBLAS's when the build finds "
+                                   "libopenblas-openmp-dev or libopenblas-dev)");
+}
+
+void check_lapack_size(int64_t n, const char* op) {
+  TCORE_CHECK_VALUE(n <= INT_MAX / std::max<int64_t>(n, 1), op, ": matrices of ", n, " by ", n,
+                    " elements exceed LAPACK's 32-bit sizes");
+}
+
+template <typename F>
+void dispatch_lapack(ScalarType t, const F& f) {
+  if (t == ScalarType::Float) f(float{});
+  else f(double{});
+}
+
+}  // namespace
+
+Tensor linalg_inv(const Tensor& A) {
+  check_linalg_square(A, "linalg.inv");
+  check_linalg_float(A, "linalg.inv");
+  require_lapack("linalg.inv");
+  Matrices m = matrices_of(A);
+  check_lapack_size(m.n, "linalg.inv");
+#if TCORE_HAVE_BLAS
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = m.data.data_ptr<T>();
+    std::vector<int> ipiv(static_cast<size_t>(std::max<int64_t>(m.n, 1)));
+    const int n = static_cast<int>(m.n);
+    for (int64_t i = 0; i < m.count; ++i) {
+      int info = 0;
+      getrf(n, p + i * m.n * m.n, ipiv.data(), &info);
+      TCORE_CHECK_LINALG(info == 0, "linalg.inv: ", batch_prefix(A, i), "The diagonal element ", info,
+                         " is zero, the inversion could not be completed because the input matrix is singular.");
+      getri(n, p + i * m.n * m.n, ipiv.data(), &info);
+      TCORE_CHECK_LINALG(info == 0, "linalg.inv: ", batch_prefix(A, i), "The diagonal element ", info,
+                         " is zero, the inversion could not be completed because the input matrix is singular.");
+    }
+  });
+#endif
+  return m.data;
+}
+
+// A X = B for A (*, n, n) and B (*, n, k) of the same batch and dtype (linalg.solve broadcasts
+// and checks: native/composite/LinearAlgebra.cpp).
+Tensor _linalg_solve(const Tensor& A, const Tensor& B) {
+  check_linalg_square(A, "linalg.solve");
+  check_linalg_float(A, "linalg.solve");
+  TCORE_CHECK_VALUE(B.dim() == A.dim() && B.sizes()[B.dim() - 2] == A.sizes()[A.dim() - 1] &&
+                        std::equal(A.sizes().begin(), A.sizes().end() - 2, B.sizes().begin()),
+                    "_linalg_solve: B must be (*, n, k) for A (*, n, n) of the same batch");
+  TCORE_CHECK_TYPE(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
+                   A.dtype(), " and B of type ", B.dtype(), " instead");
+  require_lapack("linalg.solve");
+  Matrices m = matrices_of(A);
+  const int64_t k = B.sizes()[B.dim() - 1];
+  check_lapack_size(std::max(m.n, k), "linalg.solve");
+  // B's matrices column-major (k x n row-major each), solved in place, transposed back
+  Tensor x = fresh_copy(tcore::transpose(B, -2, -1));
+#if TCORE_HAVE_BLAS
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* a = m.data.data_ptr<T>();
+    T* b = x.data_ptr<T>();
+    std::vector<int> ipiv(static_cast<size_t>(std::max<int64_t>(m.n, 1)));
+    const int n = static_cast<int>(m.n);
+    for (int64_t i = 0; i < m.count; ++i) {
+      int info = 0;
+      getrf(n, a + i * m.n * m.n, ipiv.data(), &info);
+      TCORE_CHECK_LINALG(info == 0, "torch.linalg.solve: ", batch_prefix(A, i),
+                         "The solver failed because the input matrix is singular.");
+      if (k > 0) getrs(n, static_cast<int>(k), a + i * m.n * m.n, ipiv.data(), b + i * m.n * k, &info);
+    }
+  });
+#endif
+  return contiguous_copy(tcore::transpose(x, -2, -1));
+}
+
+namespace {
+// The determinants of a batch from its LU factors: the product of U's diagonal, negated for each
+// row interchange; log_abs: log|det| and its sign instead (no overflow for large matrices).
+template <typename T>
+void determinants(const Tensor& A, const char* op, T* det_or_sign, T* log_abs) {
+  Matrices m = matrices_of(A);
+  check_lapack_size(m.n, op);
+#if TCORE_HAVE_BLAS
+  T* p = m.data.data_ptr<T>();
+  std::vector<int> ipiv(static_cast<size_t>(std::max<int64_t>(m.n, 1)));
+  const int n = static_cast<int>(m.n);
+  for (int64_t i = 0; i < m.count; ++i) {
+    T* lu = p + i * m.n * m.n;
+    int info = 0;
+    getrf(n, lu, ipiv.data(), &info);  // info > 0: a zero on U's diagonal, det 0
+    // (a zero on the diagonal: a sign of 0, its own sign as torch's product of signs gives it)
+    T sign = 1, product = 1, logs = 0;
+    for (int j = 0; j < n; ++j) {
+      const T d = lu[static_cast<int64_t>(j) * m.n + j];
+      if (ipiv[static_cast<size_t>(j)] != j + 1) sign = -sign;
+      if (log_abs) {
+        sign *= d > 0 ? T(1) : d < 0 ? T(-1) : T(0);
+        logs += std::log(std::abs(d));
+      } else {
+        product *= d;
+      }
+    }
+    if (log_abs) {
+      det_or_sign[i] = sign;
+      log_abs[i] = info > 0 ? -std::numeric_limits<T>::infinity() : logs;
+    } else {
+      det_or_sign[i] = sign * product;
+    }
+  }
+#endif
+}
+}  // namespace
+
+Tensor linalg_det(const Tensor& A) {
+  check_linalg_square(A, "linalg.det");
+  check_linalg_float(A, "linalg.det");
+  require_lapack("linalg.det");
+  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  Tensor det = empty_cpu(batch, A.dtype());
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    determinants<T>(A, "linalg.det", det.data_ptr<T>(), nullptr);
+    if (A.sizes()[A.dim() - 1] == 0) std::fill_n(det.data_ptr<T>(), det.numel(), T(1));
+  });
+  return det;
+}
+
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  check_linalg_square(A, "linalg.slogdet");
+  check_linalg_float(A, "linalg.slogdet");
+  require_lapack("linalg.slogdet");
+  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  Tensor sign = empty_cpu(batch, A.dtype()), logabsdet = empty_cpu(batch, A.dtype());
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    determinants<T>(A, "linalg.slogdet", sign.data_ptr<T>(), logabsdet.data_ptr<T>());
+    if (A.sizes()[A.dim() - 1] == 0) {
+      std::fill_n(sign.data_ptr<T>(), sign.numel(), T(1));
+      std::fill_n(logabsdet.data_ptr<T>(), logabsdet.numel(), T(0));
+    }
+  });
+  return {sign, logabsdet};
+}
+
+// Only the triangle named by `upper` is read (the lower one by default), as torch's.
+Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  check_linalg_square(A, "linalg.cholesky");
+  check_linalg_float(A, "linalg.cholesky");
+  require_lapack("linalg.cholesky");
+  // potrf("U") of the column-major matrix reads its upper triangle, which is the row-major lower
+  // one: for upper=True, the row-major transpose's
+  Matrices m = matrices_of(upper ? tcore::transpose(A, -2, -1) : A);
+  check_lapack_size(m.n, "linalg.cholesky");
+#if TCORE_HAVE_BLAS
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = m.data.data_ptr<T>();
+    const int n = static_cast<int>(m.n);
+    for (int64_t i = 0; i < m.count; ++i) {
+      int info = 0;
+      potrf(n, p + i * m.n * m.n, &info);
+      TCORE_CHECK_LINALG(info == 0, "linalg.cholesky: ", batch_prefix(A, i),
+                         "The factorization could not be completed because the input is not positive-definite (the "
+                         "leading minor of order ", info, " is not positive-definite).");
+      T* l = p + i * m.n * m.n;  // row-major lower factor: the strict upper triangle still holds A's
+      for (int64_t r = 0; r < m.n; ++r) std::fill(l + r * m.n + r + 1, l + (r + 1) * m.n, T(0));
+    }
+  });
+#endif
+  return upper ? contiguous_copy(tcore::transpose(m.data, -2, -1)) : m.data;
+}
+
+}  // namespace TCORE_CPU_NS
+}  // namespace tcore::native

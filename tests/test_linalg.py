@@ -1,0 +1,254 @@
+"""torch.linalg's factorizations (native/cpu/BatchLinearAlgebra.cpp, LAPACK through OpenBLAS):
+inv, solve, det, slogdet, logdet and cholesky against torch 2.13 — values of single matrices and
+batches (empty ones too), torch's errors and their types, out=, gradients, second derivatives
+and tangents."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tcore
+
+torch = pytest.importorskip("torch")
+
+if tcore.backends.cpu.blas() != "openblas":  # pragma: no cover - CI installs OpenBLAS
+    pytestmark = pytest.mark.skip(reason="this build has no LAPACK (it comes with OpenBLAS)")
+
+LIBS = (tcore, torch)
+
+
+def well_conditioned(shape, seed=0, spd=False):
+    """Matrices of `shape` (..., n, n) far from singular: random plus n on the diagonal, or
+    symmetric positive-definite (M M^T + n I)."""
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal(shape)
+    n = shape[-1]
+    if spd:
+        return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+    return m + n * np.eye(n) * np.sign(rng.standard_normal(shape[:-2] + (1, 1)) + 0.1)
+
+
+def both(fn, *arrays, dtype="float64", **kw):
+    """fn(lib, *tensors) in each library, as numpy arrays (tuples flattened)."""
+    out = []
+    for lib in LIBS:
+        r = fn(lib, *[lib.tensor(a, dtype=getattr(lib, dtype)) for a in arrays], **kw)
+        r = r if isinstance(r, tuple) else (r,)
+        out.append([x.detach().numpy() for x in r])
+    return out
+
+
+SHAPES = [(1, 1), (3, 3), (8, 8), (2, 5, 5), (2, 3, 4, 4)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_values_as_torch(shape, dtype):
+    a = well_conditioned(shape, seed=len(shape))
+    s = well_conditioned(shape, seed=9, spd=True)
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == "float64" else dict(rtol=2e-5, atol=2e-5)
+    for fn, arg in ((lambda L, x: L.linalg.inv(x), a), (lambda L, x: L.inverse(x), a),
+                    (lambda L, x: L.linalg.det(x), a), (lambda L, x: x.det(), a),
+                    (lambda L, x: tuple(L.linalg.slogdet(x)), a), (lambda L, x: tuple(x.slogdet()), a),
+                    (lambda L, x: L.logdet(x), s), (lambda L, x: L.linalg.cholesky(x), s),
+                    (lambda L, x: L.linalg.cholesky(x, upper=True), s)):
+        ours, theirs = both(fn, arg, dtype=dtype)
+        for o, t in zip(ours, theirs):
+            assert o.shape == t.shape and o.dtype == t.dtype
+            np.testing.assert_allclose(o, t, **tol)
+    b = np.random.default_rng(1).standard_normal(shape[:-1] + (3,))
+    ours, theirs = both(lambda L, x, y: L.linalg.solve(x, y), a, b, dtype=dtype)
+    np.testing.assert_allclose(ours[0], theirs[0], **tol)
+
+
+def test_inputs_are_left_as_they_were():
+    """LAPACK factors in place: each function works on a copy (contiguous inputs were overwritten)."""
+    a = well_conditioned((2, 3, 3), seed=8, spd=True)
+    t = tcore.tensor(a)
+    for fn in (tcore.linalg.inv, tcore.linalg.det, tcore.linalg.slogdet, tcore.linalg.cholesky, tcore.logdet,
+               lambda x: tcore.linalg.cholesky(x, upper=True), lambda x: tcore.linalg.solve(x, x),
+               lambda x: tcore.linalg.solve(x, x, left=False)):
+        fn(t)
+        np.testing.assert_array_equal(t.numpy(), a)
+
+
+def test_empty_matrices_as_torch():
+    for shape in [(0, 0), (3, 0, 0), (0, 2, 2)]:
+        a = np.zeros(shape)
+        for fn in (lambda L, x: L.linalg.inv(x), lambda L, x: L.linalg.det(x), lambda L, x: tuple(L.linalg.slogdet(x)),
+                   lambda L, x: L.linalg.cholesky(x), lambda L, x: L.logdet(x)):
+            ours, theirs = both(fn, a)
+            for o, t in zip(ours, theirs):
+                assert o.shape == t.shape
+                np.testing.assert_array_equal(o, t)
+
+
+def test_det_and_slogdet_of_singular_and_negative_matrices():
+    for a in (np.array([[1.0, 2.0], [2.0, 4.0]]), -np.eye(3), np.diag([1e200, 1e200, 1e-300]),
+              np.array([[0.0, 1.0], [1.0, 0.0]]), np.zeros((2, 2))):
+        for fn in (lambda L, x: L.linalg.det(x), lambda L, x: tuple(L.linalg.slogdet(x)), lambda L, x: L.logdet(x)):
+            ours, theirs = both(fn, a)
+            for o, t in zip(ours, theirs):
+                np.testing.assert_allclose(o, t, rtol=1e-12)
+                np.testing.assert_array_equal(np.signbit(o), np.signbit(t))  # slogdet's sign of a singular: -0 too
+
+
+def test_solve_shapes_as_torch():
+    """torch's right-hand sides: a vector, a batch of vectors (B is A's shape without its last
+    dim), matrices with broadcast batches, and left=False (X A = B)."""
+    a = well_conditioned((3, 2, 2), seed=4)
+    rng = np.random.default_rng(5)
+    for aa, b, left in ((a[0], rng.standard_normal(2), True), (a, rng.standard_normal((3, 2)), True),
+                        (a, rng.standard_normal((2, 2)), True), (a, rng.standard_normal((4, 1, 2, 1)), True),
+                        (a[0], rng.standard_normal((5, 2)), False), (a, rng.standard_normal((4, 1, 3, 2)), False),
+                        (a[0], rng.standard_normal((2, 0)), True)):
+        ours, theirs = both(lambda L, x, y: L.linalg.solve(x, y, left=left), aa, b)
+        assert ours[0].shape == theirs[0].shape
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
+
+
+def error_of(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return e
+    return None
+
+
+@pytest.mark.parametrize("case", [
+    ("inv singular", lambda L: L.linalg.inv(L.tensor([[1.0, 2.0], [2.0, 4.0]]))),
+    ("inv batch", lambda L: L.linalg.inv(L.stack([L.eye(2), L.tensor([[1.0, 2.0], [2.0, 4.0]])]))),
+    ("inv not square", lambda L: L.linalg.inv(L.ones(2, 3))),
+    ("inv 1-D", lambda L: L.linalg.inv(L.ones(3))),
+    ("inv int", lambda L: L.linalg.inv(L.eye(2, dtype=L.int64))),
+    ("inv half", lambda L: L.linalg.inv(L.eye(2, dtype=L.float16))),
+    ("inv bfloat16", lambda L: L.linalg.inv(L.eye(2, dtype=L.bfloat16))),
+    ("det not square", lambda L: L.linalg.det(L.ones(2, 3))),
+    ("det int", lambda L: L.linalg.det(L.eye(2, dtype=L.int64))),
+    ("solve singular", lambda L: L.linalg.solve(L.tensor([[1.0, 2.0], [2.0, 4.0]]), L.ones(2))),
+    ("solve batch", lambda L: L.linalg.solve(L.stack([L.eye(2), L.tensor([[1.0, 2.0], [2.0, 4.0]])]), L.ones(2, 2))),
+    ("solve shapes", lambda L: L.linalg.solve(L.eye(2), L.ones(3))),
+    ("solve shapes matrix", lambda L: L.linalg.solve(L.eye(2), L.ones(3, 2))),
+    ("solve right vector", lambda L: L.linalg.solve(L.eye(2), L.ones(2), left=False)),
+    ("solve dtypes", lambda L: L.linalg.solve(L.eye(2), L.ones(2, dtype=L.float64))),
+    ("cholesky not PD", lambda L: L.linalg.cholesky(L.tensor([[1.0, 2.0], [2.0, 1.0]]))),
+    ("cholesky batch", lambda L: L.linalg.cholesky(L.stack([L.eye(2), -L.eye(2)]))),
+    ("cholesky lower read", lambda L: L.linalg.cholesky(L.tensor([[4.0, 1.0], [100.0, 9.0]]))),
+    ("cholesky upper read", lambda L: L.linalg.cholesky(L.tensor([[4.0, 100.0], [1.0, 9.0]]), upper=True)),
+    ("cholesky not square", lambda L: L.linalg.cholesky(L.ones(2, 3))),
+], ids=lambda c: c[0])
+def test_errors_as_torch(case):
+    _, fn = case
+    ours, theirs = error_of(lambda: fn(tcore)), error_of(lambda: fn(torch))
+    assert theirs is not None and ours is not None, (ours, theirs)
+    assert isinstance(ours, RuntimeError)
+    if isinstance(theirs, torch.linalg.LinAlgError):
+        assert isinstance(ours, tcore.linalg.LinAlgError)
+        assert str(ours) == str(theirs)
+    elif "dtype" not in case[0] and "int" not in case[0] and "half" not in case[0] and "bfloat16" not in case[0]:
+        assert str(ours) == str(theirs)  # shapes: the same words (dtype names are tcore's: float32, not Float)
+
+
+def test_only_one_triangle_is_read():
+    s = well_conditioned((4, 4), seed=3, spd=True)
+    garbage = s + np.triu(np.full((4, 4), 1e3), 1)  # the strict upper triangle is never read
+    np.testing.assert_allclose(tcore.linalg.cholesky(tcore.tensor(garbage)).numpy(),
+                               torch.linalg.cholesky(torch.tensor(s)).numpy(), rtol=1e-12)
+    garbage = s + np.tril(np.full((4, 4), 1e3), -1)
+    np.testing.assert_allclose(tcore.linalg.cholesky(tcore.tensor(garbage), upper=True).numpy(),
+                               torch.linalg.cholesky(torch.tensor(s), upper=True).numpy(), rtol=1e-12)
+
+
+def test_out_overloads():
+    a = well_conditioned((2, 3, 3), seed=6)
+    s = well_conditioned((3, 3), seed=7, spd=True)
+    t = tcore.tensor(a)
+    for fn, name in ((tcore.linalg.inv, "inv"), (tcore.inverse, "inverse"), (tcore.linalg.det, "det")):
+        out = tcore.empty(0, dtype=tcore.float64)
+        assert fn(t, out=out) is out
+        np.testing.assert_array_equal(out.numpy(), fn(t).numpy())
+    out = tcore.empty(0, dtype=tcore.float64)
+    tcore.linalg.cholesky(tcore.tensor(s), upper=True, out=out)
+    np.testing.assert_array_equal(out.numpy(), tcore.linalg.cholesky(tcore.tensor(s), upper=True).numpy())
+    out = tcore.empty(0, dtype=tcore.float64)
+    tcore.linalg.solve(t, tcore.ones(2, 3, dtype=tcore.float64), out=out)
+    np.testing.assert_array_equal(out.numpy(), tcore.linalg.solve(t, tcore.ones(2, 3, dtype=tcore.float64)).numpy())
+    for fn in (tcore.linalg.slogdet, tcore.slogdet):
+        sign, logabsdet = tcore.empty(0, dtype=tcore.float64), tcore.empty(0, dtype=tcore.float64)
+        r = fn(t, out=(sign, logabsdet))
+        assert r[0] is sign and r[1] is logabsdet
+        np.testing.assert_array_equal(logabsdet.numpy(), fn(t).logabsdet.numpy())
+        with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float64"):
+            fn(t, out=(tcore.empty(0, dtype=tcore.float32), tcore.empty(0, dtype=tcore.float32)))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float64"):
+        tcore.linalg.inv(t, out=tcore.empty(0, dtype=tcore.float32))
+
+
+def grads(lib, fn, arrays, weights):
+    """First derivatives of sum(fn(*x) * w) and second derivatives of sum(grad * v), float64."""
+    xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+    y = fn(lib, *xs)
+    g = lib.autograd.grad((y * lib.tensor(weights)).sum(), xs, create_graph=True)
+    v = [np.linspace(-1, 1, a.size).reshape(a.shape) for a in arrays]
+    gg = lib.autograd.grad(sum((gi * lib.tensor(vi)).sum() for gi, vi in zip(g, v)), xs, allow_unused=True)
+    return [x.detach().numpy() for x in g], [None if x is None else x.numpy() for x in gg]
+
+
+GRAD_CASES = [
+    ("inv", lambda L, a: L.linalg.inv(a), [(3, 3)], False),
+    ("inv batch", lambda L, a: L.linalg.inv(a), [(2, 4, 4)], False),
+    ("det", lambda L, a: L.linalg.det(a), [(4, 4)], False),
+    ("det batch", lambda L, a: L.linalg.det(a), [(3, 3, 3)], False),
+    ("logabsdet", lambda L, a: L.linalg.slogdet(a)[1], [(4, 4)], False),
+    ("logdet", lambda L, a: L.logdet(a), [(2, 3, 3)], True),
+    ("solve", lambda L, a, b: L.linalg.solve(a, b), [(3, 3), (3, 2)], False),
+    ("solve vector", lambda L, a, b: L.linalg.solve(a, b), [(3, 3), (3,)], False),
+    ("solve broadcast", lambda L, a, b: L.linalg.solve(a, b), [(2, 3, 3), (4, 1, 3, 2)], False),
+    ("solve left=False", lambda L, a, b: L.linalg.solve(a, b, left=False), [(3, 3), (5, 3)], False),
+    ("cholesky", lambda L, a: L.linalg.cholesky(a), [(4, 4)], True),
+    ("cholesky upper batch", lambda L, a: L.linalg.cholesky(a, upper=True), [(2, 3, 3)], True),
+]
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c[0])
+def test_gradients_and_second_derivatives_as_torch(case):
+    _, fn, shapes, spd = case
+    arrays = [well_conditioned(s, seed=i + 11, spd=spd) if len(s) >= 2 and s[-1] == s[-2] and i == 0
+              else np.random.default_rng(i).standard_normal(s) for i, s in enumerate(shapes)]
+    out_shape = tuple(fn(torch, *[torch.tensor(a) for a in arrays]).shape)
+    weights = np.random.default_rng(2).standard_normal(out_shape)
+    (g1, gg1), (g2, gg2) = grads(tcore, fn, arrays, weights), grads(torch, fn, arrays, weights)
+    for a, b in zip(g1, g2):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for a, b in zip(gg1, gg2):
+        if b is None:
+            assert a is None or not np.any(a)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c[0])
+def test_tangents_as_torch(case):
+    import tcore.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+
+    _, fn, shapes, spd = case
+    arrays = [well_conditioned(s, seed=i + 11, spd=spd) if len(s) >= 2 and s[-1] == s[-2] and i == 0
+              else np.random.default_rng(i).standard_normal(s) for i, s in enumerate(shapes)]
+    tangents = [np.random.default_rng(20 + i).standard_normal(a.shape) for i, a in enumerate(arrays)]
+    if spd:  # a symmetric direction: the factorization reads one triangle
+        tangents = [t + np.swapaxes(t, -1, -2) for t in tangents]
+    results = []
+    for lib, ad in ((tcore, fwAD), (torch, tfwAD)):
+        with ad.dual_level():
+            duals = [ad.make_dual(lib.tensor(a), lib.tensor(t)) for a, t in zip(arrays, tangents)]
+            results.append(ad.unpack_dual(fn(lib, *duals)).tangent.numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-10, atol=1e-12)
+
+
+def test_det_gradient_at_a_singular_matrix_is_refused_not_wrong():
+    a = tcore.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=tcore.float64, requires_grad=True)
+    d = tcore.linalg.det(a)
+    assert d.item() == 0
+    with pytest.raises(ValueError, match="singular matrix"):
+        d.backward()
