@@ -1,16 +1,13 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
-// as the transposed system), det, slogdet and logdet, and slogdet's out= overloads (their outs
-// named as torch names them, which `autogen:` cannot spell). Autograd follows the kernels'
-// derivatives (csrc/autograd/derivatives.yaml).
+// as the transposed system), det, slogdet and logdet (slogdet's out= overloads: ValuesIndicesOut.cpp).
+// Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
 #include <tuple>
 #include <vector>
 
-#include <tcore/core/Autogen.h>
 #include <tcore/ops/_linalg_solve.h>
-#include <tcore/ops/copy.h>
 #include <tcore/ops/det_native.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/full_like.h>
@@ -18,7 +15,6 @@
 #include <tcore/ops/linalg_det.h>
 #include <tcore/ops/linalg_inv.h>
 #include <tcore/ops/linalg_slogdet.h>
-#include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/linalg_solve_native.h>
 #include <tcore/ops/logdet_native.h>
 #include <tcore/ops/lt.h>
@@ -32,22 +28,6 @@
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
-namespace {
-
-using Pair = ::std::tuple<Tensor, Tensor>;
-
-// A functional (sign, logabsdet) copied into its outs, as the generated out= kernels copy.
-Pair into(const Pair& result, const Tensor& sign, const Tensor& logabsdet, const char* op) {
-  autogen::check_out(sign, std::get<0>(result), false);
-  autogen::check_out(logabsdet, std::get<1>(result), false);
-  autogen::resize_out(sign, std::get<0>(result).sizes(), op);
-  tcore::copy_(sign, std::get<0>(result));
-  autogen::resize_out(logabsdet, std::get<1>(result).sizes(), op);
-  tcore::copy_(logabsdet, std::get<1>(result));
-  return Pair(sign, logabsdet);
-}
-
-}  // namespace
 
 Tensor inverse(const Tensor& self) { return tcore::linalg_inv(self); }
 
@@ -79,15 +59,7 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
 
 Tensor det(const Tensor& self) { return tcore::linalg_det(self); }
 
-Pair slogdet(const Tensor& self) { return tcore::linalg_slogdet(self); }
-
-Pair linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& logabsdet) {
-  return into(tcore::linalg_slogdet(A), sign, logabsdet, "linalg_slogdet.out");
-}
-
-Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet) {
-  return into(tcore::linalg_slogdet(self), sign, logabsdet, "slogdet.out");
-}
+std::tuple<Tensor, Tensor> slogdet(const Tensor& self) { return tcore::linalg_slogdet(self); }
 
 // log(det): NaN where the determinant is negative, -inf where it is 0 (slogdet's gradient).
 Tensor logdet(const Tensor& self) {

@@ -1,6 +1,7 @@
-// The out= overloads of the operators that return (values, indices): max.dim_max, min.dim_min,
-// sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out, cummin.out,
-// max_pool2d_with_indices.out, with
+// The out= overloads of the operators that return two tensors: (values, indices) of max.dim_max,
+// min.dim_min, sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out,
+// cummin.out, max_pool2d_with_indices.out, and (sign, logabsdet) of linalg_slogdet.out and
+// slogdet.out, with
 // PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
 // Each computes the functional result and copies it into its outs as the generated autogen
 // kernels do: resized as PyTorch's resize_output does (a warning when a non-empty out changes
@@ -16,6 +17,9 @@
 #include <tcore/ops/cummin_native.h>
 #include <tcore/ops/kthvalue.h>
 #include <tcore/ops/kthvalue_native.h>
+#include <tcore/ops/linalg_slogdet.h>
+#include <tcore/ops/linalg_slogdet_native.h>
+#include <tcore/ops/slogdet_native.h>
 #include <tcore/ops/max.h>
 #include <tcore/ops/max_native.h>
 #include <tcore/ops/max_pool2d_with_indices.h>
@@ -36,9 +40,16 @@ namespace {
 
 using Pair = ::std::tuple<Tensor, Tensor>;
 
-Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const char* op) {
-  TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long, op, ": Expected out tensor to have dtype int64_t, but got ",
-                   to_string(indices.dtype()), " instead");
+// (values, indices): indices must be int64, values are cast; any other pair (`same_dtypes`): each
+// out of its result's dtype, as the generated kernels check.
+Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const char* op, bool same_dtypes = false) {
+  if (same_dtypes) {
+    autogen::check_out(values, std::get<0>(result), false);
+    autogen::check_out(indices, std::get<1>(result), false);
+  } else {
+    TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long, op, ": Expected out tensor to have dtype int64_t, but got ",
+                     to_string(indices.dtype()), " instead");
+  }
   autogen::resize_out(values, std::get<0>(result).sizes(), op);
   tcore::copy_(values, std::get<0>(result));
   autogen::resize_out(indices, std::get<1>(result).sizes(), op);
@@ -91,6 +102,14 @@ Pair cummax_values_out(const Tensor& self, int64_t dim, const Tensor& values, co
 
 Pair cummin_values_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
   return into(tcore::cummin(self, dim), values, indices, "cummin.out");
+}
+
+Pair linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& logabsdet) {
+  return into(tcore::linalg_slogdet(A), sign, logabsdet, "linalg_slogdet.out", true);
+}
+
+Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet) {
+  return into(tcore::linalg_slogdet(self), sign, logabsdet, "slogdet.out", true);
 }
 
 }  // namespace tcore::native
