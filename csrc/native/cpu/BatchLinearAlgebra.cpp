@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <tcore/ops/_linalg_solve_native.h>

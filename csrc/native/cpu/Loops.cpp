@@ -143,7 +143,7 @@ constexpr int64_t kBlockSide = E == 1 ? 16 : kBlockBytes / E;
 // with AVX2, whose two lanes go through it side by side): c[j] = column j of the lane's rows.
 #define TCORE_TRANSPOSE8_EPI16(P, r, c)                                                                 \
   do {                                                                                                   \
-    std::remove_reference_t<decltype(r[0])> a_[8], b_[8];                                                \
+    decltype(+r[0]) a_[8], b_[8]; /* (the register type: remove_reference_t dropped its attributes) */   \
     for (int q_ = 0; q_ < 8; q_ += 2) {                                                                  \
       a_[q_] = P##_unpacklo_epi16(r[q_], r[q_ + 1]);                                                     \
       a_[q_ + 1] = P##_unpackhi_epi16(r[q_], r[q_ + 1]);                                                 \
