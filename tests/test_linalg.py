@@ -1,5 +1,5 @@
 """torch.linalg's factorizations (native/cpu/BatchLinearAlgebra.cpp, LAPACK through OpenBLAS):
-inv, solve, det, slogdet, logdet and cholesky against torch 2.13 — values of single matrices and
+inv, solve, det, slogdet, logdet, cholesky, eigh and eigvalsh against torch 2.13 — values of single matrices and
 batches (empty ones too), torch's errors and their types, out=, gradients, second derivatives
 and tangents."""
 from __future__ import annotations
@@ -252,3 +252,75 @@ def test_det_gradient_at_a_singular_matrix_is_refused_not_wrong():
     assert d.item() == 0
     with pytest.raises(ValueError, match="singular matrix"):
         d.backward()
+
+
+def symmetric(shape, seed):
+    m = np.random.default_rng(seed).standard_normal(shape)
+    return m + np.swapaxes(m, -1, -2)
+
+
+def aligned(v, reference):
+    """Eigenvectors v with each column's sign that of reference's (an eigenvector's sign is free)."""
+    flip = np.sign(np.sum(v * reference, axis=-2, keepdims=True))
+    return v * flip, flip
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 6, 6), (2, 3, 5, 5), (0, 0), (3, 0, 0)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_as_torch(shape, dtype, uplo):
+    a = symmetric(shape, seed=len(shape))
+    garbage = a + (np.triu if uplo == "L" else np.tril)(np.full(shape, 1e3), 1 if uplo == "L" else -1)  # never read
+    ours = tcore.linalg.eigh(tcore.tensor(garbage, dtype=getattr(tcore, dtype)), UPLO=uplo)
+    theirs = torch.linalg.eigh(torch.tensor(a, dtype=getattr(torch, dtype)), UPLO=uplo)
+    tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ours.eigenvalues.numpy(), theirs.eigenvalues.numpy(), **tol)
+    v, _ = aligned(ours.eigenvectors.numpy(), theirs.eigenvectors.numpy())
+    np.testing.assert_allclose(v, theirs.eigenvectors.numpy(), **tol)
+    np.testing.assert_allclose(tcore.linalg.eigvalsh(tcore.tensor(garbage), UPLO=uplo).numpy(),
+                               torch.linalg.eigvalsh(torch.tensor(a), UPLO=uplo).numpy(), rtol=1e-10, atol=1e-10)
+    values, vectors = tcore.empty(0, dtype=ours.eigenvalues.dtype), tcore.empty(0, dtype=ours.eigenvalues.dtype)
+    r = tcore.linalg.eigh(tcore.tensor(garbage, dtype=getattr(tcore, dtype)), UPLO=uplo, out=(values, vectors))
+    assert r[0] is values and r[1] is vectors
+    np.testing.assert_array_equal(vectors.numpy(), ours.eigenvectors.numpy())
+
+
+def test_eigh_errors_as_torch():
+    for fn in (lambda L: L.linalg.eigh(L.eye(2), UPLO="X"), lambda L: L.linalg.eigh(L.ones(2, 3)),
+               lambda L: L.linalg.eigvalsh(L.ones(3))):
+        ours, theirs = error_of(lambda: fn(tcore)), error_of(lambda: fn(torch))
+        assert isinstance(ours, RuntimeError) and isinstance(theirs, RuntimeError)
+        assert str(ours) == str(theirs)
+    assert isinstance(error_of(lambda: tcore.linalg.eigh(tcore.eye(2, dtype=tcore.int64))), RuntimeError)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3)])
+def test_eigh_gradients_and_tangents_as_torch(shape):
+    """Functions of the eigenvectors that do not depend on their signs (V^2 weighted), and of the
+    eigenvalues; second derivatives through the backward formula; tangents with the signs aligned."""
+    import tcore.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+
+    a = symmetric(shape, seed=3)
+    w = np.random.default_rng(4).standard_normal(shape)
+    u = np.random.default_rng(5).standard_normal(shape[:-1])
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        vals, vecs = lib.linalg.eigh(x)
+        loss = (vecs * vecs * lib.tensor(w)).sum() + (vals * lib.tensor(u)).sum() + (lib.linalg.eigvalsh(x) ** 2).sum()
+        g, = lib.autograd.grad(loss, x, create_graph=True)
+        gg, = lib.autograd.grad((g * lib.tensor(w)).sum(), x)
+        results.append((g.detach().numpy(), gg.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-8, atol=1e-9)
+    t = symmetric(shape, seed=6)
+    tangents = []
+    for lib, ad in ((tcore, fwAD), (torch, tfwAD)):
+        with ad.dual_level():
+            vals, vecs = lib.linalg.eigh(ad.make_dual(lib.tensor(a), lib.tensor(t)))
+            tangents.append((ad.unpack_dual(vals).tangent.numpy(), ad.unpack_dual(vecs).primal.numpy(),
+                             ad.unpack_dual(vecs).tangent.numpy()))
+    np.testing.assert_allclose(tangents[0][0], tangents[1][0], rtol=1e-10, atol=1e-10)
+    _, flip = aligned(tangents[0][1], tangents[1][1])
+    np.testing.assert_allclose(tangents[0][2] * flip, tangents[1][2], rtol=1e-9, atol=1e-10)

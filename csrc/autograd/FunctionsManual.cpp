@@ -7,6 +7,7 @@
 #include <tcore/ops/abs.h>
 #include <tcore/ops/_linalg_solve.h>
 #include <tcore/ops/diagonal.h>
+#include <tcore/ops/eye.h>
 #include <tcore/ops/linalg_inv.h>
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/neg.h>
@@ -895,6 +896,42 @@ Tensor cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper) {
   const Tensor inverse = tcore::linalg_inv(lower);
   const Tensor dL = tcore::matmul(lower, phi(tcore::matmul(tcore::matmul(inverse, A_t), mT(inverse))));
   return upper ? mT(dL) : dL;
+}
+
+namespace {
+// the identity matrix of L's last size, and E_ij = L_j - L_i with 1 on the diagonal (a divisor)
+Tensor identity_like(const Tensor& L) {
+  return tcore::eye(L.sizes()[L.dim() - 1], L.dtype(), std::nullopt, L.device(), std::nullopt);
+}
+Tensor eigen_gaps(const Tensor& L, const Tensor& identity) {
+  return tcore::add(tcore::sub(tcore::unsqueeze(L, -2), tcore::unsqueeze(L, -1)), identity);
+}
+}  // namespace
+
+Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+  if (!gL.defined() && !gV.defined()) return Tensor();
+  const Tensor identity = identity_like(L);
+  Tensor inner;
+  if (gV.defined()) {
+    const Tensor VtgV = tcore::matmul(mT(V), gV);
+    inner = tcore::div(tcore::mul(tcore::sub(VtgV, mT(VtgV)), Scalar(0.5)), eigen_gaps(L, identity));
+  }
+  if (gL.defined()) {
+    const Tensor diag = tcore::mul(identity, tcore::unsqueeze(gL, -2));
+    inner = inner.defined() ? tcore::add(inner, diag) : diag;
+  }
+  return tcore::matmul(V, tcore::matmul(inner, mT(V)));
+}
+
+Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V) {
+  return tcore::diagonal(tcore::matmul(mT(V), tcore::matmul(A_t, V)), 0, -2, -1);
+}
+
+Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V) {
+  const Tensor identity = identity_like(L);
+  const Tensor dP = tcore::matmul(mT(V), tcore::matmul(A_t, V));
+  const Tensor off = tcore::mul(tcore::div(dP, eigen_gaps(L, identity)), tcore::neg(tcore::sub(identity, Scalar(1))));
+  return tcore::matmul(V, off);
 }
 
 }  // namespace tcore::autograd::manual

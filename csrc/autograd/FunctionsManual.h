@@ -244,5 +244,11 @@ Tensor slogdet_jvp(const Tensor& A_p, const Tensor& A_t);
 // the lower triangle with its diagonal halved; L's tangent L Phi(L^{-1} A_t L^{-T}).
 Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L);
 Tensor cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper);
+// eigh, A = V diag(L) V^T: A's gradient V (diag(gL) + skew(V^T gV) / E) V^T with E_ij = L_j - L_i
+// (the eigenvectors' part projected onto the skew-symmetric matrices, as torch's); the tangents
+// diag(V^T A_t V) and V ((V^T A_t V) / E, its diagonal 0).
+Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V);
+Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V);
+Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V);
 
 }  // namespace tcore::autograd::manual

@@ -1,9 +1,11 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
-// as the transposed system), det, slogdet and logdet (slogdet's out= overloads: ValuesIndicesOut.cpp).
+// as the transposed system), det, slogdet, logdet and eigvalsh (slogdet's and eigh's out=
+// overloads: ValuesIndicesOut.cpp).
 // Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -13,6 +15,8 @@
 #include <tcore/ops/full_like.h>
 #include <tcore/ops/inverse_native.h>
 #include <tcore/ops/linalg_det.h>
+#include <tcore/ops/linalg_eigh.h>
+#include <tcore/ops/linalg_eigvalsh_native.h>
 #include <tcore/ops/linalg_inv.h>
 #include <tcore/ops/linalg_slogdet.h>
 #include <tcore/ops/linalg_solve_native.h>
@@ -67,5 +71,8 @@ Tensor logdet(const Tensor& self) {
   return tcore::where(tcore::lt(sign, Scalar(0)),
                       tcore::full_like(logabsdet, Scalar(std::numeric_limits<double>::quiet_NaN())), logabsdet);
 }
+
+// eigh's eigenvalues (its eigenvectors give their gradient)
+Tensor linalg_eigvalsh(const Tensor& self, std::string_view UPLO) { return std::get<0>(tcore::linalg_eigh(self, UPLO)); }
 
 }  // namespace tcore::native

@@ -1,12 +1,13 @@
 // The out= overloads of the operators that return two tensors: (values, indices) of max.dim_max,
 // min.dim_min, sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out,
-// cummin.out, max_pool2d_with_indices.out, and (sign, logabsdet) of linalg_slogdet.out and
-// slogdet.out, with
+// cummin.out, max_pool2d_with_indices.out, (sign, logabsdet) of linalg_slogdet.out and
+// slogdet.out, and (eigenvalues, eigenvectors) of linalg_eigh.eigvals, with
 // PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
 // Each computes the functional result and copies it into its outs as the generated autogen
 // kernels do: resized as PyTorch's resize_output does (a warning when a non-empty out changes
 // shape), cast to the out's dtype, the outs returned.
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 #include <tcore/core/Autogen.h>
@@ -17,6 +18,8 @@
 #include <tcore/ops/cummin_native.h>
 #include <tcore/ops/kthvalue.h>
 #include <tcore/ops/kthvalue_native.h>
+#include <tcore/ops/linalg_eigh.h>
+#include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_slogdet.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/slogdet_native.h>
@@ -110,6 +113,10 @@ Pair linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& logab
 
 Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet) {
   return into(tcore::linalg_slogdet(self), sign, logabsdet, "slogdet.out", true);
+}
+
+Pair linalg_eigh_out(const Tensor& self, std::string_view UPLO, const Tensor& eigvals, const Tensor& eigvecs) {
+  return into(tcore::linalg_eigh(self, UPLO), eigvals, eigvecs, "linalg_eigh.eigvals", true);
 }
 
 }  // namespace tcore::native

@@ -1,24 +1,28 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
 // getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
-// for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
+// eigh (syevd), for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
 // matrix the factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
 // Built without OpenBLAS, they raise.
 //
 // LAPACK is column-major: a row-major matrix is its transpose there. inv and det do not mind (the
 // inverse of the transpose, read back row-major, is the inverse; the determinants are equal);
 // solve factors A^T and asks getrs for the transposed system; cholesky asks potrf for the upper
-// factor of A^T = A, which is read back as the lower one.
+// factor of A^T = A, which is read back as the lower one; eigh reads the other triangle of the
+// column-major matrix (UPLO="L" is LAPACK's "U" there) and transposes the eigenvectors back.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include <tcore/ops/_linalg_solve_native.h>
 #include <tcore/ops/linalg_cholesky_native.h>
 #include <tcore/ops/linalg_det_native.h>
+#include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_inv_native.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/transpose.h>
@@ -40,6 +44,10 @@ void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, 
              double* b, const int* ldb, int* info);
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
 }
 #endif
 
@@ -69,6 +77,20 @@ void getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* in
 }
 void potrf(int n, float* a, int* info) { spotrf_("U", &n, a, &n, info); }
 void potrf(int n, double* a, int* info) { dpotrf_("U", &n, a, &n, info); }
+// eigenvalues ascending into w, eigenvectors into a's columns; the workspace sizes asked first
+template <typename T>
+void syevd(const char* uplo, int n, T* a, T* w, int* info) {
+  const auto call = [&](T* work, int lwork, int* iwork, int liwork) {
+    if constexpr (std::is_same_v<T, float>) ssyevd_("V", uplo, &n, a, &n, w, work, &lwork, iwork, &liwork, info);
+    else dsyevd_("V", uplo, &n, a, &n, w, work, &lwork, iwork, &liwork, info);
+  };
+  T work_size{};
+  int iwork_size = 0;
+  call(&work_size, -1, &iwork_size, -1);
+  std::vector<T> work(static_cast<size_t>(std::max(1, static_cast<int>(work_size))));
+  std::vector<int> iwork(static_cast<size_t>(std::max(1, iwork_size)));
+  call(work.data(), static_cast<int>(work.size()), iwork.data(), static_cast<int>(iwork.size()));
+}
 #endif
 
 // A contiguous copy of t, always a new tensor (LAPACK overwrites it; contiguous_copy returns a
@@ -268,6 +290,34 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
   });
 #endif
   return upper ? contiguous_copy(tcore::transpose(m.data, -2, -1)) : m.data;
+}
+
+// Eigenvalues ascending and orthonormal eigenvectors (columns) of symmetric matrices, of which
+// only the triangle UPLO names is read.
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
+  TCORE_CHECK_VALUE(UPLO == "L" || UPLO == "U", "Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
+  check_linalg_square(A, "linalg.eigh");
+  check_linalg_float(A, "linalg.eigh");
+  require_lapack("linalg.eigh");
+  Matrices m = matrices_of(A);
+  check_lapack_size(m.n, "linalg.eigh");
+  std::vector<int64_t> sizes(A.sizes().begin(), A.sizes().end() - 1);
+  Tensor values = empty_cpu(sizes, A.dtype());
+#if TCORE_HAVE_BLAS
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = m.data.data_ptr<T>();
+    T* w = values.data_ptr<T>();
+    const char* uplo = UPLO == "L" ? "U" : "L";  // the row-major lower triangle is the column-major upper one
+    for (int64_t i = 0; i < m.count; ++i) {
+      int info = 0;
+      syevd(uplo, static_cast<int>(m.n), p + i * m.n * m.n, w + i * m.n, &info);
+      TCORE_CHECK_LINALG(info == 0, "linalg.eigh: ", batch_prefix(A, i), "The algorithm failed to converge because the "
+                         "input matrix is ill-conditioned or has too many repeated eigenvalues (error code: ", info, ").");
+    }
+  });
+#endif
+  return {values, contiguous_copy(tcore::transpose(m.data, -2, -1))};
 }
 
 }  // namespace TCORE_CPU_NS
