@@ -1,5 +1,5 @@
 """torch.linalg's factorizations (native/cpu/BatchLinearAlgebra.cpp, LAPACK through OpenBLAS):
-inv, solve, det, slogdet, logdet, cholesky, eigh and eigvalsh against torch 2.13 — values of single matrices and
+inv, solve, solve_triangular, det, slogdet, logdet, cholesky, eigh and eigvalsh against torch 2.13 — values of single matrices and
 batches (empty ones too), torch's errors and their types, out=, gradients, second derivatives
 and tangents."""
 from __future__ import annotations
@@ -324,3 +324,77 @@ def test_eigh_gradients_and_tangents_as_torch(shape):
     np.testing.assert_allclose(tangents[0][0], tangents[1][0], rtol=1e-10, atol=1e-10)
     _, flip = aligned(tangents[0][1], tangents[1][1])
     np.testing.assert_allclose(tangents[0][2] * flip, tangents[1][2], rtol=1e-9, atol=1e-10)
+
+
+def triangular(shape, upper, seed):
+    m = np.random.default_rng(seed).standard_normal(shape)
+    n = shape[-1]
+    m = np.triu(m) if upper else np.tril(m)
+    return m + 3 * np.eye(n)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [False, True])
+def test_solve_triangular_as_torch(upper, left, unitriangular):
+    a = triangular((2, 4, 4), upper, seed=1)
+    garbage = a + (np.tril if upper else np.triu)(np.full((4, 4), 50.0), -1 if upper else 1)  # never read
+    if unitriangular:
+        garbage = garbage + 7 * np.eye(4)  # nor is the diagonal
+    b = np.random.default_rng(2).standard_normal((3, 1, 4, 5) if left else (3, 1, 5, 4))
+    for ta, tb in (("float64", "float64"), ("float32", "float32"), ("float32", "float64")):
+        ours = tcore.linalg.solve_triangular(tcore.tensor(garbage, dtype=getattr(tcore, ta)),
+                                             tcore.tensor(b, dtype=getattr(tcore, tb)), upper=upper, left=left,
+                                             unitriangular=unitriangular)
+        theirs = torch.linalg.solve_triangular(torch.tensor(garbage, dtype=getattr(torch, ta)),
+                                               torch.tensor(b, dtype=getattr(torch, tb)), upper=upper, left=left,
+                                               unitriangular=unitriangular)
+        assert ours.shape == tuple(theirs.shape) and str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        tol = 1e-12 if "float32" not in (ta, tb) or tb == "float64" else 1e-4
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+    out = tcore.empty(0, dtype=tcore.float64)
+    tcore.linalg.solve_triangular(tcore.tensor(a), tcore.tensor(b), upper=upper, left=left, out=out)
+    np.testing.assert_array_equal(out.numpy(), tcore.linalg.solve_triangular(tcore.tensor(a), tcore.tensor(b),
+                                                                              upper=upper, left=left).numpy())
+
+
+def test_solve_triangular_errors_and_zero_diagonal_as_torch():
+    a = [[2.0, 0.0], [1.0, 3.0]]
+    for fn in (lambda L: L.linalg.solve_triangular(L.tensor(a), L.ones(2), upper=False),
+               lambda L: L.linalg.solve_triangular(L.tensor(a), L.ones(3, 1), upper=False),
+               lambda L: L.linalg.solve_triangular(L.tensor(a), L.ones(1, 3), upper=False, left=False),
+               lambda L: L.linalg.solve_triangular(L.ones(2, 3), L.ones(2, 1), upper=True)):
+        ours, theirs = error_of(lambda: fn(tcore)), error_of(lambda: fn(torch))
+        assert isinstance(ours, RuntimeError) and str(ours) == str(theirs)
+    ours = tcore.linalg.solve_triangular(tcore.zeros(2, 2), tcore.ones(2, 1), upper=False).numpy()
+    theirs = torch.linalg.solve_triangular(torch.zeros(2, 2), torch.ones(2, 1), upper=False).numpy()
+    np.testing.assert_array_equal(ours, theirs)  # inf and NaN: no check, as torch's
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [False, True])
+def test_solve_triangular_derivatives_as_torch(upper, left, unitriangular):
+    import tcore.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+
+    a = triangular((2, 3, 3), upper, seed=3) + np.random.default_rng(9).standard_normal((2, 3, 3))  # both triangles
+    b = np.random.default_rng(4).standard_normal((2, 3, 2) if left else (2, 2, 3))
+    fn = lambda L, x, y: L.linalg.solve_triangular(x, y, upper=upper, left=left, unitriangular=unitriangular)  # noqa: E731
+    out_shape = tuple(fn(torch, torch.tensor(a), torch.tensor(b)).shape)
+    w = np.random.default_rng(5).standard_normal(out_shape)
+    (g1, gg1), (g2, gg2) = grads(tcore, fn, [a, b], w), grads(torch, fn, [a, b], w)
+    for x, y in zip(g1 + gg1, g2 + gg2):
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+    # B of another dtype: taken in A's, its gradient cast back
+    for lib in LIBS:
+        y = lib.tensor(b, dtype=lib.float32, requires_grad=True)
+        fn(lib, lib.tensor(a), y).sum().backward()
+        assert str(y.grad.dtype).endswith("float32")
+    ta, tb = np.random.default_rng(6).standard_normal(a.shape), np.random.default_rng(7).standard_normal(b.shape)
+    tangents = []
+    for lib, ad in ((tcore, fwAD), (torch, tfwAD)):
+        with ad.dual_level():
+            r = fn(lib, ad.make_dual(lib.tensor(a), lib.tensor(ta)), ad.make_dual(lib.tensor(b), lib.tensor(tb)))
+            tangents.append(ad.unpack_dual(r).tangent.numpy())
+    np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-10, atol=1e-12)

@@ -6,6 +6,8 @@
 
 #include <tcore/ops/abs.h>
 #include <tcore/ops/_linalg_solve.h>
+#include <tcore/ops/_linalg_solve_triangular.h>
+#include <tcore/ops/triu.h>
 #include <tcore/ops/diagonal.h>
 #include <tcore/ops/eye.h>
 #include <tcore/ops/linalg_inv.h>
@@ -860,6 +862,33 @@ Tensor linalg_solve_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t,
     rhs = rhs.defined() ? tcore::sub(rhs, product) : tcore::neg(product);
   }
   return rhs.defined() ? tcore::_linalg_solve(A_p, rhs) : Tensor();
+}
+
+namespace {
+// the triangle of x that a triangular solve reads
+Tensor read_triangle(const Tensor& x, bool upper, bool unitriangular) {
+  return upper ? tcore::triu(x, unitriangular ? 1 : 0) : tcore::tril(x, unitriangular ? -1 : 0);
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> solve_triangular_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+                                                     bool upper, bool unitriangular,
+                                                     const std::array<bool, 2>& grad_input_mask) {
+  if (!grad.defined()) return {};
+  const Tensor gB = tcore::_linalg_solve_triangular(mT(A), grad, !upper, unitriangular);
+  Tensor gA;
+  if (grad_input_mask[0]) gA = read_triangle(tcore::neg(tcore::matmul(gB, mT(result))), upper, unitriangular);
+  return {gA, grad_input_mask[1] ? gB : Tensor()};
+}
+
+Tensor solve_triangular_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result, bool upper,
+                            bool unitriangular) {
+  Tensor rhs = B_t;
+  if (A_t.defined()) {
+    const Tensor product = tcore::matmul(read_triangle(A_t, upper, unitriangular), result);
+    rhs = rhs.defined() ? tcore::sub(rhs, product) : tcore::neg(product);
+  }
+  return rhs.defined() ? tcore::_linalg_solve_triangular(A_p, rhs, upper, unitriangular) : Tensor();
 }
 
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {

@@ -233,6 +233,14 @@ Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t di
 std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
                                                  const std::array<bool, 2>& grad_input_mask);
 Tensor linalg_solve_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result);
+// triangular A X = B: B's gradient the solve with A^T (the other triangle), A's -gB X^T kept to
+// the triangle the solve read (its diagonal too unless unitriangular); X's tangent
+// solve(A, B_t - A_t X), A_t kept to that triangle.
+std::tuple<Tensor, Tensor> solve_triangular_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+                                                     bool upper, bool unitriangular,
+                                                     const std::array<bool, 2>& grad_input_mask);
+Tensor solve_triangular_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result, bool upper,
+                            bool unitriangular);
 // det: grad det A^{-T} (the cofactors); its tangent det tr(A^{-1} A_t). Where a determinant is 0
 // the gradient is refused (torch's goes through an SVD, which tcore lacks): never a wrong value.
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);

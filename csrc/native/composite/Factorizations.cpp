@@ -1,15 +1,17 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
-// as the transposed system), det, slogdet, logdet and eigvalsh (slogdet's and eigh's out=
+// as the transposed system), solve_triangular, det, slogdet, logdet and eigvalsh (slogdet's and eigh's out=
 // overloads: ValuesIndicesOut.cpp).
 // Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <tcore/ops/_linalg_solve.h>
+#include <tcore/ops/_linalg_solve_triangular.h>
 #include <tcore/ops/det_native.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/full_like.h>
@@ -20,10 +22,12 @@
 #include <tcore/ops/linalg_inv.h>
 #include <tcore/ops/linalg_slogdet.h>
 #include <tcore/ops/linalg_solve_native.h>
+#include <tcore/ops/linalg_solve_triangular_native.h>
 #include <tcore/ops/logdet_native.h>
 #include <tcore/ops/lt.h>
 #include <tcore/ops/slogdet_native.h>
 #include <tcore/ops/squeeze.h>
+#include <tcore/ops/to.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/where.h>
@@ -35,6 +39,23 @@ namespace tcore::native {
 
 Tensor inverse(const Tensor& self) { return tcore::linalg_inv(self); }
 
+namespace {
+// A (*, n, n) and b (*, rows, cols) checked for A X = B (left) or X A = B and expanded to their
+// broadcast batch, as torch's solvers do; `op` names the function in the message.
+std::pair<Tensor, Tensor> system_of(const Tensor& A, const Tensor& b, bool left, const char* op) {
+  const IntArrayRef as = A.sizes(), bs = b.sizes();
+  const int64_t n = as[as.size() - 1], rows = bs[bs.size() - 2], cols = bs[bs.size() - 1];
+  TCORE_CHECK_VALUE(left ? rows == n : cols == n, op, ": Incompatible shapes of A and B for the equation ",
+                    left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
+  std::vector<int64_t> a_shape = broadcast_shapes(IntArrayRef(as.data(), as.size() - 2), IntArrayRef(bs.data(), bs.size() - 2));
+  std::vector<int64_t> b_shape = a_shape;
+  a_shape.insert(a_shape.end(), {n, n});
+  b_shape.insert(b_shape.end(), {rows, cols});
+  return {tcore::expand(A, a_shape), tcore::expand(b, b_shape)};
+}
+Tensor mT(const Tensor& t) { return tcore::transpose(t, -2, -1); }
+}  // namespace
+
 // B is a vector (or a batch of them) when it is 1-D or A's shape without its last dim (torch's
 // rule); X A = B is solved as A^T X^T = B^T.
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
@@ -45,20 +66,21 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
   TCORE_CHECK_VALUE(B.dim() >= 1, "linalg.solve: The input tensor B must have at least 1 dimensions.");
   const IntArrayRef as = A.sizes();
   const bool vector = B.dim() == 1 || (B.dim() == A.dim() - 1 && std::equal(as.begin(), as.end() - 1, B.sizes().begin()));
-  const Tensor b = vector ? tcore::unsqueeze(B, -1) : B;
-  const int64_t n = as[as.size() - 1], rows = b.sizes()[b.dim() - 2], cols = b.sizes()[b.dim() - 1];
-  TCORE_CHECK_VALUE(left ? rows == n : cols == n, "linalg.solve: Incompatible shapes of A and B for the equation ",
-                    left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
-  std::vector<int64_t> batch = broadcast_shapes(IntArrayRef(as.data(), as.size() - 2),
-                                                IntArrayRef(b.sizes().data(), b.sizes().size() - 2));
-  std::vector<int64_t> a_shape = batch, b_shape = batch;
-  a_shape.insert(a_shape.end(), {n, n});
-  b_shape.insert(b_shape.end(), {rows, cols});
-  const Tensor a_full = tcore::expand(A, a_shape), b_full = tcore::expand(b, b_shape);
-  const Tensor x = left ? tcore::_linalg_solve(a_full, b_full)
-                        : tcore::transpose(tcore::_linalg_solve(tcore::transpose(a_full, -2, -1),
-                                                                tcore::transpose(b_full, -2, -1)), -2, -1);
+  const auto [a, b] = system_of(A, vector ? tcore::unsqueeze(B, -1) : B, left, "linalg.solve");
+  const Tensor x = left ? tcore::_linalg_solve(a, b) : mT(tcore::_linalg_solve(mT(a), mT(b)));
   return vector ? tcore::squeeze(x, -1) : x;
+}
+
+// B a matrix or a batch (no vector case, as torch's) taken in A's dtype (torch's result has it);
+// X A = B as A^T X^T = B^T, A^T the other triangle.
+Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  TCORE_CHECK_VALUE(B.dim() >= 2, "linalg.solve_triangular: The input tensor B must have at least 2 dimensions.");
+  check_linalg_square(self, "linalg.solve_triangular");
+  check_linalg_float(self, "linalg.solve_triangular");
+  const Tensor same = B.dtype() == self.dtype() ? B : tcore::to(B, self.dtype(), false, false, std::nullopt);  // (differentiable)
+  const auto [a, b] = system_of(self, same, left, "linalg.solve_triangular");
+  if (left) return tcore::_linalg_solve_triangular(a, b, upper, unitriangular);
+  return mT(tcore::_linalg_solve_triangular(mT(a), mT(b), !upper, unitriangular));
 }
 
 Tensor det(const Tensor& self) { return tcore::linalg_det(self); }

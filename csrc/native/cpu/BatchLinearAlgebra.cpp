@@ -1,6 +1,6 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
 // getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
-// eigh (syevd), for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
+// eigh (syevd), the solve of triangular systems (trsm), for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
 // matrix the factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
 // Built without OpenBLAS, they raise.
 //
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <tcore/ops/_linalg_solve_native.h>
+#include <tcore/ops/_linalg_solve_triangular_native.h>
 #include <tcore/ops/linalg_cholesky_native.h>
 #include <tcore/ops/linalg_det_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
@@ -44,6 +45,10 @@ void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, 
              double* b, const int* ldb, int* info);
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void strsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const float* alpha, const float* a, const int* lda, float* b, const int* ldb);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const double* alpha, const double* a, const int* lda, double* b, const int* ldb);
 void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
              const int* lwork, int* iwork, const int* liwork, int* info);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
@@ -77,6 +82,13 @@ void getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* in
 }
 void potrf(int n, float* a, int* info) { spotrf_("U", &n, a, &n, info); }
 void potrf(int n, double* a, int* info) { dpotrf_("U", &n, a, &n, info); }
+// Y M = C in place of C (k x n, column-major), M the n x n triangle `uplo` of a
+template <typename T>
+void trsm_right(const char* uplo, bool unit, int k, int n, const T* a, T* c) {
+  const T one = 1;
+  if constexpr (std::is_same_v<T, float>) strsm_("R", uplo, "N", unit ? "U" : "N", &k, &n, &one, a, &n, c, &k);
+  else dtrsm_("R", uplo, "N", unit ? "U" : "N", &k, &n, &one, a, &n, c, &k);
+}
 // eigenvalues ascending into w, eigenvectors into a's columns; the workspace sizes asked first
 template <typename T>
 void syevd(const char* uplo, int n, T* a, T* w, int* info) {
@@ -318,6 +330,36 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
   });
 #endif
   return {values, contiguous_copy(tcore::transpose(m.data, -2, -1))};
+}
+
+// A X = B for triangular A (*, n, n) (the triangle `upper` names read; unitriangular: its diagonal
+// taken as ones) and B (*, n, k) of one batch and dtype (linalg.solve_triangular broadcasts and
+// checks). Row-major X and B are column-major X^T and B^T, so LAPACK solves X^T A^T = B^T, A^T
+// being the other triangle there. A zero on the diagonal gives inf and NaN, as torch's (no check).
+Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool unitriangular) {
+  check_linalg_square(A, "linalg.solve_triangular");
+  check_linalg_float(A, "linalg.solve_triangular");
+  TCORE_CHECK_VALUE(B.dim() == A.dim() && B.sizes()[B.dim() - 2] == A.sizes()[A.dim() - 1] &&
+                        std::equal(A.sizes().begin(), A.sizes().end() - 2, B.sizes().begin()) && A.dtype() == B.dtype(),
+                    "_linalg_solve_triangular: B must be (*, n, k) for A (*, n, n) of the same batch and dtype");
+  require_lapack("linalg.solve_triangular");
+  Matrices m = matrices_of(A);
+  const int64_t k = B.sizes()[B.dim() - 1];
+  check_lapack_size(std::max(m.n, k), "linalg.solve_triangular");
+  Tensor x = fresh_copy(B);
+#if TCORE_HAVE_BLAS
+  if (k > 0 && m.n > 0) {
+    dispatch_lapack(A.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* a = m.data.data_ptr<T>();
+      T* b = x.data_ptr<T>();
+      for (int64_t i = 0; i < m.count; ++i)
+        trsm_right(upper ? "L" : "U", unitriangular, static_cast<int>(k), static_cast<int>(m.n), a + i * m.n * m.n,
+                   b + i * m.n * k);
+    });
+  }
+#endif
+  return x;
 }
 
 }  // namespace TCORE_CPU_NS
