@@ -1,5 +1,6 @@
 """torch.linalg's factorizations (native/cpu/BatchLinearAlgebra.cpp, LAPACK through OpenBLAS):
-inv, solve, solve_triangular, det, slogdet, logdet, cholesky, eigh and eigvalsh against torch 2.13 — values of single matrices and
+inv, solve, solve_triangular, det, slogdet, logdet, cholesky, eigh, eigvalsh, svd and svdvals
+against torch 2.13 — values of single matrices and
 batches (empty ones too), torch's errors and their types, out=, gradients, second derivatives
 and tangents."""
 from __future__ import annotations
@@ -246,12 +247,22 @@ def test_tangents_as_torch(case):
     np.testing.assert_allclose(results[0], results[1], rtol=1e-10, atol=1e-12)
 
 
-def test_det_gradient_at_a_singular_matrix_is_refused_not_wrong():
-    a = tcore.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=tcore.float64, requires_grad=True)
-    d = tcore.linalg.det(a)
-    assert d.item() == 0
-    with pytest.raises(ValueError, match="singular matrix"):
-        d.backward()
+@pytest.mark.parametrize("a", [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
+                               [[0.0, 0.0], [0.0, 0.0]], [[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [1.0, 3.0]]]])
+def test_det_gradient_at_a_singular_matrix_as_torch(a):
+    """The cofactors through the SVD (rank n - 1: not zero; lower: zero), a batch mixing singular and
+    regular matrices, and second derivatives."""
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(a, dtype=lib.float64, requires_grad=True)
+        d = lib.linalg.det(x)
+        g, = lib.autograd.grad(d.sum(), x, create_graph=True)
+        gg, = lib.autograd.grad((g * lib.tensor(np.arange(g.numel(), dtype=np.float64).reshape(g.shape))).sum(), x,
+                                allow_unused=True)
+        results.append((g.detach().numpy(), None if gg is None else gg.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
+    if results[1][1] is not None and np.all(np.linalg.svd(np.array(a), compute_uv=False)[..., -2:] > 1e-9):
+        np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-8, atol=1e-10)
 
 
 def symmetric(shape, seed):
@@ -398,3 +409,73 @@ def test_solve_triangular_derivatives_as_torch(upper, left, unitriangular):
             r = fn(lib, ad.make_dual(lib.tensor(a), lib.tensor(ta)), ad.make_dual(lib.tensor(b), lib.tensor(tb)))
             tangents.append(ad.unpack_dual(r).tangent.numpy())
     np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-10, atol=1e-12)
+
+
+def svd_aligned(ours, theirs):
+    """Our U and Vh with each singular pair's sign flipped to torch's (a pair's sign is free)."""
+    u, s, vh = (x.numpy() for x in ours)
+    k = s.shape[-1]
+    flip = np.sign(np.sum(u[..., :, :k] * theirs[0].numpy()[..., :, :k], axis=-2, keepdims=True))
+    u = u.copy()
+    vh = vh.copy()
+    u[..., :, :k] *= flip
+    vh[..., :k, :] *= np.swapaxes(flip, -1, -2)
+    return u, s, vh
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 6, 4), (2, 3, 4, 6), (1, 1), (0, 3), (3, 0), (2, 0, 0)])
+@pytest.mark.parametrize("full_matrices", [False, True])
+def test_svd_as_torch(shape, full_matrices):
+    a = np.random.default_rng(len(shape)).standard_normal(shape)
+    ours = tcore.linalg.svd(tcore.tensor(a), full_matrices=full_matrices)
+    theirs = torch.linalg.svd(torch.tensor(a), full_matrices=full_matrices)
+    for o, t in zip(ours, theirs):
+        assert o.shape == tuple(t.shape)
+    u, s, vh = svd_aligned(ours, theirs)
+    np.testing.assert_allclose(s, theirs.S.numpy(), rtol=1e-12, atol=1e-12)
+    k = s.shape[-1]
+    np.testing.assert_allclose(u[..., :, :k], theirs.U.numpy()[..., :, :k], rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(vh[..., :k, :], theirs.Vh.numpy()[..., :k, :], rtol=1e-9, atol=1e-10)
+    # orthonormal columns of U and rows of Vh (a full factor's extra ones: any orthonormal completion)
+    for f in (ours.U.numpy(), np.swapaxes(ours.Vh.numpy(), -1, -2)):
+        c = f.shape[-1]
+        np.testing.assert_allclose(np.swapaxes(f, -1, -2) @ f, np.broadcast_to(np.eye(c), f.shape[:-2] + (c, c)), atol=1e-12)
+    np.testing.assert_allclose(tcore.linalg.svdvals(tcore.tensor(a)).numpy(), theirs.S.numpy(), rtol=1e-12, atol=1e-12)
+    outs = tuple(tcore.empty(0, dtype=tcore.float64) for _ in range(3))
+    r = tcore.linalg.svd(tcore.tensor(a), full_matrices=full_matrices, out=outs)
+    assert all(x is y for x, y in zip(r, outs))
+    np.testing.assert_array_equal(outs[1].numpy(), ours.S.numpy())
+
+
+def test_svd_float32_and_errors():
+    a = np.random.default_rng(1).standard_normal((3, 5, 4)).astype(np.float32)
+    np.testing.assert_allclose(tcore.linalg.svdvals(tcore.tensor(a)).numpy(), torch.linalg.svdvals(torch.tensor(a)).numpy(),
+                               rtol=1e-5, atol=1e-5)
+    for fn in (lambda L: L.linalg.svd(L.ones(3)), lambda L: L.linalg.svd(L.ones(2, 2), driver="gesvd")):
+        ours, theirs = error_of(lambda: fn(tcore)), error_of(lambda: fn(torch))
+        assert isinstance(ours, RuntimeError) and isinstance(theirs, RuntimeError)
+        assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("full_matrices", [False, True])
+def test_svd_gradients_as_torch(shape, full_matrices):
+    """Losses that do not depend on the singular pairs' signs (U^2, Vh^2, U diag(S) Vh) nor on the
+    full factors' completions; first and second derivatives."""
+    a = np.random.default_rng(7).standard_normal(shape)
+    k = min(shape[-2:])
+    wu = np.random.default_rng(8).standard_normal(shape[:-1] + (k,))
+    wv = np.random.default_rng(9).standard_normal(shape[:-2] + (k, shape[-1]))
+    ws = np.random.default_rng(10).standard_normal(shape[:-2] + (k,))
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        U, S, Vh = lib.linalg.svd(x, full_matrices=full_matrices)
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        loss = ((U * U * lib.tensor(wu)).sum() + (Vh * Vh * lib.tensor(wv)).sum() + (S * lib.tensor(ws)).sum()
+                + ((U * S.unsqueeze(-2)) @ Vh).sum() + (lib.linalg.svdvals(x) ** 2).sum())
+        g, = lib.autograd.grad(loss, x, create_graph=True)
+        gg, = lib.autograd.grad((g * lib.tensor(a)).sum(), x)
+        results.append((g.detach().numpy(), gg.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-7, atol=1e-8)

@@ -7,9 +7,12 @@
 #include <tcore/ops/abs.h>
 #include <tcore/ops/_linalg_solve.h>
 #include <tcore/ops/_linalg_solve_triangular.h>
+#include <tcore/ops/_linalg_svd.h>
+#include <tcore/ops/linalg_det.h>
 #include <tcore/ops/triu.h>
 #include <tcore/ops/diagonal.h>
 #include <tcore/ops/eye.h>
+#include <tcore/ops/narrow.h>
 #include <tcore/ops/linalg_inv.h>
 #include <tcore/ops/matmul.h>
 #include <tcore/ops/neg.h>
@@ -893,9 +896,14 @@ Tensor solve_triangular_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& 
 
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
   if (!grad.defined()) return Tensor();
-  TCORE_CHECK_VALUE(!tcore::native::item<bool>(tcore::any(tcore::eq(det, Scalar(0)))),
-                    "linalg.det: the gradient at a singular matrix (a determinant of 0) is not implemented in tcore "
-                    "(torch computes it through an SVD)");
+  if (tcore::native::item<bool>(tcore::any(tcore::eq(det, Scalar(0))))) {
+    // a singular matrix (torch's way): A = U S Vh, det = det(U) det(Vh) prod(S), and the cofactors
+    // det(U) det(Vh) U diag(prod of the other singular values) Vh, no inverse needed
+    const auto [U, S, Vh] = tcore::_linalg_svd(A, false, true, std::nullopt);
+    const Tensor alpha = tcore::mul(tcore::linalg_det(U), tcore::linalg_det(Vh));
+    const Tensor others = prod_dim_backward(tcore::mul(grad, alpha), S, Tensor(), -1, false);
+    return tcore::matmul(tcore::mul(U, tcore::unsqueeze(others, -2)), Vh);
+  }
   const Tensor scale = tcore::unsqueeze(tcore::unsqueeze(tcore::mul(grad, det), -1), -1);
   return tcore::mul(scale, mT(tcore::linalg_inv(A)));
 }
@@ -961,6 +969,45 @@ Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor&
   const Tensor dP = tcore::matmul(mT(V), tcore::matmul(A_t, V));
   const Tensor off = tcore::mul(tcore::div(dP, eigen_gaps(L, identity)), tcore::neg(tcore::sub(identity, Scalar(1))));
   return tcore::matmul(V, off);
+}
+
+Tensor svd_backward(const Tensor& gU_full, const Tensor& gS, const Tensor& gVh_full, const Tensor& U_full,
+                    const Tensor& S, const Tensor& Vh_full, bool full_matrices) {
+  const int64_t k = S.sizes()[S.dim() - 1];
+  const auto reduce = [&](const Tensor& t, int64_t dim) { return full_matrices && t.defined() ? tcore::narrow(t, dim, 0, k) : t; };
+  const Tensor U = reduce(U_full, -1), Vh = reduce(Vh_full, -2), gU = reduce(gU_full, -1), gVh = reduce(gVh_full, -2);
+  if (!gS.defined() && !gU.defined() && !gVh.defined()) return Tensor();
+  const int64_t m = U.sizes()[U.dim() - 2], n = Vh.sizes()[Vh.dim() - 1];
+  if (!gU.defined() && !gVh.defined())  // the singular values only
+    return m >= n ? tcore::matmul(U, tcore::mul(tcore::unsqueeze(gS, -1), Vh))
+                  : tcore::matmul(tcore::mul(U, tcore::unsqueeze(gS, -2)), Vh);
+  const auto skew = [](const Tensor& x) { return tcore::sub(x, mT(x)); };
+  const Tensor S2 = tcore::mul(S, S);
+  const Tensor E = tcore::add(tcore::sub(tcore::unsqueeze(S2, -2), tcore::unsqueeze(S2, -1)), identity_like(S));
+  const Tensor gV = gVh.defined() ? mT(gVh) : Tensor();
+  Tensor gA;
+  if (gU.defined() && gV.defined()) {
+    const Tensor UtgU = skew(tcore::matmul(mT(U), gU)), VtgV = skew(tcore::matmul(Vh, gV));
+    gA = tcore::div(tcore::add(tcore::mul(UtgU, tcore::unsqueeze(S, -2)), tcore::mul(tcore::unsqueeze(S, -1), VtgV)), E);
+  } else if (gU.defined()) {
+    gA = tcore::mul(tcore::div(skew(tcore::matmul(mT(U), gU)), E), tcore::unsqueeze(S, -2));
+  } else {
+    gA = tcore::mul(tcore::unsqueeze(S, -1), tcore::div(skew(tcore::matmul(Vh, gV)), E));
+  }
+  if (gS.defined()) gA = tcore::add(gA, tcore::mul(identity_like(S), tcore::unsqueeze(gS, -2)));
+  if (m > n && gU.defined()) {  // U (gA + U^T (I - U U^T) gU S^-1) Vh
+    gA = tcore::matmul(U, gA);
+    const Tensor gUSinv = tcore::div(gU, tcore::unsqueeze(S, -2));
+    gA = tcore::sub(tcore::add(gA, gUSinv), tcore::matmul(U, tcore::matmul(mT(U), gUSinv)));
+    return tcore::matmul(gA, Vh);
+  }
+  if (m < n && gV.defined()) {  // U (gA Vh + S^-1 gVh (I - V Vh))
+    gA = tcore::matmul(gA, Vh);
+    const Tensor SinvgVh = tcore::div(gVh, tcore::unsqueeze(S, -1));
+    gA = tcore::sub(tcore::add(gA, SinvgVh), tcore::matmul(tcore::matmul(SinvgVh, mT(Vh)), Vh));
+    return tcore::matmul(U, gA);
+  }
+  return m >= n ? tcore::matmul(U, tcore::matmul(gA, Vh)) : tcore::matmul(tcore::matmul(U, gA), Vh);
 }
 
 }  // namespace tcore::autograd::manual

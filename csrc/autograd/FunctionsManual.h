@@ -241,8 +241,8 @@ std::tuple<Tensor, Tensor> solve_triangular_backward(const Tensor& grad, const T
                                                      const std::array<bool, 2>& grad_input_mask);
 Tensor solve_triangular_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result, bool upper,
                             bool unitriangular);
-// det: grad det A^{-T} (the cofactors); its tangent det tr(A^{-1} A_t). Where a determinant is 0
-// the gradient is refused (torch's goes through an SVD, which tcore lacks): never a wrong value.
+// det: grad det A^{-T} (the cofactors); at a singular matrix through its SVD, as torch's; its
+// tangent det tr(A^{-1} A_t).
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
 Tensor linalg_det_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& det);
 // slogdet: log|det|'s gradient grad A^{-T}, its tangent tr(A^{-1} A_t); sign has none.
@@ -256,6 +256,12 @@ Tensor cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper);
 // (the eigenvectors' part projected onto the skew-symmetric matrices, as torch's); the tangents
 // diag(V^T A_t V) and V ((V^T A_t V) / E, its diagonal 0).
 Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V);
+// svd, A = U diag(S) Vh (the reduced factors; full ones narrowed to them, as torch's): torch's
+// svd_backward for real matrices, skew(X) = X - X^T and E_jk = S_k^2 - S_j^2:
+// U ((skew(U^T gU) S + S skew(V^T gV)) / E + diag(gS)) Vh, plus the parts of gU and gV outside
+// the spans of U and V where A is not square.
+Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U, const Tensor& S,
+                    const Tensor& Vh, bool full_matrices);
 Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V);
 Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V);
 

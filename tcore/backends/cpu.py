@@ -32,7 +32,7 @@ def vector_math() -> str:
 def blas() -> str:
     """What computes float32/float64 matmul (mm, bmm, addmm, linear): "openblas" (a build that
     found OpenBLAS: its sgemm/dgemm, kernels chosen by OpenBLAS for the CPU, and LAPACK for
-    tcore.linalg's inv, solve, solve_triangular, det, slogdet, cholesky and eigh), or "tcore" (tcore's own packed kernel,
+    tcore.linalg's inv, solve, solve_triangular, det, slogdet, cholesky, eigh and svd), or "tcore" (tcore's own packed kernel,
     per CPU capability; those linalg functions then raise)."""
     return _C._cpu_blas()
 

@@ -1,10 +1,11 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
-// as the transposed system), solve_triangular, det, slogdet, logdet and eigvalsh (slogdet's and eigh's out=
+// as the transposed system), solve_triangular, det, slogdet, logdet, eigvalsh, svd and svdvals (slogdet's and eigh's out=
 // overloads: ValuesIndicesOut.cpp).
 // Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include <tcore/ops/_linalg_solve.h>
 #include <tcore/ops/_linalg_solve_triangular.h>
+#include <tcore/ops/_linalg_svd.h>
 #include <tcore/ops/det_native.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/full_like.h>
@@ -23,6 +25,8 @@
 #include <tcore/ops/linalg_slogdet.h>
 #include <tcore/ops/linalg_solve_native.h>
 #include <tcore/ops/linalg_solve_triangular_native.h>
+#include <tcore/ops/linalg_svd_native.h>
+#include <tcore/ops/linalg_svdvals_native.h>
 #include <tcore/ops/logdet_native.h>
 #include <tcore/ops/lt.h>
 #include <tcore/ops/slogdet_native.h>
@@ -96,5 +100,14 @@ Tensor logdet(const Tensor& self) {
 
 // eigh's eigenvalues (its eigenvectors give their gradient)
 Tensor linalg_eigvalsh(const Tensor& self, std::string_view UPLO) { return std::get<0>(tcore::linalg_eigh(self, UPLO)); }
+
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
+  return tcore::_linalg_svd(A, full_matrices, true, driver);
+}
+
+// the singular values; with their factors where A requires grad (the gradient is U diag(gS) Vh)
+Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  return std::get<1>(tcore::_linalg_svd(A, false, A.requires_grad(), driver));
+}
 
 }  // namespace tcore::native

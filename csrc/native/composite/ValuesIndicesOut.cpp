@@ -1,7 +1,8 @@
-// The out= overloads of the operators that return two tensors: (values, indices) of max.dim_max,
+// The out= overloads of the operators that return several tensors: (values, indices) of max.dim_max,
 // min.dim_min, sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out,
 // cummin.out, max_pool2d_with_indices.out, (sign, logabsdet) of linalg_slogdet.out and
-// slogdet.out, and (eigenvalues, eigenvectors) of linalg_eigh.eigvals, with
+// slogdet.out, (eigenvalues, eigenvectors) of linalg_eigh.eigvals, and (U, S, Vh) of
+// linalg_svd.U and _linalg_svd.U, with
 // PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
 // Each computes the functional result and copies it into its outs as the generated autogen
 // kernels do: resized as PyTorch's resize_output does (a warning when a non-empty out changes
@@ -18,7 +19,11 @@
 #include <tcore/ops/cummin_native.h>
 #include <tcore/ops/kthvalue.h>
 #include <tcore/ops/kthvalue_native.h>
+#include <tcore/ops/_linalg_svd.h>
+#include <tcore/ops/_linalg_svd_native.h>
 #include <tcore/ops/linalg_eigh.h>
+#include <tcore/ops/linalg_svd.h>
+#include <tcore/ops/linalg_svd_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_slogdet.h>
 #include <tcore/ops/linalg_slogdet_native.h>
@@ -42,6 +47,12 @@ namespace tcore::native {
 namespace {
 
 using Pair = ::std::tuple<Tensor, Tensor>;
+using Triple = ::std::tuple<Tensor, Tensor, Tensor>;
+
+void copy_into(const Tensor& out, const Tensor& result, const char* op) {
+  autogen::resize_out(out, result.sizes(), op);
+  tcore::copy_(out, result);
+}
 
 // (values, indices): indices must be int64, values are cast; any other pair (`same_dtypes`): each
 // out of its result's dtype, as the generated kernels check.
@@ -53,11 +64,19 @@ Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const
     TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long, op, ": Expected out tensor to have dtype int64_t, but got ",
                      to_string(indices.dtype()), " instead");
   }
-  autogen::resize_out(values, std::get<0>(result).sizes(), op);
-  tcore::copy_(values, std::get<0>(result));
-  autogen::resize_out(indices, std::get<1>(result).sizes(), op);
-  tcore::copy_(indices, std::get<1>(result));
+  copy_into(values, std::get<0>(result), op);
+  copy_into(indices, std::get<1>(result), op);
   return Pair(values, indices);
+}
+
+Triple into(const Triple& result, const Tensor& a, const Tensor& b, const Tensor& c, const char* op) {
+  autogen::check_out(a, std::get<0>(result), false);
+  autogen::check_out(b, std::get<1>(result), false);
+  autogen::check_out(c, std::get<2>(result), false);
+  copy_into(a, std::get<0>(result), op);
+  copy_into(b, std::get<1>(result), op);
+  copy_into(c, std::get<2>(result), op);
+  return Triple(a, b, c);
 }
 
 }  // namespace
@@ -117,6 +136,16 @@ Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet
 
 Pair linalg_eigh_out(const Tensor& self, std::string_view UPLO, const Tensor& eigvals, const Tensor& eigvecs) {
   return into(tcore::linalg_eigh(self, UPLO), eigvals, eigvecs, "linalg_eigh.eigvals", true);
+}
+
+Triple linalg_svd_out(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver, const Tensor& U,
+                      const Tensor& S, const Tensor& Vh) {
+  return into(tcore::linalg_svd(A, full_matrices, driver), U, S, Vh, "linalg_svd.U");
+}
+
+Triple _linalg_svd_out(const Tensor& A, bool full_matrices, bool compute_uv, std::optional<std::string_view> driver,
+                       const Tensor& U, const Tensor& S, const Tensor& Vh) {
+  return into(tcore::_linalg_svd(A, full_matrices, compute_uv, driver), U, S, Vh, "_linalg_svd.U");
 }
 
 }  // namespace tcore::native

@@ -1,6 +1,6 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
 // getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
-// eigh (syevd), the solve of triangular systems (trsm), for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
+// eigh (syevd), svd (gesdd), the solve of triangular systems (trsm), for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
 // matrix the factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
 // Built without OpenBLAS, they raise.
 //
@@ -8,11 +8,13 @@
 // inverse of the transpose, read back row-major, is the inverse; the determinants are equal);
 // solve factors A^T and asks getrs for the transposed system; cholesky asks potrf for the upper
 // factor of A^T = A, which is read back as the lower one; eigh reads the other triangle of the
-// column-major matrix (UPLO="L" is LAPACK's "U" there) and transposes the eigenvectors back.
+// column-major matrix (UPLO="L" is LAPACK's "U" there) and transposes the eigenvectors back; svd
+// of A^T = U' S V'^T is A = V' S U'^T, so LAPACK's V'^T is, read row-major, A's U and its U' A's Vh.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include <tcore/ops/_linalg_solve_native.h>
+#include <tcore/ops/_linalg_svd_native.h>
 #include <tcore/ops/_linalg_solve_triangular_native.h>
 #include <tcore/ops/linalg_cholesky_native.h>
 #include <tcore/ops/linalg_det_native.h>
@@ -49,6 +52,10 @@ void strsm_(const char* side, const char* uplo, const char* transa, const char* 
             const float* alpha, const float* a, const int* lda, float* b, const int* ldb);
 void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
             const double* alpha, const double* a, const int* lda, double* b, const int* ldb);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u, const int* ldu,
+             float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
+             const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info);
 void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
              const int* lwork, int* iwork, const int* liwork, int* info);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
@@ -88,6 +95,19 @@ void trsm_right(const char* uplo, bool unit, int k, int n, const T* a, T* c) {
   const T one = 1;
   if constexpr (std::is_same_v<T, float>) strsm_("R", uplo, "N", unit ? "U" : "N", &k, &n, &one, a, &n, c, &k);
   else dtrsm_("R", uplo, "N", unit ? "U" : "N", &k, &n, &one, a, &n, c, &k);
+}
+// the SVD of the column-major m x n matrix a (destroyed): s descending, u m x ucols, vt vtrows x n
+template <typename T>
+void gesdd(const char* jobz, int m, int n, T* a, T* s, T* u, int ldu, T* vt, int ldvt, int* info) {
+  std::vector<int> iwork(static_cast<size_t>(8 * std::max(1, std::min(m, n))));
+  const auto call = [&](T* work, int lwork) {
+    if constexpr (std::is_same_v<T, float>) sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(), info);
+    else dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(), info);
+  };
+  T size{};
+  call(&size, -1);
+  std::vector<T> work(static_cast<size_t>(std::max(1, static_cast<int>(size))));
+  call(work.data(), static_cast<int>(work.size()));
 }
 // eigenvalues ascending into w, eigenvectors into a's columns; the workspace sizes asked first
 template <typename T>
@@ -360,6 +380,69 @@ Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bo
   }
 #endif
   return x;
+}
+
+// A = U diag(S) Vh for A (*, m, n): S descending (k = min(m, n) values); U (*, m, m) and Vh (*, n, n)
+// when full_matrices, else (*, m, k) and (*, k, n); compute_uv false: S only (U and Vh empty).
+std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices, bool compute_uv,
+                                               std::optional<std::string_view> driver) {
+  TCORE_CHECK_VALUE(!driver.has_value(), "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA "
+                                         "inputs with cuSOLVER backend.");
+  TCORE_CHECK_VALUE(A.dim() >= 2, "linalg.svd: The input tensor A must have at least 2 dimensions.");
+  check_linalg_float(A, "linalg.svd");
+  require_lapack("linalg.svd");
+  const int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n);
+  check_lapack_size(std::max(m, n), "linalg.svd");
+  const int64_t count = m == 0 || n == 0 ? 0 : A.numel() / (m * n);
+  std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  const auto with = [&](int64_t r, int64_t c) {
+    std::vector<int64_t> v = batch;
+    v.push_back(r);
+    if (c >= 0) v.push_back(c);
+    return v;
+  };
+  const int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  Tensor S = empty_cpu(with(k, -1), A.dtype());
+  Tensor U = compute_uv ? empty_cpu(with(m, ucols), A.dtype()) : empty_cpu({0}, A.dtype());
+  Tensor Vh = compute_uv ? empty_cpu(with(vrows, n), A.dtype()) : empty_cpu({0}, A.dtype());
+  if (compute_uv && k == 0) {  // no singular values: the full factors are identities, as torch's
+    if (full_matrices) {
+      dispatch_lapack(A.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        for (const Tensor* f : {&U, &Vh}) {
+          const int64_t d = f->sizes()[f->dim() - 1];
+          T* p = f->data_ptr<T>();
+          std::fill_n(p, f->numel(), T(0));
+          for (int64_t i = 0; d > 0 && i < f->numel() / (d * d); ++i)
+            for (int64_t j = 0; j < d; ++j) p[i * d * d + j * d + j] = T(1);
+        }
+      });
+    }
+    return {U, S, Vh};
+  }
+#if TCORE_HAVE_BLAS
+  Tensor a = fresh_copy(A);
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* pa = a.data_ptr<T>();
+    T* ps = S.data_ptr<T>();
+    // LAPACK sees A^T (n x m): its u (n x vrows) is Vh, read row-major; its vt (ucols x m) is U
+    T* pvh = compute_uv ? Vh.data_ptr<T>() : nullptr;
+    T* pu = compute_uv ? U.data_ptr<T>() : nullptr;
+    T dummy[1] = {};
+    const char* jobz = !compute_uv ? "N" : full_matrices ? "A" : "S";
+    for (int64_t i = 0; i < count; ++i) {
+      int info = 0;
+      gesdd(jobz, static_cast<int>(n), static_cast<int>(m), pa + i * m * n, ps + i * k,
+            compute_uv ? pvh + i * vrows * n : dummy, static_cast<int>(n), compute_uv ? pu + i * m * ucols : dummy,
+            static_cast<int>(compute_uv ? ucols : 1), &info);
+      TCORE_CHECK_LINALG(info == 0, "linalg.svd: ", batch_prefix(A, i), "The algorithm failed to converge because the "
+                         "input matrix is ill-conditioned or has too many repeated singular values (error code: ",
+                         info, ").");
+    }
+  });
+#endif
+  return {U, S, Vh};
 }
 
 }  // namespace TCORE_CPU_NS
