@@ -21,6 +21,8 @@ OVERRIDES = {
     "value_selecting_reduction_backward": dict(grad=(3,), dim=1, indices=lambda tc: tc.tensor([2, 0, 1]),
                                                sizes=[3, 3], keepdim=False),
     "gelu_backward": dict(approximate="tanh"),
+    "linalg_matrix_norm": dict(dim=[0, 1]),  # (a matrix norm's two dims)
+    "linalg_norm.ord_str": dict(ord="fro", dim=[0, 1]),
     # a positive-definite matrix (3 I + a random one symmetrized): the factorization takes it
     "linalg_cholesky": dict(self=lambda tc: tc.tensor(np.array([[4.0, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]],
                                                                dtype=np.float32))),

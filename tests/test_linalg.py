@@ -1,6 +1,6 @@
 """torch.linalg's factorizations (native/cpu/BatchLinearAlgebra.cpp, LAPACK through OpenBLAS):
-inv, solve, solve_triangular, det, slogdet, logdet, cholesky, eigh, eigvalsh, svd and svdvals
-against torch 2.13 — values of single matrices and
+inv, solve, solve_triangular, det, slogdet, logdet, cholesky, eigh, eigvalsh, svd, svdvals,
+matrix_norm and norm against torch 2.13 — values of single matrices and
 batches (empty ones too), torch's errors and their types, out=, gradients, second derivatives
 and tangents."""
 from __future__ import annotations
@@ -479,3 +479,67 @@ def test_svd_gradients_as_torch(shape, full_matrices):
         results.append((g.detach().numpy(), gg.numpy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-8, atol=1e-9)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-7, atol=1e-8)
+
+
+MATRIX_ORDS = ["fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")]
+
+
+@pytest.mark.parametrize("ord", MATRIX_ORDS, ids=str)
+@pytest.mark.parametrize("dim", [(-2, -1), (0, 2), (2, 0), (1, -1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_matrix_norm_values_and_gradients_as_torch(ord, dim, keepdim):
+    a = np.random.default_rng(3).standard_normal((3, 4, 5))
+    w = None
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        r = lib.linalg.matrix_norm(x, ord=ord, dim=dim, keepdim=keepdim)
+        if w is None:
+            w = np.random.default_rng(4).standard_normal(tuple(r.shape))
+        g, = lib.autograd.grad((r * lib.tensor(w)).sum(), x)
+        results.append((r.detach().numpy(), g.numpy()))
+    assert results[0][0].shape == results[1][0].shape
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("case", [
+    ("vector of all", lambda L, x: L.linalg.norm(x)),
+    ("vector dim", lambda L, x: L.linalg.norm(x, dim=1)),
+    ("vector ord dim", lambda L, x: L.linalg.norm(x, ord=3, dim=(2,), keepdim=True)),
+    ("matrix dims", lambda L, x: L.linalg.norm(x, dim=(0, 2))),
+    ("matrix ord dims", lambda L, x: L.linalg.norm(x, ord=-2, dim=(1, 2))),
+    ("matrix str", lambda L, x: L.linalg.norm(x[0], ord="nuc")),
+    ("matrix ord 2-D", lambda L, x: L.linalg.norm(x[0], ord=float("inf"))),
+    ("vector ord 1-D", lambda L, x: L.linalg.norm(x[0, 0], ord=1)),
+    ("dtype", lambda L, x: L.linalg.matrix_norm(x.float(), dtype=L.float64)),
+], ids=lambda c: c[0])
+def test_norm_as_torch(case):
+    _, fn = case
+    a = np.random.default_rng(5).standard_normal((3, 4, 5))
+    ours, theirs = fn(tcore, tcore.tensor(a)), fn(torch, torch.tensor(a))
+    assert ours.shape == tuple(theirs.shape) and str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-12)
+
+
+def test_norm_errors_as_torch():
+    for fn in (lambda L: L.linalg.matrix_norm(L.ones(2, 3, 4), ord=3),
+               lambda L: L.linalg.matrix_norm(L.ones(2, 3, 4), ord="abc"),
+               lambda L: L.linalg.matrix_norm(L.ones(2, 3, 4), dim=(0,)),
+               lambda L: L.linalg.matrix_norm(L.ones(2, 3, 4), dim=(1, 1)),
+               lambda L: L.linalg.matrix_norm(L.ones(3)),
+               lambda L: L.linalg.norm(L.ones(2, 3, 4), ord=2),
+               lambda L: L.linalg.norm(L.ones(2, 3, 4), dim=(0, 1, 2)),
+               lambda L: L.linalg.norm(L.ones(2, 3, 4), ord="fro", dim=0),
+               lambda L: L.linalg.norm(L.ones(3), ord="fro")):
+        ours, theirs = error_of(lambda: fn(tcore)), error_of(lambda: fn(torch))
+        assert isinstance(ours, RuntimeError) and isinstance(theirs, RuntimeError), (ours, theirs)
+        assert str(ours) == str(theirs)
+    for lib in LIBS:  # an empty matrix's norms are 0
+        for ord in (2, 1, -1, "nuc", "fro"):
+            assert lib.linalg.matrix_norm(lib.ones(0, 3), ord=ord).item() == 0
+    out = tcore.empty(0, dtype=tcore.float64)
+    a = tcore.tensor(np.random.default_rng(6).standard_normal((3, 3)))
+    assert tcore.linalg.matrix_norm(a, ord="nuc", out=out) is out
+    np.testing.assert_array_equal(out.numpy(), tcore.linalg.matrix_norm(a, ord="nuc").numpy())
+    assert tcore.linalg.norm(a, ord=2, out=out) is out

@@ -1,10 +1,12 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
-// as the transposed system), solve_triangular, det, slogdet, logdet, eigvalsh, svd and svdvals (slogdet's and eigh's out=
+// as the transposed system), solve_triangular, det, slogdet, logdet, eigvalsh, svd and svdvals,
+// matrix_norm and norm (slogdet's and eigh's out=
 // overloads: ValuesIndicesOut.cpp).
 // Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -26,6 +28,16 @@
 #include <tcore/ops/linalg_solve_native.h>
 #include <tcore/ops/linalg_solve_triangular_native.h>
 #include <tcore/ops/linalg_svd_native.h>
+#include <tcore/ops/abs.h>
+#include <tcore/ops/amax.h>
+#include <tcore/ops/amin.h>
+#include <tcore/ops/linalg_matrix_norm.h>
+#include <tcore/ops/linalg_matrix_norm_native.h>
+#include <tcore/ops/linalg_norm_native.h>
+#include <tcore/ops/linalg_svdvals.h>
+#include <tcore/ops/linalg_vector_norm.h>
+#include <tcore/ops/permute.h>
+#include <tcore/ops/sum.h>
 #include <tcore/ops/linalg_svdvals_native.h>
 #include <tcore/ops/logdet_native.h>
 #include <tcore/ops/lt.h>
@@ -108,6 +120,113 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
 // the singular values; with their factors where A requires grad (the gradient is U diag(gS) Vh)
 Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
   return std::get<1>(tcore::_linalg_svd(A, false, A.requires_grad(), driver));
+}
+
+namespace {
+// matrix_norm's input in its dtype (a floating one), and its two dims, checked as torch's
+struct NormInput {
+  Tensor x;
+  int64_t d0, d1;
+};
+NormInput norm_input(const Tensor& self, IntArrayRef dim, std::optional<ScalarType> dtype) {
+  TCORE_CHECK_VALUE(self.dim() >= 2, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "linalg.matrix_norm: Expected a floating point or complex tensor as "
+                   "input. Got ", self.dtype());
+  TCORE_CHECK_TYPE(!dtype || is_floating(*dtype), "linalg.matrix_norm: dtype should be floating point or complex, but got ",
+                   *dtype);
+  std::string shown;
+  for (size_t i = 0; i < dim.size(); ++i) shown += (i ? " " : "") + std::to_string(dim[i]);
+  TCORE_CHECK_VALUE(dim.size() == 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ", shown);
+  const int64_t d0 = wrap_dim(dim[0], self.dim()), d1 = wrap_dim(dim[1], self.dim());
+  TCORE_CHECK_VALUE(d0 != d1, "linalg.matrix_norm: dims must be different. Got (", dim[0], ", ", dim[1], ")");
+  const Tensor x = dtype && *dtype != self.dtype() ? tcore::to(self, *dtype, false, false, std::nullopt) : self;
+  return {x, d0, d1};
+}
+
+// ord 2, -2 and nuc: the largest, the smallest or the sum of the singular values of the matrices
+// in dims d0, d1 (moved last); keepdim puts those dims back as 1s
+Tensor spectral_norm(const NormInput& in, const char* which, bool keepdim) {
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < in.x.dim(); ++d)
+    if (d != in.d0 && d != in.d1) perm.push_back(d);
+  perm.push_back(in.d0);
+  perm.push_back(in.d1);
+  const Tensor s = tcore::linalg_svdvals(tcore::permute(in.x, perm), std::nullopt);
+  Tensor r;
+  if (s.sizes()[s.dim() - 1] == 0) {  // an empty matrix: 0, as torch's
+    r = tcore::sum(s, IntArrayRef({-1}), false, std::nullopt);
+  } else if (std::string_view(which) == "nuc") {
+    r = tcore::sum(s, IntArrayRef({-1}), false, std::nullopt);
+  } else {
+    r = std::string_view(which) == "max" ? tcore::amax(s, IntArrayRef({-1}), false) : tcore::amin(s, IntArrayRef({-1}), false);
+  }
+  if (keepdim) {
+    r = tcore::unsqueeze(r, std::min(in.d0, in.d1));
+    r = tcore::unsqueeze(r, std::max(in.d0, in.d1));
+  }
+  return r;
+}
+}  // namespace
+
+// ord 1 / -1: the largest / smallest column sum of |A|; inf / -inf: of row sums; 2 / -2: of the
+// singular values
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  const double o = ord.to<double>();
+  const double inf = std::numeric_limits<double>::infinity();
+  const NormInput in = norm_input(self, dim, dtype);
+  TCORE_CHECK_VALUE(o == 1 || o == -1 || o == 2 || o == -2 || o == inf || o == -inf, "linalg.matrix_norm: Order ", o,
+                    " not supported.");
+  if (o == 2 || o == -2) return spectral_norm(in, o > 0 ? "max" : "min", keepdim);
+  // sum over the dim that runs along the lines (rows for 1, columns for inf), then extreme over the other
+  const int64_t along = std::abs(o) == 1 ? in.d0 : in.d1, across = std::abs(o) == 1 ? in.d1 : in.d0;
+  const Tensor sums = tcore::sum(tcore::abs(in.x), IntArrayRef({along}), true, std::nullopt);
+  Tensor r = o > 0 ? tcore::amax(sums, IntArrayRef({across}), true) : tcore::amin(sums, IntArrayRef({across}), true);
+  if (!keepdim) r = tcore::squeeze(r, IntArrayRef({std::max(in.d0, in.d1)})), r = tcore::squeeze(r, IntArrayRef({std::min(in.d0, in.d1)}));
+  return r;
+}
+
+Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  const NormInput in = norm_input(self, dim, dtype);
+  TCORE_CHECK_VALUE(ord == "fro" || ord == "nuc", "linalg.matrix_norm: Order ", ord, " not supported.");
+  if (ord == "nuc") return spectral_norm(in, "nuc", keepdim);
+  return tcore::linalg_vector_norm(in.x, Scalar(2.0), std::vector<int64_t>{in.d0, in.d1}, keepdim, std::nullopt);
+}
+
+namespace {
+void check_norm_dims(IntArrayRef dim) {
+  std::string shown = "[";
+  for (size_t i = 0; i < dim.size(); ++i) shown += (i ? ", " : "") + std::to_string(dim[i]);
+  TCORE_CHECK_VALUE(dim.size() == 1 || dim.size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ",
+                    shown, "]");
+}
+}  // namespace
+
+// a vector norm over one dim (or every element when neither ord nor dim is given), a matrix norm
+// over two; ord without dim: of a 1-D or 2-D input
+Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  if (dim) {
+    check_norm_dims(*dim);
+    if (dim->size() == 1) return tcore::linalg_vector_norm(self, ord.value_or(Scalar(2.0)), *dim, keepdim, dtype);
+    return ord ? tcore::linalg_matrix_norm(self, *ord, *dim, keepdim, dtype)
+               : tcore::linalg_matrix_norm(self, std::string_view("fro"), *dim, keepdim, dtype);
+  }
+  if (!ord) return tcore::linalg_vector_norm(self, Scalar(2.0), std::nullopt, keepdim, dtype);
+  TCORE_CHECK_VALUE(self.dim() == 1 || self.dim() == 2, "linalg.norm: If dim is not specified but ord is, the input must "
+                    "be 1D or 2D. Got ", self.dim(), "D.");
+  if (self.dim() == 1) return tcore::linalg_vector_norm(self, *ord, std::nullopt, keepdim, dtype);
+  return tcore::linalg_matrix_norm(self, *ord, std::vector<int64_t>{-2, -1}, keepdim, dtype);
+}
+
+Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  if (dim) {
+    check_norm_dims(*dim);
+    return tcore::linalg_matrix_norm(self, ord, *dim, keepdim, dtype);
+  }
+  return tcore::linalg_matrix_norm(self, ord, std::vector<int64_t>{-2, -1}, keepdim, dtype);
 }
 
 }  // namespace tcore::native
