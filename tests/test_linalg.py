@@ -543,3 +543,21 @@ def test_norm_errors_as_torch():
     assert tcore.linalg.matrix_norm(a, ord="nuc", out=out) is out
     np.testing.assert_array_equal(out.numpy(), tcore.linalg.matrix_norm(a, ord="nuc").numpy())
     assert tcore.linalg.norm(a, ord=2, out=out) is out
+
+
+def test_matrices_with_nan_as_torch():
+    """NaN inputs: inverse and solutions NaN throughout, cholesky and svd raise (OpenBLAS left finite
+    values in the inverse and returned a NaN Cholesky factor)."""
+    nan = float("nan")
+    for fn in (lambda L: L.linalg.inv(L.tensor([[nan, 1.0], [1.0, 1.0]])),
+               lambda L: L.linalg.inv(L.tensor([[1.0, 0.0], [0.0, nan]])),
+               lambda L: L.linalg.solve(L.tensor([[nan, 1.0], [1.0, 1.0]]), L.ones(2)),
+               lambda L: L.linalg.det(L.tensor([[nan, 1.0], [1.0, 1.0]]))):
+        np.testing.assert_array_equal(fn(tcore).numpy(), fn(torch).numpy())
+    for fn in (lambda L: L.linalg.svd(L.tensor([[nan, 1.0], [1.0, 1.0]])),
+               lambda L: L.linalg.svd(L.stack([L.eye(2), L.tensor([[1.0, nan], [1.0, 1.0]])])),
+               lambda L: L.linalg.cholesky(L.stack([L.eye(2), L.tensor([[1.0, 0.0], [0.0, nan]])])),
+               lambda L: L.linalg.cholesky(L.tensor([[nan, 0.0], [0.0, 1.0]]))):
+        ours, theirs = error_of(lambda: fn(tcore)), error_of(lambda: fn(torch))
+        assert isinstance(theirs, torch.linalg.LinAlgError) and isinstance(ours, tcore.linalg.LinAlgError)
+        assert str(ours) == str(theirs)

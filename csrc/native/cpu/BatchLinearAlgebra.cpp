@@ -153,6 +153,15 @@ void require_lapack(const char* op) {
                                    "libopenblas-openmp-dev or libopenblas-dev)");
 }
 
+// Whether U's diagonal of an n x n LU factorization holds a NaN: the factors of a matrix with a
+// NaN, whose inverse and solutions torch gives as NaN throughout (OpenBLAS leaves some finite).
+template <typename T>
+bool nan_pivot(const T* lu, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    if (std::isnan(lu[j * n + j])) return true;
+  return false;
+}
+
 void check_lapack_size(int64_t n, const char* op) {
   TCORE_CHECK_VALUE(n <= INT_MAX / std::max<int64_t>(n, 1), op, ": matrices of ", n, " by ", n,
                     " elements exceed LAPACK's 32-bit sizes");
@@ -183,6 +192,10 @@ Tensor linalg_inv(const Tensor& A) {
       getrf(n, p + i * m.n * m.n, ipiv.data(), &info);
       TCORE_CHECK_LINALG(info == 0, "linalg.inv: ", batch_prefix(A, i), "The diagonal element ", info,
                          " is zero, the inversion could not be completed because the input matrix is singular.");
+      if (nan_pivot(p + i * m.n * m.n, m.n)) {
+        std::fill_n(p + i * m.n * m.n, m.n * m.n, std::numeric_limits<T>::quiet_NaN());
+        continue;
+      }
       getri(n, p + i * m.n * m.n, ipiv.data(), &info);
       TCORE_CHECK_LINALG(info == 0, "linalg.inv: ", batch_prefix(A, i), "The diagonal element ", info,
                          " is zero, the inversion could not be completed because the input matrix is singular.");
@@ -220,7 +233,8 @@ Tensor _linalg_solve(const Tensor& A, const Tensor& B) {
       getrf(n, a + i * m.n * m.n, ipiv.data(), &info);
       TCORE_CHECK_LINALG(info == 0, "torch.linalg.solve: ", batch_prefix(A, i),
                          "The solver failed because the input matrix is singular.");
-      if (k > 0) getrs(n, static_cast<int>(k), a + i * m.n * m.n, ipiv.data(), b + i * m.n * k, &info);
+      if (nan_pivot(a + i * m.n * m.n, m.n)) std::fill_n(b + i * m.n * k, m.n * k, std::numeric_limits<T>::quiet_NaN());
+      else if (k > 0) getrs(n, static_cast<int>(k), a + i * m.n * m.n, ipiv.data(), b + i * m.n * k, &info);
     }
   });
 #endif
@@ -313,6 +327,8 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
     for (int64_t i = 0; i < m.count; ++i) {
       int info = 0;
       potrf(n, p + i * m.n * m.n, &info);
+      for (int64_t j = 0; info == 0 && j < m.n; ++j)  // a NaN pivot fails as in reference LAPACK (OpenBLAS goes on)
+        if (std::isnan(p[i * m.n * m.n + j * m.n + j])) info = static_cast<int>(j + 1);
       TCORE_CHECK_LINALG(info == 0, "linalg.cholesky: ", batch_prefix(A, i),
                          "The factorization could not be completed because the input is not positive-definite (the "
                          "leading minor of order ", info, " is not positive-definite).");
@@ -432,6 +448,10 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
     T dummy[1] = {};
     const char* jobz = !compute_uv ? "N" : full_matrices ? "A" : "S";
     for (int64_t i = 0; i < count; ++i) {
+      // (a NaN: torch's message; an infinity goes to LAPACK, as torch's gives NaN factors)
+      TCORE_CHECK_LINALG(std::none_of(pa + i * m * n, pa + (i + 1) * m * n, [](T v) { return std::isnan(v); }),
+                         "linalg.svd: ", batch_prefix(A, i), "The algorithm failed to converge because the input "
+                         "matrix contained non-finite values.");
       int info = 0;
       gesdd(jobz, static_cast<int>(n), static_cast<int>(m), pa + i * m * n, ps + i * k,
             compute_uv ? pvh + i * vrows * n : dummy, static_cast<int>(n), compute_uv ? pu + i * m * ucols : dummy,
