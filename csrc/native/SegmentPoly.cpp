@@ -37,11 +37,13 @@ SegmentPoly<S, D> fit(double (*f)(double), double lo, double hi) {
 double normal_upper_tail_at(double a) { return 0.5 * std::erfc(a * 0.70710678118654752440); }
 double erf_table_at(double a) { return a < 1 ? std::erf(a) / a - 1 : std::erfc(a); }  // a > 0 at every node
 double log1p_table_at(double u) { return std::log1p(u) / u - 1; }  // u != 0 at every node
+double tanh_table_at(double a) { return a < 1.125 ? std::tanh(a) / a - 1 : std::tanh(a); }  // a node is never 0
 
 }  // namespace
 // (the functions' names differ from the members': inside a member's initializer the member wins)
 const SegmentPoly<32, 5> SegmentTables<32>::normal_upper_tail = fit<32, 5>(normal_upper_tail_at, 0, 4);
 const SegmentPoly<32, 5> SegmentTables<32>::erf = fit<32, 5>(erf_table_at, 0, 4);
+const SegmentPoly<32, 5> SegmentTables<32>::tanh = fit<32, 5>(tanh_table_at, 0, 9);  // (w = 9/32: the centres exact)
 const SegmentPoly<32, 4> SegmentTables<32>::log1p_over_x_less_1 = fit<32, 4>(log1p_table_at, 0, 1);
 const SegmentPoly<8, 7> SegmentTables<8>::normal_upper_tail = fit<8, 7>(normal_upper_tail_at, 0, 4);
 const SegmentPoly<8, 6> SegmentTables<8>::erf = fit<8, 6>(erf_table_at, 0, 4);

@@ -24,10 +24,12 @@ struct SegmentPoly {
 // (measured in float64) 1e-8 relative or below, under float32's roundings.
 template <int S>
 struct SegmentTables;
-// And log1p(f) / f - 1 over [-5/16, 7/16] (log1p's reduced argument f = m - 1, m in [sqrt(1/2), sqrt(2))).
+// And log1p(f) / f - 1 over [-5/16, 7/16] (log1p's reduced argument f = m - 1, m in [sqrt(1/2), sqrt(2)));
+// tanh(a) / a - 1 on the 4 segments below 1.125 and tanh(a) from there to 9 (tanh as a + a q, or the
+// value itself; past 9 tanh is 1 in float32).
 template <>
 struct SegmentTables<32> {
-  static const SegmentPoly<32, 5> normal_upper_tail, erf;
+  static const SegmentPoly<32, 5> normal_upper_tail, erf, tanh;
   static const SegmentPoly<32, 4> log1p_over_x_less_1;
   static const SegmentPoly<32, 3> log1p_reduced;
 };

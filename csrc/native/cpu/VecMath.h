@@ -308,11 +308,12 @@ inline VF exp_nonpositive(VF a) {
   return zero ? VF{} : e;
 }
 
-// float32 tanh inline at every width: SLEEF's 1-ulp tanhf is a call that costs about three of its
-// exps (7 ns an element at SSE4; at AVX-512 13.6 ms for 4M values, 8x torch's MKL tanh). x + x^3
-// P(x^2) below 0.625 (P: degree 5, least squares on Chebyshev nodes, 0.04 ulp before rounding),
-// (1 - e) / (1 + e) with e = e^(-2|x|) above (exp_nonpositive: 0 for an infinite x), the sign put
-// back; NaN stays NaN. Within 1.53 ulp over every float32 at each width (the tests' bound: 2).
+// float32 tanh inline below AVX-512 (TanhTable there): SLEEF's 1-ulp tanhf is a call that costs
+// about three of its exps (7 ns an element at SSE4; at AVX-512 13.6 ms for 4M values, 8x torch's
+// MKL tanh). x + x^3 P(x^2) below 0.625 (P: degree 5, least squares on Chebyshev nodes, 0.04 ulp
+// before rounding), (1 - e) / (1 + e) with e = e^(-2|x|) above (exp_nonpositive: 0 for an infinite
+// x), the sign put back; NaN stays NaN. Within 1.53 ulp over every float32 at each width (the
+// tests' bound: 2).
 // n / d for d in [1, 2]. At AVX2 without a division: the reciprocal's 12-bit estimate, a Newton
 // step, the quotient and one correction by the exact residual n - q d (within an ulp of the
 // quotient; tanh's 4M values 6.4 -> 4.6 ms). At AVX-512 vdivps is the faster (the same with
@@ -327,7 +328,7 @@ inline VF quotient_1_2(VF n, VF d) {
   return n / d;
 #endif
 }
-struct Tanh {
+struct TanhExp {
   static VF apply(VF v) {
     using VI = int32_t __attribute__((vector_size(sizeof(VF))));
     const VF a = abs_of<VF, float>(v);
@@ -496,7 +497,33 @@ struct GeluTable {
 using Gelu = GeluTable;
 // Phi(x) (gelu's backward)
 using NormalCdf = GeluTable;
+#if defined(__AVX512F__)
+// float32 tanh from the table: a + a q on the 4 segments below 1.125 (q = tanh(a) / a - 1, so that a
+// small value keeps its relative accuracy), the value itself from there to 9 and the last segment's
+// polynomial a little past it (tanh rounds to 1 from 9.011), 1 from 9.03125 (and for +inf); the sign
+// put back, NaN stays NaN. The form is chosen by the segment the table picks (the
+// same a / w), not by comparing a with 1.125, which 1 / w's rounding could disagree with. No exp, no
+// division: 4M floats 2.0 (TanhExp) -> 1.4 ms at AVX-512 (torch's 1.55-1.7); 1.01 ulp over every
+// float32. At AVX2 the 8 segments would need degree 9 for an ulp, as dear as TanhExp.
+struct TanhTable {
+  static VF apply(VF v) {
+    const auto& table = Tables::tanh;
+    const VF a = _mm512_abs_ps(v);
+    const VF q = evaluate(table, a);
+    const __mmask16 small = _mm512_cmp_ps_mask((a - table.lo) * (1.0f / table.w), _mm512_set1_ps(4.0f), _CMP_LT_OQ);
+    const __mmask16 one = _mm512_cmp_ps_mask(a, _mm512_set1_ps(9.03125f), _CMP_GE_OQ);
+    const VF r = _mm512_mask_blend_ps(one, _mm512_mask_blend_ps(small, q, fma(a, q, a)), _mm512_set1_ps(1.0f));
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), _mm512_castps_si512(v),
+                                                         _mm512_set1_epi32(std::numeric_limits<int32_t>::min()), 0xf8));
+  }
+  static VD apply(VD v) { return Tanh_::apply(v); }
+};
+using Tanh = TanhTable;
 #else
+using Tanh = TanhExp;
+#endif
+#else
+using Tanh = TanhExp;
 using NormalCdf = GeluErfc;
 using Log1p = Log1pSleef;
 inline VF log1p_of_exp(VF a) { return Log1p::apply(Exp::apply(a)); }
