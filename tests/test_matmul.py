@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+# (150, 100, 77) and (257, 300, 45): mid-sized, at AVX-512 through SmallGemm.h's kernel (B's column
+# panels copied when k is small, read in place otherwise), rows and columns past whole blocks
 SHAPES = [(1, 1, 1), (3, 4, 5), (1, 7, 1), (7, 1, 9), (0, 3, 4), (4, 0, 3), (4, 3, 0), (64, 64, 64), (100, 33, 77),
-          (5, 300, 2), (129, 65, 17)]
+          (5, 300, 2), (129, 65, 17), (150, 100, 77), (257, 300, 45)]
 
 
 def layouts(tcore, x: np.ndarray):
@@ -103,6 +105,29 @@ def test_threads_give_the_same_product(tcore):
         np.testing.assert_allclose(o, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mid_sized_addmm_scales_as_blas(tcore, dtype, threads):
+    """alpha and beta on the products SmallGemm.h computes at AVX-512 (as BLAS's: beta 0 does not
+    read the out, NaN there does not survive), a 256^2 product split across threads."""
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.standard_normal(s).astype(dtype) for s in ((256, 256), (256, 200), (256, 200)))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    before = tcore.get_num_threads()
+    tcore.set_num_threads(threads)
+    try:
+        got = tcore.addmm(tcore.from_numpy(c), tcore.from_numpy(a), tcore.from_numpy(b), beta=0.5, alpha=-2.0).numpy()
+        np.testing.assert_allclose(got, 0.5 * c - 2 * want, rtol=tol, atol=tol)
+        nan = np.full_like(c, np.nan)
+        got = tcore.addmm(tcore.from_numpy(nan), tcore.from_numpy(a).t().t(), tcore.from_numpy(b), beta=0.0, alpha=3.0).numpy()
+        np.testing.assert_allclose(got, 3 * want, rtol=tol, atol=tol)
+        got = tcore.mm(tcore.from_numpy(np.ascontiguousarray(a.T)).t(), tcore.from_numpy(b)).numpy()
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    finally:
+        tcore.set_num_threads(before)
+
+
 def test_the_build_says_what_computes_matmul(tcore):
     assert tcore.backends.cpu.blas() in ("openblas", "tcore")
 
@@ -122,7 +147,7 @@ def batch_layouts(tcore, x: np.ndarray):
 # (batch, n, k, m): at two threads, products split over threads (many small ones, or as many as
 # threads), or one after the other (a few, or large)
 BMM_SHAPES = [(1, 3, 4, 5), (2, 5, 6, 7), (3, 4, 5, 6), (8, 33, 17, 9), (64, 16, 16, 16), (0, 3, 4, 5), (4, 0, 3, 2),
-              (4, 3, 0, 2), (4, 3, 2, 0), (3, 129, 65, 40)]
+              (4, 3, 0, 2), (4, 3, 2, 0), (3, 129, 65, 40), (1, 130, 97, 90), (3, 101, 128, 96)]
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -1,6 +1,7 @@
 // mm, bmm and addmm: float32/float64 through OpenBLAS's sgemm/dgemm when the build found it
 // (operands given as they are laid out: row-major, or transposed views without a copy; addmm's
-// alpha and beta as BLAS's); otherwise, and for the other dtypes, a packed, register-blocked loop
+// alpha and beta as BLAS's), the mid-sized products at AVX-512 through SmallGemm.h's unpacked
+// kernel, which is faster there; otherwise, and for the other dtypes, a packed, register-blocked loop
 // over contiguous operands, panels across threads. bmm's products go to threads whole (each a
 // single-threaded BLAS call) when there are enough of them and they are small; a few large ones
 // run one after the other, each threaded.
@@ -24,6 +25,7 @@
 #include "native/cpu/Copy.h"
 #include "native/cpu/IntoOutput.h"
 #include "native/cpu/Parallel.h"
+#include "native/cpu/SmallGemm.h"
 #include "tcore_build_config.h"  // TCORE_HAVE_BLAS, TCORE_BLAS_OPENMP (CMakeLists.txt)
 
 #if TCORE_HAVE_BLAS
@@ -221,6 +223,32 @@ void with_blas_threads(int threads, const F& f) {
 
 bool fits_blas_int(int64_t n, int64_t k, int64_t m) { return n <= INT_MAX && k <= INT_MAX && m <= INT_MAX; }
 
+#if defined(__AVX512F__)
+// The products through SmallGemm.h's kernel into a contiguous out, across threads (a 256^2 mm on
+// two threads as well as bmm's products); B row-major.
+template <typename T>
+void small_products(const BlasMatrix& a, const BlasMatrix& b, const Tensor& out, const Products& s, T alpha, T beta) {
+  const int64_t n = s.n, k = s.k, m = s.m;
+  const T* pa = a.t.template data_ptr<T>();
+  const T* pb = b.t.template data_ptr<T>();
+  T* pc = out.template data_ptr<T>();
+  const int64_t sa = s.batched ? a.t.strides()[0] : 0, sb = s.batched ? b.t.strides()[0] : 0;
+  const int64_t ld = a.op.ld, rows = a.op.trans == 'N' ? ld : 1, cols = a.op.trans == 'N' ? 1 : ld;
+  // a thread's share: whole products, or a product's rows in as many parts as make one per thread
+  // (each part copies B's column panels for itself)
+  const int64_t threads = get_num_threads();
+  const int64_t parts = s.batch >= threads ? 1 : (threads + s.batch - 1) / s.batch;
+  const int64_t rows_per_part = (n + parts - 1) / parts;
+  parallel_for(0, s.batch * parts, 1, [&](int64_t first, int64_t last) {
+    for (int64_t u = first; u < last; ++u) {
+      const int64_t i = u / parts, row = (u % parts) * rows_per_part;
+      small_gemm_rows<T>({pa + i * sa, rows, cols}, pb + i * sb, b.op.ld, pc + i * n * m, m, k, m, alpha, beta, row,
+                         std::min(n, row + rows_per_part));
+    }
+  });
+}
+#endif
+
 // self @ mat2 through BLAS into a contiguous out; false when the sizes do not fit BLAS's int or
 // one of them is 0.
 template <typename T>
@@ -228,6 +256,13 @@ bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, co
   const int64_t batch = s.batch, n = s.n, k = s.k, m = s.m;
   if (!fits_blas_int(n, k, m) || n == 0 || m == 0 || k == 0) return false;
   const BlasMatrix a = blas_matrix(self), b = blas_matrix(mat2);
+#if defined(__AVX512F__)
+  if (fits_small_gemm<T>(n, k, m)) {
+    small_products(a, b.op.trans == 'N' ? b : BlasMatrix{contiguous_copy(b.t), {'N', static_cast<int>(m)}}, out, s,
+                   alpha, beta);
+    return true;
+  }
+#endif
   const T* pa = a.t.template data_ptr<T>();
   const T* pb = b.t.template data_ptr<T>();
   T* pc = out.template data_ptr<T>();
