@@ -303,6 +303,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
                         for a in inputs],
         result_list=uses_result and (list_return or foreach_inplace),
         multi=multi,
+        uses_grad="grad" in used,
         outputs=outputs,
         saved_outputs=saved_outputs,
         uses_result=uses_result,

@@ -286,6 +286,14 @@ def _outs_of_the_result_dtype(tcore, name, given):
     return given
 
 
+def _keyword_outs(schema: str) -> list[str]:
+    """The out= tensors of an overload: its keyword-only mutable tensors (max.dim_max's max and
+    max_values; not batch norm's running statistics, which are positional)."""
+    arguments = schema.split("(", 1)[1].rsplit(") ->", 1)[0]
+    keywords = arguments.split("*, ", 1)[1] if "*, " in arguments else ""
+    return re.findall(r"Tensor\(\w!\) (\w+)", keywords)
+
+
 def test_every_registered_operator_matches_the_typed_call(tcore, registry):
     assert len(registry) == len(tcore._C._schemas())
     checked = 0
@@ -299,8 +307,7 @@ def test_every_registered_operator_matches_the_typed_call(tcore, registry):
         given = _outs_of_the_result_dtype(tcore, name, given)
         boxed_args = {k: _clone(tcore, v) for k, v in given.items()}
         typed_args = {k: _clone(tcore, v) for k, v in given.items()}
-        outs = [a for a, type_, _, write, _ in arguments if write and re.fullmatch(r"Tensor\(\w!\)", type_)
-                and name.split(".")[-1].endswith(("out", "values", "dim_max", "dim_min", "values_stable", "eigvals", "U"))]
+        outs = _keyword_outs(schema)
         if len(outs) > 1:  # several outs: the binding takes them as one out= tuple, as torch
             typed_args["out"] = tuple(typed_args.pop(a) for a in outs)
         base, _, overload = name.partition(".")

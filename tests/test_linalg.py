@@ -1,5 +1,5 @@
 """torch.linalg's factorizations (native/cpu/BatchLinearAlgebra.cpp, LAPACK through OpenBLAS):
-inv, solve, solve_triangular, det, slogdet, logdet, cholesky, eigh, eigvalsh, svd, svdvals,
+inv, solve, solve_triangular, det, slogdet, logdet, cholesky, eigh, eigvalsh, svd, svdvals, qr,
 matrix_norm and norm against torch 2.13 — values of single matrices and
 batches (empty ones too), torch's errors and their types, out=, gradients, second derivatives
 and tangents."""
@@ -561,3 +561,89 @@ def test_matrices_with_nan_as_torch():
         ours, theirs = error_of(lambda: fn(tcore)), error_of(lambda: fn(torch))
         assert isinstance(theirs, torch.linalg.LinAlgError) and isinstance(ours, tcore.linalg.LinAlgError)
         assert str(ours) == str(theirs)
+
+
+QR_SHAPES = [(4, 4), (5, 3), (3, 5), (2, 6, 4), (2, 3, 4, 6), (1, 1), (0, 3), (3, 0), (2, 0, 0), (1, 7)]
+
+
+@pytest.mark.parametrize("shape", QR_SHAPES)
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_qr_as_torch(shape, mode, dtype):
+    """Q and R as torch's (the same Householder signs), shapes of every mode, empty matrices."""
+    a = np.random.default_rng(len(shape)).standard_normal(shape)
+    ours, theirs = both(lambda L, x: tuple(L.linalg.qr(x, mode=mode)), a, dtype=dtype)
+    tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=2e-4, atol=2e-4)
+    for o, t in zip(ours, theirs):
+        assert o.shape == t.shape and o.dtype == t.dtype
+        np.testing.assert_allclose(o, t, **tol)
+    if mode != "r" and a.size:
+        q, r = ours
+        np.testing.assert_allclose(q @ r[..., : q.shape[-1], :], a, **tol)
+    (q_dep, r_dep), (tq, tr) = both(lambda L, x: tuple(L.qr(x, some=mode != "complete")), a, dtype=dtype)
+    if mode != "r":
+        np.testing.assert_allclose(q_dep, tq, **tol)
+        np.testing.assert_allclose(r_dep, tr, **tol)
+
+
+def test_qr_out_method_and_errors_as_torch():
+    a = np.random.default_rng(3).standard_normal((5, 3))
+    for lib in LIBS:
+        x = lib.tensor(a)
+        q, r = lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.float64)
+        got = lib.linalg.qr(x, out=(q, r))
+        assert got[0] is q and got[1] is r and tuple(q.shape) == (5, 3) and tuple(r.shape) == (3, 3)
+        q2, r2 = x.qr()
+        np.testing.assert_allclose(q2.numpy(), q.numpy())
+    for words, case in ((True, lambda L: L.linalg.qr(L.ones(3, 3), mode="full")),
+                        (True, lambda L: L.linalg.qr(L.ones(3))),
+                        (False, lambda L: L.linalg.qr(L.ones(3, 3, dtype=L.int64))),
+                        (False, lambda L: L.linalg.qr(L.ones(3, 3, dtype=L.float16)))):
+        ours, theirs = error_of(lambda: case(tcore)), error_of(lambda: case(torch))
+        assert ours is not None and theirs is not None and isinstance(ours, RuntimeError), (ours, theirs)
+        if words:  # (dtype names are tcore's)
+            assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3), (2, 3, 5)])
+@pytest.mark.parametrize("use", ["QR", "Q", "R"])
+def test_qr_gradients_second_derivatives_and_tangents_as_torch(shape, use):
+    a = np.random.default_rng(7).standard_normal(shape)
+    rng = np.random.default_rng(8)
+    m, n = shape[-2:]
+    k = min(m, n)
+    wq, wr = rng.standard_normal(shape[:-1] + (k,)), rng.standard_normal(shape[:-2] + (k, n))
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        q, r = lib.linalg.qr(x)
+        loss = 0
+        if "Q" in use:
+            loss = loss + (q * lib.tensor(wq)).sum()
+        if "R" in use:
+            loss = loss + (r * lib.tensor(wr)).sum() ** 2
+        (g,) = lib.autograd.grad(loss, x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        results.append((g.detach().numpy(), gg.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-8, atol=1e-8)
+    t = np.random.default_rng(9).standard_normal(shape)
+    tangents = []
+    for lib in LIBS:
+        with lib.autograd.forward_ad.dual_level():
+            x = lib.autograd.forward_ad.make_dual(lib.tensor(a), lib.tensor(t))
+            q, r = lib.linalg.qr(x)
+            tangents.append([lib.autograd.forward_ad.unpack_dual(y).tangent.numpy() for y in (q, r)])
+    for o, th in zip(*tangents):
+        np.testing.assert_allclose(o, th, rtol=1e-9, atol=1e-9)
+
+
+def test_qr_not_differentiable_where_torch_says_so():
+    for mode, shape in (("r", (3, 3)), ("complete", (5, 3))):
+        msgs = []
+        for lib in LIBS:
+            x = lib.ones(*shape, dtype=lib.float64).cumsum(0).requires_grad_()
+            x = x + lib.eye(*shape, dtype=lib.float64)
+            q, r = lib.linalg.qr(x, mode=mode)
+            msgs.append(str(error_of(lambda: r.sum().backward())))
+        assert msgs[0] == msgs[1] and msgs[0] != "None", msgs

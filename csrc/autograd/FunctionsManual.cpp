@@ -971,6 +971,84 @@ Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor&
   return tcore::matmul(V, off);
 }
 
+namespace {
+// X R^-T and X R^-1 for an upper triangular R, by triangular solves of the transposed systems
+Tensor times_inverse_transpose(const Tensor& X, const Tensor& R) {
+  return mT(tcore::_linalg_solve_triangular(R, mT(X), true, false));
+}
+Tensor times_inverse(const Tensor& X, const Tensor& R) {
+  return mT(tcore::_linalg_solve_triangular(mT(R), mT(X), false, false));
+}
+// the symmetric matrix whose lower triangle is M's
+Tensor copyltu(const Tensor& M) { return tcore::add(tcore::tril(M), mT(tcore::tril(M, -1))); }
+// Omega = lower(C) - lower(C)^T (strict), C - Omega = the upper factor's part
+Tensor strict_skew(const Tensor& C) {
+  const Tensor low = tcore::tril(C, -1);
+  return tcore::sub(low, mT(low));
+}
+void check_qr_differentiable(int64_t m, int64_t n, std::string_view mode) {
+  TCORE_CHECK(mode != "r", "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+  TCORE_CHECK(mode != "complete" || m <= n,
+              "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+}
+// A = Q R with R square (m >= n, or the first m columns when m < n): (gQ + Q copyltu(M)) R^-T with
+// M = R gR^T - gQ^T Q (either gradient may be undefined: zero)
+Tensor qr_square_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
+  Tensor M;
+  if (gR.defined()) M = tcore::matmul(R, mT(gR));
+  if (gQ.defined()) M = M.defined() ? tcore::sub(M, tcore::matmul(mT(gQ), Q)) : tcore::neg(tcore::matmul(mT(gQ), Q));
+  Tensor b = tcore::matmul(Q, copyltu(M));
+  if (gQ.defined()) b = tcore::add(gQ, b);
+  return times_inverse_transpose(b, R);
+}
+}  // namespace
+
+Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  if (!gQ.defined() && !gR.defined()) return Tensor();
+  const int64_t m = Q.sizes()[Q.dim() - 2], n = R.sizes()[R.dim() - 1];
+  check_qr_differentiable(m, n, mode);
+  if (m >= n) return qr_square_backward(gQ, gR, Q, R);
+  // A = [X | Y] = Q [U | V]: Y's gradient Q gV, and X's the square one with gQ + Y gV^T
+  const Tensor U = tcore::narrow(R, -1, 0, m), V = tcore::narrow(R, -1, m, n - m);
+  const Tensor gU = gR.defined() ? tcore::narrow(gR, -1, 0, m) : Tensor();
+  const Tensor gV = gR.defined() ? tcore::narrow(gR, -1, m, n - m) : Tensor();
+  Tensor gQ_all = gQ;
+  if (gV.defined()) {
+    const Tensor YgVt = tcore::matmul(tcore::matmul(Q, V), mT(gV));
+    gQ_all = gQ.defined() ? tcore::add(gQ, YgVt) : YgVt;
+  }
+  const Tensor gX = qr_square_backward(gQ_all, gU, Q, U);
+  const Tensor gY = gV.defined() ? tcore::matmul(Q, gV) : tcore::zeros_like(V);
+  return tcore::cat({gX, gY}, -1);
+}
+
+// Tangents: with C = Q^T dX U^-1 (U = R, or its first m columns) and Omega its strict lower part
+// less that part's transpose, dU = (C - Omega) U and dQ = Q Omega + (I - Q Q^T) dX U^-1; when
+// m < n, dV = Q^T dY - Omega V.
+std::tuple<Tensor, Tensor> linalg_qr_jvp(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  const int64_t m = Q.sizes()[Q.dim() - 2], n = R.sizes()[R.dim() - 1];
+  check_qr_differentiable(m, n, mode);
+  const bool wide = m < n;
+  const Tensor U = wide ? tcore::narrow(R, -1, 0, m) : R;
+  const Tensor dX = wide ? tcore::narrow(A_t, -1, 0, m) : A_t;
+  const Tensor B = times_inverse(dX, U), C = tcore::matmul(mT(Q), B), omega = strict_skew(C);
+  const Tensor upper = tcore::sub(C, omega);
+  Tensor dR = tcore::matmul(upper, U);
+  const Tensor dQ = wide ? tcore::matmul(Q, omega) : tcore::sub(B, tcore::matmul(Q, upper));
+  if (wide) {
+    const Tensor V = tcore::narrow(R, -1, m, n - m), dY = tcore::narrow(A_t, -1, m, n - m);
+    dR = tcore::cat({dR, tcore::sub(tcore::matmul(mT(Q), dY), tcore::matmul(omega, V))}, -1);
+  }
+  return {dQ, dR};
+}
+Tensor linalg_qr_jvp_Q(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  return std::get<0>(linalg_qr_jvp(A_t, Q, R, mode));
+}
+Tensor linalg_qr_jvp_R(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  return std::get<1>(linalg_qr_jvp(A_t, Q, R, mode));
+}
+
 Tensor svd_backward(const Tensor& gU_full, const Tensor& gS, const Tensor& gVh_full, const Tensor& U_full,
                     const Tensor& S, const Tensor& Vh_full, bool full_matrices) {
   const int64_t k = S.sizes()[S.dim() - 1];

@@ -262,6 +262,12 @@ Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L,
 // the spans of U and V where A is not square.
 Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U, const Tensor& S,
                     const Tensor& Vh, bool full_matrices);
+// qr, A = Q R (torch's linalg_qr_backward and linalg_qr_jvp for real matrices): mode "r", and
+// "complete" with more rows than columns, are not differentiable (torch's errors)
+Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R, std::string_view mode);
+std::tuple<Tensor, Tensor> linalg_qr_jvp(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
+Tensor linalg_qr_jvp_Q(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
+Tensor linalg_qr_jvp_R(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
 Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V);
 Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V);
 

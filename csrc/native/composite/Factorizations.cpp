@@ -1,8 +1,7 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
 // as the transposed system), solve_triangular, det, slogdet, logdet, eigvalsh, svd and svdvals,
-// matrix_norm and norm (slogdet's and eigh's out=
-// overloads: ValuesIndicesOut.cpp).
+// torch.qr, matrix_norm and norm (the out= overloads of several outputs: ValuesIndicesOut.cpp).
 // Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
@@ -16,6 +15,8 @@
 #include <tcore/ops/_linalg_solve.h>
 #include <tcore/ops/_linalg_solve_triangular.h>
 #include <tcore/ops/_linalg_svd.h>
+#include <tcore/ops/linalg_qr.h>
+#include <tcore/ops/qr_native.h>
 #include <tcore/ops/det_native.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/full_like.h>
@@ -112,6 +113,9 @@ Tensor logdet(const Tensor& self) {
 
 // eigh's eigenvalues (its eigenvectors give their gradient)
 Tensor linalg_eigvalsh(const Tensor& self, std::string_view UPLO) { return std::get<0>(tcore::linalg_eigh(self, UPLO)); }
+
+// torch.qr (deprecated there): linalg.qr's reduced or complete factors
+std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some) { return tcore::linalg_qr(self, some ? "reduced" : "complete"); }
 
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
   return tcore::_linalg_svd(A, full_matrices, true, driver);

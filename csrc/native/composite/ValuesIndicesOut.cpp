@@ -25,6 +25,10 @@
 #include <tcore/ops/linalg_svd.h>
 #include <tcore/ops/linalg_svd_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
+#include <tcore/ops/linalg_qr.h>
+#include <tcore/ops/linalg_qr_native.h>
+#include <tcore/ops/qr.h>
+#include <tcore/ops/qr_native.h>
 #include <tcore/ops/linalg_slogdet.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/slogdet_native.h>
@@ -136,6 +140,14 @@ Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet
 
 Pair linalg_eigh_out(const Tensor& self, std::string_view UPLO, const Tensor& eigvals, const Tensor& eigvecs) {
   return into(tcore::linalg_eigh(self, UPLO), eigvals, eigvecs, "linalg_eigh.eigvals", true);
+}
+
+Pair linalg_qr_out(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {
+  return into(tcore::linalg_qr(A, mode), Q, R, "linalg_qr.out", true);
+}
+
+Pair qr_out(const Tensor& self, bool some, const Tensor& Q, const Tensor& R) {
+  return into(tcore::qr(self, some), Q, R, "qr.Q", true);
 }
 
 Triple linalg_svd_out(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver, const Tensor& U,

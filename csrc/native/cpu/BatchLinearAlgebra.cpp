@@ -1,7 +1,8 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
 // getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
-// eigh (syevd), svd (gesdd), the solve of triangular systems (trsm), for a matrix or a batch of them, float32 and float64, with torch's checks and messages; a
-// matrix the factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
+// eigh (syevd), svd (gesdd), qr (gelqf, orglq), the solve of triangular systems (trsm), for a
+// matrix or a batch of them, float32 and float64, with torch's checks and messages; a matrix the
+// factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
 // Built without OpenBLAS, they raise.
 //
 // LAPACK is column-major: a row-major matrix is its transpose there. inv and det do not mind (the
@@ -28,6 +29,7 @@
 #include <tcore/ops/linalg_det_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_inv_native.h>
+#include <tcore/ops/linalg_qr_native.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/transpose.h>
 
@@ -60,6 +62,13 @@ void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const i
              const int* lwork, int* iwork, const int* liwork, int* info);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
              const int* lwork, int* iwork, const int* liwork, int* info);
+void sgelqf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork, int* info);
+void dgelqf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void sorglq_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
+             const int* lwork, int* info);
+void dorglq_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
 }
 #endif
 
@@ -68,18 +77,39 @@ inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUC
 namespace {
 
 #if TCORE_HAVE_BLAS
+// call(work, lwork) twice, as LAPACK's routines with a workspace want: first lwork = -1 (the size
+// it needs written to work[0]), then with a workspace of that size.
+template <typename T, typename Call>
+void with_workspace(const Call& call) {
+  T size{};
+  call(&size, -1);
+  std::vector<T> work(static_cast<size_t>(std::max(1, static_cast<int>(size))));
+  call(work.data(), static_cast<int>(work.size()));
+}
 void getrf(int n, float* a, int* ipiv, int* info) { sgetrf_(&n, &n, a, &n, ipiv, info); }
 void getrf(int n, double* a, int* ipiv, int* info) { dgetrf_(&n, &n, a, &n, ipiv, info); }
 template <typename T>
 void getri(int n, T* a, const int* ipiv, int* info) {
-  T query{};
-  int lwork = -1;
-  if constexpr (std::is_same_v<T, float>) sgetri_(&n, a, &n, ipiv, &query, &lwork, info);
-  else dgetri_(&n, a, &n, ipiv, &query, &lwork, info);
-  lwork = std::max(1, static_cast<int>(query));
-  std::vector<T> work(static_cast<size_t>(lwork));
-  if constexpr (std::is_same_v<T, float>) sgetri_(&n, a, &n, ipiv, work.data(), &lwork, info);
-  else dgetri_(&n, a, &n, ipiv, work.data(), &lwork, info);
+  with_workspace<T>([&](T* work, int lwork) {
+    if constexpr (std::is_same_v<T, float>) sgetri_(&n, a, &n, ipiv, work, &lwork, info);
+    else dgetri_(&n, a, &n, ipiv, work, &lwork, info);
+  });
+}
+// the LQ factorization of the column-major m x n matrix a (leading dimension lda): L in its lower
+// triangle, the reflectors above with tau; orglq makes the first `rows` rows of Q from k of them
+template <typename T>
+void gelqf(int m, int n, T* a, int lda, T* tau, int* info) {
+  with_workspace<T>([&](T* work, int lwork) {
+    if constexpr (std::is_same_v<T, float>) sgelqf_(&m, &n, a, &lda, tau, work, &lwork, info);
+    else dgelqf_(&m, &n, a, &lda, tau, work, &lwork, info);
+  });
+}
+template <typename T>
+void orglq(int rows, int n, int k, T* a, int lda, const T* tau, int* info) {
+  with_workspace<T>([&](T* work, int lwork) {
+    if constexpr (std::is_same_v<T, float>) sorglq_(&rows, &n, &k, a, &lda, tau, work, &lwork, info);
+    else dorglq_(&rows, &n, &k, a, &lda, tau, work, &lwork, info);
+  });
 }
 void getrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
   sgetrs_("T", &n, &nrhs, a, &n, ipiv, b, &n, info);
@@ -100,14 +130,10 @@ void trsm_right(const char* uplo, bool unit, int k, int n, const T* a, T* c) {
 template <typename T>
 void gesdd(const char* jobz, int m, int n, T* a, T* s, T* u, int ldu, T* vt, int ldvt, int* info) {
   std::vector<int> iwork(static_cast<size_t>(8 * std::max(1, std::min(m, n))));
-  const auto call = [&](T* work, int lwork) {
+  with_workspace<T>([&](T* work, int lwork) {
     if constexpr (std::is_same_v<T, float>) sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(), info);
     else dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork.data(), info);
-  };
-  T size{};
-  call(&size, -1);
-  std::vector<T> work(static_cast<size_t>(std::max(1, static_cast<int>(size))));
-  call(work.data(), static_cast<int>(work.size()));
+  });
 }
 // eigenvalues ascending into w, eigenvectors into a's columns; the workspace sizes asked first
 template <typename T>
@@ -463,6 +489,63 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
   });
 #endif
   return {U, S, Vh};
+}
+
+// A = Q R for A (*, m, n), k = min(m, n): mode "reduced" Q (*, m, k), R (*, k, n); "complete" Q
+// (*, m, m), R (*, m, n); "r" R (*, k, n) and an empty Q, as torch's. Row-major A is column-major
+// A^T, whose LQ factorization A^T = L Q' is A = Q'^T L^T: gelqf and orglq on A^T give R = L^T and
+// Q = Q'^T, each already row-major where LAPACK leaves them (R's row i is L's column i; Q's row i
+// is Q''s column i). Householder reflections as geqrf's (torch's): the same signs.
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  TCORE_CHECK_VALUE(mode == "reduced" || mode == "complete" || mode == "r",
+                    "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  TCORE_CHECK_VALUE(A.dim() >= 2, "linalg.qr: The input tensor A must have at least 2 dimensions.");
+  check_linalg_float(A, "linalg.qr");
+  require_lapack("linalg.qr");
+  const int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n);
+  check_lapack_size(std::max(m, n), "linalg.qr");
+  const bool complete = mode == "complete", compute_q = mode != "r";
+  const int64_t qcols = complete ? m : k, rrows = complete ? m : k;
+  const int64_t count = m == 0 || n == 0 ? 0 : A.numel() / (m * n);
+  std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2), qshape = batch, rshape = batch;
+  qshape.insert(qshape.end(), {m, qcols});
+  rshape.insert(rshape.end(), {rrows, n});
+  Tensor Q = compute_q ? empty_cpu(qshape, A.dtype()) : empty_cpu({0}, A.dtype());
+  Tensor R = empty_cpu(rshape, A.dtype());
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* pr = R.data_ptr<T>();
+    T* pq = compute_q ? Q.data_ptr<T>() : nullptr;
+    std::fill_n(pr, R.numel(), T(0));
+    if (count == 0) {  // no reflections: Q's columns are the identity's (m x 0 when reduced)
+      if (compute_q) {
+        std::fill_n(pq, Q.numel(), T(0));
+        for (int64_t i = 0; qcols > 0 && i < Q.numel() / (m * qcols); ++i)
+          for (int64_t j = 0; j < std::min(m, qcols); ++j) pq[i * m * qcols + j * qcols + j] = T(1);
+      }
+      return;
+    }
+#if TCORE_HAVE_BLAS
+    const Tensor contiguous = contiguous_copy(A);
+    const T* pa = contiguous.data_ptr<T>();
+    const int64_t lda = std::max(n, qcols);  // LAPACK's A^T: n rows (then Q' needs qcols), m columns
+    std::vector<T> a(static_cast<size_t>(lda * std::max(m, qcols))), tau(static_cast<size_t>(std::max<int64_t>(k, 1)));
+    for (int64_t b = 0; b < count; ++b) {
+      for (int64_t i = 0; i < m; ++i) std::copy_n(pa + (b * m + i) * n, n, a.data() + i * lda);  // column i of A^T
+      int info = 0;
+      gelqf(static_cast<int>(n), static_cast<int>(m), a.data(), static_cast<int>(lda), tau.data(), &info);
+      TCORE_CHECK(info == 0, "linalg.qr: LAPACK's gelqf failed (info ", info, ")");
+      for (int64_t i = 0; i < k; ++i)  // R's row i: L's column i, from the diagonal on
+        std::copy(a.data() + i * lda + i, a.data() + i * lda + n, pr + (b * rrows + i) * n + i);
+      if (!compute_q) continue;
+      orglq(static_cast<int>(qcols), static_cast<int>(m), static_cast<int>(k), a.data(), static_cast<int>(lda),
+            tau.data(), &info);
+      TCORE_CHECK(info == 0, "linalg.qr: LAPACK's orglq failed (info ", info, ")");
+      for (int64_t i = 0; i < m; ++i) std::copy_n(a.data() + i * lda, qcols, pq + (b * m + i) * qcols);
+    }
+#endif
+  });
+  return {Q, R};
 }
 
 }  // namespace TCORE_CPU_NS
