@@ -121,6 +121,11 @@ def signatures(f: NativeFunction, method: bool) -> list[str]:
     return [", ".join(p) for p in forms]
 
 
+# Methods tcore/_tensor.py turns into attributes, as torch's (x.mT): tcore.pyi.j2 declares them as
+# properties instead (tests/test_stubs.py checks the stub against the runtime)
+PROPERTIES = frozenset({"mT", "mH"})
+
+
 def render_shard(k: int, functions: tuple[NativeFunction, ...]) -> str:
     """`_stubs_k.pyi`: the module functions of shard k and a mixin class with its Tensor
     methods. Shards follow the binding shards, so a schema edit rewrites one of them."""
@@ -136,7 +141,7 @@ def render_shard(k: int, functions: tuple[NativeFunction, ...]) -> str:
         name = f.func.name.name
         if "function" in f.variants and not f.python_module:  # those are in their module's stub
             module.setdefault(name, []).extend(f"def {name}({p}) -> {ret}: ..." for p in signatures(f, False))
-        if "method" in f.variants and not f.func.is_out_fn:
+        if "method" in f.variants and not f.func.is_out_fn and name not in PROPERTIES:
             methods.setdefault(name, []).extend(
                 f"def {name}(self{', ' if p else ''}{p}) -> {ret}: ..." for p in signatures(f, True))
     return render("tcore_shard.pyi.j2", shard=k, functions=_overloaded(module), methods=_overloaded(methods),

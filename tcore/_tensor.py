@@ -271,7 +271,10 @@ def install(namespace: dict) -> None:
         if hasattr(_C.dtype, dtype):
             setattr(T, method, lambda self, _d=getattr(_C.dtype, dtype): self.to(_d))
     T.type_as = lambda self, other: self.to(other.dtype)
-    T.T = property(lambda self: self.transpose(0, 1) if self.ndim == 2 else self)
+    T.T = property(lambda self: self.numpy_T())  # (the dims reversed, torch's warnings past 2)
+    T.H = property(lambda self: self.matrix_H())
+    T.mT = property(T.mT)  # the methods as attributes, as torch's (x.mT, not x.mT())
+    T.mH = property(T.mH)
     _C.dtype.__repr__ = _dtype_repr
     _C.dtype.__str__ = _dtype_repr
     _C.dtype.is_floating_point = property(lambda self: self in (_C.dtype.float32, _C.dtype.float64, _C.dtype.float16,

@@ -286,6 +286,12 @@ def _outs_of_the_result_dtype(tcore, name, given):
     return given
 
 
+def _method(args: dict, name: str):
+    """self.name(**the others), or the attribute itself where the method is a property (x.mT)."""
+    method = getattr(args.pop("self"), name)
+    return method(**args) if callable(method) else method
+
+
 def _keyword_outs(schema: str) -> list[str]:
     """The out= tensors of an overload: its keyword-only mutable tensors (max.dim_max's max and
     max_values; not batch norm's running statistics, which are positional)."""
@@ -318,9 +324,9 @@ def test_every_registered_operator_matches_the_typed_call(tcore, registry):
             (getattr(tcore._C, '_' + m).__dict__[base] for m in tcore._C._python_modules
              if base in getattr(tcore._C, '_' + m).__dict__), None)
         try:
-            typed = fn(**typed_args) if fn is not None else getattr(typed_args.pop("self"), base)(**typed_args)
+            typed = fn(**typed_args) if fn is not None else _method(typed_args, base)
         except TypeError:  # a method-only overload with the same name as a function
-            typed = getattr(typed_args.pop("self"), base)(**typed_args)
+            typed = _method(typed_args, base)
         if base.startswith("empty"):
             assert boxed.shape == typed.shape, name
         elif base == "resize_":  # the elements past the old ones are not initialized

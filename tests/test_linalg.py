@@ -647,3 +647,85 @@ def test_qr_not_differentiable_where_torch_says_so():
             q, r = lib.linalg.qr(x, mode=mode)
             msgs.append(str(error_of(lambda: r.sum().backward())))
         assert msgs[0] == msgs[1] and msgs[0] != "None", msgs
+
+
+def rank_deficient(shape, rank, seed):
+    rng = np.random.default_rng(seed)
+    m, n = shape[-2:]
+    return rng.standard_normal(shape[:-2] + (m, rank)) @ rng.standard_normal(shape[:-2] + (rank, n))
+
+
+PINV_CASES = [
+    ("tall", lambda L, x: L.linalg.pinv(x), (5, 3)),
+    ("wide", lambda L, x: L.linalg.pinv(x), (3, 5)),
+    ("batch", lambda L, x: L.linalg.pinv(x), (2, 3, 4, 4)),
+    ("rank 2 of 5", lambda L, x: L.linalg.pinv(x), "deficient"),
+    ("atol", lambda L, x: L.linalg.pinv(x, atol=1.0), (4, 4)),
+    ("rtol", lambda L, x: L.linalg.pinv(x, rtol=0.3), (4, 6)),
+    ("atol and rtol", lambda L, x: L.linalg.pinv(x, atol=0.1, rtol=0.2), (6, 4)),
+    ("atol tensor", lambda L, x: L.linalg.pinv(x, atol=L.tensor([0.0, 1.5], dtype=L.float64)), (2, 4, 4)),
+    ("rcond", lambda L, x: L.linalg.pinv(x, 0.4), (4, 4)),
+    ("rcond tensor", lambda L, x: L.linalg.pinv(x, L.tensor(0.4, dtype=L.float64)), (4, 4)),
+    ("pinverse", lambda L, x: L.pinverse(x), (3, 5)),
+    ("pinverse method", lambda L, x: x.pinverse(rcond=0.5), (5, 3)),
+    ("hermitian", lambda L, x: L.linalg.pinv(x + x.mT, hermitian=True), (2, 4, 4)),
+    ("hermitian atol", lambda L, x: L.linalg.pinv(x + x.mT, atol=1.0, hermitian=True), (5, 5)),
+    ("rank", lambda L, x: L.linalg.matrix_rank(x), "deficient"),
+    ("rank tall", lambda L, x: L.linalg.matrix_rank(x), (5, 3)),
+    ("rank atol", lambda L, x: L.linalg.matrix_rank(x, atol=1.0), (2, 4, 4)),
+    ("rank rtol", lambda L, x: L.linalg.matrix_rank(x, rtol=0.5), (4, 6)),
+    ("rank tol", lambda L, x: L.linalg.matrix_rank(x, 1.5), (4, 4)),
+    ("rank tol tensor", lambda L, x: L.linalg.matrix_rank(x, L.tensor([0.5, 100.0], dtype=L.float64)), (2, 4, 4)),
+    ("rank hermitian", lambda L, x: L.linalg.matrix_rank(x @ x.mT, hermitian=True), "deficient"),
+    ("empty pinv", lambda L, x: L.linalg.pinv(x), (2, 0, 3)),
+    ("empty rank", lambda L, x: L.linalg.matrix_rank(x), (2, 3, 0)),
+]
+
+
+@pytest.mark.parametrize("case", PINV_CASES, ids=lambda c: c[0])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_pinv_and_matrix_rank_as_torch(case, dtype):
+    _, fn, shape = case
+    a = rank_deficient((5, 5), 2, 4) if shape == "deficient" else np.random.default_rng(5).standard_normal(shape)
+    (ours,), (theirs,) = both(fn, a, dtype=dtype)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    tol = dict(rtol=1e-9, atol=1e-9) if dtype == "float64" else dict(rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(ours, theirs, **tol)
+
+
+def test_pinv_and_matrix_rank_out_and_errors_as_torch():
+    a = np.random.default_rng(6).standard_normal((4, 3))
+    for lib in LIBS:
+        out = lib.empty(0, dtype=lib.float64)
+        assert lib.linalg.pinv(lib.tensor(a), out=out) is out and tuple(out.shape) == (3, 4)
+        rank = lib.empty(0, dtype=lib.int64)
+        assert lib.linalg.matrix_rank(lib.tensor(a), out=rank) is rank and rank.item() == 3
+    for case in (lambda L: L.linalg.pinv(L.ones(3)), lambda L: L.linalg.pinv(L.ones(3, 3, dtype=L.int64)),
+                 lambda L: L.linalg.matrix_rank(L.ones(3)), lambda L: L.linalg.pinv(L.ones(2, 3), hermitian=True)):
+        ours, theirs = error_of(lambda: case(tcore)), error_of(lambda: case(torch))
+        assert isinstance(ours, RuntimeError) and isinstance(theirs, RuntimeError), (ours, theirs)
+        if "dimensions of float" not in str(theirs):  # (dtype names are tcore's)
+            assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_pinv_derivatives_as_torch(shape, hermitian):
+    if hermitian and shape[-1] != shape[-2]:
+        pytest.skip("hermitian needs square matrices")
+    a = np.random.default_rng(11).standard_normal(shape)
+    w = np.random.default_rng(12).standard_normal(shape[:-2] + shape[-2:][::-1])
+    results, tangents = [], []
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.linalg.pinv(x + x.mT if hermitian else x, hermitian=hermitian)
+        (g,) = lib.autograd.grad((y * lib.tensor(w)).sum() ** 2, x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        results.append((g.detach().numpy(), gg.numpy()))
+        with lib.autograd.forward_ad.dual_level():
+            d = lib.autograd.forward_ad.make_dual(lib.tensor(a), lib.tensor(a[..., ::-1, :].copy()))
+            y = lib.linalg.pinv(d + d.mT if hermitian else d, hermitian=hermitian)
+            tangents.append(lib.autograd.forward_ad.unpack_dual(y).tangent.numpy())
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-8, atol=1e-9)

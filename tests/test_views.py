@@ -35,6 +35,13 @@ VIEWS = {
     "unfold": (lambda tc, t: t.unfold(2, 2, 1), lambda a: _unfold(a, 2, 2, 1), True),
     "unfold_step": (lambda tc, t: t.unfold(1, 2, 2), lambda a: _unfold(a, 1, 2, 2), True),
     "t": (lambda tc, t: t[0].t(), lambda a: a[0].T, True),
+    "T": (lambda tc, t: t[0].T, lambda a: a[0].T, True),
+    "T_reversed": (lambda tc, t: t.T, lambda a: a.T, True),  # (torch warns: dims other than 2)
+    "H": (lambda tc, t: t[1].H, lambda a: a[1].T, True),
+    "mT": (lambda tc, t: t.mT, lambda a: a.swapaxes(-2, -1), True),
+    "mH": (lambda tc, t: t.mH, lambda a: a.swapaxes(-2, -1), True),
+    "adjoint": (lambda tc, t: tc.adjoint(t), lambda a: a.swapaxes(-2, -1), True),
+    "adjoint_method": (lambda tc, t: t[:, 1:].adjoint(), lambda a: a[:, 1:].swapaxes(-2, -1), True),
     "reshape_view": (lambda tc, t: t.reshape(6, -1), lambda a: a.reshape(6, -1), True),
     "reshape_copy": (lambda tc, t: t.transpose(0, 1).reshape(-1), lambda a: a.swapaxes(0, 1).reshape(-1), False),
     "flatten": (lambda tc, t: t.flatten(1), lambda a: a.reshape(2, -1), True),
@@ -148,3 +155,21 @@ def test_numpy_interop_shares_memory(tcore):
     back = np.from_dlpack(t)  # tcore as the producer
     back[1, 1] = 2.5
     assert t[1, 1].item() == 2.5
+
+
+def test_matrix_transposes_refuse_and_warn_as_torch(tcore):
+    """.mT, .mH, .H and adjoint() check the dims with torch's words; .T warns as torch's past 2 dims."""
+    torch = pytest.importorskip("torch")
+    for get in (lambda L: L.ones(3).mT, lambda L: L.ones(3).mH, lambda L: L.ones(3).H, lambda L: L.ones(2, 3, 4).H,
+                lambda L: L.ones(3).adjoint()):
+        messages = []
+        for lib in (tcore, torch):
+            with pytest.raises(RuntimeError) as e:
+                get(lib)
+            messages.append(str(e.value))
+        assert messages[0] == messages[1]
+    with pytest.warns(UserWarning, match="dimension other than 2"):
+        assert tuple(tcore.ones(2, 3, 4).T.shape) == (4, 3, 2)
+    for get in (lambda t: t.T, lambda t: t.H, lambda t: t.mT, lambda t: t.mH, lambda t: t.adjoint()):
+        with pytest.warns(UserWarning, match="0-D"):
+            assert get(tcore.ones(())).item() == 1.0

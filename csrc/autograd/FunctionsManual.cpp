@@ -1049,6 +1049,30 @@ Tensor linalg_qr_jvp_R(const Tensor& A_t, const Tensor& Q, const Tensor& R, std:
   return std::get<1>(linalg_qr_jvp(A_t, Q, R, mode));
 }
 
+// X = A^+ (n x m): dX = -X dA X + X X^T dA^T (I - A X) + (I - X A) dA^T X^T X (Golub and Pereyra;
+// where A's rank stays), and by transposing each term the gradient of <G, X>.
+Tensor pinv_backward(const Tensor& G, const Tensor& X, const Tensor& A) {
+  if (!G.defined()) return Tensor();
+  const Tensor Gt = mT(G), Xt = mT(X);
+  const Tensor first = tcore::neg(tcore::matmul(tcore::matmul(Xt, G), Xt));
+  // (I - A X) G^T X X^T and X^T X G^T (I - X A), the identities not formed
+  const Tensor GtXXt = tcore::matmul(Gt, tcore::matmul(X, Xt));
+  const Tensor second = tcore::sub(GtXXt, tcore::matmul(A, tcore::matmul(X, GtXXt)));
+  const Tensor XtXGt = tcore::matmul(tcore::matmul(Xt, X), Gt);
+  const Tensor third = tcore::sub(XtXGt, tcore::matmul(tcore::matmul(XtXGt, X), A));
+  return tcore::add(first, tcore::add(second, third));
+}
+
+Tensor pinv_jvp(const Tensor& A, const Tensor& X, const Tensor& dA) {
+  const Tensor dAt = mT(dA), Xt = mT(X);
+  const Tensor first = tcore::neg(tcore::matmul(tcore::matmul(X, dA), X));
+  const Tensor XXtdAt = tcore::matmul(tcore::matmul(X, Xt), dAt);
+  const Tensor second = tcore::sub(XXtdAt, tcore::matmul(tcore::matmul(XXtdAt, A), X));
+  const Tensor dAtXtX = tcore::matmul(dAt, tcore::matmul(Xt, X));
+  const Tensor third = tcore::sub(dAtXtX, tcore::matmul(X, tcore::matmul(A, dAtXtX)));
+  return tcore::add(first, tcore::add(second, third));
+}
+
 Tensor svd_backward(const Tensor& gU_full, const Tensor& gS, const Tensor& gVh_full, const Tensor& U_full,
                     const Tensor& S, const Tensor& Vh_full, bool full_matrices) {
   const int64_t k = S.sizes()[S.dim() - 1];

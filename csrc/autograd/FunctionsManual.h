@@ -268,6 +268,9 @@ Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, c
 std::tuple<Tensor, Tensor> linalg_qr_jvp(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
 Tensor linalg_qr_jvp_Q(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
 Tensor linalg_qr_jvp_R(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
+// pinv, X = A^+ (torch's pinv_backward and pinv_jvp)
+Tensor pinv_backward(const Tensor& grad, const Tensor& X, const Tensor& A);
+Tensor pinv_jvp(const Tensor& A, const Tensor& X, const Tensor& A_t);
 Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V);
 Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V);
 

@@ -1,7 +1,8 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
 // as the transposed system), solve_triangular, det, slogdet, logdet, eigvalsh, svd and svdvals,
-// torch.qr, matrix_norm and norm (the out= overloads of several outputs: ValuesIndicesOut.cpp).
+// torch.qr, matrix_norm and norm, pinv and matrix_rank (the out= overloads of several outputs:
+// ValuesIndicesOut.cpp).
 // Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
@@ -48,6 +49,21 @@
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/where.h>
+#include <tcore/ops/linalg_svd.h>
+#include <tcore/ops/mul.h>
+#include <tcore/ops/matmul.h>
+#include <tcore/ops/full.h>
+#include <tcore/ops/zeros.h>
+#include <tcore/ops/gt.h>
+#include <tcore/ops/narrow.h>
+#include <tcore/ops/reciprocal.h>
+#include <tcore/ops/maximum.h>
+#include <tcore/ops/linalg_eigvalsh.h>
+#include <tcore/ops/linalg_matrix_rank_native.h>
+#include <tcore/ops/linalg_matrix_rank.h>
+#include <tcore/ops/pinverse_native.h>
+#include <tcore/ops/linalg_pinv_native.h>
+#include <tcore/ops/linalg_pinv.h>
 
 #include "native/LinearAlgebraChecks.h"
 #include "native/TensorUtils.h"
@@ -231,6 +247,94 @@ Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef
     return tcore::linalg_matrix_norm(self, ord, *dim, keepdim, dtype);
   }
   return tcore::linalg_matrix_norm(self, ord, std::vector<int64_t>{-2, -1}, keepdim, dtype);
+}
+
+namespace {
+// torch's tolerances of pinv and matrix_rank, float64 tensors: atol (0 when absent) and rtol (when
+// absent: eps * max(m, n), or 0 where a given atol is positive)
+std::pair<Tensor, Tensor> tolerances(const Tensor& A, const std::optional<Tensor>& atol,
+                                     const std::optional<Tensor>& rtol) {
+  const Tensor zero = tcore::zeros({}, ScalarType::Double);
+  if (rtol) return {atol ? *atol : zero, *rtol};
+  const double eps = A.dtype() == ScalarType::Float ? std::numeric_limits<float>::epsilon()
+                                                    : std::numeric_limits<double>::epsilon();
+  const int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1];
+  const Tensor fallback = tcore::full({}, eps * static_cast<double>(std::max(m, n)), ScalarType::Double);
+  return {atol ? *atol : zero, atol ? tcore::where(tcore::gt(*atol, Scalar(0)), zero, fallback) : fallback};
+}
+std::optional<Tensor> tensor_of(std::optional<double> v) {
+  return v ? std::optional<Tensor>(tcore::full({}, *v, ScalarType::Double)) : std::nullopt;
+}
+// the singular values above max(atol, rtol * the largest), per matrix (a trailing dim of 1)
+Tensor cutoff(const Tensor& atol, const Tensor& rtol, const Tensor& largest) {
+  return tcore::maximum(tcore::unsqueeze(atol, -1), tcore::mul(tcore::unsqueeze(rtol, -1), largest));
+}
+}  // namespace
+
+// The pseudo-inverse through the SVD (V diag(1/S where S > tol) U^T), or for a symmetric A through
+// its eigendecomposition (|eigenvalues| as singular values), as torch's; its derivative is torch's
+// pinv_backward (derivatives.yaml), which the SVD's would not give where singular values repeat.
+Tensor linalg_pinv(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  TCORE_CHECK_VALUE(A.dim() >= 2 && (A.dtype() == ScalarType::Float || A.dtype() == ScalarType::Double),
+                    "linalg.pinv(", A.dtype(), "{", shape_str(A.sizes()), "}): expected a tensor with 2 or more dimensions of "
+                    "float, double, cfloat or cdouble types");
+  if (A.numel() == 0) {  // (n x m zeros, as torch's)
+    std::vector<int64_t> shape(A.sizes().begin(), A.sizes().end());
+    std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+    return tcore::zeros(shape, A.dtype());
+  }
+  const auto [a, r] = tolerances(A, atol, rtol);
+  if (!hermitian) {
+    const auto [U, S, Vh] = tcore::linalg_svd(A, false, std::nullopt);
+    const Tensor tol = cutoff(a, r, tcore::narrow(S, -1, 0, 1));  // (S descending)
+    const Tensor inverse = tcore::where(tcore::gt(S, tol), tcore::reciprocal(S), Scalar(0));
+    return tcore::matmul(tcore::mul(mT(Vh), tcore::unsqueeze(inverse, -2)), mT(U));
+  }
+  const auto [L, V] = tcore::linalg_eigh(A, "L");
+  const Tensor magnitude = tcore::abs(L);
+  const Tensor tol = cutoff(a, r, tcore::amax(magnitude, -1, true));
+  const Tensor inverse = tcore::where(tcore::gt(magnitude, tol), tcore::reciprocal(L), Scalar(0));
+  return tcore::matmul(tcore::mul(V, tcore::unsqueeze(inverse, -2)), mT(V));
+}
+
+Tensor linalg_pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return tcore::linalg_pinv(A, tensor_of(atol), tensor_of(rtol), hermitian);
+}
+
+Tensor linalg_pinv(const Tensor& A, double rcond, bool hermitian) {
+  return tcore::linalg_pinv(A, tcore::zeros({}, ScalarType::Double), tcore::full({}, rcond, ScalarType::Double), hermitian);
+}
+
+Tensor linalg_pinv(const Tensor& A, const Tensor& rcond, bool hermitian) {
+  return tcore::linalg_pinv(A, tcore::zeros({}, ScalarType::Double), rcond, hermitian);
+}
+
+Tensor pinverse(const Tensor& self, double rcond) { return tcore::linalg_pinv(self, rcond, false); }
+
+// The number of singular values (|eigenvalues| when hermitian) above the tolerance, int64.
+Tensor linalg_matrix_rank(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+                          bool hermitian) {
+  TCORE_CHECK_VALUE(A.dim() >= 2, "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.");
+  check_linalg_float(A, "torch.linalg.matrix_rank");
+  if (A.numel() == 0)
+    return tcore::zeros(IntArrayRef(A.sizes().data(), A.sizes().size() - 2), ScalarType::Long);
+  const auto [a, r] = tolerances(A, atol, rtol);
+  const Tensor S = hermitian ? tcore::abs(tcore::linalg_eigvalsh(A, "L")) : tcore::linalg_svdvals(A, std::nullopt);
+  const Tensor tol = cutoff(a, r, hermitian ? tcore::amax(S, -1, true) : tcore::narrow(S, -1, 0, 1));
+  return tcore::sum(tcore::gt(S, tol), std::vector<int64_t>{-1}, false, ScalarType::Long);
+}
+
+Tensor linalg_matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return tcore::linalg_matrix_rank(A, tensor_of(atol), tensor_of(rtol), hermitian);
+}
+
+Tensor linalg_matrix_rank(const Tensor& A, double tol, bool hermitian) {
+  return tcore::linalg_matrix_rank(A, tcore::full({}, tol, ScalarType::Double), tcore::zeros({}, ScalarType::Double),
+                                   hermitian);
+}
+
+Tensor linalg_matrix_rank(const Tensor& A, const Tensor& tol, bool hermitian) {
+  return tcore::linalg_matrix_rank(A, tol, tcore::zeros({}, ScalarType::Double), hermitian);
 }
 
 }  // namespace tcore::native

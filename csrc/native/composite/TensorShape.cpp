@@ -39,6 +39,12 @@
 #include <tcore/ops/swapaxes_native.h>
 #include <tcore/ops/swapdims_native.h>
 #include <tcore/ops/t_native.h>
+#include <tcore/ops/numpy_T_native.h>
+#include <tcore/ops/matrix_H_native.h>
+#include <tcore/ops/mT_native.h>
+#include <tcore/ops/mH_native.h>
+#include <tcore/ops/adjoint_native.h>
+#include <tcore/ops/permute.h>
 #include <tcore/ops/to_native.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/transpose_native.h>
@@ -466,6 +472,56 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
 Tensor t(const Tensor& self) {
   TCORE_CHECK_VALUE(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
   return self.dim() < 2 ? tcore::transpose(self, 0, 0) : tcore::transpose(self, 0, 1);
+}
+
+// Tensor.T: the dims reversed (torch's deprecation warnings for other than 2 of them); .H, .mT,
+// .mH, adjoint(): the last two swapped (tcore has no complex dtype: no conjugation), with torch's
+// checks of the dims (of a 0-D tensor: itself, with torch's warning).
+Tensor numpy_T(const Tensor& self) {
+  const int64_t n = self.dim();
+  if (n != 2 && n != 0)
+    warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
+         "throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+         "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.");
+  if (n == 0) warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.");
+  std::vector<int64_t> dims(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) dims[static_cast<size_t>(i)] = n - 1 - i;
+  return tcore::permute(self, dims);
+}
+
+Tensor matrix_H(const Tensor& self) {
+  const int64_t n = self.dim();
+  if (n == 0) {
+    warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().");
+    return tcore::permute(self, {});
+  }
+  TCORE_CHECK(n == 2, "tensor.H is only supported on matrices (2-D tensors). Got ", n, "-D tensor.",
+              n > 2 ? " For batches of matrices, consider using tensor.mH" : "");
+  return tcore::transpose(self, 0, 1);
+}
+
+namespace {
+// a 0-D tensor: itself, with torch's deprecation warning
+Tensor last_two_swapped(const Tensor& self, const char* what, const char* zero_d_warning) {
+  if (self.dim() == 0) {
+    warn(zero_d_warning);
+    return tcore::permute(self, {});
+  }
+  TCORE_CHECK(self.dim() >= 2, what, " is only supported on matrices or batches of matrices. Got ", self.dim(),
+              "-D tensor.");
+  return tcore::transpose(self, -2, -1);
+}
+}  // namespace
+
+Tensor mT(const Tensor& self) {
+  return last_two_swapped(self, "tensor.mT",
+                          "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.");
+}
+Tensor mH(const Tensor& self) {
+  return last_two_swapped(self, "tensor.mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().");
+}
+Tensor adjoint(const Tensor& self) {
+  return last_two_swapped(self, "tensor.adjoint()", "adjoint() is deprecated on 0-D tensors. Consider using x.conj().");
 }
 
 Tensor t_(const Tensor& self) {
