@@ -26,6 +26,13 @@ OVERRIDES = {
     # a positive-definite matrix (3 I + a random one symmetrized): the factorization takes it
     "linalg_cholesky": dict(self=lambda tc: tc.tensor(np.array([[4.0, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]],
                                                                dtype=np.float32))),
+    # LU factors: pivoting (the CPU has no other), LAPACK's row interchanges
+    "linalg_lu_factor_ex": dict(pivot=True),
+    "linalg_lu_factor": dict(pivot=True),
+    "linalg_lu": dict(pivot=True),
+    "lu_unpack": dict(LU_pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
+    "linalg_lu_solve": dict(pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
+    "lu_solve": dict(LU_pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
     "slice_backward": dict(grad_output=(3, 1), input_sizes=[3, 3], dim=1, start=1, end=2, step=1),
     "diagonal_backward": dict(grad_output=(2,), input_sizes=[3, 3], offset=1, dim1=0, dim2=1),
     "unfold_backward": dict(grad_in=(3, 2, 2), input_sizes=[3, 3], dim=1, size=2, step=1),
@@ -75,6 +82,9 @@ for _op, _names in {"max.dim_max": ("max", "max_values"), "min.dim_min": ("min",
                     "median.dim_values": ("values", "indices"), "cummax.out": ("values", "indices"),
                     "cummin.out": ("values", "indices")}.items():
     OVERRIDES[_op] = {**OVERRIDES.get(_op.split(".")[0], {}), _names[0]: _OUT, _names[1]: _LONG_OUT}
+_INT_OUT = lambda tc: tc.empty(0, dtype=tc.int32)  # noqa: E731
+OVERRIDES["linalg_lu_factor.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT)  # (LAPACK's int32 pivots)
+OVERRIDES["linalg_lu_factor_ex.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT, info=_INT_OUT)
 for _op in ("all.all_out", "all.out", "any.all_out", "any.out"):  # a bool out (or uint8), as torch requires
     OVERRIDES[_op] = {"out": lambda tc: tc.empty(0, dtype=tc.bool)}
 for _op, _kinds in {"_unique2.out": (_OUT, _LONG_OUT, _LONG_OUT), "unique_dim.out": (_OUT, _LONG_OUT, _LONG_OUT),

@@ -729,3 +729,138 @@ def test_pinv_derivatives_as_torch(shape, hermitian):
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-8, atol=1e-9)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-7, atol=1e-8)
     np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-8, atol=1e-9)
+
+
+LU_SHAPES = [(4, 4), (5, 3), (3, 5), (2, 4, 4), (2, 3, 5, 2), (1, 1), (0, 3), (3, 0), (2, 0, 0)]
+
+
+@pytest.mark.parametrize("shape", LU_SHAPES)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_lu_factor_lu_and_unpack_as_torch(shape, dtype):
+    """The same pivots (partial pivoting picks the same rows), factors, info and P L U."""
+    a = np.random.default_rng(len(shape) + shape[-1]).standard_normal(shape)
+    tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=2e-4, atol=2e-4)
+    for fn in (lambda L, x: tuple(L.linalg.lu_factor(x)), lambda L, x: tuple(L.linalg.lu_factor_ex(x)),
+               lambda L, x: tuple(L.linalg.lu(x)), lambda L, x: tuple(L.lu_unpack(*L.linalg.lu_factor(x))),
+               lambda L, x: tuple(L.lu_unpack(*L.linalg.lu_factor(x), unpack_data=False)),
+               lambda L, x: tuple(L.lu_unpack(*L.linalg.lu_factor(x), unpack_pivots=False))):
+        ours, theirs = both(fn, a, dtype=dtype)
+        for o, t in zip(ours, theirs):
+            assert o.shape == t.shape and o.dtype == t.dtype
+            np.testing.assert_allclose(o, t, **tol)
+    if a.size:
+        p, l, u = both(lambda L, x: tuple(L.linalg.lu(x)), a, dtype=dtype)[0]
+        np.testing.assert_allclose(p @ l @ u, a, **tol)
+
+
+def test_lu_of_singular_matrices_and_errors_as_torch():
+    singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]])
+    ours, theirs = both(lambda L, x: tuple(L.linalg.lu_factor_ex(x)), singular)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o, t)
+    ours, theirs = both(lambda L, x: tuple(L.linalg.lu(x)), singular)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o, t)
+    cases = [
+        (True, lambda L: L.linalg.lu_factor(L.tensor(singular))),
+        (True, lambda L: L.linalg.lu_factor(L.tensor(singular[1]))),
+        (True, lambda L: L.linalg.lu_factor_ex(L.tensor(singular), check_errors=True)),
+        (True, lambda L: L.linalg.lu_factor(L.eye(2), pivot=False)),
+        (True, lambda L: L.linalg.lu_factor(L.ones(3))),
+        (False, lambda L: L.linalg.lu_factor(L.ones(2, 2, dtype=L.int64))),
+        (True, lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(3)), L.ones(3))),
+        (True, lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(3)), L.ones(2, 2))),
+        (True, lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(3)), L.ones(2, 2), left=False)),
+        (True, lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.ones(3, 4)), L.ones(3, 2))),
+    ]
+    for words, case in cases:
+        ours, theirs = error_of(lambda: case(tcore)), error_of(lambda: case(torch))
+        assert isinstance(ours, RuntimeError) and isinstance(theirs, RuntimeError), (ours, theirs)
+        if isinstance(theirs, torch.linalg.LinAlgError):
+            assert isinstance(ours, tcore.linalg.LinAlgError)
+        if words:
+            assert str(ours) == str(theirs)
+    # pivots out of range are refused, not read past the matrix
+    lu, piv = tcore.linalg.lu_factor(tcore.eye(3))
+    for bad in ([0, 2, 3], [1, 2, 4], [-5, 1, 1]):
+        with pytest.raises(ValueError):
+            tcore.linalg.lu_solve(lu, tcore.tensor(bad, dtype=tcore.int32), tcore.ones(3, 1))
+        with pytest.raises(ValueError):
+            tcore.lu_unpack(lu, tcore.tensor(bad, dtype=tcore.int32))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve_as_torch(left, adjoint):
+    a = well_conditioned((2, 1, 4, 4), seed=3)
+    b = np.random.default_rng(4).standard_normal((3, 4, 2) if left else (3, 2, 4))  # (the batches broadcast)
+    ours, theirs = both(lambda L, x, y: L.linalg.lu_solve(*L.linalg.lu_factor(x), y, left=left, adjoint=adjoint), a, b)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10, atol=1e-10)
+    ours, theirs = both(lambda L, x, y: L.lu_solve(y, *L.linalg.lu_factor(x)), a[0, 0], b[0] if left else b[0].T)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10, atol=1e-10)
+
+
+def test_lu_out_overloads():
+    a = np.random.default_rng(5).standard_normal((4, 3))
+    for lib in LIBS:
+        x = lib.tensor(a)
+        lu, piv = lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int32)
+        got = lib.linalg.lu_factor(x, out=(lu, piv))
+        assert got[0] is lu and got[1] is piv and tuple(lu.shape) == (4, 3)
+        p, l, u = (lib.empty(0, dtype=lib.float64) for _ in range(3))
+        got = lib.linalg.lu(x, out=(p, l, u))
+        assert got[2] is u and tuple(l.shape) == (4, 3)
+        out = lib.empty(0, dtype=lib.float64)
+        assert lib.linalg.lu_solve(*lib.linalg.lu_factor(x[:3]), x, left=False, out=out) is out
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 3, 3)])
+def test_lu_derivatives_as_torch(shape):
+    """lu_factor's packed factors and lu's L and U: gradients, second derivatives and tangents."""
+    a = well_conditioned(shape, seed=6) if shape[-1] == shape[-2] else np.random.default_rng(6).standard_normal(shape)
+    rng = np.random.default_rng(7)
+    m, n = shape[-2:]
+    k = min(m, n)
+    w, wl, wu = rng.standard_normal(shape), rng.standard_normal(shape[:-1] + (k,)), rng.standard_normal(shape[:-2] + (k, n))
+    results, tangents = [], []
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        lu, _ = lib.linalg.lu_factor(x)
+        _, l, u = lib.linalg.lu(x)
+        loss = (lu * lib.tensor(w)).sum() ** 2 + (l * lib.tensor(wl)).sum() + (u * u * lib.tensor(wu)).sum()
+        (g,) = lib.autograd.grad(loss, x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        results.append((g.detach().numpy(), gg.numpy()))
+        with lib.autograd.forward_ad.dual_level():
+            d = lib.autograd.forward_ad.make_dual(lib.tensor(a), lib.tensor(w))
+            lu, _ = lib.linalg.lu_factor(d)
+            _, l, u = lib.linalg.lu(d)
+            tangents.append([lib.autograd.forward_ad.unpack_dual(y).tangent.numpy() for y in (lu, l, u)])
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-7, atol=1e-8)
+    for o, t in zip(*tangents):
+        np.testing.assert_allclose(o, t, rtol=1e-8, atol=1e-9)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve_derivatives_as_torch(left, adjoint):
+    a = well_conditioned((2, 4, 4), seed=8)
+    b = np.random.default_rng(9).standard_normal((2, 4, 3) if left else (2, 3, 4))
+    results, tangents = [], []
+    for lib in LIBS:
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        lu, piv = lib.linalg.lu_factor(x)
+        out = lib.linalg.lu_solve(lu, piv, y, left=left, adjoint=adjoint)
+        gx, gy = lib.autograd.grad((out * out).sum(), (x, y), create_graph=True)
+        (gg,) = lib.autograd.grad((gx * gx).sum() + (gy * gy).sum(), x)
+        results.append((gx.detach().numpy(), gy.detach().numpy(), gg.numpy()))
+        with lib.autograd.forward_ad.dual_level():
+            lu, piv = lib.linalg.lu_factor(lib.tensor(a))
+            dlu = lib.autograd.forward_ad.make_dual(lu, lib.tensor(np.tril(a, -1) * 0.1 + np.triu(a)))
+            dy = lib.autograd.forward_ad.make_dual(lib.tensor(b), lib.tensor(b[..., ::-1].copy()))
+            out = lib.linalg.lu_solve(dlu, piv, dy, left=left, adjoint=adjoint)
+            tangents.append(lib.autograd.forward_ad.unpack_dual(out).tangent.numpy())
+    for o, t in zip(*results):
+        np.testing.assert_allclose(o, t, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-8, atol=1e-9)

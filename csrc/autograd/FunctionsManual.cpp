@@ -19,6 +19,8 @@
 #include <tcore/ops/sub.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/tril.h>
+#include <tcore/ops/linalg_lu_solve.h>
+#include <tcore/ops/lu_unpack.h>
 #include <tcore/ops/squeeze.h>
 #include <tcore/ops/gather.h>
 #include <tcore/ops/masked_fill.h>
@@ -1071,6 +1073,116 @@ Tensor pinv_jvp(const Tensor& A, const Tensor& X, const Tensor& dA) {
   const Tensor dAtXtX = tcore::matmul(dAt, tcore::matmul(Xt, X));
   const Tensor third = tcore::sub(dAtXtX, tcore::matmul(X, tcore::matmul(A, dAtXtX)));
   return tcore::add(first, tcore::add(second, third));
+}
+
+namespace {
+// X = L^-1 Y, L unit lower triangular; Y U^-1 and Y U^-T for U upper triangular
+Tensor unit_lower_solve(const Tensor& L, const Tensor& Y) { return tcore::_linalg_solve_triangular(L, Y, false, true); }
+Tensor right_upper_solve(const Tensor& Y, const Tensor& U) { return times_inverse(Y, U); }
+// the gradient of a square A = L U (no permutation) from those of L and U:
+// L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T
+Tensor lu_square_backward(const Tensor& gL, const Tensor& gU, const Tensor& L, const Tensor& U) {
+  Tensor phi;
+  if (gL.defined()) phi = tcore::tril(tcore::matmul(mT(L), gL), -1);
+  if (gU.defined()) {
+    const Tensor upper = tcore::triu(tcore::matmul(gU, mT(U)));
+    phi = phi.defined() ? tcore::add(phi, upper) : upper;
+  }
+  const Tensor x = tcore::_linalg_solve_triangular(mT(L), phi, true, true);  // L^-T phi
+  return times_inverse_transpose(x, U);
+}
+}  // namespace
+
+// A = P L U, L (m x k) and U (k x n): the square part as lu_square_backward; when m > n the rows
+// below (A2 = L2 U) give gA2 = gL2 U^-T and take L2^T gA2 from U's gradient; when m < n the columns
+// past m (A2 = L U2) give gA2 = L^-T gU2 and take gA2 U2^T from L's.
+Tensor linalg_lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U) {
+  if (!gL.defined() && !gU.defined()) return Tensor();
+  const int64_t m = L.sizes()[L.dim() - 2], n = U.sizes()[U.dim() - 1];
+  Tensor g;
+  if (m == n) {
+    g = lu_square_backward(gL, gU, L, U);
+  } else if (m > n) {
+    const Tensor L1 = tcore::narrow(L, -2, 0, n), L2 = tcore::narrow(L, -2, n, m - n);
+    const Tensor gL1 = gL.defined() ? tcore::narrow(gL, -2, 0, n) : Tensor();
+    const Tensor gA2 = gL.defined() ? times_inverse_transpose(tcore::narrow(gL, -2, n, m - n), U)
+                                    : tcore::zeros_like(L2);
+    const Tensor taken = tcore::matmul(mT(L2), gA2);
+    const Tensor gU1 = gU.defined() ? tcore::sub(gU, taken) : tcore::neg(taken);
+    g = tcore::cat({lu_square_backward(gL1, gU1, L1, U), gA2}, -2);
+  } else {
+    const Tensor U1 = tcore::narrow(U, -1, 0, m), U2 = tcore::narrow(U, -1, m, n - m);
+    const Tensor gU1 = gU.defined() ? tcore::narrow(gU, -1, 0, m) : Tensor();
+    const Tensor gA2 = gU.defined() ? tcore::_linalg_solve_triangular(mT(L), tcore::narrow(gU, -1, m, n - m), true, true)
+                                    : tcore::zeros_like(U2);
+    const Tensor taken = tcore::matmul(gA2, mT(U2));
+    const Tensor gL1 = gL.defined() ? tcore::sub(gL, taken) : tcore::neg(taken);
+    g = tcore::cat({lu_square_backward(gL1, gU1, L, U1), gA2}, -1);
+  }
+  return tcore::matmul(P, g);
+}
+
+// lu_factor_ex's LU packs L's strict lower part and U: their gradients are grad's two triangles
+Tensor lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots) {
+  if (!grad.defined()) return Tensor();
+  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
+  const int64_t m = LU.sizes()[LU.dim() - 2], n = LU.sizes()[LU.dim() - 1], k = std::min(m, n);
+  return linalg_lu_backward(tcore::tril(tcore::narrow(grad, -1, 0, k), -1), tcore::triu(tcore::narrow(grad, -2, 0, k)),
+                            P, L, U);
+}
+
+// dA' = P^T dA; square part: X = L1^-1 dA1 U1^-1, dL1 = L1 tril(X, -1), dU1 = triu(X) U1; the rows
+// below: dL2 = (dA2 - L2 dU) U^-1; the columns past: dU2 = L^-1 (dA2 - dL U2). Packed as LU is.
+Tensor lu_factor_ex_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots) {
+  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
+  const int64_t m = LU.sizes()[LU.dim() - 2], n = LU.sizes()[LU.dim() - 1], k = std::min(m, n);
+  const Tensor dA = tcore::matmul(mT(P), A_t);
+  const Tensor L1 = tcore::narrow(L, -2, 0, k), U1 = tcore::narrow(U, -1, 0, k);
+  const Tensor X = right_upper_solve(unit_lower_solve(L1, tcore::narrow(tcore::narrow(dA, -2, 0, k), -1, 0, k)), U1);
+  Tensor dL = tcore::matmul(L1, tcore::tril(X, -1)), dU = tcore::matmul(tcore::triu(X), U1);
+  if (m > n) {
+    const Tensor L2 = tcore::narrow(L, -2, n, m - n);
+    const Tensor dL2 = right_upper_solve(tcore::sub(tcore::narrow(dA, -2, n, m - n), tcore::matmul(L2, dU)), U);
+    dL = tcore::cat({dL, dL2}, -2);
+  } else if (m < n) {
+    const Tensor U2 = tcore::narrow(U, -1, m, n - m);
+    const Tensor dU2 = unit_lower_solve(L, tcore::sub(tcore::narrow(dA, -1, m, n - m), tcore::matmul(dL, U2)));
+    dU = tcore::cat({dU, dU2}, -1);
+  }
+  // packed: dL's strict lower part (m x k) and dU (k x n), each zero-padded to m x n
+  Tensor lower = tcore::tril(dL, -1), upper = dU;
+  if (m > n) upper = tcore::cat({upper, tcore::zeros_like(tcore::narrow(dL, -2, 0, m - n))}, -2);
+  if (m < n) lower = tcore::cat({lower, tcore::zeros_like(tcore::narrow(dU, -1, 0, n - m))}, -1);
+  return tcore::add(lower, upper);
+}
+
+// X = op(A)^-1 B (left) or B op(A)^-1, A = P L U: op(A)'s gradient -op(A)^-T G X^T (left) or
+// -X^T G op(A)^-T, transposed back when op is the transpose, then through A = P L U to LU's
+// triangles: tril(P^T gA U^T, -1) + triu(L^T P^T gA).
+Tensor linalg_lu_solve_LU(const Tensor& grad, const Tensor& LU, const Tensor& pivots, const Tensor& X, bool left,
+                          bool adjoint) {
+  if (!grad.defined()) return Tensor();
+  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
+  const Tensor gB = tcore::linalg_lu_solve(LU, pivots, grad, left, !adjoint);
+  const Tensor g_op = tcore::neg(left ? tcore::matmul(gB, mT(X)) : tcore::matmul(mT(X), gB));
+  const Tensor gA = tcore::matmul(mT(P), adjoint ? mT(g_op) : g_op);  // P^T gA
+  return tcore::add(tcore::tril(tcore::matmul(gA, mT(U)), -1), tcore::triu(tcore::matmul(mT(L), gA)));
+}
+
+// dX = op(A)^-1 (dB - op(dA) X) (left) or (dB - X op(dA)) op(A)^-1, dA = P (dL U + L dU) with dL,
+// dU LU_t's triangles
+Tensor linalg_lu_solve_jvp(const Tensor& X, const Tensor& LU, const Tensor& pivots, const Tensor& LU_t,
+                           const Tensor& B_t, bool left, bool adjoint) {
+  Tensor rhs = B_t;
+  if (LU_t.defined()) {
+    const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
+    const Tensor dA = tcore::matmul(P, tcore::add(tcore::matmul(tcore::tril(LU_t, -1), U),
+                                                  tcore::matmul(L, tcore::triu(LU_t))));
+    const Tensor d_op = adjoint ? mT(dA) : dA;
+    const Tensor product = left ? tcore::matmul(d_op, X) : tcore::matmul(X, d_op);
+    rhs = rhs.defined() ? tcore::sub(rhs, product) : tcore::neg(product);
+  }
+  return rhs.defined() ? tcore::linalg_lu_solve(LU, pivots, rhs, left, adjoint) : Tensor();
 }
 
 Tensor svd_backward(const Tensor& gU_full, const Tensor& gS, const Tensor& gVh_full, const Tensor& U_full,

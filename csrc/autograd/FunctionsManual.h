@@ -271,6 +271,15 @@ Tensor linalg_qr_jvp_R(const Tensor& A_t, const Tensor& Q, const Tensor& R, std:
 // pinv, X = A^+ (torch's pinv_backward and pinv_jvp)
 Tensor pinv_backward(const Tensor& grad, const Tensor& X, const Tensor& A);
 Tensor pinv_jvp(const Tensor& A, const Tensor& X, const Tensor& A_t);
+// LU (torch's lu_factor_ex_backward, linalg_lu_backward, lu_factor_ex_jvp, linalg_lu_solve_LU,
+// linalg_lu_solve_jvp for real matrices): A = P L U of any shape; lu_solve's X = op(A)^-1 B
+Tensor linalg_lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U);
+Tensor lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots);
+Tensor lu_factor_ex_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots);
+Tensor linalg_lu_solve_LU(const Tensor& grad, const Tensor& LU, const Tensor& pivots, const Tensor& X, bool left,
+                          bool adjoint);
+Tensor linalg_lu_solve_jvp(const Tensor& X, const Tensor& LU, const Tensor& pivots, const Tensor& LU_t,
+                           const Tensor& B_t, bool left, bool adjoint);
 Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V);
 Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V);
 

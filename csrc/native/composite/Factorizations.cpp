@@ -1,8 +1,8 @@
 // torch.linalg's functions over the LAPACK kernels (native/cpu/BatchLinearAlgebra.cpp), torch's
 // schemas and rules: inverse, linalg.solve (broadcast batches, a vector right-hand side, left=False
 // as the transposed system), solve_triangular, det, slogdet, logdet, eigvalsh, svd and svdvals,
-// torch.qr, matrix_norm and norm, pinv and matrix_rank (the out= overloads of several outputs:
-// ValuesIndicesOut.cpp).
+// torch.qr, matrix_norm and norm, pinv and matrix_rank, lu_factor, lu and lu_unpack (the out=
+// overloads of several outputs: ValuesIndicesOut.cpp).
 // Autograd follows the kernels' derivatives (csrc/autograd/derivatives.yaml).
 #include <algorithm>
 #include <limits>
@@ -49,6 +49,18 @@
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/where.h>
+#include <tcore/ops/add.h>
+#include <tcore/ops/empty.h>
+#include <tcore/ops/eye.h>
+#include <tcore/ops/triu.h>
+#include <tcore/ops/tril.h>
+#include <tcore/ops/lu_solve_native.h>
+#include <tcore/ops/linalg_lu_solve.h>
+#include <tcore/ops/linalg_lu_native.h>
+#include <tcore/ops/lu_unpack_native.h>
+#include <tcore/ops/lu_unpack.h>
+#include <tcore/ops/linalg_lu_factor_native.h>
+#include <tcore/ops/linalg_lu_factor_ex.h>
 #include <tcore/ops/linalg_svd.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/matmul.h>
@@ -335,6 +347,86 @@ Tensor linalg_matrix_rank(const Tensor& A, double tol, bool hermitian) {
 
 Tensor linalg_matrix_rank(const Tensor& A, const Tensor& tol, bool hermitian) {
   return tcore::linalg_matrix_rank(A, tol, tcore::zeros({}, ScalarType::Double), hermitian);
+}
+
+namespace {
+// The permutation P (*, m, m) of LAPACK's row interchanges (pivots (*, k), 1-based: row i was
+// swapped with row pivots[i]) in the factors' dtype: A = P L U.
+Tensor permutation_of(const Tensor& pivots, int64_t m, ScalarType dtype) {
+  TCORE_CHECK_TYPE(pivots.dtype() == ScalarType::Int, "torch.lu_unpack: LU_pivots is expected to be a contiguous "
+                   "tensor of torch.int32 dtype. Note: this function is intended to be used with the output produced "
+                   "by torch.linalg.lu_factor");
+  std::vector<int64_t> shape(pivots.sizes().begin(), pivots.sizes().end() - 1);
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  shape.insert(shape.end(), {m, m});
+  const Tensor p = contiguous_copy(pivots);
+  const int64_t k = pivots.sizes()[pivots.dim() - 1];
+  const int* piv = p.data_ptr<int>();
+  TCORE_CHECK_VALUE(std::all_of(piv, piv + p.numel(), [m](int v) { return v >= 1 && v <= m; }),
+                    "torch.lu_unpack: pivots must be between 1 and ", m, " (LAPACK's row interchanges)");
+  Tensor P = tcore::zeros(shape, dtype);
+  std::vector<int64_t> perm(static_cast<size_t>(m));
+  const auto fill = [&](auto* out) {
+    for (int64_t b = 0; b < count; ++b) {
+      for (int64_t i = 0; i < m; ++i) perm[i] = i;
+      for (int64_t i = 0; i < k; ++i) std::swap(perm[i], perm[piv[b * k + i] - 1]);
+      for (int64_t i = 0; i < m; ++i) out[b * m * m + perm[i] * m + i] = 1;  // (P^T A)[i] = A[perm[i]]
+    }
+  };
+  if (dtype == ScalarType::Float) fill(P.data_ptr<float>());
+  else fill(P.data_ptr<double>());
+  return P;
+}
+
+std::string lu_zero_pivot(const Tensor& A, const Tensor& info, const char* op) {
+  const Tensor flat = contiguous_copy(info);
+  const int* v = flat.data_ptr<int>();
+  for (int64_t i = 0; i < flat.numel(); ++i)
+    if (v[i] > 0)
+      return std::string(op) + ": " + (A.dim() > 2 ? "(Batch element " + std::to_string(i) + "): " : "") + "U[" +
+             std::to_string(v[i]) + "," + std::to_string(v[i]) + "] is zero and using it on lu_solve would result in a "
+             "division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
+             "or linalg.lu_factor_ex(A, pivot)";
+  return "";
+}
+}  // namespace
+
+// The LU factors of torch.linalg.lu_factor: a zero pivot raises (lu_factor_ex reports it in info).
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
+  const auto [LU, pivots, info] = tcore::linalg_lu_factor_ex(A, pivot, false);
+  const std::string error = lu_zero_pivot(A, info, "torch.linalg.lu_factor");
+  TCORE_CHECK_LINALG(error.empty(), error);
+  return {LU, pivots};
+}
+
+// P (*, m, m), L (*, m, k) with ones on its diagonal and U (*, k, n) out of LU and its pivots; the
+// ones not asked for are empty, as torch's. L and U are differentiable operators of LU.
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
+                                             bool unpack_pivots) {
+  TCORE_CHECK_VALUE(LU.dim() >= 2, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: ",
+                    shape_str(LU.sizes()), " instead");
+  const int64_t m = LU.sizes()[LU.dim() - 2], n = LU.sizes()[LU.dim() - 1], k = std::min(m, n);
+  TCORE_CHECK_VALUE(pivots.dim() == LU.dim() - 1 && pivots.sizes()[pivots.dim() - 1] == k,
+                    "torch.lu_unpack: LU_pivots should be of shape (*, min(m, n)) for LU_data (*, m, n)");
+  Tensor P = tcore::empty({0}, LU.dtype()), L = P, U = P;
+  if (unpack_data) {
+    U = tcore::triu(tcore::narrow(LU, -2, 0, k));
+    L = tcore::add(tcore::tril(tcore::narrow(LU, -1, 0, k), -1), tcore::eye(m, k, LU.dtype()));
+  }
+  if (unpack_pivots) P = permutation_of(pivots, m, LU.dtype());
+  return {P, L, U};
+}
+
+// A = P L U (torch.linalg.lu): lu_factor_ex's factors unpacked; a singular A does not raise.
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  const auto [LU, pivots, info] = tcore::linalg_lu_factor_ex(A, pivot, false);
+  return tcore::lu_unpack(LU, pivots, true, true);
+}
+
+// torch.lu_solve (deprecated there): linalg.lu_solve with B first
+Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  return tcore::linalg_lu_solve(LU_data, LU_pivots, self, true, false);
 }
 
 }  // namespace tcore::native

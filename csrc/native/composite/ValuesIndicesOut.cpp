@@ -26,6 +26,14 @@
 #include <tcore/ops/linalg_svd_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_qr.h>
+#include <tcore/ops/lu_unpack_native.h>
+#include <tcore/ops/lu_unpack.h>
+#include <tcore/ops/linalg_lu_native.h>
+#include <tcore/ops/linalg_lu.h>
+#include <tcore/ops/linalg_lu_factor_ex_native.h>
+#include <tcore/ops/linalg_lu_factor_ex.h>
+#include <tcore/ops/linalg_lu_factor_native.h>
+#include <tcore/ops/linalg_lu_factor.h>
 #include <tcore/ops/linalg_qr_native.h>
 #include <tcore/ops/qr.h>
 #include <tcore/ops/qr_native.h>
@@ -58,10 +66,10 @@ void copy_into(const Tensor& out, const Tensor& result, const char* op) {
   tcore::copy_(out, result);
 }
 
-// (values, indices): indices must be int64, values are cast; any other pair (`same_dtypes`): each
+// (values, indices): indices must be int64, values are cast; any other pair (`exact_dtypes`): each
 // out of its result's dtype, as the generated kernels check.
-Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const char* op, bool same_dtypes = false) {
-  if (same_dtypes) {
+Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const char* op, bool exact_dtypes = false) {
+  if (exact_dtypes) {
     autogen::check_out(values, std::get<0>(result), false);
     autogen::check_out(indices, std::get<1>(result), false);
   } else {
@@ -148,6 +156,24 @@ Pair linalg_qr_out(const Tensor& A, std::string_view mode, const Tensor& Q, cons
 
 Pair qr_out(const Tensor& self, bool some, const Tensor& Q, const Tensor& R) {
   return into(tcore::qr(self, some), Q, R, "qr.Q", true);
+}
+
+Pair linalg_lu_factor_out(const Tensor& A, bool pivot, const Tensor& LU, const Tensor& pivots) {
+  return into(tcore::linalg_lu_factor(A, pivot), LU, pivots, "linalg_lu_factor.out", true);
+}
+
+Triple linalg_lu_factor_ex_out(const Tensor& A, bool pivot, bool check_errors, const Tensor& LU, const Tensor& pivots,
+                               const Tensor& info) {
+  return into(tcore::linalg_lu_factor_ex(A, pivot, check_errors), LU, pivots, info, "linalg_lu_factor_ex.out");
+}
+
+Triple linalg_lu_out(const Tensor& A, bool pivot, const Tensor& P, const Tensor& L, const Tensor& U) {
+  return into(tcore::linalg_lu(A, pivot), P, L, U, "linalg_lu.out");
+}
+
+Triple lu_unpack_out(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots,
+                     const Tensor& P, const Tensor& L, const Tensor& U) {
+  return into(tcore::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots), P, L, U, "lu_unpack.out");
 }
 
 Triple linalg_svd_out(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver, const Tensor& U,

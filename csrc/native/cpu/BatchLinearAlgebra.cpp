@@ -1,6 +1,6 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
 // getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
-// eigh (syevd), svd (gesdd), qr (gelqf, orglq), the solve of triangular systems (trsm), for a
+// eigh (syevd), svd (gesdd), qr (gelqf, orglq), lu_factor and lu_solve (getrf, getrs), the solve of triangular systems (trsm), for a
 // matrix or a batch of them, float32 and float64, with torch's checks and messages; a matrix the
 // factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
 // Built without OpenBLAS, they raise.
@@ -29,6 +29,9 @@
 #include <tcore/ops/linalg_det_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_inv_native.h>
+#include <tcore/ops/linalg_lu_factor_ex_native.h>
+#include <tcore/ops/linalg_lu_solve_native.h>
+#include <tcore/ops/expand.h>
 #include <tcore/ops/linalg_qr_native.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/transpose.h>
@@ -88,6 +91,8 @@ void with_workspace(const Call& call) {
 }
 void getrf(int n, float* a, int* ipiv, int* info) { sgetrf_(&n, &n, a, &n, ipiv, info); }
 void getrf(int n, double* a, int* ipiv, int* info) { dgetrf_(&n, &n, a, &n, ipiv, info); }
+void getrf(int m, int n, float* a, int* ipiv, int* info) { sgetrf_(&m, &n, a, &m, ipiv, info); }
+void getrf(int m, int n, double* a, int* ipiv, int* info) { dgetrf_(&m, &n, a, &m, ipiv, info); }
 template <typename T>
 void getri(int n, T* a, const int* ipiv, int* info) {
   with_workspace<T>([&](T* work, int lwork) {
@@ -111,11 +116,11 @@ void orglq(int rows, int n, int k, T* a, int lda, const T* tau, int* info) {
     else dorglq_(&rows, &n, &k, a, &lda, tau, work, &lwork, info);
   });
 }
-void getrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
-  sgetrs_("T", &n, &nrhs, a, &n, ipiv, b, &n, info);
+void getrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info, const char* trans = "T") {
+  sgetrs_(trans, &n, &nrhs, a, &n, ipiv, b, &n, info);
 }
-void getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
-  dgetrs_("T", &n, &nrhs, a, &n, ipiv, b, &n, info);
+void getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* info, const char* trans = "T") {
+  dgetrs_(trans, &n, &nrhs, a, &n, ipiv, b, &n, info);
 }
 void potrf(int n, float* a, int* info) { spotrf_("U", &n, a, &n, info); }
 void potrf(int n, double* a, int* info) { dpotrf_("U", &n, a, &n, info); }
@@ -489,6 +494,95 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
   });
 #endif
   return {U, S, Vh};
+}
+
+// A = P L U for A (*, m, n) with partial pivoting (getrf): L's strict lower part and U packed in LU
+// (*, m, n), pivots (*, k) 1-based as LAPACK's (int32), info (*) the first zero pivot's place
+// (1-based) or 0, as torch's; check_errors: a zero pivot raises. LAPACK factors the column-major
+// copy of A (A^T's row-major), read back transposed.
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  TCORE_CHECK_VALUE(A.dim() >= 2, "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: ",
+                    shape_str(A.sizes()), " instead");
+  check_linalg_float(A, "linalg.lu_factor");
+  TCORE_CHECK_VALUE(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
+  require_lapack("linalg.lu_factor");
+  const int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = std::min(m, n);
+  check_lapack_size(std::max(m, n), "linalg.lu_factor");
+  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  std::vector<int64_t> pivots_shape = batch;
+  pivots_shape.push_back(k);
+  Tensor columns = fresh_copy(tcore::transpose(A, -2, -1));  // each matrix column-major
+  Tensor pivots = empty_cpu(pivots_shape, ScalarType::Int), info = empty_cpu(batch, ScalarType::Int);
+  const int64_t count = m == 0 || n == 0 ? 0 : A.numel() / (m * n);
+  int* piv = pivots.data_ptr<int>();
+  int* inf = info.data_ptr<int>();
+  std::fill_n(inf, info.numel(), 0);
+#if TCORE_HAVE_BLAS
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* a = columns.data_ptr<T>();
+    for (int64_t i = 0; i < count; ++i) {
+      getrf(static_cast<int>(m), static_cast<int>(n), a + i * m * n, piv + i * k, inf + i);
+      TCORE_CHECK_LINALG(!check_errors || inf[i] == 0, "torch.linalg.lu_factor_ex: ", batch_prefix(A, i), "U[",
+                         inf[i], ",", inf[i], "] is zero and using it on lu_solve would result in a division by "
+                         "zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
+                         "or linalg.lu_factor_ex(A, pivot)");
+    }
+  });
+#endif
+  return {contiguous_copy(tcore::transpose(columns, -2, -1)), pivots, info};
+}
+
+// op(A) X = B (left) or X op(A) = B, A = P L U from linalg_lu_factor (op: the transpose when
+// adjoint), B (*, n, k) or (*, k, n); the batches broadcast. getrs on the column-major LU: left,
+// B's column-major copy; right, B^T, whose column-major form is B's row-major one, with the
+// other transposition.
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  TCORE_CHECK_VALUE(LU.dim() >= 2, "linalg.lu_solve: The input tensor LU must have at least 2 dimensions.");
+  TCORE_CHECK_VALUE(B.dim() >= 2, "linalg.lu_solve: The input tensor B must have at least 2 dimensions.");
+  check_linalg_square(LU, "torch.linalg.lu_solve");
+  check_linalg_float(LU, "linalg.lu_solve");
+  const int64_t n = LU.sizes()[LU.dim() - 1];
+  const int64_t rows = B.sizes()[B.dim() - 2], cols = B.sizes()[B.dim() - 1];
+  TCORE_CHECK_VALUE(left ? rows == n : cols == n, "linalg.lu_solve: Incompatible shapes of A and B for the equation ",
+                    left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
+  TCORE_CHECK_TYPE(LU.dtype() == B.dtype(), "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU "
+                   "of type ", LU.dtype(), " and B of type ", B.dtype(), " instead");
+  TCORE_CHECK_TYPE(pivots.dtype() == ScalarType::Int, "linalg.lu_solve: pivots should be a Tensor of scalar type int32");
+  TCORE_CHECK_VALUE(pivots.dim() == LU.dim() - 1 && pivots.sizes()[pivots.dim() - 1] == n &&
+                        std::equal(LU.sizes().begin(), LU.sizes().end() - 2, pivots.sizes().begin()),
+                    "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with "
+                    "shape ", shape_str(pivots.sizes()), " instead");
+  require_lapack("linalg.lu_solve");
+  check_lapack_size(std::max({n, rows, cols}), "linalg.lu_solve");
+  std::vector<int64_t> batch = broadcast_shapes(IntArrayRef(LU.sizes().data(), LU.sizes().size() - 2),
+                                                IntArrayRef(B.sizes().data(), B.sizes().size() - 2));
+  std::vector<int64_t> lu_shape = batch, piv_shape = batch, b_shape = batch;
+  lu_shape.insert(lu_shape.end(), {n, n});
+  piv_shape.push_back(n);
+  b_shape.insert(b_shape.end(), {rows, cols});
+  const Tensor a = fresh_copy(tcore::transpose(tcore::expand(LU, lu_shape), -2, -1));  // column-major LU
+  const Tensor piv = contiguous_copy(tcore::expand(pivots, piv_shape));
+  const Tensor expanded = tcore::expand(B, b_shape);
+  Tensor x = fresh_copy(left ? tcore::transpose(expanded, -2, -1) : expanded);
+  const int64_t count = n == 0 ? 0 : a.numel() / (n * n), nrhs = left ? cols : rows;
+  const char* trans = left == adjoint ? "T" : "N";
+  const int* pp = piv.data_ptr<int>();
+  TCORE_CHECK_VALUE(std::all_of(pp, pp + piv.numel(), [n](int p) { return p >= 1 && p <= n; }),
+                    "linalg.lu_solve: pivots must be between 1 and ", n, " (LAPACK's row interchanges, as "
+                    "linalg.lu_factor returns them)");  // (getrs would read past the matrix)
+#if TCORE_HAVE_BLAS
+  dispatch_lapack(LU.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; nrhs > 0 && i < count; ++i) {
+      int info = 0;
+      getrs(static_cast<int>(n), static_cast<int>(nrhs), a.data_ptr<T>() + i * n * n, piv.data_ptr<int>() + i * n,
+            x.data_ptr<T>() + i * n * nrhs, &info, trans);
+      TCORE_CHECK_VALUE(info == 0, "linalg.lu_solve: invalid pivots (LAPACK's getrs: info ", info, ")");
+    }
+  });
+#endif
+  return left ? contiguous_copy(tcore::transpose(x, -2, -1)) : x;
 }
 
 // A = Q R for A (*, m, n), k = min(m, n): mode "reduced" Q (*, m, k), R (*, k, n); "complete" Q
