@@ -85,6 +85,7 @@ for _op, _names in {"max.dim_max": ("max", "max_values"), "min.dim_min": ("min",
 _INT_OUT = lambda tc: tc.empty(0, dtype=tc.int32)  # noqa: E731
 OVERRIDES["linalg_lu_factor.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT)  # (LAPACK's int32 pivots)
 OVERRIDES["linalg_lu_factor_ex.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT, info=_INT_OUT)
+OVERRIDES["linalg_lstsq.out"] = dict(solution=_OUT, residuals=_OUT, rank=_LONG_OUT, singular_values=_OUT)
 for _op in ("all.all_out", "all.out", "any.all_out", "any.out"):  # a bool out (or uint8), as torch requires
     OVERRIDES[_op] = {"out": lambda tc: tc.empty(0, dtype=tc.bool)}
 for _op, _kinds in {"_unique2.out": (_OUT, _LONG_OUT, _LONG_OUT), "unique_dim.out": (_OUT, _LONG_OUT, _LONG_OUT),

@@ -864,3 +864,93 @@ def test_lu_solve_derivatives_as_torch(left, adjoint):
     for o, t in zip(*results):
         np.testing.assert_allclose(o, t, rtol=1e-8, atol=1e-9)
     np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-8, atol=1e-9)
+
+
+LSTSQ_CASES = [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((4, 4), (4, 1)), ((2, 5, 3), (1, 5, 2)), ((5, 3), (5,)),
+               ((2, 5, 3), (2, 5)), ((0, 3), (0, 2)), ((4, 0), (4, 2))]
+
+
+@pytest.mark.parametrize("shapes", LSTSQ_CASES, ids=str)
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_as_torch(shapes, driver):
+    """solution, residuals (only where torch computes them), rank and singular values of every driver."""
+    if driver == "gels" and shapes[0][-1] > shapes[0][-2]:
+        pytest.skip("gels of a wide matrix: LAPACK's minimum-norm solution, torch's too, but no rank check")
+    rng = np.random.default_rng(12)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    for dtype, tol in (("float64", 1e-9), ("float32", 2e-4)):
+        ours, theirs = both(lambda L, x, y: tuple(L.linalg.lstsq(x, y, driver=driver)), a, b, dtype=dtype)
+        for o, t in zip(ours, theirs):
+            assert o.shape == t.shape and o.dtype == t.dtype, (o.shape, t.shape, o.dtype, t.dtype)
+            np.testing.assert_allclose(o, t, rtol=tol, atol=tol)
+
+
+def test_lstsq_without_right_hand_sides():
+    """B with no columns (torch 2.13's gelsd and gelss crash there): no solutions, A's rank and
+    singular values all the same."""
+    a = rank_deficient((4, 3), 2, 18)
+    for driver in ("gelsy", "gelsd", "gelss"):
+        r = tcore.linalg.lstsq(tcore.tensor(a), tcore.ones(4, 0, dtype=tcore.float64), driver=driver)
+        assert tuple(r.solution.shape) == (3, 0) and r.rank.item() == 2
+        if driver != "gelsy":
+            np.testing.assert_allclose(r.singular_values.numpy(), np.linalg.svd(a, compute_uv=False), atol=1e-12)
+
+
+@pytest.mark.parametrize("driver", [None, "gelsd"])
+def test_lstsq_of_rank_deficient_matrices_and_rcond_as_torch(driver):
+    a, b = rank_deficient((6, 4), 2, 13), np.random.default_rng(14).standard_normal((6, 3))
+    # (a rank cut by rcond: gelsy's basic solution depends on how the LAPACK at hand estimates the
+    # condition, OpenBLAS's reference code or torch's MKL; the SVD drivers' minimum-norm one does not)
+    for kw in ({}, {"rcond": 1e-12}) if driver is None else ({}, {"rcond": 0.5}, {"rcond": 1e-12}):
+        ours, theirs = both(lambda L, x, y: tuple(L.linalg.lstsq(x, y, driver=driver, **kw)), a, b)
+        for o, t in zip(ours, theirs):
+            np.testing.assert_allclose(o, t, rtol=1e-8, atol=1e-8)
+
+
+def test_lstsq_out_and_errors_as_torch():
+    a, b = np.random.default_rng(15).standard_normal((5, 3)), np.random.default_rng(16).standard_normal((5, 2))
+    for lib in LIBS:
+        outs = (lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int64),
+                lib.empty(0, dtype=lib.float64))
+        got = lib.linalg.lstsq(lib.tensor(a), lib.tensor(b), driver="gelsd", out=outs)
+        assert all(g is o for g, o in zip(got, outs)) and tuple(outs[3].shape) == (3,)
+    cases = [
+        (True, lambda L: L.linalg.lstsq(L.ones(5, 3), L.ones(5, 2), driver="foo")),
+        (True, lambda L: L.linalg.lstsq(L.ones(5, 3), L.ones(4, 2))),
+        (False, lambda L: L.linalg.lstsq(L.ones(5, 3), L.ones(5, 2, dtype=L.float64))),
+        (True, lambda L: L.linalg.lstsq(L.ones(3), L.ones(3, 2))),
+        (True, lambda L: L.linalg.lstsq(L.ones(5, 3), L.ones(2, 3, 5, 2))),
+        (False, lambda L: L.linalg.lstsq(L.ones(5, 3, dtype=L.int64), L.ones(5, 2, dtype=L.int64))),
+    ]
+    for words, case in cases:
+        ours, theirs = error_of(lambda: case(tcore)), error_of(lambda: case(torch))
+        assert isinstance(ours, RuntimeError) and isinstance(theirs, RuntimeError), (ours, theirs)
+        if words:
+            assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("shapes", [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((2, 5, 3), (2, 5))], ids=str)
+@pytest.mark.parametrize("driver", [None, "gelsd"])
+def test_lstsq_derivatives_as_torch(shapes, driver):
+    """Through the solution and the residuals: gradients in A and B, second derivatives, tangents."""
+    rng = np.random.default_rng(17)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    results, tangents = [], []
+    for lib in LIBS:
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        r = lib.linalg.lstsq(x, y, driver=driver)
+        loss = (r.solution ** 2).sum() + (r.residuals.sum() if r.residuals.numel() else 0)
+        gx, gy = lib.autograd.grad(loss, (x, y), create_graph=True)
+        (gg,) = lib.autograd.grad((gx * gx).sum() + (gy * gy).sum(), x)
+        results.append((gx.detach().numpy(), gy.detach().numpy(), gg.numpy()))
+        with lib.autograd.forward_ad.dual_level():
+            dx = lib.autograd.forward_ad.make_dual(lib.tensor(a), lib.tensor(a[..., ::-1, :].copy()))
+            dy = lib.autograd.forward_ad.make_dual(lib.tensor(b), lib.tensor(b * 0.5))
+            r = lib.linalg.lstsq(dx, dy, driver=driver)
+            tangents.append([lib.autograd.forward_ad.unpack_dual(t).tangent for t in (r.solution, r.residuals)])
+    for o, t in zip(*results):
+        np.testing.assert_allclose(o, t, rtol=1e-7, atol=1e-8)
+    for o, t in zip(*tangents):
+        assert (o is None) == (t is None)
+        if o is not None:
+            np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-8, atol=1e-9)

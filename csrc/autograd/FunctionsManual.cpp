@@ -19,6 +19,7 @@
 #include <tcore/ops/sub.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/tril.h>
+#include <tcore/ops/linalg_pinv.h>
 #include <tcore/ops/linalg_lu_solve.h>
 #include <tcore/ops/lu_unpack.h>
 #include <tcore/ops/squeeze.h>
@@ -1183,6 +1184,61 @@ Tensor linalg_lu_solve_jvp(const Tensor& X, const Tensor& LU, const Tensor& pivo
     rhs = rhs.defined() ? tcore::sub(rhs, product) : tcore::neg(product);
   }
   return rhs.defined() ? tcore::linalg_lu_solve(LU, pivots, rhs, left, adjoint) : Tensor();
+}
+
+namespace {
+// lstsq's B as a matrix: a vector right-hand side (B.dim() == A.dim() - 1) gets its column dim
+bool lstsq_vector(const Tensor& A, const Tensor& B) { return B.dim() == A.dim() - 1; }
+Tensor as_columns(const Tensor& A, const Tensor& x) { return lstsq_vector(A, x) ? tcore::unsqueeze(x, -1) : x; }
+}  // namespace
+
+// X = A^+ B (the least-squares solution, torch's way through pinv), and the squared residuals
+// L_j = |A x_j - b_j|^2, whose derivative needs not X's (X is where it is smallest): 2 r x_j^T for
+// A, -2 r for b, r = A X - B.
+std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& gX_, const Tensor& gL, const Tensor& A, const Tensor& B_,
+                                                 const Tensor& X_, const std::array<bool, 2>& grad_input_mask) {
+  const bool residuals = gL.defined() && gL.numel() > 0;
+  if (!gX_.defined() && !residuals) return {};
+  const Tensor B = as_columns(A, B_), X = as_columns(A, X_);
+  Tensor gA, gB;
+  if (gX_.defined()) {
+    const Tensor gX = as_columns(A, gX_), pinvA = tcore::linalg_pinv(A, std::optional<Tensor>(), std::optional<Tensor>(), false);
+    if (grad_input_mask[0]) gA = pinv_backward(tcore::matmul(gX, mT(B)), pinvA, A);
+    if (grad_input_mask[1]) gB = tcore::matmul(mT(pinvA), gX);
+  }
+  if (residuals) {
+    const Tensor r2 = tcore::mul(tcore::sub(tcore::matmul(A, X), B), tcore::mul(tcore::unsqueeze(gL, -2), Scalar(2)));
+    if (grad_input_mask[0]) {
+      const Tensor part = tcore::matmul(r2, mT(X));
+      gA = gA.defined() ? tcore::add(gA, part) : part;
+    }
+    if (grad_input_mask[1]) gB = gB.defined() ? tcore::sub(gB, r2) : tcore::neg(r2);
+  }
+  if (gB.defined() && lstsq_vector(A, B_)) gB = tcore::squeeze(gB, -1);
+  return {gA, gB};
+}
+
+Tensor linalg_lstsq_solution_jvp(const Tensor& A, const Tensor& B_, const Tensor& dA, const Tensor& dB_) {
+  const Tensor pinvA = tcore::linalg_pinv(A, std::optional<Tensor>(), std::optional<Tensor>(), false);
+  Tensor dX;
+  if (dA.defined()) dX = tcore::matmul(pinv_jvp(A, pinvA, dA), as_columns(A, B_));
+  if (dB_.defined()) {
+    const Tensor part = tcore::matmul(pinvA, as_columns(A, dB_));
+    dX = dX.defined() ? tcore::add(dX, part) : part;
+  }
+  return dX.defined() && lstsq_vector(A, B_) ? tcore::squeeze(dX, -1) : dX;
+}
+
+Tensor linalg_lstsq_residuals_jvp(const Tensor& A, const Tensor& B_, const Tensor& dA, const Tensor& dB_,
+                                  const Tensor& X_, const Tensor& L) {
+  if (L.numel() == 0) return tcore::zeros_like(L);
+  const Tensor B = as_columns(A, B_), X = as_columns(A, X_);
+  const Tensor r = tcore::sub(tcore::matmul(A, X), B);
+  Tensor dr;
+  if (dA.defined()) dr = tcore::matmul(dA, X);
+  if (dB_.defined()) dr = dr.defined() ? tcore::sub(dr, as_columns(A, dB_)) : tcore::neg(as_columns(A, dB_));
+  if (!dr.defined()) return Tensor();
+  return tcore::mul(tcore::sum(tcore::mul(r, dr), std::vector<int64_t>{-2}, false, std::nullopt), Scalar(2));
 }
 
 Tensor svd_backward(const Tensor& gU_full, const Tensor& gS, const Tensor& gVh_full, const Tensor& U_full,

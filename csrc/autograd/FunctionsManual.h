@@ -280,6 +280,12 @@ Tensor linalg_lu_solve_LU(const Tensor& grad, const Tensor& LU, const Tensor& pi
                           bool adjoint);
 Tensor linalg_lu_solve_jvp(const Tensor& X, const Tensor& LU, const Tensor& pivots, const Tensor& LU_t,
                            const Tensor& B_t, bool left, bool adjoint);
+// lstsq (torch's linalg_lstsq_backward and its tangents; the residuals' too)
+std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& gX, const Tensor& gL, const Tensor& A, const Tensor& B,
+                                                 const Tensor& X, const std::array<bool, 2>& grad_input_mask);
+Tensor linalg_lstsq_solution_jvp(const Tensor& A, const Tensor& B, const Tensor& dA, const Tensor& dB);
+Tensor linalg_lstsq_residuals_jvp(const Tensor& A, const Tensor& B, const Tensor& dA, const Tensor& dB, const Tensor& X,
+                                  const Tensor& L);
 Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V);
 Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V);
 

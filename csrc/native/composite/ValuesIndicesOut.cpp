@@ -26,6 +26,8 @@
 #include <tcore/ops/linalg_svd_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_qr.h>
+#include <tcore/ops/linalg_lstsq_native.h>
+#include <tcore/ops/linalg_lstsq.h>
 #include <tcore/ops/lu_unpack_native.h>
 #include <tcore/ops/lu_unpack.h>
 #include <tcore/ops/linalg_lu_native.h>
@@ -89,6 +91,14 @@ Triple into(const Triple& result, const Tensor& a, const Tensor& b, const Tensor
   copy_into(b, std::get<1>(result), op);
   copy_into(c, std::get<2>(result), op);
   return Triple(a, b, c);
+}
+
+using Quad = ::std::tuple<Tensor, Tensor, Tensor, Tensor>;
+Quad into(const Quad& result, const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& d, const char* op) {
+  const auto [w, x, y] = into(Triple(std::get<0>(result), std::get<1>(result), std::get<2>(result)), a, b, c, op);
+  autogen::check_out(d, std::get<3>(result), false);
+  copy_into(d, std::get<3>(result), op);
+  return Quad(a, b, c, d);
 }
 
 }  // namespace
@@ -174,6 +184,13 @@ Triple linalg_lu_out(const Tensor& A, bool pivot, const Tensor& P, const Tensor&
 Triple lu_unpack_out(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots,
                      const Tensor& P, const Tensor& L, const Tensor& U) {
   return into(tcore::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots), P, L, U, "lu_unpack.out");
+}
+
+Quad linalg_lstsq_out(const Tensor& self, const Tensor& b, std::optional<double> rcond,
+                      std::optional<std::string_view> driver, const Tensor& solution, const Tensor& residuals,
+                      const Tensor& rank, const Tensor& singular_values) {
+  return into(tcore::linalg_lstsq(self, b, rcond, driver), solution, residuals, rank, singular_values,
+              "linalg_lstsq.out");
 }
 
 Triple linalg_svd_out(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver, const Tensor& U,

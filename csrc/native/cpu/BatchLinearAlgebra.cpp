@@ -1,6 +1,7 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
 // getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
-// eigh (syevd), svd (gesdd), qr (gelqf, orglq), lu_factor and lu_solve (getrf, getrs), the solve of triangular systems (trsm), for a
+// eigh (syevd), svd (gesdd), qr (gelqf, orglq), lu_factor and lu_solve (getrf, getrs), lstsq (gels,
+// gelsy, gelsd, gelss), the solve of triangular systems (trsm), for a
 // matrix or a batch of them, float32 and float64, with torch's checks and messages; a matrix the
 // factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
 // Built without OpenBLAS, they raise.
@@ -35,6 +36,13 @@
 #include <tcore/ops/linalg_qr_native.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/transpose.h>
+#include <tcore/ops/mul.h>
+#include <tcore/ops/sum.h>
+#include <tcore/ops/squeeze.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/zeros.h>
+#include <tcore/ops/narrow.h>
+#include <tcore/ops/linalg_lstsq_native.h>
 
 #include "native/LinearAlgebraChecks.h"
 #include "native/TensorUtils.h"
@@ -65,6 +73,22 @@ void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const i
              const int* lwork, int* iwork, const int* liwork, int* info);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
              const int* lwork, int* iwork, const int* liwork, int* info);
+void sgels_(const char* trans, const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+            const int* ldb, float* work, const int* lwork, int* info);
+void dgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+            const int* ldb, double* work, const int* lwork, int* info);
+void sgelsy_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, int* jpvt,
+             const float* rcond, int* rank, float* work, const int* lwork, int* info);
+void dgelsy_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             int* jpvt, const double* rcond, int* rank, double* work, const int* lwork, int* info);
+void sgelsd_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, float* s,
+             const float* rcond, int* rank, float* work, const int* lwork, int* iwork, int* info);
+void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             double* s, const double* rcond, int* rank, double* work, const int* lwork, int* iwork, int* info);
+void sgelss_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, float* s,
+             const float* rcond, int* rank, float* work, const int* lwork, int* info);
+void dgelss_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             double* s, const double* rcond, int* rank, double* work, const int* lwork, int* info);
 void sgelqf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork, int* info);
 void dgelqf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
              int* info);
@@ -108,6 +132,40 @@ void gelqf(int m, int n, T* a, int lda, T* tau, int* info) {
     if constexpr (std::is_same_v<T, float>) sgelqf_(&m, &n, a, &lda, tau, work, &lwork, info);
     else dgelqf_(&m, &n, a, &lda, tau, work, &lwork, info);
   });
+}
+// Least squares of the column-major m x n a (destroyed) against the ldb x nrhs b (the solutions
+// in its first n rows), by `driver`: gels (QR; full rank assumed), gelsy (complete orthogonal
+// factorization), gelsd and gelss (SVD: s). rank: the effective rank (not for gels).
+template <typename T>
+void least_squares(std::string_view driver, int m, int n, int nrhs, T* a, T* b, int ldb, T rcond, T* s, int* rank,
+                   int* info) {
+  const int lda = std::max(1, m);
+  constexpr bool f32 = std::is_same_v<T, float>;
+  if (driver == "gels") {
+    with_workspace<T>([&](T* work, int lwork) {
+      if constexpr (f32) sgels_("N", &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info);
+      else dgels_("N", &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info);
+    });
+  } else if (driver == "gelsy") {
+    std::vector<int> jpvt(static_cast<size_t>(std::max(1, n)), 0);
+    with_workspace<T>([&](T* work, int lwork) {
+      if constexpr (f32) sgelsy_(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt.data(), &rcond, rank, work, &lwork, info);
+      else dgelsy_(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt.data(), &rcond, rank, work, &lwork, info);
+    });
+  } else if (driver == "gelsd") {
+    int iwork_size = 1;
+    with_workspace<T>([&](T* work, int lwork) {
+      std::vector<int> iwork(static_cast<size_t>(std::max(1, iwork_size)));
+      if constexpr (f32) sgelsd_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork.data(), info);
+      else dgelsd_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork.data(), info);
+      if (lwork == -1) iwork_size = iwork[0];  // (the query also says iwork's size)
+    });
+  } else {
+    with_workspace<T>([&](T* work, int lwork) {
+      if constexpr (f32) sgelss_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, info);
+      else dgelss_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, info);
+    });
+  }
 }
 template <typename T>
 void orglq(int rows, int n, int k, T* a, int lda, const T* tau, int* info) {
@@ -583,6 +641,83 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   });
 #endif
   return left ? contiguous_copy(tcore::transpose(x, -2, -1)) : x;
+}
+
+// torch.linalg.lstsq on the CPU: the solutions (*, n, k) of min ||A X - B|| for A (*, m, n) and B
+// (*, m, k) or a vector (*, m), the batches broadcast; driver gelsy by default (torch's on the CPU),
+// rcond eps * max(m, n) by default. residuals (*, k): the squared residuals where m > n, the driver
+// is not gelsy and every matrix has full rank (else empty); rank (*) int64 but for gels; the
+// singular values (*, min(m, n)) for gelsd and gelss. As torch's.
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
+                                                        std::optional<std::string_view> driver_name) {
+  TCORE_CHECK_VALUE(A.dim() >= 2, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+  TCORE_CHECK_VALUE(B.dim() >= 1, "torch.linalg.lstsq: other must have at least 1 dimension.");
+  TCORE_CHECK_TYPE(A.dtype() == B.dtype(), "torch.linalg.lstsq: Expected input and other to have the same dtype, but "
+                   "got input's dtype ", A.dtype(), " and other's dtype ", B.dtype());
+  TCORE_CHECK_VALUE(A.dim() >= B.dim() && A.dim() - B.dim() <= 1, "torch.linalg.lstsq: input.dim() must be greater or "
+                    "equal to other.dim() and (input.dim() - other.dim()) <= 1");
+  check_linalg_float(A, "torch.linalg.lstsq");
+  const std::string_view driver = driver_name.value_or("gelsy");
+  TCORE_CHECK_VALUE(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss",
+                    "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  const bool vector = B.dim() == A.dim() - 1;
+  const Tensor b = vector ? tcore::unsqueeze(B, -1) : B;
+  TCORE_CHECK_VALUE(A.sizes()[A.dim() - 2] == b.sizes()[b.dim() - 2], "torch.linalg.lstsq: input.size(-2) should "
+                    "match other.size(", vector ? "-1" : "-2", ")");
+  require_lapack("torch.linalg.lstsq");
+  const int64_t m = A.sizes()[A.dim() - 2], n = A.sizes()[A.dim() - 1], k = b.sizes()[b.dim() - 1];
+  const int64_t rows = std::max<int64_t>({m, n, 1}), q = std::min(m, n);
+  check_lapack_size(std::max({m, n, k}), "torch.linalg.lstsq");
+  const std::vector<int64_t> batch = broadcast_shapes(IntArrayRef(A.sizes().data(), A.sizes().size() - 2),
+                                                      IntArrayRef(b.sizes().data(), b.sizes().size() - 2));
+  const auto with = [&](std::initializer_list<int64_t> tail) {
+    std::vector<int64_t> v = batch;
+    v.insert(v.end(), tail);
+    return v;
+  };
+  // LAPACK's layouts: A column-major (its transpose's row-major), B column-major in `rows` x k
+  const Tensor a = fresh_copy(tcore::transpose(tcore::expand(A, with({m, n})), -2, -1));
+  Tensor work_b = tcore::zeros(with({k, rows}), A.dtype());
+  copy_kernel(tcore::narrow(work_b, -1, 0, m), tcore::transpose(tcore::expand(b, with({m, k})), -2, -1));
+  int64_t count = 1;
+  for (int64_t d : batch) count *= d;
+  const bool ranked = driver != "gels", svd = driver == "gelsd" || driver == "gelss";
+  Tensor rank = ranked ? tcore::zeros(batch, ScalarType::Long) : empty_cpu({0}, ScalarType::Long);
+  Tensor S = svd ? empty_cpu(with({q}), A.dtype()) : empty_cpu({0}, A.dtype());
+  bool full_rank = true;
+#if TCORE_HAVE_BLAS
+  dispatch_lapack(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T cutoff = rcond ? static_cast<T>(*rcond) : std::numeric_limits<T>::epsilon() * static_cast<T>(std::max(m, n));
+    T* pa = a.data_ptr<T>();
+    T* pb = work_b.data_ptr<T>();
+    // (LAPACK's quick returns as torch meets them: gels zeroes B where A has no elements; no right-hand
+    // side gets one zero column, so that the rank and singular values are still computed)
+    std::vector<T> zero_column(static_cast<size_t>(k == 0 ? rows : 0));
+    for (int64_t i = 0; i < count; ++i) {
+      int r = 0, info = 0;
+      least_squares<T>(driver, static_cast<int>(m), static_cast<int>(n), static_cast<int>(std::max<int64_t>(k, 1)),
+                       pa + i * m * n, k == 0 ? zero_column.data() : pb + i * rows * k, static_cast<int>(rows), cutoff,
+                       svd ? S.data_ptr<T>() + i * q : nullptr, &r, &info);
+      TCORE_CHECK_LINALG(info == 0 || svd, "torch.linalg.lstsq: ", batch_prefix(A, i), "The least squares solution "
+                         "could not be computed because the input matrix does not have full rank (error code: ", info,
+                         ").");
+      TCORE_CHECK_LINALG(info == 0, "torch.linalg.lstsq: ", batch_prefix(A, i), "The algorithm failed to converge "
+                         "because the input matrix is ill-conditioned or has too many repeated singular values (error "
+                         "code: ", info, ").");
+      if (ranked) rank.data_ptr<int64_t>()[i] = r;
+      full_rank = full_rank && (!ranked || r == n);
+    }
+  });
+#endif
+  Tensor solution = contiguous_copy(tcore::transpose(tcore::narrow(work_b, -1, 0, n), -2, -1));
+  Tensor residuals = empty_cpu({0}, A.dtype());
+  if (m > n && driver != "gelsy" && full_rank) {  // the rows past n: Q^T B's part no solution reaches
+    const Tensor rest = tcore::narrow(work_b, -1, n, m - n);
+    residuals = tcore::sum(tcore::mul(rest, rest), std::vector<int64_t>{-1}, false, std::nullopt);
+  }
+  if (vector) solution = tcore::squeeze(solution, -1);
+  return {solution, residuals, rank, S};
 }
 
 // A = Q R for A (*, m, n), k = min(m, n): mode "reduced" Q (*, m, k), R (*, k, n); "complete" Q
