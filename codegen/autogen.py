@@ -49,6 +49,9 @@ CASTING_OUTS = frozenset("""
     mean.dtype_out min.out min.unary_out mse_loss.out mvlgamma.out nanmean.out nansum.out outer.out
     pow.Tensor_Scalar_out remainder.Scalar_out sinc.out square.out std.correction_out std.out true_divide.out
     var.correction_out var.out vstack.out
+    linalg_pinv.atol_rtol_tensor_out linalg_pinv.atol_rtol_float_out linalg_pinv.out linalg_pinv.out_rcond_tensor
+    linalg_matrix_rank.atol_rtol_tensor_out linalg_matrix_rank.atol_rtol_float_out linalg_matrix_rank.out
+    linalg_matrix_rank.out_tol_tensor
     special_digamma.out special_erf.out special_exp2.out special_expit.out special_expm1.out
     special_gammaln.out special_log1p.out special_logit.out special_logsumexp.out special_multigammaln.out
     special_polygamma.out special_psi.out

@@ -156,19 +156,15 @@ void grow_storage(const Tensor& t, size_t nbytes) {
   old.swap_memory(fresh);  // fresh now holds the old memory, released here
 }
 
-Tensor cast(const Tensor& t, ScalarType dtype) {
-  if (t.dtype() == dtype) return t;
-  Tensor out = empty_on(t.sizes(), dtype, t.device());
+Tensor copy_of(const Tensor& t, std::optional<ScalarType> dtype) {
+  Tensor out = empty_on(t.sizes(), dtype.value_or(t.dtype()), t.device());
   copy_kernel(out, t);
   return out;
 }
 
-Tensor contiguous_copy(const Tensor& t) {
-  if (t.is_contiguous()) return t;
-  Tensor out = empty_on(t.sizes(), t.dtype(), t.device());
-  copy_kernel(out, t);
-  return out;
-}
+Tensor cast(const Tensor& t, ScalarType dtype) { return t.dtype() == dtype ? t : copy_of(t, dtype); }
+
+Tensor contiguous_copy(const Tensor& t) { return t.is_contiguous() ? t : copy_of(t); }
 
 Tensor zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
   Tensor out = empty_cpu(sizes, dtype);

@@ -68,6 +68,9 @@ bool resize_output(const Tensor& out, IntArrayRef sizes, IntArrayRef strides = {
 // reads, is refused (PyTorch's error).
 void grow_storage(const Tensor& t, size_t nbytes);
 
+// A new contiguous tensor with the values of `t` in `dtype` (t's when absent), on t's device: never
+// t itself (LAPACK overwrites its copy).
+Tensor copy_of(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
 // A tensor of dtype `dtype` with the values of `t` (t itself when it has it).
 Tensor cast(const Tensor& t, ScalarType dtype);
 // A contiguous tensor with the values of `t`, on its device (t itself when it is contiguous).

@@ -177,7 +177,8 @@ NormInput norm_input(const Tensor& self, IntArrayRef dim, std::optional<ScalarTy
 
 // ord 2, -2 and nuc: the largest, the smallest or the sum of the singular values of the matrices
 // in dims d0, d1 (moved last); keepdim puts those dims back as 1s
-Tensor spectral_norm(const NormInput& in, const char* which, bool keepdim) {
+enum class Singular { kLargest, kSmallest, kSum };
+Tensor spectral_norm(const NormInput& in, Singular which, bool keepdim) {
   std::vector<int64_t> perm;
   for (int64_t d = 0; d < in.x.dim(); ++d)
     if (d != in.d0 && d != in.d1) perm.push_back(d);
@@ -187,10 +188,10 @@ Tensor spectral_norm(const NormInput& in, const char* which, bool keepdim) {
   Tensor r;
   if (s.sizes()[s.dim() - 1] == 0) {  // an empty matrix: 0, as torch's
     r = tcore::sum(s, IntArrayRef({-1}), false, std::nullopt);
-  } else if (std::string_view(which) == "nuc") {
+  } else if (which == Singular::kSum) {
     r = tcore::sum(s, IntArrayRef({-1}), false, std::nullopt);
   } else {
-    r = std::string_view(which) == "max" ? tcore::amax(s, IntArrayRef({-1}), false) : tcore::amin(s, IntArrayRef({-1}), false);
+    r = which == Singular::kLargest ? tcore::amax(s, IntArrayRef({-1}), false) : tcore::amin(s, IntArrayRef({-1}), false);
   }
   if (keepdim) {
     r = tcore::unsqueeze(r, std::min(in.d0, in.d1));
@@ -209,7 +210,7 @@ Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim
   const NormInput in = norm_input(self, dim, dtype);
   TCORE_CHECK_VALUE(o == 1 || o == -1 || o == 2 || o == -2 || o == inf || o == -inf, "linalg.matrix_norm: Order ", o,
                     " not supported.");
-  if (o == 2 || o == -2) return spectral_norm(in, o > 0 ? "max" : "min", keepdim);
+  if (o == 2 || o == -2) return spectral_norm(in, o > 0 ? Singular::kLargest : Singular::kSmallest, keepdim);
   // sum over the dim that runs along the lines (rows for 1, columns for inf), then extreme over the other
   const int64_t along = std::abs(o) == 1 ? in.d0 : in.d1, across = std::abs(o) == 1 ? in.d1 : in.d0;
   const Tensor sums = tcore::sum(tcore::abs(in.x), IntArrayRef({along}), true, std::nullopt);
@@ -222,7 +223,7 @@ Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef 
                           std::optional<ScalarType> dtype) {
   const NormInput in = norm_input(self, dim, dtype);
   TCORE_CHECK_VALUE(ord == "fro" || ord == "nuc", "linalg.matrix_norm: Order ", ord, " not supported.");
-  if (ord == "nuc") return spectral_norm(in, "nuc", keepdim);
+  if (ord == "nuc") return spectral_norm(in, Singular::kSum, keepdim);
   return tcore::linalg_vector_norm(in.x, Scalar(2.0), std::vector<int64_t>{in.d0, in.d1}, keepdim, std::nullopt);
 }
 

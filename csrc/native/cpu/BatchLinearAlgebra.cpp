@@ -214,14 +214,6 @@ void syevd(const char* uplo, int n, T* a, T* w, int* info) {
 }
 #endif
 
-// A contiguous copy of t, always a new tensor (LAPACK overwrites it; contiguous_copy returns a
-// contiguous t itself).
-Tensor fresh_copy(const Tensor& t) {
-  Tensor out = empty_cpu(t.sizes(), t.dtype());
-  copy_kernel(out, t);
-  return out;
-}
-
 // The matrices of a batch, copied: count of them, n x n each.
 struct Matrices {
   Tensor data;
@@ -229,7 +221,7 @@ struct Matrices {
 };
 Matrices matrices_of(const Tensor& A) {
   const int64_t n = A.sizes()[A.dim() - 1];
-  return {fresh_copy(A), n == 0 ? 0 : A.numel() / (n * n), n};
+  return {copy_of(A), n == 0 ? 0 : A.numel() / (n * n), n};
 }
 
 // "(Batch element 3): " where the input is a batch, as torch's messages name the failing matrix.
@@ -309,7 +301,7 @@ Tensor _linalg_solve(const Tensor& A, const Tensor& B) {
   const int64_t k = B.sizes()[B.dim() - 1];
   check_lapack_size(std::max(m.n, k), "linalg.solve");
   // B's matrices column-major (k x n row-major each), solved in place, transposed back
-  Tensor x = fresh_copy(tcore::transpose(B, -2, -1));
+  Tensor x = copy_of(tcore::transpose(B, -2, -1));
 #if TCORE_HAVE_BLAS
   dispatch_lapack(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -471,7 +463,7 @@ Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bo
   Matrices m = matrices_of(A);
   const int64_t k = B.sizes()[B.dim() - 1];
   check_lapack_size(std::max(m.n, k), "linalg.solve_triangular");
-  Tensor x = fresh_copy(B);
+  Tensor x = copy_of(B);
 #if TCORE_HAVE_BLAS
   if (k > 0 && m.n > 0) {
     dispatch_lapack(A.dtype(), [&](auto tag) {
@@ -526,7 +518,7 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
     return {U, S, Vh};
   }
 #if TCORE_HAVE_BLAS
-  Tensor a = fresh_copy(A);
+  Tensor a = copy_of(A);
   dispatch_lapack(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* pa = a.data_ptr<T>();
@@ -569,7 +561,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
   const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
   std::vector<int64_t> pivots_shape = batch;
   pivots_shape.push_back(k);
-  Tensor columns = fresh_copy(tcore::transpose(A, -2, -1));  // each matrix column-major
+  Tensor columns = copy_of(tcore::transpose(A, -2, -1));  // each matrix column-major
   Tensor pivots = empty_cpu(pivots_shape, ScalarType::Int), info = empty_cpu(batch, ScalarType::Int);
   const int64_t count = m == 0 || n == 0 ? 0 : A.numel() / (m * n);
   int* piv = pivots.data_ptr<int>();
@@ -619,10 +611,10 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   lu_shape.insert(lu_shape.end(), {n, n});
   piv_shape.push_back(n);
   b_shape.insert(b_shape.end(), {rows, cols});
-  const Tensor a = fresh_copy(tcore::transpose(tcore::expand(LU, lu_shape), -2, -1));  // column-major LU
+  const Tensor a = copy_of(tcore::transpose(tcore::expand(LU, lu_shape), -2, -1));  // column-major LU
   const Tensor piv = contiguous_copy(tcore::expand(pivots, piv_shape));
   const Tensor expanded = tcore::expand(B, b_shape);
-  Tensor x = fresh_copy(left ? tcore::transpose(expanded, -2, -1) : expanded);
+  Tensor x = copy_of(left ? tcore::transpose(expanded, -2, -1) : expanded);
   const int64_t count = n == 0 ? 0 : a.numel() / (n * n), nrhs = left ? cols : rows;
   const char* trans = left == adjoint ? "T" : "N";
   const int* pp = piv.data_ptr<int>();
@@ -676,7 +668,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const T
     return v;
   };
   // LAPACK's layouts: A column-major (its transpose's row-major), B column-major in `rows` x k
-  const Tensor a = fresh_copy(tcore::transpose(tcore::expand(A, with({m, n})), -2, -1));
+  const Tensor a = copy_of(tcore::transpose(tcore::expand(A, with({m, n})), -2, -1));
   Tensor work_b = tcore::zeros(with({k, rows}), A.dtype());
   copy_kernel(tcore::narrow(work_b, -1, 0, m), tcore::transpose(tcore::expand(b, with({m, k})), -2, -1));
   int64_t count = 1;
