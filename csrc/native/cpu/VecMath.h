@@ -252,6 +252,23 @@ struct Log1pSleef {
   static VF apply(VF v) { return fix<VF, float>(v, 1e38f, 1e-30f); }
   static VD apply(VD v) { return fix<VD, double>(v, 1e307, 1e-300); }
 };
+// e^a = 2^n e^r for |a| <= 104 (float32): Cephes' reduction a = n ln 2 + r (n to nearest, ln 2 in
+// two parts, n ln2_hi exact) and its degree-6 polynomial for e^r, within 1 ulp; the callers scale
+// by 2^n (Exp, exp_nonpositive).
+struct ExpParts {
+  VF p, n;
+};
+inline ExpParts exp_parts(VF a) {
+  const VF n = madd(a, VF{} + 1.44269504088896341f, VF{} + 12582912.0f) - 12582912.0f;
+  const VF r = madd(n, VF{} + 2.12194440e-4f, a - n * 0.693359375f);
+  VF p = madd(VF{} + 1.9875691500e-4f, r, VF{} + 1.3981999507e-3f);
+  p = madd(p, r, VF{} + 8.3334519073e-3f);
+  p = madd(p, r, VF{} + 4.1665795894e-2f);
+  p = madd(p, r, VF{} + 1.6666665459e-1f);
+  p = madd(p, r, VF{} + 5.0000001201e-1f);
+  return {madd(p, r * r, r) + 1.0f, n};
+}
+
 // e^x. float32 at AVX-512 inline (SLEEF's expf is a call: 4M values 1.47 ms, torch's 1.3): Cephes'
 // reduction x = n ln 2 + r (ln 2 in two parts) and degree-6 polynomial, within 1 ulp, times 2^n by
 // scalef, which rounds once into the subnormals and overflows to inf. x is clamped to [-104, 89]
@@ -265,15 +282,8 @@ struct Exp {
     const VF a = _mm512_maskz_min_ps(static_cast<__mmask16>(~zero), _mm512_set1_ps(89.0f),
                                      _mm512_maskz_max_ps(0xffff, _mm512_set1_ps(-104.0f), x));  // (masked forms:
     // the unmasked ones' undefined operand makes GCC 12 warn)
-    const VF n = madd(a, VF{} + 1.44269504088896341f, VF{} + 12582912.0f) - 12582912.0f;  // to nearest
-    const VF r = madd(n, VF{} + 2.12194440e-4f, a - n * 0.693359375f);  // (n ln2_hi: exact)
-    VF p = madd(VF{} + 1.9875691500e-4f, r, VF{} + 1.3981999507e-3f);
-    p = madd(p, r, VF{} + 8.3334519073e-3f);
-    p = madd(p, r, VF{} + 4.1665795894e-2f);
-    p = madd(p, r, VF{} + 1.6666665459e-1f);
-    p = madd(p, r, VF{} + 5.0000001201e-1f);
-    p = madd(p, r * r, r) + 1.0f;
-    return _mm512_maskz_scalef_ps(static_cast<__mmask16>(~zero), p, n);
+    const ExpParts e = exp_parts(a);
+    return _mm512_maskz_scalef_ps(static_cast<__mmask16>(~zero), e.p, e.n);
 #else
     return ExpSleef::apply(x);
 #endif
@@ -317,14 +327,7 @@ struct Sigmoid {
 inline VF exp_nonpositive(VF a) {
   const auto zero = a < -104.0f;
   a = zero ? VF{} : a;
-  const VF n = madd(a, VF{} + 1.44269504088896341f, VF{} + 12582912.0f) - 12582912.0f;  // to nearest
-  const VF r = madd(n, VF{} + 2.12194440e-4f, a - n * 0.693359375f);  // (n ln2_hi: exact)
-  VF p = madd(VF{} + 1.9875691500e-4f, r, VF{} + 1.3981999507e-3f);
-  p = madd(p, r, VF{} + 8.3334519073e-3f);
-  p = madd(p, r, VF{} + 4.1665795894e-2f);
-  p = madd(p, r, VF{} + 1.6666665459e-1f);
-  p = madd(p, r, VF{} + 5.0000001201e-1f);
-  p = madd(p, r * r, r) + 1.0f;
+  const auto [p, n] = exp_parts(a);
 #if defined(__AVX512F__)
   // (not _mm512_scalef_ps: its undefined pass-through makes GCC 12 warn)
   const VF e = _mm512_maskz_scalef_ps(0xffff, p, n);
