@@ -24,6 +24,8 @@ OVERRIDES = {
     "linalg_matrix_norm": dict(dim=[0, 1]),  # (a matrix norm's two dims)
     "linalg_norm.ord_str": dict(ord="fro", dim=[0, 1]),
     # a positive-definite matrix (3 I + a random one symmetrized): the factorization takes it
+    "linalg_cholesky_ex": dict(self=lambda tc: tc.tensor(np.array([[4.0, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]],
+                                                                  dtype=np.float32))),
     "linalg_cholesky": dict(self=lambda tc: tc.tensor(np.array([[4.0, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]],
                                                                dtype=np.float32))),
     # LU factors: pivoting (the CPU has no other), LAPACK's row interchanges
@@ -85,6 +87,8 @@ for _op, _names in {"max.dim_max": ("max", "max_values"), "min.dim_min": ("min",
 _INT_OUT = lambda tc: tc.empty(0, dtype=tc.int32)  # noqa: E731
 OVERRIDES["linalg_lu_factor.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT)  # (LAPACK's int32 pivots)
 OVERRIDES["linalg_lu_factor_ex.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT, info=_INT_OUT)
+OVERRIDES["linalg_inv_ex.inverse"] = dict(inverse=_OUT, info=_INT_OUT)
+OVERRIDES["linalg_cholesky_ex.L"] = dict(L=_OUT, info=_INT_OUT, self=OVERRIDES["linalg_cholesky"]["self"])
 OVERRIDES["linalg_lstsq.out"] = dict(solution=_OUT, residuals=_OUT, rank=_LONG_OUT, singular_values=_OUT)
 for _op in ("all.all_out", "all.out", "any.all_out", "any.out"):  # a bool out (or uint8), as torch requires
     OVERRIDES[_op] = {"out": lambda tc: tc.empty(0, dtype=tc.bool)}

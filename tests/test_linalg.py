@@ -954,3 +954,36 @@ def test_lstsq_derivatives_as_torch(shapes, driver):
         assert (o is None) == (t is None)
         if o is not None:
             np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-8, atol=1e-9)
+
+
+def test_inv_ex_and_cholesky_ex_as_torch():
+    """info where the matrix fails (0 elsewhere) without raising, the values of the matrices that do
+    not fail, check_errors raising torch's LinAlgError; gradients through the _ex forms."""
+    spd = well_conditioned((2, 3, 3), seed=19, spd=True)
+    bad = spd.copy()
+    bad[1] = [[4.0, 2.0, 1.0], [2.0, 1.0, 3.0], [1.0, 3.0, 5.0]]  # the leading minor of order 2 fails
+    for upper in (False, True):
+        (l, info), (tl, tinfo) = both(lambda L, x: tuple(L.linalg.cholesky_ex(x, upper=upper)), bad)
+        np.testing.assert_array_equal(info, tinfo)
+        np.testing.assert_allclose(l[0], tl[0], rtol=1e-12, atol=1e-12)
+    singular = well_conditioned((2, 3, 3), seed=20)
+    singular[1] = [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]
+    (inv, info), (tinv, tinfo) = both(lambda L, x: tuple(L.linalg.inv_ex(x)), singular)
+    np.testing.assert_array_equal(info, tinfo)
+    np.testing.assert_allclose(inv[0], tinv[0], rtol=1e-12, atol=1e-12)
+    assert not np.isfinite(inv[1]).all()  # (the factors' solve of A X = I: inf and NaN, as torch's)
+    for case in (lambda L: L.linalg.cholesky_ex(L.tensor(bad), check_errors=True),
+                 lambda L: L.linalg.inv_ex(L.tensor(singular), check_errors=True),
+                 lambda L: L.linalg.cholesky(L.tensor(bad)), lambda L: L.linalg.inv(L.tensor(singular))):
+        ours, theirs = error_of(lambda: case(tcore)), error_of(lambda: case(torch))
+        assert isinstance(ours, tcore.linalg.LinAlgError) and str(ours) == str(theirs), (ours, theirs)
+    for lib in LIBS:
+        outs = (lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int32))
+        got = lib.linalg.cholesky_ex(lib.tensor(spd), out=outs)
+        assert got[0] is outs[0] and got[1] is outs[1] and tuple(outs[1].shape) == (2,)
+    grads = []
+    for lib in LIBS:
+        x = lib.tensor(spd, requires_grad=True)
+        loss = (lib.linalg.cholesky_ex(x).L ** 2).sum() + (lib.linalg.inv_ex(x).inverse ** 2).sum()
+        grads.append(lib.autograd.grad(loss, x)[0].numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-9, atol=1e-10)

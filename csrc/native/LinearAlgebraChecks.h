@@ -1,7 +1,10 @@
 #pragma once
 // The checks torch.linalg's functions share, with torch's messages (native/cpu/BatchLinearAlgebra.cpp,
 // native/composite/LinearAlgebra.cpp).
+#include <string>
+
 #include "tcore/core/Tensor.h"
+#include "native/TensorUtils.h"
 
 namespace tcore::native {
 
@@ -19,6 +22,36 @@ inline void check_linalg_float(const Tensor& A, const char* op) {
                    A.dtype());
   TCORE_CHECK_TYPE(A.dtype() == ScalarType::Float || A.dtype() == ScalarType::Double, op,
                    ": Low precision dtypes not supported. Got ", A.dtype());
+}
+
+// "(Batch element 3): " where A is a batch, as torch's messages name the failing matrix.
+inline std::string batch_prefix(const Tensor& A, int64_t i) {
+  return A.dim() > 2 ? "(Batch element " + std::to_string(i) + "): " : "";
+}
+
+// The messages of a factorization that failed at LAPACK's info (> 0) for matrix i of A, torch's
+// words, `op` the function's name (linalg.cholesky, linalg.cholesky_ex...).
+inline std::string not_positive_definite(const char* op, const Tensor& A, int64_t i, int info) {
+  return std::string(op) + ": " + batch_prefix(A, i) + "The factorization could not be completed because the input "
+         "is not positive-definite (the leading minor of order " + std::to_string(info) + " is not positive-definite).";
+}
+inline std::string singular_inverse(const char* op, const Tensor& A, int64_t i, int info) {
+  return std::string(op) + ": " + batch_prefix(A, i) + "The diagonal element " + std::to_string(info) +
+         " is zero, the inversion could not be completed because the input matrix is singular.";
+}
+inline std::string zero_lu_pivot(const char* op, const Tensor& A, int64_t i, int info) {
+  return std::string(op) + ": " + batch_prefix(A, i) + "U[" + std::to_string(info) + "," + std::to_string(info) +
+         "] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the "
+         "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)";
+}
+
+// Raises LinAlgError with message(op, A, i, info) for the first matrix whose info (an int32 tensor,
+// one per matrix of A) is positive, as torch's checks of an _ex function's info.
+template <typename Message>
+void raise_first_failure(const Tensor& info, const char* op, const Tensor& A, const Message& message) {
+  const Tensor flat = contiguous_copy(info);
+  const int* v = flat.data_ptr<int>();
+  for (int64_t i = 0; i < flat.numel(); ++i) TCORE_CHECK_LINALG(v[i] <= 0, message(op, A, i, v[i]));
 }
 
 }  // namespace tcore::native

@@ -49,6 +49,10 @@
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/unsqueeze.h>
 #include <tcore/ops/where.h>
+#include <tcore/ops/linalg_cholesky_native.h>
+#include <tcore/ops/linalg_cholesky_ex.h>
+#include <tcore/ops/linalg_inv_native.h>
+#include <tcore/ops/linalg_inv_ex.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/empty.h>
 #include <tcore/ops/eye.h>
@@ -83,6 +87,19 @@
 namespace tcore::native {
 
 Tensor inverse(const Tensor& self) { return tcore::linalg_inv(self); }
+
+// linalg.inv and linalg.cholesky: their _ex kernels, a failure raised (LinAlgError, torch's words)
+Tensor linalg_inv(const Tensor& A) {
+  const auto [inverse, info] = tcore::linalg_inv_ex(A, false);
+  raise_first_failure(info, "linalg.inv", A, singular_inverse);
+  return inverse;
+}
+
+Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  const auto [L, info] = tcore::linalg_cholesky_ex(A, upper, false);
+  raise_first_failure(info, "linalg.cholesky", A, not_positive_definite);
+  return L;
+}
 
 namespace {
 // A (*, n, n) and b (*, rows, cols) checked for A X = B (left) or X A = B and expanded to their
@@ -380,24 +397,12 @@ Tensor permutation_of(const Tensor& pivots, int64_t m, ScalarType dtype) {
   return P;
 }
 
-std::string lu_zero_pivot(const Tensor& A, const Tensor& info, const char* op) {
-  const Tensor flat = contiguous_copy(info);
-  const int* v = flat.data_ptr<int>();
-  for (int64_t i = 0; i < flat.numel(); ++i)
-    if (v[i] > 0)
-      return std::string(op) + ": " + (A.dim() > 2 ? "(Batch element " + std::to_string(i) + "): " : "") + "U[" +
-             std::to_string(v[i]) + "," + std::to_string(v[i]) + "] is zero and using it on lu_solve would result in a "
-             "division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
-             "or linalg.lu_factor_ex(A, pivot)";
-  return "";
-}
 }  // namespace
 
 // The LU factors of torch.linalg.lu_factor: a zero pivot raises (lu_factor_ex reports it in info).
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
   const auto [LU, pivots, info] = tcore::linalg_lu_factor_ex(A, pivot, false);
-  const std::string error = lu_zero_pivot(A, info, "torch.linalg.lu_factor");
-  TCORE_CHECK_LINALG(error.empty(), error);
+  raise_first_failure(info, "torch.linalg.lu_factor", A, zero_lu_pivot);
   return {LU, pivots};
 }
 

@@ -26,6 +26,10 @@
 #include <tcore/ops/linalg_svd_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_qr.h>
+#include <tcore/ops/linalg_cholesky_ex_native.h>
+#include <tcore/ops/linalg_cholesky_ex.h>
+#include <tcore/ops/linalg_inv_ex_native.h>
+#include <tcore/ops/linalg_inv_ex.h>
 #include <tcore/ops/linalg_lstsq_native.h>
 #include <tcore/ops/linalg_lstsq.h>
 #include <tcore/ops/lu_unpack_native.h>
@@ -158,6 +162,14 @@ Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet
 
 Pair linalg_eigh_out(const Tensor& self, std::string_view UPLO, const Tensor& eigvals, const Tensor& eigvecs) {
   return into(tcore::linalg_eigh(self, UPLO), eigvals, eigvecs, "linalg_eigh.eigvals", true);
+}
+
+Pair linalg_inv_ex_out(const Tensor& A, bool check_errors, const Tensor& inverse, const Tensor& info) {
+  return into(tcore::linalg_inv_ex(A, check_errors), inverse, info, "linalg_inv_ex.inverse", true);
+}
+
+Pair linalg_cholesky_ex_out(const Tensor& self, bool upper, bool check_errors, const Tensor& L, const Tensor& info) {
+  return into(tcore::linalg_cholesky_ex(self, upper, check_errors), L, info, "linalg_cholesky_ex.L", true);
 }
 
 Pair linalg_qr_out(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {

@@ -26,10 +26,10 @@
 #include <tcore/ops/_linalg_solve_native.h>
 #include <tcore/ops/_linalg_svd_native.h>
 #include <tcore/ops/_linalg_solve_triangular_native.h>
-#include <tcore/ops/linalg_cholesky_native.h>
 #include <tcore/ops/linalg_det_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
-#include <tcore/ops/linalg_inv_native.h>
+#include <tcore/ops/linalg_inv_ex_native.h>
+#include <tcore/ops/linalg_cholesky_ex_native.h>
 #include <tcore/ops/linalg_lu_factor_ex_native.h>
 #include <tcore/ops/linalg_lu_solve_native.h>
 #include <tcore/ops/expand.h>
@@ -224,11 +224,6 @@ Matrices matrices_of(const Tensor& A) {
   return {copy_of(A), n == 0 ? 0 : A.numel() / (n * n), n};
 }
 
-// "(Batch element 3): " where the input is a batch, as torch's messages name the failing matrix.
-std::string batch_prefix(const Tensor& A, int64_t i) {
-  return A.dim() > 2 ? "(Batch element " + std::to_string(i) + "): " : "";
-}
-
 void require_lapack(const char* op) {
   TCORE_CHECK(TCORE_HAVE_BLAS, op, ": this build of tcore has no LAPACK (it links OpenBLAS's when the build finds "
                                    "libopenblas-openmp-dev or libopenblas-dev)");
@@ -256,34 +251,45 @@ void dispatch_lapack(ScalarType t, const F& f) {
 
 }  // namespace
 
-Tensor linalg_inv(const Tensor& A) {
+// The inverses and LAPACK's info per matrix (the first zero pivot's place, or 0); a singular
+// matrix's "inverse" is the solution of A X = I by its factors (inf and NaN), as torch's;
+// check_errors: a singular matrix raises.
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
   check_linalg_square(A, "linalg.inv");
   check_linalg_float(A, "linalg.inv");
   require_lapack("linalg.inv");
-  Matrices m = matrices_of(A);
+  // (A column-major, A's own factors: info names the zero pivot of A's, as torch's; the inverse
+  // comes back column-major and is transposed)
+  Matrices m = matrices_of(tcore::transpose(A, -2, -1));
   check_lapack_size(m.n, "linalg.inv");
+  Tensor info = tcore::zeros(IntArrayRef(A.sizes().data(), A.sizes().size() - 2), ScalarType::Int);
 #if TCORE_HAVE_BLAS
   dispatch_lapack(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = m.data.data_ptr<T>();
+    int* inf = info.data_ptr<int>();
     std::vector<int> ipiv(static_cast<size_t>(std::max<int64_t>(m.n, 1)));
     const int n = static_cast<int>(m.n);
     for (int64_t i = 0; i < m.count; ++i) {
-      int info = 0;
-      getrf(n, p + i * m.n * m.n, ipiv.data(), &info);
-      TCORE_CHECK_LINALG(info == 0, "linalg.inv: ", batch_prefix(A, i), "The diagonal element ", info,
-                         " is zero, the inversion could not be completed because the input matrix is singular.");
-      if (nan_pivot(p + i * m.n * m.n, m.n)) {
-        std::fill_n(p + i * m.n * m.n, m.n * m.n, std::numeric_limits<T>::quiet_NaN());
-        continue;
+      T* a = p + i * m.n * m.n;
+      getrf(n, a, ipiv.data(), inf + i);
+      TCORE_CHECK_LINALG(!check_errors || inf[i] == 0, singular_inverse("linalg.inv_ex", A, i, inf[i]));
+      if (nan_pivot(a, m.n)) {
+        std::fill_n(a, m.n * m.n, std::numeric_limits<T>::quiet_NaN());
+      } else if (inf[i] > 0) {  // (the factors solve A X = I)
+        std::vector<T> x(static_cast<size_t>(m.n * m.n), T(0));
+        for (int64_t j = 0; j < m.n; ++j) x[j * m.n + j] = T(1);
+        int ignored = 0;
+        getrs(n, n, a, ipiv.data(), x.data(), &ignored, "N");
+        std::copy(x.begin(), x.end(), a);
+      } else {
+        int ignored = 0;
+        getri(n, a, ipiv.data(), &ignored);
       }
-      getri(n, p + i * m.n * m.n, ipiv.data(), &info);
-      TCORE_CHECK_LINALG(info == 0, "linalg.inv: ", batch_prefix(A, i), "The diagonal element ", info,
-                         " is zero, the inversion could not be completed because the input matrix is singular.");
     }
   });
 #endif
-  return m.data;
+  return {contiguous_copy(tcore::transpose(m.data, -2, -1)), info};
 }
 
 // A X = B for A (*, n, n) and B (*, n, k) of the same batch and dtype (linalg.solve broadcasts
@@ -391,8 +397,10 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   return {sign, logabsdet};
 }
 
-// Only the triangle named by `upper` is read (the lower one by default), as torch's.
-Tensor linalg_cholesky(const Tensor& A, bool upper) {
+// The Cholesky factors and LAPACK's info per matrix (the order of the first leading minor that is
+// not positive-definite, or 0; the factor then holds potrf's partial work). Only the triangle named
+// by `upper` is read (the lower one by default), as torch's; check_errors: a failure raises.
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
   check_linalg_square(A, "linalg.cholesky");
   check_linalg_float(A, "linalg.cholesky");
   require_lapack("linalg.cholesky");
@@ -400,25 +408,24 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
   // one: for upper=True, the row-major transpose's
   Matrices m = matrices_of(upper ? tcore::transpose(A, -2, -1) : A);
   check_lapack_size(m.n, "linalg.cholesky");
+  Tensor info = tcore::zeros(IntArrayRef(A.sizes().data(), A.sizes().size() - 2), ScalarType::Int);
 #if TCORE_HAVE_BLAS
   dispatch_lapack(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = m.data.data_ptr<T>();
+    int* inf = info.data_ptr<int>();
     const int n = static_cast<int>(m.n);
     for (int64_t i = 0; i < m.count; ++i) {
-      int info = 0;
-      potrf(n, p + i * m.n * m.n, &info);
-      for (int64_t j = 0; info == 0 && j < m.n; ++j)  // a NaN pivot fails as in reference LAPACK (OpenBLAS goes on)
-        if (std::isnan(p[i * m.n * m.n + j * m.n + j])) info = static_cast<int>(j + 1);
-      TCORE_CHECK_LINALG(info == 0, "linalg.cholesky: ", batch_prefix(A, i),
-                         "The factorization could not be completed because the input is not positive-definite (the "
-                         "leading minor of order ", info, " is not positive-definite).");
+      potrf(n, p + i * m.n * m.n, inf + i);
+      for (int64_t j = 0; inf[i] == 0 && j < m.n; ++j)  // a NaN pivot fails as in reference LAPACK (OpenBLAS goes on)
+        if (std::isnan(p[i * m.n * m.n + j * m.n + j])) inf[i] = static_cast<int>(j + 1);
+      TCORE_CHECK_LINALG(!check_errors || inf[i] == 0, not_positive_definite("linalg.cholesky_ex", A, i, inf[i]));
       T* l = p + i * m.n * m.n;  // row-major lower factor: the strict upper triangle still holds A's
       for (int64_t r = 0; r < m.n; ++r) std::fill(l + r * m.n + r + 1, l + (r + 1) * m.n, T(0));
     }
   });
 #endif
-  return upper ? contiguous_copy(tcore::transpose(m.data, -2, -1)) : m.data;
+  return {upper ? contiguous_copy(tcore::transpose(m.data, -2, -1)) : m.data, info};
 }
 
 // Eigenvalues ascending and orthonormal eigenvectors (columns) of symmetric matrices, of which
@@ -573,10 +580,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
     T* a = columns.data_ptr<T>();
     for (int64_t i = 0; i < count; ++i) {
       getrf(static_cast<int>(m), static_cast<int>(n), a + i * m * n, piv + i * k, inf + i);
-      TCORE_CHECK_LINALG(!check_errors || inf[i] == 0, "torch.linalg.lu_factor_ex: ", batch_prefix(A, i), "U[",
-                         inf[i], ",", inf[i], "] is zero and using it on lu_solve would result in a division by "
-                         "zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
-                         "or linalg.lu_factor_ex(A, pivot)");
+      TCORE_CHECK_LINALG(!check_errors || inf[i] == 0, zero_lu_pivot("torch.linalg.lu_factor_ex", A, i, inf[i]));
     }
   });
 #endif
