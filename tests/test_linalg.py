@@ -987,3 +987,28 @@ def test_inv_ex_and_cholesky_ex_as_torch():
         loss = (lib.linalg.cholesky_ex(x).L ** 2).sum() + (lib.linalg.inv_ex(x).inverse ** 2).sum()
         grads.append(lib.autograd.grad(loss, x)[0].numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-9, atol=1e-10)
+
+
+def test_non_finite_matrices_never_reach_the_iterative_routines():
+    """OpenBLAS's SVD looped forever on a 3 x 3 matrix with a -inf: a NaN or an infinity is refused
+    (LinAlgError) by svd with factors, eigh and the SVD drivers of lstsq; svdvals of a matrix with an
+    infinity is NaN and its rank 0, as torch's."""
+    a = np.random.default_rng(21).standard_normal((2, 3, 3))
+    a = a + np.swapaxes(a, -1, -2)
+    for v in (np.nan, np.inf, -np.inf):
+        b = a.copy()
+        b[1, 2, 0] = b[1, 0, 2] = v
+        x = tcore.tensor(b)
+        for fn in (lambda: tcore.linalg.svd(x), lambda: tcore.linalg.eigh(x), lambda: tcore.linalg.eigvalsh(x),
+                   lambda: tcore.linalg.pinv(x), lambda: tcore.linalg.lstsq(x, x, driver="gelsd"),
+                   lambda: tcore.linalg.lstsq(x, x, driver="gelss")):
+            with pytest.raises(tcore.linalg.LinAlgError, match=r"\(Batch element 1\).*non-finite"):
+                fn()
+        if np.isinf(v):
+            s = tcore.linalg.svdvals(x).numpy()
+            assert np.isfinite(s[0]).all() and np.isnan(s[1]).all()
+            assert tcore.linalg.matrix_rank(x).tolist() == [torch.linalg.matrix_rank(torch.tensor(b)).tolist()[0], 0]
+        # the triangle eigh does not read may hold anything
+        c = a.copy()
+        c[:, 0, 2] = v
+        np.testing.assert_allclose(tcore.linalg.eigvalsh(tcore.tensor(c)).numpy(), np.linalg.eigvalsh(a), atol=1e-12)

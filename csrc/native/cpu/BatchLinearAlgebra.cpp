@@ -238,6 +238,18 @@ bool nan_pivot(const T* lu, int64_t n) {
   return false;
 }
 
+// Whether the r x c matrix at p (row stride ld) is finite; triangle: only the lower (-1) or upper
+// (1) triangle, the part a symmetric routine reads. The iterative routines (gesdd's and syevd's
+// QR sweeps, gelsd's and gelss's SVDs) are never given an infinity or a NaN: OpenBLAS's dbdsqr
+// looped forever on a 3 x 3 matrix with a -inf.
+template <typename T>
+bool finite_matrix(const T* p, int64_t r, int64_t c, int64_t ld, int triangle = 0) {
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = triangle < 0 ? 0 : triangle > 0 ? i : 0; j < (triangle < 0 ? std::min(i + 1, c) : c); ++j)
+      if (!std::isfinite(p[i * ld + j])) return false;
+  return true;
+}
+
 void check_lapack_size(int64_t n, const char* op) {
   TCORE_CHECK_VALUE(n <= INT_MAX / std::max<int64_t>(n, 1), op, ": matrices of ", n, " by ", n,
                     " elements exceed LAPACK's 32-bit sizes");
@@ -447,6 +459,9 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
     const char* uplo = UPLO == "L" ? "U" : "L";  // the row-major lower triangle is the column-major upper one
     for (int64_t i = 0; i < m.count; ++i) {
       int info = 0;
+      TCORE_CHECK_LINALG(finite_matrix(p + i * m.n * m.n, m.n, m.n, m.n, UPLO == "L" ? -1 : 1), "linalg.eigh: ",
+                         batch_prefix(A, i), "The algorithm failed to converge because the input matrix contained "
+                         "non-finite values.");
       syevd(uplo, static_cast<int>(m.n), p + i * m.n * m.n, w + i * m.n, &info);
       TCORE_CHECK_LINALG(info == 0, "linalg.eigh: ", batch_prefix(A, i), "The algorithm failed to converge because the "
                          "input matrix is ill-conditioned or has too many repeated eigenvalues (error code: ", info, ").");
@@ -536,10 +551,17 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
     T dummy[1] = {};
     const char* jobz = !compute_uv ? "N" : full_matrices ? "A" : "S";
     for (int64_t i = 0; i < count; ++i) {
-      // (a NaN: torch's message; an infinity goes to LAPACK, as torch's gives NaN factors)
-      TCORE_CHECK_LINALG(std::none_of(pa + i * m * n, pa + (i + 1) * m * n, [](T v) { return std::isnan(v); }),
-                         "linalg.svd: ", batch_prefix(A, i), "The algorithm failed to converge because the input "
-                         "matrix contained non-finite values.");
+      // a NaN, or an infinity where the factors are asked for, raises (torch's message; torch's LAPACK
+      // fails on an infinity too); the singular values alone of a matrix with an infinity are NaN, as
+      // torch's
+      const bool has_nan = std::any_of(pa + i * m * n, pa + (i + 1) * m * n, [](T v) { return std::isnan(v); });
+      const bool finite = !has_nan && finite_matrix(pa + i * m * n, m, n, n);
+      TCORE_CHECK_LINALG(finite || (!has_nan && !compute_uv), "linalg.svd: ", batch_prefix(A, i), "The algorithm "
+                         "failed to converge because the input matrix contained non-finite values.");
+      if (!finite) {
+        std::fill_n(ps + i * k, k, std::numeric_limits<T>::quiet_NaN());
+        continue;
+      }
       int info = 0;
       gesdd(jobz, static_cast<int>(n), static_cast<int>(m), pa + i * m * n, ps + i * k,
             compute_uv ? pvh + i * vrows * n : dummy, static_cast<int>(n), compute_uv ? pu + i * m * ucols : dummy,
@@ -692,6 +714,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const T
     std::vector<T> zero_column(static_cast<size_t>(k == 0 ? rows : 0));
     for (int64_t i = 0; i < count; ++i) {
       int r = 0, info = 0;
+      TCORE_CHECK_LINALG(!svd || finite_matrix(pa + i * m * n, n, m, m), "torch.linalg.lstsq: ", batch_prefix(A, i),
+                         "The algorithm failed to converge because the input matrix contained non-finite values.");
       least_squares<T>(driver, static_cast<int>(m), static_cast<int>(n), static_cast<int>(std::max<int64_t>(k, 1)),
                        pa + i * m * n, k == 0 ? zero_column.data() : pb + i * rows * k, static_cast<int>(rows), cutoff,
                        svd ? S.data_ptr<T>() + i * q : nullptr, &r, &info);
