@@ -42,7 +42,7 @@ OPS = {
     "softmax": ("softmax (4096,1024) dim 1", 2 * 16 << 20), "layer_norm": ("layer_norm (4096,1024)", 2 * 16 << 20),
     "mm256": ("matmul 256 f32", None), "mm1024": ("matmul 1024 f32", None), "mm4096": ("matmul 4096 f32", None),
     "mm_skinny": ("(4096x64)@(64x4096) f32", None), "mm_f64": ("matmul 1024 f64", None),
-    "bmm": ("bmm (64,128,128) f32", None),
+    "bmm": ("bmm (64,128,128) f32", None), "mv": ("mv (2048,2048)@(2048,) f32", None),
     "linear": ("linear (4096,1024)@(1024,1024)+bias f32", None),
     "linear_bf16": ("linear (2048,2048)@(2048,2048)+bias bf16", None),
     "add_f16": ("add 4M f16", 3 * 8 << 20), "mul_scalar_bf16": ("mul 4M bf16 by a number", 2 * 8 << 20),
@@ -55,7 +55,7 @@ OPS = {
     "layer_norm_bf16": ("layer_norm (2048,2048) bf16", 2 * 8 << 20),
 }
 FLOPS = {"mm256": 2 * 256**3, "mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_skinny": 2 * 4096 * 64 * 4096,
-         "mm_f64": 2 * 1024**3, "bmm": 2 * 64 * 128**3, "linear": 2 * 4096 * 1024 * 1024, "linear_bf16": 2 * 2048**3}
+         "mm_f64": 2 * 1024**3, "bmm": 2 * 64 * 128**3, "mv": 2 * 2048**2, "linear": 2 * 4096 * 1024 * 1024, "linear_bf16": 2 * 2048**3}
 
 WORKLOAD = r'''
 import json, sys, time
@@ -113,6 +113,7 @@ if lib in ("tcore", "torch"):
            "mm256": lambda: T.mm(t["m256"], t["m256"]), "mm1024": lambda: T.mm(t["m1024"], t["m1024"]),
            "mm4096": lambda: T.mm(t["sq"], t["sq2"]), "mm_skinny": lambda: T.mm(t["tall"], t["wide"]),
            "mm_f64": lambda: T.mm(t["m1024d"], t["m1024d"]), "bmm": lambda: T.bmm(t["b3"], t["b3"]),
+           "mv": lambda: T.mv(t["q"], t["col"][:, 0]),
            "linear": lambda: F.linear(t["s"], t["m1024"], t["w"])}
     # float16/bfloat16 (computed in float32 by both; numpy has no bfloat16)
     h = {dt: {"a": t["a"][:4 << 20].to(dt), "b": t["b"][:4 << 20].to(dt), "m": t["sq"][:2048, :2048].to(dt),
@@ -145,6 +146,7 @@ else:
            "mm256": lambda: d["m256"] @ d["m256"], "mm1024": lambda: d["m1024"] @ d["m1024"],
            "mm4096": lambda: d["sq"] @ d["sq2"], "mm_skinny": lambda: d["tall"] @ d["wide"],
            "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"],
+           "mv": lambda: d["q"] @ d["col"][:, 0],
            "linear": lambda: d["s"] @ d["m1024"].T + d["w"]}
 out = {"capability": cap, "copy_gbs": copy_gbs, "ms": {}}
 only = [o for o in sys.argv[5].split(",") if o]
