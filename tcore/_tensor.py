@@ -273,8 +273,9 @@ def install(namespace: dict) -> None:
     T.type_as = lambda self, other: self.to(other.dtype)
     T.T = property(lambda self: self.numpy_T())  # (the dims reversed, torch's warnings past 2)
     T.H = property(lambda self: self.matrix_H())
-    T.mT = property(T.mT)  # the methods as attributes, as torch's (x.mT, not x.mT())
-    T.mH = property(T.mH)
+    for name in ("mT", "mH"):  # the methods as attributes, as torch's (x.mT, not x.mT())
+        if hasattr(T, name):  # (a selective build may leave them out)
+            setattr(T, name, property(getattr(T, name)))
     _C.dtype.__repr__ = _dtype_repr
     _C.dtype.__str__ = _dtype_repr
     _C.dtype.is_floating_point = property(lambda self: self in (_C.dtype.float32, _C.dtype.float64, _C.dtype.float16,
