@@ -338,10 +338,13 @@ def test_full_disk_keeps_every_file_whole(baseline, tmp_path, capsys, monkeypatc
 
 
 def test_full_disk_on_a_real_tmpfs(baseline, tmp_path, capsys):
-    """The same on a real 8 MiB tmpfs filled up (needs root and mount; skipped otherwise)."""
+    """The same on a real tmpfs, the generated tree's pages and 4 MiB, filled up (needs root and mount;
+    skipped otherwise)."""
     mnt = tmp_path / "small"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mnt)],
+    pages = sum(-(-f.stat().st_size // 4096) if f.is_file() else 1 for f in Path(baseline).rglob("*"))  # tmpfs's
+    megabytes = pages * 4096 // 2**20 + 4
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(mnt)],
                                            capture_output=True).returncode != 0:
         pytest.skip("cannot mount a tmpfs here (needs root)")
     try:
