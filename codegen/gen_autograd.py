@@ -206,7 +206,7 @@ def _group_member(position: int, index: int, arg, ranged: bool) -> dict:
     """How element `position` of a grouped formula's tuple reaches the input's gradient slots:
     its own slot, or with a Tensor[] input among the node's the input's edge range (a list
     input's whole range: _cudnn_rnn's weight)."""
-    got = f"std::get<{position}>(grad_result)"
+    got = f"std::get<{position}>(formula_grads)"
     if not ranged:
         return dict(mask=f"should_compute_output({index})", assign=f"grad_inputs[{index}] = {got};")
     edges = f"{cpp.cpp_ident(arg.name)}_edges_"

@@ -157,7 +157,9 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
                     decls.append("  " + _tangent_decl(self_arg, materialize=True))
                 decls.append("  const Tensor original_self_t = tcore::clone(self_t);")
             for out_name, cpp_expr in outputs.items():
-                if out_name != "result" and cpp_expr != "result" and _word(out_name).search(expr):
+                if out_name == "result" and cpp_expr != "result":  # an output named result, of several
+                    expr = _word("result").sub(cpp_expr, expr)
+                elif out_name != "result" and cpp_expr != "result" and _word(out_name).search(expr):
                     decls.append(f"  const Tensor& {out_name} = {cpp_expr};")
             body += ["{", *decls, f"  {setter(target, expr)}", "}"]
     if uses_original and foreach:

@@ -89,6 +89,10 @@ OVERRIDES["linalg_lu_factor.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT)  
 OVERRIDES["linalg_lu_factor_ex.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT, info=_INT_OUT)
 OVERRIDES["linalg_inv_ex.inverse"] = dict(inverse=_OUT, info=_INT_OUT)
 OVERRIDES["linalg_cholesky_ex.L"] = dict(L=_OUT, info=_INT_OUT, self=OVERRIDES["linalg_cholesky"]["self"])
+OVERRIDES["_linalg_det.result"] = dict(result=_OUT, LU=_OUT, pivots=_INT_OUT)
+OVERRIDES["_linalg_slogdet.sign"] = dict(sign=_OUT, logabsdet=_OUT, LU=_OUT, pivots=_INT_OUT)
+OVERRIDES["_linalg_solve_ex.result"] = dict(result=_OUT, LU=_OUT, pivots=_INT_OUT, info=_INT_OUT)
+OVERRIDES["linalg_solve_ex.out"] = dict(result=_OUT, info=_INT_OUT)
 OVERRIDES["linalg_lstsq.out"] = dict(solution=_OUT, residuals=_OUT, rank=_LONG_OUT, singular_values=_OUT)
 for _op in ("all.all_out", "all.out", "any.all_out", "any.out"):  # a bool out (or uint8), as torch requires
     OVERRIDES[_op] = {"out": lambda tc: tc.empty(0, dtype=tc.bool)}

@@ -229,6 +229,77 @@ def test_gradients_and_second_derivatives_as_torch(case):
 
 
 @pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c[0])
+def test_first_derivatives_on_the_forward_factors_as_torch(case):
+    """Without create_graph, solve's, det's and slogdet's backward solve on the LU factors the forward
+    computed (not A again): the same gradients as torch's."""
+    _, fn, shapes, spd = case
+    arrays = [well_conditioned(s, seed=i + 11, spd=spd) if len(s) >= 2 and s[-1] == s[-2] and i == 0
+              else np.random.default_rng(i).standard_normal(s) for i, s in enumerate(shapes)]
+    weights = np.random.default_rng(2).standard_normal(tuple(fn(torch, *[torch.tensor(a) for a in arrays]).shape))
+    results = []
+    for lib in LIBS:
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        (fn(lib, *xs) * lib.tensor(weights)).sum().backward()
+        results.append([x.grad.numpy() for x in xs])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_solve_ex_as_torch():
+    """linalg.solve_ex and _linalg_solve_ex: solutions, A's LU factors (its batch, not the broadcast
+    one), info per matrix, check_errors, out=; a singular matrix gives info, no error."""
+    a = well_conditioned((2, 3, 3), seed=8)
+    singular = a.copy()
+    singular[1, 2] = 0.0  # a zero row: a zero pivot, info 3
+    rng = np.random.default_rng(9)
+    for aa, b, left in ((a, rng.standard_normal((2, 3)), True), (a, rng.standard_normal((4, 1, 3, 2)), True),
+                        (a[0], rng.standard_normal(3), True), (a, rng.standard_normal((5, 3)), False),
+                        (singular, rng.standard_normal((2, 3, 1)), True)):
+        ours = tcore._C._linalg_solve_ex(tcore.tensor(aa), tcore.tensor(b), left=left)
+        theirs = torch._linalg_solve_ex(torch.tensor(aa), torch.tensor(b), left=left)
+        for o, t in zip(ours, theirs):
+            assert o.shape == tuple(t.shape) and str(o.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+        np.testing.assert_array_equal(ours[3].numpy(), theirs[3].numpy())
+        regular = slice(0, 1) if aa is singular else slice(None)  # (a singular matrix's solution: inf and NaN)
+        np.testing.assert_allclose(ours[0].numpy()[regular], theirs[0].numpy()[regular], rtol=1e-10, atol=1e-12)
+        lu, pivots, _ = torch.linalg.lu_factor_ex(torch.tensor(aa))
+        np.testing.assert_allclose(ours[1].numpy(), lu.numpy(), rtol=1e-12)
+        np.testing.assert_array_equal(ours[2].numpy(), pivots.numpy())
+        short = tcore.linalg.solve_ex(tcore.tensor(aa), tcore.tensor(b), left=left)
+        np.testing.assert_array_equal(short.result.numpy(), ours[0].numpy())
+        np.testing.assert_array_equal(short.info.numpy(), ours[3].numpy())
+    for lib in LIBS:
+        with pytest.raises(lib.linalg.LinAlgError, match=r"^torch.linalg.solve_ex: \(Batch element 1\): The solver "
+                                                         r"failed because the input matrix is singular.$"):
+            lib.linalg.solve_ex(lib.tensor(singular), lib.ones(2, 3, dtype=lib.float64), check_errors=True)
+    result, info = tcore.empty(0, dtype=tcore.float64), tcore.empty(0, dtype=tcore.int32)
+    r = tcore.linalg.solve_ex(tcore.tensor(a), tcore.ones(2, 3, dtype=tcore.float64), out=(result, info))
+    assert r[0] is result and r[1] is info and info.tolist() == [0, 0]
+    np.testing.assert_allclose(result.numpy(), np.linalg.solve(a, np.ones((2, 3, 1)))[..., 0], rtol=1e-10)
+
+
+def test_det_derivatives_at_a_singular_matrix_without_create_graph():
+    """The cofactors (adjugate^T) at a singular matrix on the path without create_graph too, and the
+    tangent tr(adj(A) dA): torch 2.13 gives 0 for both there (its LU path scales by det = 0); its
+    create_graph path gives the cofactors."""
+    import tcore.autograd.forward_ad as fwAD
+
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [1.0, 3.0]]])
+    cofactors = np.array([[[4.0, -2.0], [-2.0, 1.0]], [[3.0, -1.0], [-1.0, 2.0]]])
+    x = tcore.tensor(a, requires_grad=True)
+    tcore.linalg.det(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), cofactors, atol=1e-12)
+    t = torch.tensor(a, requires_grad=True)
+    g, = torch.autograd.grad(torch.linalg.det(t).sum(), t, create_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), g.detach().numpy(), atol=1e-12)
+    direction = np.ones_like(a)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(tcore.tensor(a), tcore.tensor(direction))
+        tangent = fwAD.unpack_dual(tcore.linalg.det(d)).tangent.numpy()
+    np.testing.assert_allclose(tangent, (cofactors * direction).sum((-2, -1)), atol=1e-12)  # d/dt det(A + t 1) = 1, 3
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c[0])
 def test_tangents_as_torch(case):
     import tcore.autograd.forward_ad as fwAD
     import torch.autograd.forward_ad as tfwAD

@@ -29,7 +29,7 @@ def test_pytorch_derivatives_generate(pytorch_dir, tmp_path):
     # a grouped formula over a Tensor[] input writes that input's edge range (_cudnn_rnn's weight)
     rnn = text[text.index("// formula: _cudnn_rnn input, hx, cx, weight"):]
     rnn = rnn[:rnn.index("}\n    }")]
-    assert "assign_range(grad_inputs, weight_edges_, std::move(std::get<3>(grad_result)));" in rnn
+    assert "assign_range(grad_inputs, weight_edges_, std::move(std::get<3>(formula_grads)));" in rnn
     assert "should_compute_any(weight_edges_)" in rnn and "grad_inputs[1] =" not in rnn
     # a formula calling a function named like a saved argument: the local is renamed, the call
     # finds the function (_to_sparse's layout(self))

@@ -150,7 +150,7 @@ GENERATED_NAMES = frozenset("""
     set_inplace_view_history as_view update_view_fn fw_grad fw_grad_or_zeros fw_grads_or_zeros fw_tangent_arg
     fw_tangent_args set_fw_grad set_fw_grad_inplace set_fw_grads fw_accumulate fw_not_implemented save_list
     sizes_of needs_grad
-    grad grads grad_inputs grad_result grad_input_mask retain_variables should_compute_output should_compute_any
+    grad grads grad_inputs grad_result formula_grads grad_input_mask retain_variables should_compute_output should_compute_any
     assign_range unpack_list next_edges saved_ivalue field
     args operand record
     functionalization wrapped meta replay mutated_view

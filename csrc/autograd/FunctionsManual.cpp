@@ -1,11 +1,12 @@
 #include "autograd/FunctionsManual.h"
 #include "tcore/core/SizeMath.h"
 #include "native/TensorUtils.h"  // item
+#include "native/LinearAlgebraChecks.h"  // solve_vector_rhs
 
 #include <cmath>
 
 #include <tcore/ops/abs.h>
-#include <tcore/ops/_linalg_solve.h>
+#include <tcore/ops/linalg_solve.h>
 #include <tcore/ops/_linalg_solve_triangular.h>
 #include <tcore/ops/_linalg_svd.h>
 #include <tcore/ops/linalg_det.h>
@@ -23,6 +24,7 @@
 #include <tcore/ops/linalg_lu_solve.h>
 #include <tcore/ops/lu_unpack.h>
 #include <tcore/ops/squeeze.h>
+#include <tcore/ops/empty.h>
 #include <tcore/ops/gather.h>
 #include <tcore/ops/masked_fill.h>
 #include <tcore/ops/xlogy.h>
@@ -854,20 +856,36 @@ Tensor traces(const Tensor& x) { return tcore::sum(tcore::diagonal(x, 0, -2, -1)
 Tensor phi(const Tensor& x) { return tcore::mul(tcore::add(tcore::tril(x, 0), tcore::tril(x, -1)), Scalar(0.5)); }
 }  // namespace
 
-std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+// X = A^-1 B (left) or B A^-1: gB = A^-T gX (left) or gX A^-T, gA = -gB X^T (left) or -X^T gB; a
+// vector B (torch's rule) as a column. gB by getrs on the forward's LU factors, or by linalg.solve
+// on A^T where this formula is itself differentiated (the factors have no derivative).
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& X, const Tensor& A, const Tensor& LU,
+                                                 const Tensor& pivots, bool left,
                                                  const std::array<bool, 2>& grad_input_mask) {
   if (!grad.defined()) return {};
-  const Tensor gB = tcore::_linalg_solve(mT(A), grad);
-  return {grad_input_mask[0] ? tcore::neg(tcore::matmul(gB, mT(result))) : Tensor(), grad_input_mask[1] ? gB : Tensor()};
+  const bool vector = native::solve_vector_rhs(A, X);
+  const Tensor g = vector ? tcore::unsqueeze(grad, -1) : grad, x = vector ? tcore::unsqueeze(X, -1) : X;
+  const Tensor gB = differentiated({&grad, &A, &X}) ? tcore::linalg_solve(mT(A), g, left)
+                                                    : tcore::linalg_lu_solve(LU, pivots, g, left, true);
+  Tensor gA;
+  if (grad_input_mask[0]) gA = tcore::neg(left ? tcore::matmul(gB, mT(x)) : tcore::matmul(mT(x), gB));
+  return {gA, grad_input_mask[1] ? (vector ? tcore::squeeze(gB, -1) : gB) : Tensor()};
 }
 
-Tensor linalg_solve_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result) {
-  Tensor rhs = B_t;
+// dX = A^-1 (dB - dA X) (left) or (dB - X dA) A^-1, on the forward's LU factors
+Tensor linalg_solve_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& X, const Tensor& LU, const Tensor& pivots,
+                        bool left) {
+  const bool vector = native::solve_vector_rhs(LU, X);
+  const auto column = [vector](const Tensor& t) { return vector && t.defined() ? tcore::unsqueeze(t, -1) : t; };
+  Tensor rhs = column(B_t);
   if (A_t.defined()) {
-    const Tensor product = tcore::matmul(A_t, result);
+    const Tensor x = column(X);
+    const Tensor product = left ? tcore::matmul(A_t, x) : tcore::matmul(x, A_t);
     rhs = rhs.defined() ? tcore::sub(rhs, product) : tcore::neg(product);
   }
-  return rhs.defined() ? tcore::_linalg_solve(A_p, rhs) : Tensor();
+  if (!rhs.defined()) return Tensor();
+  const Tensor dX = tcore::linalg_lu_solve(LU, pivots, rhs, left, false);
+  return vector ? tcore::squeeze(dX, -1) : dX;
 }
 
 namespace {
@@ -897,30 +915,58 @@ Tensor solve_triangular_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& 
   return rhs.defined() ? tcore::_linalg_solve_triangular(A_p, rhs, upper, unitriangular) : Tensor();
 }
 
-Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
-  if (!grad.defined()) return Tensor();
+namespace {
+// s A^-T for s of A's batch: on A's LU factors (getrs), or by linalg.solve on A^T where the formula
+// is itself differentiated (the factors have no derivative; torch's error where A is singular)
+Tensor scaled_inverse_transpose(const Tensor& s, const Tensor& A, const Tensor& LU, const Tensor& pivots,
+                                bool differentiable) {
+  const Tensor diagonal = tcore::mul(tcore::unsqueeze(tcore::unsqueeze(s, -1), -1),
+                                     tcore::eye(A.sizes()[A.dim() - 1], A.dtype(), std::nullopt, A.device(), std::nullopt));
+  return differentiable ? tcore::linalg_solve(mT(A), diagonal, true) : tcore::linalg_lu_solve(LU, pivots, diagonal, true, true);
+}
+
+// d det(A) / dA scaled by grad: the cofactors, det(A) A^-T where A is invertible; where a matrix of
+// the batch is singular, through the SVD for the whole batch: A = U S Vh, det = det(U) det(Vh)
+// prod(S), the cofactors det(U) det(Vh) U diag(product of the other singular values) Vh (torch
+// 2.13 gives 0 there unless the backward is differentiated: its inverse of a nudged LU times 0).
+Tensor det_cofactors(const Tensor& grad, const Tensor& det, const Tensor& A, const Tensor& LU, const Tensor& pivots,
+                     bool differentiable) {
   if (tcore::native::item<bool>(tcore::any(tcore::eq(det, Scalar(0))))) {
-    // a singular matrix (torch's way): A = U S Vh, det = det(U) det(Vh) prod(S), and the cofactors
-    // det(U) det(Vh) U diag(prod of the other singular values) Vh, no inverse needed
     const auto [U, S, Vh] = tcore::_linalg_svd(A, false, true, std::nullopt);
     const Tensor alpha = tcore::mul(tcore::linalg_det(U), tcore::linalg_det(Vh));
     const Tensor others = prod_dim_backward(tcore::mul(grad, alpha), S, Tensor(), -1, false);
     return tcore::matmul(tcore::mul(U, tcore::unsqueeze(others, -2)), Vh);
   }
-  const Tensor scale = tcore::unsqueeze(tcore::unsqueeze(tcore::mul(grad, det), -1), -1);
-  return tcore::mul(scale, mT(tcore::linalg_inv(A)));
+  return scaled_inverse_transpose(tcore::mul(grad, det), A, LU, pivots, differentiable);
+}
+}  // namespace
+
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& A, const Tensor& LU,
+                           const Tensor& pivots) {
+  if (!grad.defined()) return Tensor();
+  return det_cofactors(grad, det, A, LU, pivots, differentiated({&grad, &A, &det}));
 }
 
-Tensor linalg_det_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& det) {
-  return tcore::mul(det, traces(tcore::_linalg_solve(A_p, A_t)));
+// d det = tr(adj(A) dA): det tr(A^-1 dA) on the LU factors where A is invertible, the cofactors'
+// inner product with dA where a matrix is singular (torch 2.13: 0 there)
+Tensor linalg_det_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& det, const Tensor& LU,
+                      const Tensor& pivots) {
+  if (tcore::native::item<bool>(tcore::any(tcore::eq(det, Scalar(0))))) {
+    const Tensor cofactors = det_cofactors(tcore::ones_like(det), det, A_p, LU, pivots, true);
+    return tcore::sum(tcore::mul(cofactors, A_t), IntArrayRef({-2, -1}), false, std::nullopt);
+  }
+  return tcore::mul(det, traces(tcore::linalg_lu_solve(LU, pivots, A_t, true, false)));
 }
 
-Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
+// grad A^-T (inf where A is singular, as torch's; with create_graph torch's error)
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A, const Tensor& LU, const Tensor& pivots) {
   if (!grad_logabsdet.defined()) return Tensor();
-  return tcore::mul(tcore::unsqueeze(tcore::unsqueeze(grad_logabsdet, -1), -1), mT(tcore::linalg_inv(A)));
+  return scaled_inverse_transpose(grad_logabsdet, A, LU, pivots, differentiated({&grad_logabsdet, &A}));
 }
 
-Tensor slogdet_jvp(const Tensor& A_p, const Tensor& A_t) { return traces(tcore::_linalg_solve(A_p, A_t)); }
+Tensor slogdet_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots) {
+  return traces(tcore::linalg_lu_solve(LU, pivots, A_t, true, false));
+}
 
 Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L) {
   if (!grad.defined()) return Tensor();
@@ -1077,6 +1123,44 @@ Tensor pinv_jvp(const Tensor& A, const Tensor& X, const Tensor& dA) {
 }
 
 namespace {
+// The row orders of A = P L U's permutation from LAPACK's pivots (*, k) of A's m rows (row i
+// swapped with row pivots[i] - 1, in turn): (P^T x)[i] = x[transposed[i]] and (P x)[i] = x[plain[i]],
+// int64 (*, m), so that P's products are gathers, O(m n), not matrix products.
+struct RowOrders {
+  Tensor transposed, plain;
+};
+RowOrders row_orders(const Tensor& pivots, int64_t m) {
+  std::vector<int64_t> shape(pivots.sizes().begin(), pivots.sizes().end() - 1);
+  shape.push_back(m);
+  const Tensor piv = native::contiguous_copy(pivots);
+  Tensor transposed = tcore::empty(shape, ScalarType::Long, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  Tensor plain = tcore::empty(shape, ScalarType::Long, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  const int64_t k = pivots.sizes()[pivots.dim() - 1], count = m == 0 ? 0 : transposed.numel() / m;
+  const int* p = piv.data_ptr<int>();
+  int64_t* t = transposed.data_ptr<int64_t>();
+  int64_t* q = plain.data_ptr<int64_t>();
+  for (int64_t b = 0; b < count; ++b, p += k, t += m, q += m) {
+    for (int64_t i = 0; i < m; ++i) t[i] = i;
+    for (int64_t i = 0; i < k; ++i) std::swap(t[i], t[p[i] - 1]);
+    for (int64_t i = 0; i < m; ++i) q[t[i]] = i;
+  }
+  return {transposed, plain};
+}
+// x's rows (dim -2) in the given order (*, m), the batches broadcast: gather, differentiable
+Tensor take_rows(const Tensor& x, const Tensor& order) {
+  std::vector<int64_t> shape = native::broadcast_shapes(IntArrayRef(order.sizes().data(), order.sizes().size() - 1),
+                                                IntArrayRef(x.sizes().data(), x.sizes().size() - 2));
+  std::vector<int64_t> x_shape = shape;
+  x_shape.insert(x_shape.end(), x.sizes().end() - 2, x.sizes().end());
+  shape.insert(shape.end(), {order.sizes()[order.dim() - 1], x.sizes()[x.dim() - 1]});
+  return tcore::gather(tcore::expand(x, x_shape), -2, tcore::expand(tcore::unsqueeze(order, -1), shape), false);
+}
+// A's unit lower triangle L and upper triangle U from a square LU
+Tensor unit_lower(const Tensor& LU) {
+  return tcore::add(tcore::tril(LU, -1), tcore::eye(LU.sizes()[LU.dim() - 1], LU.dtype(), std::nullopt, LU.device(),
+                                                     std::nullopt));
+}
+
 // X = L^-1 Y, L unit lower triangular; Y U^-1 and Y U^-T for U upper triangular
 Tensor unit_lower_solve(const Tensor& L, const Tensor& Y) { return tcore::_linalg_solve_triangular(L, Y, false, true); }
 Tensor right_upper_solve(const Tensor& Y, const Tensor& U) { return times_inverse(Y, U); }
@@ -1097,7 +1181,7 @@ Tensor lu_square_backward(const Tensor& gL, const Tensor& gU, const Tensor& L, c
 // A = P L U, L (m x k) and U (k x n): the square part as lu_square_backward; when m > n the rows
 // below (A2 = L2 U) give gA2 = gL2 U^-T and take L2^T gA2 from U's gradient; when m < n the columns
 // past m (A2 = L U2) give gA2 = L^-T gU2 and take gA2 U2^T from L's.
-Tensor linalg_lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U) {
+Tensor linalg_lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& pivots, const Tensor& L, const Tensor& U) {
   if (!gL.defined() && !gU.defined()) return Tensor();
   const int64_t m = L.sizes()[L.dim() - 2], n = U.sizes()[U.dim() - 1];
   Tensor g;
@@ -1120,24 +1204,24 @@ Tensor linalg_lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, c
     const Tensor gL1 = gL.defined() ? tcore::sub(gL, taken) : tcore::neg(taken);
     g = tcore::cat({lu_square_backward(gL1, gU1, L, U1), gA2}, -1);
   }
-  return tcore::matmul(P, g);
+  return take_rows(g, row_orders(pivots, m).plain);  // P g
 }
 
 // lu_factor_ex's LU packs L's strict lower part and U: their gradients are grad's two triangles
 Tensor lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots) {
   if (!grad.defined()) return Tensor();
-  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
+  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, false);
   const int64_t m = LU.sizes()[LU.dim() - 2], n = LU.sizes()[LU.dim() - 1], k = std::min(m, n);
   return linalg_lu_backward(tcore::tril(tcore::narrow(grad, -1, 0, k), -1), tcore::triu(tcore::narrow(grad, -2, 0, k)),
-                            P, L, U);
+                            pivots, L, U);
 }
 
 // dA' = P^T dA; square part: X = L1^-1 dA1 U1^-1, dL1 = L1 tril(X, -1), dU1 = triu(X) U1; the rows
 // below: dL2 = (dA2 - L2 dU) U^-1; the columns past: dU2 = L^-1 (dA2 - dL U2). Packed as LU is.
 Tensor lu_factor_ex_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots) {
-  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
+  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, false);
   const int64_t m = LU.sizes()[LU.dim() - 2], n = LU.sizes()[LU.dim() - 1], k = std::min(m, n);
-  const Tensor dA = tcore::matmul(mT(P), A_t);
+  const Tensor dA = take_rows(A_t, row_orders(pivots, m).transposed);  // P^T dA
   const Tensor L1 = tcore::narrow(L, -2, 0, k), U1 = tcore::narrow(U, -1, 0, k);
   const Tensor X = right_upper_solve(unit_lower_solve(L1, tcore::narrow(tcore::narrow(dA, -2, 0, k), -1, 0, k)), U1);
   Tensor dL = tcore::matmul(L1, tcore::tril(X, -1)), dU = tcore::matmul(tcore::triu(X), U1);
@@ -1163,11 +1247,10 @@ Tensor lu_factor_ex_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivot
 Tensor linalg_lu_solve_LU(const Tensor& grad, const Tensor& LU, const Tensor& pivots, const Tensor& X, bool left,
                           bool adjoint) {
   if (!grad.defined()) return Tensor();
-  const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
   const Tensor gB = tcore::linalg_lu_solve(LU, pivots, grad, left, !adjoint);
   const Tensor g_op = tcore::neg(left ? tcore::matmul(gB, mT(X)) : tcore::matmul(mT(X), gB));
-  const Tensor gA = tcore::matmul(mT(P), adjoint ? mT(g_op) : g_op);  // P^T gA
-  return tcore::add(tcore::tril(tcore::matmul(gA, mT(U)), -1), tcore::triu(tcore::matmul(mT(L), gA)));
+  const Tensor gA = take_rows(adjoint ? mT(g_op) : g_op, row_orders(pivots, LU.sizes()[LU.dim() - 2]).transposed);  // P^T gA
+  return tcore::add(tcore::tril(tcore::matmul(gA, mT(tcore::triu(LU))), -1), tcore::triu(tcore::matmul(mT(unit_lower(LU)), gA)));
 }
 
 // dX = op(A)^-1 (dB - op(dA) X) (left) or (dB - X op(dA)) op(A)^-1, dA = P (dL U + L dU) with dL,
@@ -1176,9 +1259,9 @@ Tensor linalg_lu_solve_jvp(const Tensor& X, const Tensor& LU, const Tensor& pivo
                            const Tensor& B_t, bool left, bool adjoint) {
   Tensor rhs = B_t;
   if (LU_t.defined()) {
-    const auto [P, L, U] = tcore::lu_unpack(LU, pivots, true, true);
-    const Tensor dA = tcore::matmul(P, tcore::add(tcore::matmul(tcore::tril(LU_t, -1), U),
-                                                  tcore::matmul(L, tcore::triu(LU_t))));
+    const Tensor dA = take_rows(tcore::add(tcore::matmul(tcore::tril(LU_t, -1), tcore::triu(LU)),
+                                           tcore::matmul(unit_lower(LU), tcore::triu(LU_t))),
+                                row_orders(pivots, LU.sizes()[LU.dim() - 2]).plain);  // P (dL U + L dU)
     const Tensor d_op = adjoint ? mT(dA) : dA;
     const Tensor product = left ? tcore::matmul(d_op, X) : tcore::matmul(X, d_op);
     rhs = rhs.defined() ? tcore::sub(rhs, product) : tcore::neg(product);

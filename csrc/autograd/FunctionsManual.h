@@ -230,9 +230,11 @@ Tensor scatter_reduce_jvp(const Tensor& self_p, const Tensor& self_t, int64_t di
 
 // torch.linalg (native/cpu/BatchLinearAlgebra.cpp), torch's formulas for real matrices:
 // A X = B: B's gradient solve(A^T, grad), A's -gB X^T; X's tangent solve(A, B_t - A_t X).
-std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& X, const Tensor& A, const Tensor& LU,
+                                                 const Tensor& pivots, bool left,
                                                  const std::array<bool, 2>& grad_input_mask);
-Tensor linalg_solve_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& B_t, const Tensor& result);
+Tensor linalg_solve_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& X, const Tensor& LU, const Tensor& pivots,
+                        bool left);
 // triangular A X = B: B's gradient the solve with A^T (the other triangle), A's -gB X^T kept to
 // the triangle the solve read (its diagonal too unless unitriangular); X's tangent
 // solve(A, B_t - A_t X), A_t kept to that triangle.
@@ -243,11 +245,13 @@ Tensor solve_triangular_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& 
                             bool unitriangular);
 // det: grad det A^{-T} (the cofactors); at a singular matrix through its SVD, as torch's; its
 // tangent det tr(A^{-1} A_t).
-Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
-Tensor linalg_det_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& det);
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& A, const Tensor& LU,
+                           const Tensor& pivots);
+Tensor linalg_det_jvp(const Tensor& A_p, const Tensor& A_t, const Tensor& det, const Tensor& LU,
+                      const Tensor& pivots);
 // slogdet: log|det|'s gradient grad A^{-T}, its tangent tr(A^{-1} A_t); sign has none.
-Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
-Tensor slogdet_jvp(const Tensor& A_p, const Tensor& A_t);
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A, const Tensor& LU, const Tensor& pivots);
+Tensor slogdet_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots);
 // cholesky, L lower (upper: L^T): A's gradient L^{-T} Phi(L^T gL) L^{-1} made symmetric, Phi
 // the lower triangle with its diagonal halved; L's tangent L Phi(L^{-1} A_t L^{-T}).
 Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L);
@@ -273,7 +277,7 @@ Tensor pinv_backward(const Tensor& grad, const Tensor& X, const Tensor& A);
 Tensor pinv_jvp(const Tensor& A, const Tensor& X, const Tensor& A_t);
 // LU (torch's lu_factor_ex_backward, linalg_lu_backward, lu_factor_ex_jvp, linalg_lu_solve_LU,
 // linalg_lu_solve_jvp for real matrices): A = P L U of any shape; lu_solve's X = op(A)^-1 B
-Tensor linalg_lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U);
+Tensor linalg_lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& pivots, const Tensor& L, const Tensor& U);
 Tensor lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots);
 Tensor lu_factor_ex_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots);
 Tensor linalg_lu_solve_LU(const Tensor& grad, const Tensor& LU, const Tensor& pivots, const Tensor& X, bool left,

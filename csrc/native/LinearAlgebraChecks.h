@@ -1,6 +1,7 @@
 #pragma once
 // The checks torch.linalg's functions share, with torch's messages (native/cpu/BatchLinearAlgebra.cpp,
 // native/composite/LinearAlgebra.cpp).
+#include <algorithm>
 #include <string>
 
 #include "tcore/core/Tensor.h"
@@ -24,6 +25,13 @@ inline void check_linalg_float(const Tensor& A, const char* op) {
                    ": Low precision dtypes not supported. Got ", A.dtype());
 }
 
+// Whether B is a vector right-hand side of A X = B (torch's rule): 1-D, or A's shape without its
+// last dim (a batch of vectors).
+inline bool solve_vector_rhs(const Tensor& A, const Tensor& B) {
+  return B.dim() == 1 ||
+         (B.dim() == A.dim() - 1 && std::equal(B.sizes().begin(), B.sizes().end(), A.sizes().begin()));
+}
+
 // "(Batch element 3): " where A is a batch, as torch's messages name the failing matrix.
 inline std::string batch_prefix(const Tensor& A, int64_t i) {
   return A.dim() > 2 ? "(Batch element " + std::to_string(i) + "): " : "";
@@ -38,6 +46,9 @@ inline std::string not_positive_definite(const char* op, const Tensor& A, int64_
 inline std::string singular_inverse(const char* op, const Tensor& A, int64_t i, int info) {
   return std::string(op) + ": " + batch_prefix(A, i) + "The diagonal element " + std::to_string(info) +
          " is zero, the inversion could not be completed because the input matrix is singular.";
+}
+inline std::string singular_solve(const char* op, const Tensor& A, int64_t i, int) {
+  return std::string(op) + ": " + batch_prefix(A, i) + "The solver failed because the input matrix is singular.";
 }
 inline std::string zero_lu_pivot(const char* op, const Tensor& A, int64_t i, int info) {
   return std::string(op) + ": " + batch_prefix(A, i) + "U[" + std::to_string(info) + "," + std::to_string(info) +

@@ -13,7 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include <tcore/ops/_linalg_solve.h>
+#include <tcore/ops/_linalg_solve_ex.h>
+#include <tcore/ops/_linalg_det.h>
+#include <tcore/ops/_linalg_slogdet.h>
+#include <tcore/ops/linalg_det_native.h>
+#include <tcore/ops/linalg_slogdet_native.h>
+#include <tcore/ops/linalg_solve_ex_native.h>
 #include <tcore/ops/_linalg_solve_triangular.h>
 #include <tcore/ops/_linalg_svd.h>
 #include <tcore/ops/linalg_qr.h>
@@ -118,19 +123,16 @@ std::pair<Tensor, Tensor> system_of(const Tensor& A, const Tensor& b, bool left,
 Tensor mT(const Tensor& t) { return tcore::transpose(t, -2, -1); }
 }  // namespace
 
-// B is a vector (or a batch of them) when it is 1-D or A's shape without its last dim (torch's
-// rule); X A = B is solved as A^T X^T = B^T.
+// The solution and info of _linalg_solve_ex (its LU factors are for the derivatives).
+std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  const auto [result, LU, pivots, info] = tcore::_linalg_solve_ex(A, B, left, check_errors);
+  return {result, info};
+}
+
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
-  check_linalg_square(A, "linalg.solve");
-  check_linalg_float(A, "linalg.solve");
-  TCORE_CHECK_TYPE(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
-                   A.dtype(), " and B of type ", B.dtype(), " instead");
-  TCORE_CHECK_VALUE(B.dim() >= 1, "linalg.solve: The input tensor B must have at least 1 dimensions.");
-  const IntArrayRef as = A.sizes();
-  const bool vector = B.dim() == 1 || (B.dim() == A.dim() - 1 && std::equal(as.begin(), as.end() - 1, B.sizes().begin()));
-  const auto [a, b] = system_of(A, vector ? tcore::unsqueeze(B, -1) : B, left, "linalg.solve");
-  const Tensor x = left ? tcore::_linalg_solve(a, b) : mT(tcore::_linalg_solve(mT(a), mT(b)));
-  return vector ? tcore::squeeze(x, -1) : x;
+  const auto [result, LU, pivots, info] = tcore::_linalg_solve_ex(A, B, left, false);
+  raise_first_failure(info, "torch.linalg.solve", A, singular_solve);
+  return result;
 }
 
 // B a matrix or a batch (no vector case, as torch's) taken in A's dtype (torch's result has it);
@@ -145,7 +147,14 @@ Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, 
   return mT(tcore::_linalg_solve_triangular(mT(a), mT(b), !upper, unitriangular));
 }
 
+Tensor linalg_det(const Tensor& A) { return std::get<0>(tcore::_linalg_det(A)); }
+
 Tensor det(const Tensor& self) { return tcore::linalg_det(self); }
+
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  const auto [sign, logabsdet, LU, pivots] = tcore::_linalg_slogdet(A);
+  return {sign, logabsdet};
+}
 
 std::tuple<Tensor, Tensor> slogdet(const Tensor& self) { return tcore::linalg_slogdet(self); }
 

@@ -1,6 +1,7 @@
 // The out= overloads of the operators that return several tensors: (values, indices) of max.dim_max,
 // min.dim_min, sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out,
-// cummin.out, max_pool2d_with_indices.out, (sign, logabsdet) of linalg_slogdet.out and
+// cummin.out, max_pool2d_with_indices.out, _linalg_solve_ex.result, linalg_solve_ex.out,
+// _linalg_det.result, _linalg_slogdet.sign, (sign, logabsdet) of linalg_slogdet.out and
 // slogdet.out, (eigenvalues, eigenvectors) of linalg_eigh.eigvals, and (U, S, Vh) of
 // linalg_svd.U and _linalg_svd.U, with
 // PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
@@ -44,6 +45,14 @@
 #include <tcore/ops/qr.h>
 #include <tcore/ops/qr_native.h>
 #include <tcore/ops/linalg_slogdet.h>
+#include <tcore/ops/_linalg_det.h>
+#include <tcore/ops/_linalg_det_native.h>
+#include <tcore/ops/_linalg_slogdet.h>
+#include <tcore/ops/_linalg_slogdet_native.h>
+#include <tcore/ops/_linalg_solve_ex.h>
+#include <tcore/ops/_linalg_solve_ex_native.h>
+#include <tcore/ops/linalg_solve_ex.h>
+#include <tcore/ops/linalg_solve_ex_native.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/slogdet_native.h>
 #include <tcore/ops/max.h>
@@ -150,6 +159,25 @@ Pair cummax_values_out(const Tensor& self, int64_t dim, const Tensor& values, co
 
 Pair cummin_values_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
   return into(tcore::cummin(self, dim), values, indices, "cummin.out");
+}
+
+Quad _linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool check_errors, const Tensor& result,
+                          const Tensor& LU, const Tensor& pivots, const Tensor& info) {
+  return into(tcore::_linalg_solve_ex(A, B, left, check_errors), result, LU, pivots, info, "_linalg_solve_ex.result");
+}
+
+Pair linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool check_errors, const Tensor& result,
+                         const Tensor& info) {
+  return into(tcore::linalg_solve_ex(A, B, left, check_errors), result, info, "linalg_solve_ex.out", true);
+}
+
+Triple _linalg_det_out(const Tensor& A, const Tensor& result, const Tensor& LU, const Tensor& pivots) {
+  return into(tcore::_linalg_det(A), result, LU, pivots, "_linalg_det.result");
+}
+
+Quad _linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& logabsdet, const Tensor& LU,
+                         const Tensor& pivots) {
+  return into(tcore::_linalg_slogdet(A), sign, logabsdet, LU, pivots, "_linalg_slogdet.sign");
 }
 
 Pair linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& logabsdet) {

@@ -23,10 +23,12 @@
 #include <type_traits>
 #include <vector>
 
-#include <tcore/ops/_linalg_solve_native.h>
+#include <tcore/ops/_linalg_solve_ex_native.h>
+#include <tcore/ops/_linalg_det_native.h>
+#include <tcore/ops/_linalg_slogdet_native.h>
+#include <tcore/ops/where.h>
 #include <tcore/ops/_linalg_svd_native.h>
 #include <tcore/ops/_linalg_solve_triangular_native.h>
-#include <tcore/ops/linalg_det_native.h>
 #include <tcore/ops/linalg_eigh_native.h>
 #include <tcore/ops/linalg_inv_ex_native.h>
 #include <tcore/ops/linalg_cholesky_ex_native.h>
@@ -34,7 +36,6 @@
 #include <tcore/ops/linalg_lu_solve_native.h>
 #include <tcore/ops/expand.h>
 #include <tcore/ops/linalg_qr_native.h>
-#include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/mul.h>
 #include <tcore/ops/sum.h>
@@ -304,62 +305,59 @@ std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
   return {contiguous_copy(tcore::transpose(m.data, -2, -1)), info};
 }
 
-// A X = B for A (*, n, n) and B (*, n, k) of the same batch and dtype (linalg.solve broadcasts
-// and checks: native/composite/LinearAlgebra.cpp).
-Tensor _linalg_solve(const Tensor& A, const Tensor& B) {
+// A X = B (left) or X A = B for A (*, n, n) and B (*, n, k), (*, k, n) or a vector (B 1-D or A's
+// shape without its last dim, left only), the batches broadcast; torch's checks and words. LU,
+// pivots and info: linalg_lu_factor_ex(A) (A's batch, not the broadcast one), which the
+// derivatives reuse; the solution getrs's on them, NaN throughout where U's diagonal holds a NaN
+// (as torch's). check_errors: a singular A raises (LinAlgError).
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_solve_ex(const Tensor& A, const Tensor& B, bool left,
+                                                            bool check_errors) {
   check_linalg_square(A, "linalg.solve");
   check_linalg_float(A, "linalg.solve");
-  TCORE_CHECK_VALUE(B.dim() == A.dim() && B.sizes()[B.dim() - 2] == A.sizes()[A.dim() - 1] &&
-                        std::equal(A.sizes().begin(), A.sizes().end() - 2, B.sizes().begin()),
-                    "_linalg_solve: B must be (*, n, k) for A (*, n, n) of the same batch");
   TCORE_CHECK_TYPE(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
                    A.dtype(), " and B of type ", B.dtype(), " instead");
+  const bool vector = solve_vector_rhs(A, B);
+  const Tensor b = vector ? tcore::unsqueeze(B, -1) : B;
+  TCORE_CHECK_VALUE(b.dim() >= 2, "linalg.solve: The input tensor B must have at least 2 dimensions.");
+  const int64_t n = A.sizes()[A.dim() - 1], rows = b.sizes()[b.dim() - 2], cols = b.sizes()[b.dim() - 1];
+  TCORE_CHECK_VALUE(left ? rows == n : cols == n, "linalg.solve: Incompatible shapes of A and B for the equation ",
+                    left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
+  broadcast_shapes(IntArrayRef(A.sizes().data(), A.sizes().size() - 2), IntArrayRef(b.sizes().data(), b.sizes().size() - 2));
   require_lapack("linalg.solve");
-  Matrices m = matrices_of(A);
-  const int64_t k = B.sizes()[B.dim() - 1];
-  check_lapack_size(std::max(m.n, k), "linalg.solve");
-  // B's matrices column-major (k x n row-major each), solved in place, transposed back
-  Tensor x = copy_of(tcore::transpose(B, -2, -1));
-#if TCORE_HAVE_BLAS
+  const auto [LU, pivots, info] = linalg_lu_factor_ex(A, true, false);
+  if (check_errors) raise_first_failure(info, "torch.linalg.solve_ex", A, singular_solve);
+  Tensor x = linalg_lu_solve(LU, pivots, b, left, false);
+  std::vector<uint8_t> nan(static_cast<size_t>(info.numel()), 0);
+  bool any_nan = false;
   dispatch_lapack(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* a = m.data.data_ptr<T>();
-    T* b = x.data_ptr<T>();
-    std::vector<int> ipiv(static_cast<size_t>(std::max<int64_t>(m.n, 1)));
-    const int n = static_cast<int>(m.n);
-    for (int64_t i = 0; i < m.count; ++i) {
-      int info = 0;
-      getrf(n, a + i * m.n * m.n, ipiv.data(), &info);
-      TCORE_CHECK_LINALG(info == 0, "torch.linalg.solve: ", batch_prefix(A, i),
-                         "The solver failed because the input matrix is singular.");
-      if (nan_pivot(a + i * m.n * m.n, m.n)) std::fill_n(b + i * m.n * k, m.n * k, std::numeric_limits<T>::quiet_NaN());
-      else if (k > 0) getrs(n, static_cast<int>(k), a + i * m.n * m.n, ipiv.data(), b + i * m.n * k, &info);
-    }
+    for (int64_t i = 0; n > 0 && i < info.numel(); ++i) any_nan |= (nan[i] = nan_pivot(LU.data_ptr<T>() + i * n * n, n));
   });
-#endif
-  return contiguous_copy(tcore::transpose(x, -2, -1));
+  if (any_nan) {
+    std::vector<int64_t> flags_shape(A.sizes().begin(), A.sizes().end() - 2);
+    flags_shape.insert(flags_shape.end(), {1, 1});
+    Tensor flags = empty_cpu(flags_shape, ScalarType::Bool);
+    std::copy(nan.begin(), nan.end(), flags.data_ptr<bool>());
+    x = tcore::where(flags, Scalar(std::numeric_limits<double>::quiet_NaN()), x);
+  }
+  return {vector ? tcore::squeeze(x, -1) : x, LU, pivots, info};
 }
 
 namespace {
-// The determinants of a batch from its LU factors: the product of U's diagonal, negated for each
-// row interchange; log_abs: log|det| and its sign instead (no overflow for large matrices).
+// The determinants of a batch from its LU factors (*, n, n) and pivots: the product of U's
+// diagonal, negated for each row interchange; log_abs: log|det| and its sign instead (no overflow
+// for large matrices). A zero on the diagonal: det 0, log|det| -inf, its sign as torch's product of
+// signs gives it. n == 0: det 1, log|det| 0.
 template <typename T>
-void determinants(const Tensor& A, const char* op, T* det_or_sign, T* log_abs) {
-  Matrices m = matrices_of(A);
-  check_lapack_size(m.n, op);
-#if TCORE_HAVE_BLAS
-  T* p = m.data.data_ptr<T>();
-  std::vector<int> ipiv(static_cast<size_t>(std::max<int64_t>(m.n, 1)));
-  const int n = static_cast<int>(m.n);
-  for (int64_t i = 0; i < m.count; ++i) {
-    T* lu = p + i * m.n * m.n;
-    int info = 0;
-    getrf(n, lu, ipiv.data(), &info);  // info > 0: a zero on U's diagonal, det 0
-    // (a zero on the diagonal: a sign of 0, its own sign as torch's product of signs gives it)
+void determinants(const Tensor& LU, const Tensor& pivots, int64_t count, T* det_or_sign, T* log_abs) {
+  const int64_t n = LU.sizes()[LU.dim() - 1];
+  const T* lu = LU.data_ptr<T>();
+  const int* piv = pivots.data_ptr<int>();
+  for (int64_t i = 0; i < count; ++i, lu += n * n, piv += n) {
     T sign = 1, product = 1, logs = 0;
-    for (int j = 0; j < n; ++j) {
-      const T d = lu[static_cast<int64_t>(j) * m.n + j];
-      if (ipiv[static_cast<size_t>(j)] != j + 1) sign = -sign;
+    for (int64_t j = 0; j < n; ++j) {
+      const T d = lu[j * n + j];
+      if (piv[j] != j + 1) sign = -sign;
       if (log_abs) {
         sign *= d > 0 ? T(1) : d < 0 ? T(-1) : T(0);
         logs += std::log(std::abs(d));
@@ -367,46 +365,41 @@ void determinants(const Tensor& A, const char* op, T* det_or_sign, T* log_abs) {
         product *= d;
       }
     }
-    if (log_abs) {
-      det_or_sign[i] = sign;
-      log_abs[i] = info > 0 ? -std::numeric_limits<T>::infinity() : logs;
-    } else {
-      det_or_sign[i] = sign * product;
-    }
+    det_or_sign[i] = log_abs ? sign : sign * product;
+    if (log_abs) log_abs[i] = logs;
   }
-#endif
 }
 }  // namespace
 
-Tensor linalg_det(const Tensor& A) {
+// det of each matrix of A from linalg_lu_factor_ex(A)'s factors, returned with them (the
+// derivatives reuse them).
+std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A) {
   check_linalg_square(A, "linalg.det");
   check_linalg_float(A, "linalg.det");
   require_lapack("linalg.det");
+  const auto [LU, pivots, info] = linalg_lu_factor_ex(A, true, false);
   const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
   Tensor det = empty_cpu(batch, A.dtype());
   dispatch_lapack(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    determinants<T>(A, "linalg.det", det.data_ptr<T>(), nullptr);
-    if (A.sizes()[A.dim() - 1] == 0) std::fill_n(det.data_ptr<T>(), det.numel(), T(1));
+    determinants<T>(LU, pivots, det.numel(), det.data_ptr<T>(), nullptr);
   });
-  return det;
+  return {det, LU, pivots};
 }
 
-std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+// sign and log|det| of each matrix of A, as _linalg_det.
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
   check_linalg_square(A, "linalg.slogdet");
   check_linalg_float(A, "linalg.slogdet");
   require_lapack("linalg.slogdet");
+  const auto [LU, pivots, info] = linalg_lu_factor_ex(A, true, false);
   const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
   Tensor sign = empty_cpu(batch, A.dtype()), logabsdet = empty_cpu(batch, A.dtype());
   dispatch_lapack(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    determinants<T>(A, "linalg.slogdet", sign.data_ptr<T>(), logabsdet.data_ptr<T>());
-    if (A.sizes()[A.dim() - 1] == 0) {
-      std::fill_n(sign.data_ptr<T>(), sign.numel(), T(1));
-      std::fill_n(logabsdet.data_ptr<T>(), logabsdet.numel(), T(0));
-    }
+    determinants<T>(LU, pivots, sign.numel(), sign.data_ptr<T>(), logabsdet.data_ptr<T>());
   });
-  return {sign, logabsdet};
+  return {sign, logabsdet, LU, pivots};
 }
 
 // The Cholesky factors and LAPACK's info per matrix (the order of the first leading minor that is
