@@ -31,9 +31,7 @@ _USE = re.compile(r"tcore: ccache: (\d+) of (\d+) compilations served from the c
 SMOKE = "import tcore; x = tcore.ones(2, 3, requires_grad=True); (x * 2).sum().backward(); print(x.grad)"
 
 
-# no GPU backend and the CPU kernels once (not again for AVX2 and AVX-512) in these builds: they
-# test the cache and distcc plumbing, tests/test_cpu_capability.py the capabilities
-CPU_ONLY = {"USE_CUDA": "0", "USE_ROCM": "0", "TCORE_CPU_CAPABILITIES": "default"}
+CPU_ONLY = {"USE_CUDA": "0", "USE_ROCM": "0"}  # no GPU backend in these builds
 
 
 def cache_use(output: str) -> tuple[int, int, int]:
