@@ -105,7 +105,7 @@ void store(H* p, V v) {
     static VF apply(VF v) { return TCORE_SLEEF_F(fn)(v); }         \
     static VD apply(VD v) { return TCORE_SLEEF_D(fn)(v); }         \
   };
-TCORE_VEC_OP(ExpSleef, exp)  // (float64's, and float32's below AVX-512; Exp below)
+TCORE_VEC_OP(ExpSleef, exp)  // (float64's; Exp below)
 TCORE_VEC_OP(Exp2, exp2)
 TCORE_VEC_OP(Expm1, expm1)
 TCORE_VEC_OP(Log2, log2)
@@ -269,12 +269,21 @@ inline ExpParts exp_parts(VF a) {
   return {madd(p, r * r, r) + 1.0f, n};
 }
 
-// e^x. float32 at AVX-512 inline (SLEEF's expf is a call: 4M values 1.47 ms, torch's 1.3): Cephes'
-// reduction x = n ln 2 + r (ln 2 in two parts) and degree-6 polynomial, within 1 ulp, times 2^n by
-// scalef, which rounds once into the subnormals and overflows to inf. x is clamped to [-104, 89]
-// first (so that n fits the rounding trick; NaN passes the clamps: they return the second operand
-// when one is NaN); below -104 (and -inf) 0 without computing the underflow, which took a microcode
-// assist (exp_nonpositive below says how dear). Elsewhere SLEEF's (1 ulp).
+// p 2^n for an integral n in [-150, 128] below AVX-512 (scalef there): two normal factors 2^(n/2),
+// so that the product rounds once, into the subnormals or to inf
+inline VF times_pow2(VF p, VF n) {
+  using VI = int32_t __attribute__((vector_size(sizeof(VF))));
+  const VI k = __builtin_convertvector(n, VI), k1 = k >> 1, k2 = k - k1;
+  return p * reinterpret_cast<VF>((k1 + 127) << 23) * reinterpret_cast<VF>((k2 + 127) << 23);
+}
+
+// e^x, float32 inline at every width (SLEEF's expf is a call: 4M values 1.47 ms at AVX-512, torch's
+// 1.3; at AVX2 3.4): Cephes' reduction x = n ln 2 + r (ln 2 in two parts) and degree-6 polynomial,
+// within 1 ulp, times 2^n by scalef at AVX-512 (times_pow2 below it), which rounds once into the
+// subnormals and overflows to inf. x is clamped to [-104, 89] first (so that n fits the rounding
+// trick; NaN passes the clamps: they return the second operand when one is NaN); below -104 (and
+// -inf) 0 without computing the underflow, which took a microcode assist (exp_nonpositive below
+// says how dear). float64: SLEEF's (1 ulp).
 struct Exp {
   static VF apply(VF x) {
 #if defined(__AVX512F__)
@@ -285,7 +294,10 @@ struct Exp {
     const ExpParts e = exp_parts(a);
     return _mm512_maskz_scalef_ps(static_cast<__mmask16>(~zero), e.p, e.n);
 #else
-    return ExpSleef::apply(x);
+    const auto zero = x < -104.0f;
+    const VF a = x > 89.0f ? VF{} + 89.0f : zero ? VF{} : x;  // (NaN compares false: it passes)
+    const ExpParts e = exp_parts(a);
+    return zero ? VF{} : times_pow2(e.p, e.n);
 #endif
   }
   static VD apply(VD v) { return ExpSleef::apply(v); }
@@ -332,9 +344,7 @@ inline VF exp_nonpositive(VF a) {
   // (not _mm512_scalef_ps: its undefined pass-through makes GCC 12 warn)
   const VF e = _mm512_maskz_scalef_ps(0xffff, p, n);
 #else
-  using VI = int32_t __attribute__((vector_size(sizeof(VF))));
-  const VI k = __builtin_convertvector(n, VI), k1 = k >> 1, k2 = k - k1;
-  const VF e = p * reinterpret_cast<VF>((k1 + 127) << 23) * reinterpret_cast<VF>((k2 + 127) << 23);
+  const VF e = times_pow2(p, n);
 #endif
   return zero ? VF{} : e;
 }
