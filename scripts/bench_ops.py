@@ -2,7 +2,8 @@
 """Operator benchmark: tcore side by side with PyTorch (CPU wheel) and numpy, in one run, at
 each thread count asked for (default 1 and 2), and tcore once per CPU capability
 (TCORE_CPU_CAPABILITY=default/avx2/avx512, each in its own process), each compared with torch
-at the same capability (ATEN_CPU_CAPABILITY).
+at the same capability (ATEN_CPU_CAPABILITY, and MKL_ENABLE_INSTRUCTIONS / ONEDNN_MAX_CPU_ISA for
+the libraries under it, which choose for themselves otherwise).
 
 The operators: elementwise (add, mul, strided and broadcast add, int64 add, exp, log, tanh,
 sigmoid, gelu), reductions and scans (sum, sum over a non-last dim, argmax, cumsum), softmax and
@@ -162,6 +163,16 @@ print(json.dumps(out))
 '''
 
 
+# ATEN_CPU_CAPABILITY chooses torch's own kernels only: MKL (VML's exp, log, tanh...) and oneDNN
+# (gelu) pick AVX-512 by themselves unless told (measured: tanh 4M float32 2.55 ms under
+# ATEN_CPU_CAPABILITY=avx2 alone, 14.2 with MKL and oneDNN held to AVX2 too)
+TORCH_LIBRARY_ISA = {
+    "default": {"MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ONEDNN_MAX_CPU_ISA": "SSE41"},
+    "avx2": {"MKL_ENABLE_INSTRUCTIONS": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"},
+    "avx512": {},
+}
+
+
 def run(python: str, lib: str, reps: int, threads: int, only: str, capability: str | None = None,
         preallocated: bool = False) -> dict | None:
     n = str(threads)
@@ -170,6 +181,8 @@ def run(python: str, lib: str, reps: int, threads: int, only: str, capability: s
     env.pop("ATEN_CPU_CAPABILITY", None)
     if capability:  # tcore's and torch's names for the three capabilities are the same
         env["TCORE_CPU_CAPABILITY" if lib == "tcore" else "ATEN_CPU_CAPABILITY"] = capability
+        if lib == "torch":  # MKL's (exp, tanh, log through VML) and oneDNN's (gelu) own choices too
+            env.update(TORCH_LIBRARY_ISA[capability])
     return run_workload(python, WORKLOAD, [lib, str(ROOT), str(reps), n, only, "1" if preallocated else "0"], f"{lib} ({capability or 'default choice'})",
                         env)
 
@@ -200,7 +213,7 @@ def main() -> int:
     for threads in [int(t) for t in args.threads.split(",")]:
         row: dict = {f"tcore/{c}": run(sys.executable, "tcore", args.reps, threads, args.only, c, args.preallocated)
                      for c in caps}
-        for c in caps:  # torch at the same capability (ATEN_CPU_CAPABILITY): each ratio compares like with like
+        for c in caps:  # torch at the same capability (ATEN_CPU_CAPABILITY, MKL's and oneDNN's): like with like
             row[f"torch/{c}"] = (run(torch_py, "torch", args.reps, threads, args.only, c, args.preallocated)
                                   if torch_py else None)
         row["torch"] = row[f"torch/{caps[-1]}"]

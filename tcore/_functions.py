@@ -229,7 +229,7 @@ def install(namespace: dict) -> None:
     for name in ("broadcast_tensors", "meshgrid"):
         if name in namespace:
             namespace[name] = _tensors_varargs(namespace[name])
-    for name in ("block_diag", "cartesian_prod"):
+    for name in ("block_diag", "cartesian_prod", "chain_matmul"):
         if name in namespace:
             namespace[name] = _tensors_varargs(namespace[name], one_result=True)
     if "tensordot" in namespace:

@@ -35,6 +35,14 @@ OVERRIDES = {
     "lu_unpack": dict(LU_pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
     "linalg_lu_solve": dict(pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
     "lu_solve": dict(LU_pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
+    "vdot": dict(self=(3,), other=(3,)),  # (vectors)
+    "addmv": dict(self=(3,), vec=(3,)), "addmv_": dict(self=(3,), vec=(3,)),
+    "addr": dict(vec1=(3,), vec2=(3,)), "addr_": dict(vec1=(3,), vec2=(3,)), "ger": dict(self=(3,), vec2=(3,)),
+    "baddbmm": dict(batch1=(2, 3, 3), batch2=(2, 3, 3)), "baddbmm_": dict(self=(2, 3, 3), batch1=(2, 3, 3), batch2=(2, 3, 3)),
+    "addbmm": dict(batch1=(2, 3, 3), batch2=(2, 3, 3)), "addbmm_": dict(batch1=(2, 3, 3), batch2=(2, 3, 3)),
+    "linalg_tensorinv": dict(ind=1), "cov": dict(fweights=None, aweights=None), "diag_embed": dict(dim1=0, dim2=2),
+    "linalg_cond.p_str": dict(p="fro"),
+    "linalg_tensorsolve": dict(other=(3,), dims=None),  # (a 3x3 self against 3 values)
     "slice_backward": dict(grad_output=(3, 1), input_sizes=[3, 3], dim=1, start=1, end=2, step=1),
     "diagonal_backward": dict(grad_output=(2,), input_sizes=[3, 3], offset=1, dim1=0, dim2=1),
     "unfold_backward": dict(grad_in=(3, 2, 2), input_sizes=[3, 3], dim=1, size=2, step=1),
@@ -93,6 +101,7 @@ OVERRIDES["_linalg_det.result"] = dict(result=_OUT, LU=_OUT, pivots=_INT_OUT)
 OVERRIDES["_linalg_slogdet.sign"] = dict(sign=_OUT, logabsdet=_OUT, LU=_OUT, pivots=_INT_OUT)
 OVERRIDES["_linalg_solve_ex.result"] = dict(result=_OUT, LU=_OUT, pivots=_INT_OUT, info=_INT_OUT)
 OVERRIDES["linalg_solve_ex.out"] = dict(result=_OUT, info=_INT_OUT)
+OVERRIDES["tril_indices.out"] = OVERRIDES["triu_indices.out"] = dict(out=_LONG_OUT)  # (an integer dtype only)
 OVERRIDES["linalg_lstsq.out"] = dict(solution=_OUT, residuals=_OUT, rank=_LONG_OUT, singular_values=_OUT)
 for _op in ("all.all_out", "all.out", "any.all_out", "any.out"):  # a bool out (or uint8), as torch requires
     OVERRIDES[_op] = {"out": lambda tc: tc.empty(0, dtype=tc.bool)}

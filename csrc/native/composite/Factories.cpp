@@ -1,6 +1,10 @@
 // zeros, ones, full (and out= forms), *_like, arange/eye short forms and rand/randn/randint(_like):
 // empty + fill_/uniform_/normal_/random_ through the dispatcher, so they work on every
 // backend that has those.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
 #include <tcore/ops/arange.h>
 #include <tcore/ops/arange_native.h>
 #include <tcore/ops/empty.h>
@@ -29,6 +33,8 @@
 #include <tcore/ops/zero_native.h>
 #include <tcore/ops/zeros_like_native.h>
 #include <tcore/ops/zeros_native.h>
+#include <tcore/ops/tril_indices_native.h>
+#include <tcore/ops/triu_indices_native.h>
 
 #include "native/TensorUtils.h"
 
@@ -91,6 +97,58 @@ Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> 
 Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
            std::optional<bool> pin_memory) {
   return tcore::eye(n, n, dtype, layout, device, pin_memory);
+}
+
+// The (row, column) pairs of a row x col matrix's lower (upper) triangle from diagonal offset, row
+// by row, as a (2, count) tensor of an integer dtype (torch's checks and words)
+namespace {
+Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
+                        std::optional<Layout> layout, std::optional<Device> device, bool lower, const char* op) {
+  TCORE_CHECK_VALUE(row >= 0, "row must be non-negative, got", row);
+  TCORE_CHECK_VALUE(col >= 0, "col must be non-negative, got", col);
+  TCORE_CHECK_VALUE(!layout || *layout == Layout::Strided, op, ": only the strided layout is supported");
+  const ScalarType t = dtype.value_or(ScalarType::Long);
+  if (!is_integral(t, false)) throw NotImplementedError(detail::str_cat("\"", op, "\" not implemented for '", t, "'"));
+  // row i's columns [first(i), end(i)); their count summed in closed form (row and col may be huge:
+  // the size is checked by the allocation, never computed in a loop over the rows)
+  const auto first = [&](int64_t i) { return lower ? int64_t{0} : std::clamp<int64_t>(i + offset, 0, col); };
+  const auto end = [&](int64_t i) { return lower ? std::clamp<int64_t>(i + offset + 1, 0, col) : col; };
+  __int128 count = 0;
+  {
+    // end(i) - first(i) is piecewise linear in i: 0 or col outside [a, b), slope 1 (lower) or -1 inside
+    const __int128 lo = lower ? -static_cast<__int128>(offset) - 1 : -static_cast<__int128>(offset);
+    const __int128 a = std::clamp<__int128>(lo, 0, row), b = std::clamp<__int128>(lo + col, 0, row);
+    const __int128 inside = b - a;
+    count = lower ? (row - b) * col : a * col;  // the rows that take every column
+    if (inside > 0) {  // lower: row i in [a, b) takes i - lo of them; upper: col - (i - lo)
+      const __int128 sum_i = (a + b - 1) * inside / 2;  // sum of i over [a, b)
+      count += lower ? sum_i - lo * inside : col * inside - (sum_i - lo * inside);
+    }
+  }
+  TCORE_CHECK_VALUE(count <= std::numeric_limits<int64_t>::max() / 2, op, ": ", row, " x ", col,
+                    " indices overflow int64");
+  const int64_t n = static_cast<int64_t>(count);
+  Tensor r = empty_cpu({2, n}, ScalarType::Long);  // (the allocator's error for a size it cannot hold)
+  int64_t* rows = r.data_ptr<int64_t>();
+  int64_t* cols = rows + n;
+  for (int64_t i = lower ? std::max<int64_t>(0, -offset) : 0, k = 0; k < n; ++i) {  // (from the first row with one)
+    for (int64_t j = first(i); j < end(i); ++j, ++k) {
+      rows[k] = i;
+      cols[k] = j;
+    }
+  }
+  return on_device(cast(r, t), device.value_or(Device(DeviceType::CPU)));
+}
+}  // namespace
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
+                    std::optional<Layout> layout, std::optional<Device> device, std::optional<bool>) {
+  return triangle_indices(row, col, offset, dtype, layout, device, true, "tril_indices");
+}
+
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
+                    std::optional<Layout> layout, std::optional<Device> device, std::optional<bool>) {
+  return triangle_indices(row, col, offset, dtype, layout, device, false, "triu_indices");
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,

@@ -58,8 +58,8 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
-  TCORE_CHECK_VALUE(self.dim() == 1 && vec2.dim() == 1, "outer: expected 1-D tensors, got ", self.dim(), "-D and ",
-                    vec2.dim(), "-D");
+  TCORE_CHECK_VALUE(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
+  TCORE_CHECK_VALUE(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
   return tcore::mul(tcore::unsqueeze(self, 1), vec2);
 }
 

@@ -102,7 +102,6 @@
 #include <tcore/ops/clamp_min_native.h>
 #include <tcore/ops/column_stack_native.h>
 #include <tcore/ops/count_nonzero_native.h>
-#include <tcore/ops/cross_native.h>
 #include <tcore/ops/deg2rad_native.h>
 #include <tcore/ops/diag_native.h>
 #include <tcore/ops/diff_native.h>
@@ -706,27 +705,6 @@ Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tens
     x = x.dtype() == ScalarType::Bool ? tcore::logical_xor(hi, lo) : tcore::sub(hi, lo, 1);
   }
   return x;
-}
-
-// a x b along a dim of size 3 (the first such dim when none is given, as torch.cross)
-Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
-  TCORE_CHECK_VALUE(self.dim() == other.dim(), "linalg.cross: inputs must have the same number of dimensions.");
-  const std::vector<Tensor> both = broadcast_tensors(std::vector<Tensor>{self, other});
-  int64_t d = -1;
-  if (dim) {
-    d = wrap_dim(*dim, self.dim(), /*allow_scalar=*/false);
-  } else {
-    for (int64_t k = 0; k < both[0].dim() && d < 0; ++k)
-      if (both[0].sizes()[k] == 3) d = k;
-    TCORE_CHECK_VALUE(d >= 0, "no dimension of size 3 in input");
-  }
-  TCORE_CHECK_VALUE(both[0].sizes()[d] == 3, "linalg.cross: inputs dimension ", d, " must have length 3. Got ",
-                    self.sizes()[d], " and ", other.sizes()[d]);
-  const auto at = [&](const Tensor& t, int64_t i) { return tcore::narrow(t, d, i, 1); };
-  const Tensor& a = both[0];
-  const Tensor& b = both[1];
-  const auto term = [&](int64_t i, int64_t j) { return tcore::sub(tcore::mul(at(a, i), at(b, j)), tcore::mul(at(a, j), at(b, i)), 1); };
-  return tcore::cat(std::vector<Tensor>{term(1, 2), term(2, 0), term(0, 1)}, d);
 }
 
 // ------------------------------------------------------------------ reductions

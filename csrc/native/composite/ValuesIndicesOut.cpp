@@ -1,7 +1,7 @@
 // The out= overloads of the operators that return several tensors: (values, indices) of max.dim_max,
 // min.dim_min, sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out,
 // cummin.out, max_pool2d_with_indices.out, _linalg_solve_ex.result, linalg_solve_ex.out,
-// _linalg_det.result, _linalg_slogdet.sign, (sign, logabsdet) of linalg_slogdet.out and
+// _linalg_det.result, _linalg_slogdet.sign, svd.U, (sign, logabsdet) of linalg_slogdet.out and
 // slogdet.out, (eigenvalues, eigenvectors) of linalg_eigh.eigvals, and (U, S, Vh) of
 // linalg_svd.U and _linalg_svd.U, with
 // PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
@@ -53,6 +53,8 @@
 #include <tcore/ops/_linalg_solve_ex_native.h>
 #include <tcore/ops/linalg_solve_ex.h>
 #include <tcore/ops/linalg_solve_ex_native.h>
+#include <tcore/ops/svd.h>
+#include <tcore/ops/svd_native.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/slogdet_native.h>
 #include <tcore/ops/max.h>
@@ -169,6 +171,10 @@ Quad _linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool chec
 Pair linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool check_errors, const Tensor& result,
                          const Tensor& info) {
   return into(tcore::linalg_solve_ex(A, B, left, check_errors), result, info, "linalg_solve_ex.out", true);
+}
+
+Triple svd_out(const Tensor& self, bool some, bool compute_uv, const Tensor& U, const Tensor& S, const Tensor& V) {
+  return into(tcore::svd(self, some, compute_uv), U, S, V, "svd.U");
 }
 
 Triple _linalg_det_out(const Tensor& A, const Tensor& result, const Tensor& LU, const Tensor& pivots) {
