@@ -223,16 +223,27 @@ void with_blas_threads(int threads, const F& f) {
 
 bool fits_blas_int(int64_t n, int64_t k, int64_t m) { return n <= INT_MAX && k <= INT_MAX && m <= INT_MAX; }
 
+// The first elements of a batch of products' operands and result, and the operands' batch strides
+template <typename T>
+struct Operands {
+  const T* a;
+  const T* b;
+  T* c;
+  int64_t sa, sb;
+};
+template <typename T>
+Operands<T> operands_of(const BlasMatrix& a, const BlasMatrix& b, const Tensor& out, const Products& s) {
+  return {a.t.template data_ptr<T>(), b.t.template data_ptr<T>(), out.template data_ptr<T>(),
+          s.batched ? a.t.strides()[0] : 0, s.batched ? b.t.strides()[0] : 0};
+}
+
 #if defined(__AVX512F__)
 // The products through SmallGemm.h's kernel into a contiguous out, across threads (a 256^2 mm on
 // two threads as well as bmm's products); B row-major.
 template <typename T>
 void small_products(const BlasMatrix& a, const BlasMatrix& b, const Tensor& out, const Products& s, T alpha, T beta) {
   const int64_t n = s.n, k = s.k, m = s.m;
-  const T* pa = a.t.template data_ptr<T>();
-  const T* pb = b.t.template data_ptr<T>();
-  T* pc = out.template data_ptr<T>();
-  const int64_t sa = s.batched ? a.t.strides()[0] : 0, sb = s.batched ? b.t.strides()[0] : 0;
+  const Operands<T> p = operands_of<T>(a, b, out, s);
   const int64_t ld = a.op.ld, rows = a.op.trans == 'N' ? ld : 1, cols = a.op.trans == 'N' ? 1 : ld;
   // a thread's share: whole products, or a product's rows in as many parts as make one per thread
   // (each part copies B's column panels for itself)
@@ -242,7 +253,7 @@ void small_products(const BlasMatrix& a, const BlasMatrix& b, const Tensor& out,
   parallel_for(0, s.batch * parts, 1, [&](int64_t first, int64_t last) {
     for (int64_t u = first; u < last; ++u) {
       const int64_t i = u / parts, row = (u % parts) * rows_per_part;
-      small_gemm_rows<T>({pa + i * sa, rows, cols}, pb + i * sb, b.op.ld, pc + i * n * m, m, k, m, alpha, beta, row,
+      small_gemm_rows<T>({p.a + i * p.sa, rows, cols}, p.b + i * p.sb, b.op.ld, p.c + i * n * m, m, k, m, alpha, beta, row,
                          std::min(n, row + rows_per_part));
     }
   });
@@ -263,13 +274,10 @@ bool blas_products(const Tensor& self, const Tensor& mat2, const Tensor& out, co
     return true;
   }
 #endif
-  const T* pa = a.t.template data_ptr<T>();
-  const T* pb = b.t.template data_ptr<T>();
-  T* pc = out.template data_ptr<T>();
-  const int64_t sa = s.batched ? a.t.strides()[0] : 0, sb = s.batched ? b.t.strides()[0] : 0;
+  const Operands<T> p = operands_of<T>(a, b, out, s);
   const auto products = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i)
-      blas_gemm<T>(pa + i * sa, a.op, pb + i * sb, b.op, pc + i * n * m, static_cast<int>(n), static_cast<int>(k),
+      blas_gemm<T>(p.a + i * p.sa, a.op, p.b + i * p.sb, b.op, p.c + i * n * m, static_cast<int>(n), static_cast<int>(k),
                    static_cast<int>(m), alpha, beta);
   };
   // Whole products per thread when every thread gets its share (a few large products would leave
