@@ -121,6 +121,8 @@ def test_every_generated_out_overload_takes_the_dtypes_torch_takes(tcore, dtype)
             continue
         if name == "linspace.out" and dtype == "bool":
             continue  # torch writes a one-step bool linspace, refuses longer ones; tcore refuses all
+        if name == "_logcumsumexp.out":
+            continue  # torch's internal kernel writes into an out of any dtype unchecked; logcumsumexp.out checks
         want = _probe(torch, torch.ops.aten, name, arguments, dtype)
         if want is None:
             continue

@@ -41,7 +41,7 @@ OVERRIDES = {
     "baddbmm": dict(batch1=(2, 3, 3), batch2=(2, 3, 3)), "baddbmm_": dict(self=(2, 3, 3), batch1=(2, 3, 3), batch2=(2, 3, 3)),
     "addbmm": dict(batch1=(2, 3, 3), batch2=(2, 3, 3)), "addbmm_": dict(batch1=(2, 3, 3), batch2=(2, 3, 3)),
     "linalg_tensorinv": dict(ind=1), "cov": dict(fweights=None, aweights=None), "diag_embed": dict(dim1=0, dim2=2),
-    "linalg_cond.p_str": dict(p="fro"),
+    "linalg_cond.p_str": dict(p="fro"), "nuclear_norm.dim": dict(dim=[0, 1]),
     "linalg_tensorsolve": dict(other=(3,), dims=None),  # (a 3x3 self against 3 values)
     "slice_backward": dict(grad_output=(3, 1), input_sizes=[3, 3], dim=1, start=1, end=2, step=1),
     "diagonal_backward": dict(grad_output=(2,), input_sizes=[3, 3], offset=1, dim1=0, dim2=1),

@@ -26,6 +26,9 @@
 #include <tcore/ops/squeeze.h>
 #include <tcore/ops/empty.h>
 #include <tcore/ops/gather.h>
+#include <tcore/ops/log.h>
+#include <tcore/ops/logcumsumexp.h>
+#include <tcore/ops/flip.h>
 #include <tcore/ops/masked_fill.h>
 #include <tcore/ops/xlogy.h>
 #include <tcore/ops/scatter.h>
@@ -1361,6 +1364,42 @@ Tensor svd_backward(const Tensor& gU_full, const Tensor& gS, const Tensor& gVh_f
     return tcore::matmul(U, gA);
   }
   return m >= n ? tcore::matmul(U, tcore::matmul(gA, Vh)) : tcore::matmul(tcore::matmul(U, gA), Vh);
+}
+
+namespace {
+// where t > 0 (t < 0): log|t|, else the dtype's lowest finite value (a zero term, without -inf's NaNs)
+Tensor log_of_part(const Tensor& t, bool positive) {
+  const double lowest = t.dtype() == ScalarType::Double ? std::numeric_limits<double>::lowest()
+                                                        : static_cast<double>(std::numeric_limits<float>::lowest());
+  const Tensor part = positive ? tcore::gt(t, Scalar(0)) : tcore::lt(t, Scalar(0));
+  return tcore::where(part, tcore::log(tcore::abs(t)), Scalar(lowest));
+}
+Tensor reversed_logcumsumexp(const Tensor& x, int64_t dim) {
+  return tcore::flip(tcore::logcumsumexp(tcore::flip(x, IntArrayRef({dim})), dim), IntArrayRef({dim}));
+}
+}  // namespace
+
+// torch's: d x_j = sum_{i >= j} g_i e^(x_j - y_i), g's positive and negative parts each through a
+// reversed logcumsumexp of log|g| - y (nothing overflows); differentiable again
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
+  if (!grad.defined() || grad.numel() == 0) return grad;
+  if (self.dim() == 0) return grad;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const auto part = [&](bool positive) {
+    return tcore::exp(tcore::add(reversed_logcumsumexp(tcore::sub(log_of_part(grad, positive), result), d), self));
+  };
+  return tcore::sub(part(true), part(false));
+}
+
+// d y_i = sum_{j <= i} t_j e^(x_j - y_i): t's positive and negative parts through logcumsumexp of
+// x + log|t| (exact where a prefix lies far below the maximum; torch's version sets those to 0)
+Tensor logcumsumexp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& result, int64_t dim) {
+  if (self_p.dim() == 0) return self_t;
+  const int64_t d = wrap_dim(dim, self_p.dim());
+  const auto part = [&](bool positive) {
+    return tcore::exp(tcore::sub(tcore::logcumsumexp(tcore::add(self_p, log_of_part(self_t, positive)), d), result));
+  };
+  return tcore::sub(part(true), part(false));
 }
 
 }  // namespace tcore::autograd::manual

@@ -293,4 +293,8 @@ Tensor linalg_lstsq_residuals_jvp(const Tensor& A, const Tensor& B, const Tensor
 Tensor linalg_eigh_jvp_values(const Tensor& A_t, const Tensor& V);
 Tensor linalg_eigh_jvp_vectors(const Tensor& A_t, const Tensor& L, const Tensor& V);
 
+// logcumsumexp (torch's backward; an exact tangent)
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
+Tensor logcumsumexp_jvp(const Tensor& self_p, const Tensor& self_t, const Tensor& result, int64_t dim);
+
 }  // namespace tcore::autograd::manual

@@ -1,6 +1,7 @@
 // torch's functions of matrices built on the factorizations (Factorizations.cpp): torch.svd,
 // cholesky_solve and cholesky_inverse, linalg.cond, linalg.tensorinv and tensorsolve,
 // linalg.vander. torch's checks and messages; autograd through the operators they call.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -13,6 +14,20 @@
 
 #include <tcore/ops/_linalg_solve_triangular.h>
 #include <tcore/ops/cat.h>
+#include <tcore/ops/linalg_vector_norm.h>
+#include <tcore/ops/frobenius_norm_native.h>
+#include <tcore/ops/nuclear_norm_native.h>
+#include <tcore/ops/triangular_solve_native.h>
+#include <tcore/ops/linalg_solve_triangular.h>
+#include <tcore/ops/to.h>
+#include <tcore/ops/sub.h>
+#include <tcore/ops/add.h>
+#include <tcore/ops/matmul.h>
+#include <tcore/ops/matrix_exp_native.h>
+#include <tcore/ops/linalg_matrix_exp_native.h>
+#include <tcore/ops/linalg_matrix_exp.h>
+#include <tcore/ops/exp.h>
+#include <tcore/ops/clone.h>
 #include <tcore/ops/cholesky_inverse_native.h>
 #include <tcore/ops/cholesky_solve.h>
 #include <tcore/ops/cholesky_solve_native.h>
@@ -218,6 +233,103 @@ Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   const Tensor powers = tcore::cumprod(tcore::expand(tcore::unsqueeze(x1, -1), shape, false), -1, std::nullopt);
   shape.back() = 1;
   return tcore::cat({tcore::ones(shape, t, std::nullopt, x.device()), powers}, -1);
+}
+
+// e^A of each matrix: scaling and squaring with the degree-13 Pade approximant (Higham, "The scaling
+// and squaring method for the matrix exponential revisited", 2005): A / 2^s with |A|_1 / 2^s <=
+// theta_13 = 5.37 (each matrix its own s), r13 = (V - U)^-1 (V + U), squared s times (a matrix of
+// smaller s keeps its value through where). Autograd differentiates the approximant.
+Tensor linalg_matrix_exp(const Tensor& self) {
+  check_linalg_square(self, "linalg.matrix_exp");
+  check_linalg_float(self, "linalg.matrix_exp");
+  const int64_t n = self.sizes()[self.dim() - 1];
+  if (self.numel() == 0) return tcore::clone(self, std::nullopt);
+  if (n == 1) return tcore::exp(self);
+  const std::vector<int64_t> batch(self.sizes().begin(), self.sizes().end() - 2);
+  // (the 1-norms of a plain float64 copy: values only, no autograd graph)
+  const Tensor norms = contiguous_copy(tcore::linalg_matrix_norm(copy_of(self, ScalarType::Double), Scalar(int64_t{1}),
+                                                                 std::vector<int64_t>{-2, -1}, false, std::nullopt));
+  const int64_t count = norms.numel();
+  std::vector<int64_t> squarings(static_cast<size_t>(count), 0);
+  std::vector<int64_t> scale_shape = batch;
+  scale_shape.insert(scale_shape.end(), {1, 1});
+  Tensor scale = empty_cpu(scale_shape, ScalarType::Double);
+  int64_t most = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const double norm = norms.data_ptr<double>()[i];
+    constexpr double theta13 = 5.371920351148152;
+    // (a NaN or an infinity: no scaling; the result is NaN or inf there, as torch's)
+    const int64_t s = std::isfinite(norm) && norm > theta13 ? static_cast<int64_t>(std::ceil(std::log2(norm / theta13))) : 0;
+    squarings[static_cast<size_t>(i)] = s;
+    scale.data_ptr<double>()[i] = std::ldexp(1.0, static_cast<int>(-s));
+    most = std::max(most, s);
+  }
+  const Tensor a = tcore::mul(self, on_device(cast(scale, self.dtype()), self.device()));
+  const Tensor identity = tcore::expand(tcore::eye(n, self.dtype(), std::nullopt, self.device(), std::nullopt),
+                                        self.sizes(), false);
+  static constexpr double b[] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+                                 129060195264000.0,   10559470521600.0,    670442572800.0,     33522128640.0,
+                                 1323241920.0,        40840800.0,          960960.0,           16380.0,
+                                 182.0,               1.0};
+  const auto sum3 = [](const Tensor& x, double cx, const Tensor& y, double cy, const Tensor& z, double cz) {
+    return tcore::add(tcore::add(tcore::mul(x, Scalar(cx)), tcore::mul(y, Scalar(cy))), tcore::mul(z, Scalar(cz)));
+  };
+  const Tensor a2 = tcore::matmul(a, a), a4 = tcore::matmul(a2, a2), a6 = tcore::matmul(a4, a2);
+  const Tensor u_inner = tcore::add(tcore::matmul(a6, sum3(a6, b[13], a4, b[11], a2, b[9])),
+                                    tcore::add(sum3(a6, b[7], a4, b[5], a2, b[3]), tcore::mul(identity, Scalar(b[1]))));
+  const Tensor u = tcore::matmul(a, u_inner);
+  const Tensor v = tcore::add(tcore::matmul(a6, sum3(a6, b[12], a4, b[10], a2, b[8])),
+                              tcore::add(sum3(a6, b[6], a4, b[4], a2, b[2]), tcore::mul(identity, Scalar(b[0]))));
+  Tensor r = tcore::linalg_solve(tcore::sub(v, u), tcore::add(v, u), true);
+  for (int64_t step = 0; step < most; ++step) {
+    bool all = true;
+    Tensor squaring = empty_cpu(scale_shape, ScalarType::Bool);
+    for (int64_t i = 0; i < count; ++i) {
+      squaring.data_ptr<bool>()[i] = step < squarings[static_cast<size_t>(i)];
+      all = all && squaring.data_ptr<bool>()[i];
+    }
+    const Tensor squared = tcore::matmul(r, r);
+    r = all ? squared : tcore::where(on_device(squaring, self.device()), squared, r);
+  }
+  return r;
+}
+
+Tensor matrix_exp(const Tensor& self) { return tcore::linalg_matrix_exp(self); }
+
+// X op(A) = B solved for X with op(A) = A or A^T (transpose), A's triangle `upper` read; A copied
+// to the broadcast batch, as torch's
+std::tuple<Tensor, Tensor> triangular_solve(const Tensor& self, const Tensor& A, bool upper, bool transpose,
+                                            bool unitriangular) {
+  warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
+       "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy "
+       "of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+       "torch.linalg.solve_triangular(A, B).");
+  TCORE_CHECK_VALUE(self.dim() >= 2, "torch.triangular_solve: The input tensor B must have at least 2 dimensions.");
+  TCORE_CHECK_VALUE(A.dim() >= 2, "torch.triangular_solve: The input tensor A must have at least 2 dimensions.");
+  const std::vector<int64_t> batch = broadcast_shapes(IntArrayRef(self.sizes().data(), self.sizes().size() - 2),
+                                                      IntArrayRef(A.sizes().data(), A.sizes().size() - 2));
+  std::vector<int64_t> a_shape = batch;
+  a_shape.insert(a_shape.end(), A.sizes().end() - 2, A.sizes().end());
+  const Tensor op = transpose ? mT(A) : A;
+  const Tensor x = tcore::linalg_solve_triangular(op, self, transpose ? !upper : upper, true, unitriangular);
+  return {x, tcore::clone(tcore::expand(A, a_shape, false), MemoryFormat::Contiguous)};
+}
+
+Tensor nuclear_norm(const Tensor& self, bool keepdim) {
+  return nuclear_norm(self, IntArrayRef({-2, -1}), keepdim);
+}
+
+Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+       "PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead");
+  return tcore::linalg_matrix_norm(self, std::string_view("nuc"), dim, keepdim, std::nullopt);
+}
+
+Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+       "PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead");
+  TCORE_CHECK_VALUE(dim.size() <= 2, "Expected at most 2 dimensions, but got ", dim.size(), " dimensions instead.");
+  return tcore::linalg_vector_norm(self, Scalar(2.0), dim, keepdim, std::nullopt);
 }
 
 }  // namespace tcore::native

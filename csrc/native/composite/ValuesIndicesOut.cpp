@@ -54,6 +54,8 @@
 #include <tcore/ops/linalg_solve_ex.h>
 #include <tcore/ops/linalg_solve_ex_native.h>
 #include <tcore/ops/svd.h>
+#include <tcore/ops/triangular_solve.h>
+#include <tcore/ops/triangular_solve_native.h>
 #include <tcore/ops/svd_native.h>
 #include <tcore/ops/linalg_slogdet_native.h>
 #include <tcore/ops/slogdet_native.h>
@@ -171,6 +173,11 @@ Quad _linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool chec
 Pair linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool check_errors, const Tensor& result,
                          const Tensor& info) {
   return into(tcore::linalg_solve_ex(A, B, left, check_errors), result, info, "linalg_solve_ex.out", true);
+}
+
+Pair triangular_solve_out(const Tensor& self, const Tensor& A, bool upper, bool transpose, bool unitriangular,
+                          const Tensor& X, const Tensor& M) {
+  return into(tcore::triangular_solve(self, A, upper, transpose, unitriangular), X, M, "triangular_solve.X", true);
 }
 
 Triple svd_out(const Tensor& self, bool some, bool compute_uv, const Tensor& U, const Tensor& S, const Tensor& V) {

@@ -1,11 +1,14 @@
 // searchsorted and bucketize (binary searches into sorted boundaries) and bincount (counts of
 // non-negative integers): torch's rules, checks and messages. Not differentiable.
 #include <tcore/ops/bincount_native.h>
+#include <tcore/ops/histc_native.h>
 #include <tcore/ops/bucketize_native.h>
 #include <tcore/ops/searchsorted_native.h>
 #include <tcore/ops/zeros.h>
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 #include <string_view>
 
 #include "native/TensorUtils.h"
@@ -153,6 +156,48 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
     for (int64_t i = 0; i < n; ++i) o[v[i]] = static_cast<T>(o[v[i]] + wp[i]);
   });
   return out;
+}
+
+// The counts of self's values in `bins` equal bins over [min, max] (self's range when min == max, one
+// more on each side when that is a point), as torch's: values outside it and NaNs are not counted, a
+// value equal to max goes to the last bin; the bin is (x - min) / (max - min) * bins, moved by one
+// where rounding put it across an edge min + i (max - min) / bins. The counts in self's dtype.
+Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  TCORE_CHECK_AS(NotImplementedError, is_floating(self.dtype()), "\"histogram_cpu\" not implemented for '",
+                 to_string(self.dtype()), "'");
+  TCORE_CHECK_VALUE(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  const Tensor values = contiguous_copy(cast(self, ScalarType::Double));
+  const double* v = values.data_ptr<double>();
+  const int64_t n = values.numel();
+  double lo = min.to<double>(), hi = max.to<double>();
+  if (lo == hi && n > 0) {
+    lo = *std::min_element(v, v + n, [](double a, double b) { return a < b || std::isnan(b); });
+    hi = *std::max_element(v, v + n, [](double a, double b) { return a < b || std::isnan(a); });
+    for (int64_t i = 0; i < n; ++i) {  // (a NaN makes the range NaN, as torch's min and max)
+      if (std::isnan(v[i])) lo = hi = v[i];
+    }
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  TCORE_CHECK_VALUE(!(lo > hi), "torch.histc: max must be larger than min");
+  TCORE_CHECK_VALUE(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  std::vector<double> counts(static_cast<size_t>(bins), 0.0);
+  const double width = hi - lo;
+  const auto edge = [&](int64_t i) { return lo + static_cast<double>(i) * width / static_cast<double>(bins); };
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = v[i];
+    if (!(x >= lo && x <= hi)) continue;  // (NaN too)
+    int64_t b = static_cast<int64_t>((x - lo) / width * static_cast<double>(bins));
+    b = std::min(b, bins - 1);
+    if (b + 1 < bins && x >= edge(b + 1)) ++b;
+    else if (b > 0 && x < edge(b)) --b;
+    counts[static_cast<size_t>(b)] += 1;
+  }
+  Tensor out = empty_cpu({bins}, ScalarType::Double);
+  std::copy(counts.begin(), counts.end(), out.data_ptr<double>());
+  return cast(out, self.dtype());
 }
 
 }  // namespace TCORE_CPU_NS

@@ -19,6 +19,7 @@
 #include <tcore/ops/argmin_native.h>
 #include <tcore/ops/cumprod_native.h>
 #include <tcore/ops/cumsum_native.h>
+#include <tcore/ops/_logcumsumexp_native.h>
 #include <tcore/ops/_causal_softmax_native.h>
 #include <tcore/ops/_log_softmax_backward_data_native.h>
 #include <tcore/ops/_softmax_backward_data_native.h>
@@ -641,6 +642,28 @@ TCORE_IMPL_FUNC(softmax_out)(const Tensor& self, int64_t dim, std::optional<Scal
 }
 TCORE_IMPL_FUNC(log_softmax_out)(const Tensor& self, int64_t dim, std::optional<ScalarType>, const Tensor& out) {
   softmax_out<true>(self, dim, out, "log_softmax");
+}
+
+// log(cumsum(exp(x))) along dim: a running log-add-exp in double, torch's rule (a NaN propagates;
+// equal infinities stay: log(e^inf + e^inf) = inf, and -inf while every term is -inf)
+Tensor _logcumsumexp(const Tensor& self, int64_t dim) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "\"logcumsumexp_out_cpu\" not implemented for '", self.dtype(), "'");
+  const int64_t d = wrap_dim(dim, self.dim());
+  if (self.dim() == 0) return copy_of(self);  // (log e^x)
+  Tensor result = empty_cpu(self.sizes(), self.dtype());
+  rows_along(result, d, self.dtype(), "logcumsumexp", [](auto* y, const auto* x, int64_t n) {
+    using T = std::remove_pointer_t<decltype(y)>;
+    double acc = -std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = static_cast<double>(x[i]);
+      const double lo = std::min(acc, v), hi = std::max(acc, v);
+      if (std::isnan(v) || std::isnan(acc)) acc = std::numeric_limits<double>::quiet_NaN();
+      else if (lo != hi || std::isfinite(lo)) acc = hi + std::log1p(std::exp(lo - hi));
+      else acc = v;  // equal infinities
+      y[i] = static_cast<T>(acc);
+    }
+  }, self);
+  return result;
 }
 
 }  // namespace TCORE_CPU_NS
