@@ -13,6 +13,12 @@
 #include <tcore/ops/digamma_native.h>
 #include <tcore/ops/erf_native.h>
 #include <tcore/ops/exp2_native.h>
+#include <tcore/ops/log10_native.h>
+#include <tcore/ops/acosh_native.h>
+#include <tcore/ops/asinh_native.h>
+#include <tcore/ops/atanh_native.h>
+#include <tcore/ops/erfc_native.h>
+#include <tcore/ops/erfinv_native.h>
 #include <tcore/ops/exp_native.h>
 #include <tcore/ops/expm1_native.h>
 #include <tcore/ops/floor_native.h>
@@ -73,6 +79,12 @@ TCORE_FLOATING_UNARY_META(sinh)
 TCORE_FLOATING_UNARY_META(cosh)
 TCORE_FLOATING_UNARY_META(sigmoid)
 TCORE_FLOATING_UNARY_META(exp2)
+TCORE_FLOATING_UNARY_META(log10)
+TCORE_FLOATING_UNARY_META(acosh)
+TCORE_FLOATING_UNARY_META(asinh)
+TCORE_FLOATING_UNARY_META(atanh)
+TCORE_FLOATING_UNARY_META(erfc)
+TCORE_FLOATING_UNARY_META(erfinv)
 TCORE_FLOATING_UNARY_META(log2)
 TCORE_FLOATING_UNARY_META(log1p)
 TCORE_FLOATING_UNARY_META(expm1)

@@ -14,6 +14,12 @@
 #include <tcore/ops/digamma_native.h>
 #include <tcore/ops/erf_native.h>
 #include <tcore/ops/exp2_native.h>
+#include <tcore/ops/log10_native.h>
+#include <tcore/ops/acosh_native.h>
+#include <tcore/ops/asinh_native.h>
+#include <tcore/ops/atanh_native.h>
+#include <tcore/ops/erfc_native.h>
+#include <tcore/ops/erfinv_native.h>
 #include <tcore/ops/exp_native.h>
 #include <tcore/ops/expm1_native.h>
 #include <tcore/ops/floor_native.h>
@@ -265,6 +271,55 @@ TCORE_FLOATING_UNARY_VEC(Log2, log2, log2_, log2_out, std::log2(v))
 TCORE_FLOATING_UNARY_VEC(Log1p, log1p, log1p_, log1p_out, std::log1p(v))
 TCORE_FLOATING_UNARY_VEC(Expm1, expm1, expm1_, expm1_out, std::expm1(v))
 TCORE_FLOATING_UNARY_VEC(Erf, erf, erf_, erf_out, std::erf(v))
+namespace {
+// erf^-1(y): Giles' single-precision approximation ("Approximating the erfinv function", 2010) as the
+// start, then Newton steps in double until they stop moving (at most 8); +-1: +-inf,
+// outside [-1, 1] and NaN: NaN
+double erfinv_of(double y) {
+  if (!(y > -1.0 && y < 1.0)) {
+    if (y == 1.0) return std::numeric_limits<double>::infinity();
+    if (y == -1.0) return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  double w = -std::log((1.0 - y) * (1.0 + y)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                     0.246640727, 1.50140941})
+      p = c + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
+      p = c + p * w;
+  }
+  // Newton on erf(x) = y for |y| <= 1/2; beyond, on log(erfc(|x|)) = log(1 - |y|) (1 - |y| exact
+  // there, and log erfc nearly linear in the tail: erf(x) - y near 1 would lose the tail's digits)
+  const double a = std::abs(y), sign = y < 0 ? -1.0 : 1.0, c = 1.0 - a;
+  double x = std::abs(p * y);
+  for (int i = 0; i < 8; ++i) {
+    const double slope = 1.1283791670955126 * std::exp(-x * x);
+    double step;
+    if (a <= 0.5) {
+      step = -(std::erf(x) - a) / slope;
+    } else {
+      const double e = std::erfc(x);
+      step = (std::log(e) - std::log(c)) * e / slope;
+    }
+    x += step;
+    if (std::abs(step) <= 1e-16 * x) break;
+  }
+  return sign * x;
+}
+}  // namespace
+TCORE_FLOATING_UNARY(log10, log10_, log10_out, std::log10(v))
+TCORE_FLOATING_UNARY(acosh, acosh_, acosh_out, std::acosh(v))
+TCORE_FLOATING_UNARY(asinh, asinh_, asinh_out, std::asinh(v))
+TCORE_FLOATING_UNARY(atanh, atanh_, atanh_out, std::atanh(v))
+TCORE_FLOATING_UNARY(erfc, erfc_, erfc_out, std::erfc(v))
+TCORE_FLOATING_UNARY(erfinv, erfinv_, erfinv_out, static_cast<T>(erfinv_of(static_cast<double>(v))))
 TCORE_FLOATING_UNARY(reciprocal, reciprocal_, reciprocal_out, T(1) / v)
 TCORE_FLOATING_UNARY(lgamma, lgamma_, lgamma_out, std::lgamma(v))
 TCORE_FLOATING_UNARY(digamma, digamma_, digamma_out, special::digamma<T>(v))

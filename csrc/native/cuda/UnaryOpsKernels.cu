@@ -17,6 +17,12 @@
 #include <tcore/ops/digamma_native.h>
 #include <tcore/ops/erf_native.h>
 #include <tcore/ops/exp2_native.h>
+#include <tcore/ops/log10_native.h>
+#include <tcore/ops/acosh_native.h>
+#include <tcore/ops/asinh_native.h>
+#include <tcore/ops/atanh_native.h>
+#include <tcore/ops/erfc_native.h>
+#include <tcore/ops/erfinv_native.h>
 #include <tcore/ops/exp_native.h>
 #include <tcore/ops/expm1_native.h>
 #include <tcore/ops/floor_native.h>
@@ -55,7 +61,7 @@ enum class Kind {
   Neg, Relu, Abs, Sign, Floor, Ceil, Round, Trunc,
   // floating
   Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Exp2, Log2, Erf, Log1p, Expm1,
-  Reciprocal, Gelu, GeluTanh, Lgamma, Digamma, Polygamma
+  Reciprocal, Gelu, GeluTanh, Lgamma, Digamma, Polygamma, Log10, Acosh, Asinh, Atanh, Erfc, Erfinv
 };
 
 template <typename T, Kind kind>
@@ -102,6 +108,12 @@ struct UnaryOp {
     else if constexpr (kind == Kind::Log2) return ::log2(x);
     else if constexpr (kind == Kind::Erf) return ::erf(x);
     else if constexpr (kind == Kind::Lgamma) return ::lgamma(x);
+    else if constexpr (kind == Kind::Log10) return ::log10(x);
+    else if constexpr (kind == Kind::Acosh) return ::acosh(x);
+    else if constexpr (kind == Kind::Asinh) return ::asinh(x);
+    else if constexpr (kind == Kind::Atanh) return ::atanh(x);
+    else if constexpr (kind == Kind::Erfc) return ::erfc(x);
+    else if constexpr (kind == Kind::Erfinv) return ::erfinv(x);
     else if constexpr (kind == Kind::Digamma) return special::digamma<T>(x);
     else if constexpr (kind == Kind::Polygamma) return special::polygamma<T>(n, x);
     else if constexpr (kind == Kind::Gelu) return T(0.5) * x * ::erfc(x * T(-0.7071067811865476));  // no cancellation
@@ -245,6 +257,12 @@ TCORE_IMPL_FUNC(floor_out_cuda)(const Tensor& self, const Tensor& out) { unary_i
 TCORE_IMPL_FUNC(ceil_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Ceil>(out, self, "ceil"); }
 TCORE_IMPL_FUNC(round_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Round>(out, self, "round"); }
 TCORE_IMPL_FUNC(trunc_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Trunc>(out, self, "trunc"); }
+TCORE_IMPL_FUNC(log10_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Log10>(out, self, "log10"); }
+TCORE_IMPL_FUNC(acosh_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Acosh>(out, self, "acosh"); }
+TCORE_IMPL_FUNC(asinh_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Asinh>(out, self, "asinh"); }
+TCORE_IMPL_FUNC(atanh_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Atanh>(out, self, "atanh"); }
+TCORE_IMPL_FUNC(erfc_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Erfc>(out, self, "erfc"); }
+TCORE_IMPL_FUNC(erfinv_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Erfinv>(out, self, "erfinv"); }
 TCORE_IMPL_FUNC(reciprocal_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Reciprocal>(out, self, "reciprocal"); }
 
 Tensor relu_cuda(const Tensor& self) { return functional<Kind::Relu>(self, "relu"); }
