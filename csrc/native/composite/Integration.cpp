@@ -76,7 +76,7 @@ void check_real(const Scalar& dx, const char* op) {
 }  // namespace
 
 Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = wrap_dim(dim, y.dim(), /*allow_scalar=*/false);  // (a 0-D y: IndexError)
   if (y.sizes()[d] == 0) return zeros_except(y, d);
   TCORE_CHECK_TYPE(y.dtype() != ScalarType::Bool && x.dtype() != ScalarType::Bool,
                    "trapezoid: received a bool input for `x` or `y`, but bool is not supported");
@@ -88,7 +88,7 @@ Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
 
 // a constant spacing: (sum(y) - (y_0 + y_last) / 2) dx
 Tensor trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = wrap_dim(dim, y.dim(), /*allow_scalar=*/false);  // (a 0-D y: IndexError)
   if (y.sizes()[d] == 0) return zeros_except(y, d);
   check_not_bool(y, "trapezoid", "y");
   check_real(dx, "trapezoid");
@@ -101,7 +101,7 @@ Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim) { return tcore::trap
 Tensor trapz(const Tensor& y, double dx, int64_t dim) { return tcore::trapezoid(y, Scalar(dx), dim); }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = wrap_dim(dim, y.dim(), /*allow_scalar=*/false);  // (a 0-D y: IndexError)
   TCORE_CHECK_TYPE(y.dtype() != ScalarType::Bool && x.dtype() != ScalarType::Bool,
                    "cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported");
   const Tensor dx = spacings(y, x, d, "cumulative_trapezoid");
@@ -110,7 +110,7 @@ Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = wrap_dim(dim, y.dim(), /*allow_scalar=*/false);  // (a 0-D y: IndexError)
   check_not_bool(y, "cumulative_trapezoid", "y");
   check_real(dx, "cumulative_trapezoid");
   if (y.sizes()[d] == 0) return tcore::cumsum(tcore::mul(y, Scalar(1.0)), d, std::nullopt);
