@@ -83,3 +83,31 @@ def test_errors_are_the_named_operators():
             lib.divide(lib.ones(2), lib.ones(2), rounding_mode="nearest")
         with pytest.raises(RuntimeError):
             lib.clip(lib.ones(2))
+
+
+@pytest.mark.parametrize("name", ["eq_", "ne_", "gt_", "ge_", "lt_", "le_", "greater_", "greater_equal_", "less_",
+                                  "less_equal_", "not_equal_", "logical_and_", "logical_or_", "logical_xor_"])
+@pytest.mark.parametrize("dtype", ["float64", "int64", "bool"])
+@pytest.mark.parametrize("other", ["tensor", "scalar"])
+def test_in_place_comparisons_keep_self_dtype_as_torch(name, dtype, other):
+    if other == "scalar" and name.startswith("logical"):
+        pytest.skip("the logical operators take tensors")
+    results = []
+    for lib in (tcore, torch):
+        t = lib.tensor([0, 1, 2, 3]).to(getattr(lib, dtype))
+        arg = lib.tensor([3, 1, 0, 3]).to(getattr(lib, dtype)) if other == "tensor" else 1
+        assert getattr(t, name)(arg) is t
+        results.append((t.tolist(), str(t.dtype).split(".")[-1]))
+    assert results[0] == results[1]
+
+
+def test_logical_not_in_place_and_comparison_aliases_as_torch():
+    for lib_pair in [(lambda L: L.tensor([0.0, 2.0]).logical_not_()),
+                     (lambda L: L.greater(L.tensor([1, 2, 3]), 2)), (lambda L: L.less_equal(L.tensor([1, 2, 3]), L.tensor(2))),
+                     (lambda L: L.not_equal(L.tensor([1.0, 2.0]), 2.0)), (lambda L: L.greater_equal(L.tensor([1, 5]), 3))]:
+        ours, theirs = lib_pair(tcore), lib_pair(torch)
+        assert ours.tolist() == theirs.tolist() and str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    out = tcore.empty(0, dtype=tcore.bool)
+    assert tcore.less(tcore.tensor([1, 2]), 2, out=out) is out and out.tolist() == [True, False]
+    out = tcore.empty(0, dtype=tcore.bool)
+    assert tcore.greater(tcore.tensor([1, 2]), tcore.tensor([0, 3]), out=out) is out and out.tolist() == [True, False]

@@ -1,5 +1,6 @@
 // torch's alias names: arccos, arcsin, arctan, arccosh, arcsinh, arctanh, arctan2, absolute,
-// negative, positive, multiply, subtract, divide, true_divide_, clip, ravel and msort, each (with
+// negative, positive, multiply, subtract, divide, true_divide_, clip, ravel, msort, greater,
+// greater_equal, less, less_equal and not_equal, each (with
 // its out= and in-place forms) the operator it names, so that errors, dtypes and derivatives are
 // that operator's.
 #include <optional>
@@ -39,6 +40,17 @@
 #include <tcore/ops/ravel_native.h>
 #include <tcore/ops/subtract_native.h>
 #include <tcore/ops/true_divide_native.h>
+
+#include <tcore/ops/gt.h>
+#include <tcore/ops/ge.h>
+#include <tcore/ops/lt.h>
+#include <tcore/ops/le.h>
+#include <tcore/ops/ne.h>
+#include <tcore/ops/greater_native.h>
+#include <tcore/ops/greater_equal_native.h>
+#include <tcore/ops/less_native.h>
+#include <tcore/ops/less_equal_native.h>
+#include <tcore/ops/not_equal_native.h>
 
 #include "native/TensorUtils.h"
 
@@ -276,6 +288,126 @@ Tensor msort(const Tensor& self) {
 Tensor msort_out(const Tensor& self, const Tensor& out) {
   const Tensor indices = tcore::empty({0}, ScalarType::Long, std::nullopt, out.device(), std::nullopt, std::nullopt);
   return std::get<0>(tcore::sort_out(out, indices, self, 0, false));
+}
+
+Tensor greater(const Tensor& self, const Scalar& other) {
+  return tcore::gt(self, other);
+}
+
+Tensor greater(const Tensor& self, const Tensor& other) {
+  return tcore::gt(self, other);
+}
+
+Tensor greater_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  return tcore::gt_out(out, self, other);
+}
+
+Tensor greater_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return tcore::gt_out(out, self, other);
+}
+
+Tensor greater_(const Tensor& self, const Scalar& other) {
+  return tcore::gt_(self, other);
+}
+
+Tensor greater_(const Tensor& self, const Tensor& other) {
+  return tcore::gt_(self, other);
+}
+
+Tensor greater_equal(const Tensor& self, const Scalar& other) {
+  return tcore::ge(self, other);
+}
+
+Tensor greater_equal(const Tensor& self, const Tensor& other) {
+  return tcore::ge(self, other);
+}
+
+Tensor greater_equal_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  return tcore::ge_out(out, self, other);
+}
+
+Tensor greater_equal_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return tcore::ge_out(out, self, other);
+}
+
+Tensor greater_equal_(const Tensor& self, const Scalar& other) {
+  return tcore::ge_(self, other);
+}
+
+Tensor greater_equal_(const Tensor& self, const Tensor& other) {
+  return tcore::ge_(self, other);
+}
+
+Tensor less(const Tensor& self, const Scalar& other) {
+  return tcore::lt(self, other);
+}
+
+Tensor less(const Tensor& self, const Tensor& other) {
+  return tcore::lt(self, other);
+}
+
+Tensor less_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  return tcore::lt_out(out, self, other);
+}
+
+Tensor less_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return tcore::lt_out(out, self, other);
+}
+
+Tensor less_(const Tensor& self, const Scalar& other) {
+  return tcore::lt_(self, other);
+}
+
+Tensor less_(const Tensor& self, const Tensor& other) {
+  return tcore::lt_(self, other);
+}
+
+Tensor less_equal(const Tensor& self, const Scalar& other) {
+  return tcore::le(self, other);
+}
+
+Tensor less_equal(const Tensor& self, const Tensor& other) {
+  return tcore::le(self, other);
+}
+
+Tensor less_equal_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  return tcore::le_out(out, self, other);
+}
+
+Tensor less_equal_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return tcore::le_out(out, self, other);
+}
+
+Tensor less_equal_(const Tensor& self, const Scalar& other) {
+  return tcore::le_(self, other);
+}
+
+Tensor less_equal_(const Tensor& self, const Tensor& other) {
+  return tcore::le_(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Scalar& other) {
+  return tcore::ne(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Tensor& other) {
+  return tcore::ne(self, other);
+}
+
+Tensor not_equal_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  return tcore::ne_out(out, self, other);
+}
+
+Tensor not_equal_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return tcore::ne_out(out, self, other);
+}
+
+Tensor not_equal_(const Tensor& self, const Scalar& other) {
+  return tcore::ne_(self, other);
+}
+
+Tensor not_equal_(const Tensor& self, const Tensor& other) {
+  return tcore::ne_(self, other);
 }
 
 }  // namespace tcore::native
