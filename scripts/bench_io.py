@@ -1,6 +1,7 @@
 """What the benchmark scripts share: running a workload in its own process (one library per
-process, so that tcore and torch never share one) and reading the JSON it prints last, and
-writing a run's figures under build/bench/."""
+process, so that tcore and torch never share one) and reading the JSON it prints last; workloads
+kept alive side by side and timed in turns (`Workers`), so that a machine whose speed drifts
+moves every library's figure alike; and writing a run's figures under build/bench/."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,53 @@ def run_workload(python: str, code: str, args: list[str], label: str, env: dict 
         print(f"{label} failed (exit {r.returncode}):\n{r.stderr[-3000:]}", file=sys.stderr)
         return None
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+class Workers:
+    """Workload processes started together and kept alive; each prints one JSON header line, then
+    answers every request line read from stdin with one JSON line. `best` asks each worker in
+    turn, so that two libraries' figures for one operator are seconds apart rather than minutes:
+    on a shared machine whose speed drifts 2x between runs, the ratios stay comparable. A worker
+    that fails is reported and dropped."""
+
+    def __init__(self, specs: dict[str, tuple[str, str, list[str], dict]]):
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.headers: dict[str, dict | None] = {}
+        for key, (python, code, args, env) in specs.items():
+            proc = subprocess.Popen([python, "-c", code, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, env=env)
+            self.procs[key] = proc
+        for key, proc in self.procs.items():
+            self.headers[key] = self._answer(key)
+
+    def _answer(self, key: str):
+        proc = self.procs.get(key)
+        line = proc.stdout.readline() if proc else ""
+        if not line:
+            if proc:
+                proc.wait()
+                print(f"{key} failed (exit {proc.returncode}):\n{proc.stderr.read()[-3000:]}", file=sys.stderr)
+                del self.procs[key]
+            return None
+        return json.loads(line)
+
+    def ask(self, key: str, request: str):
+        proc = self.procs.get(key)
+        if proc is None:
+            return None
+        proc.stdin.write(request + "\n")
+        proc.stdin.flush()
+        return self._answer(key)
+
+    def best(self, request: str) -> dict[str, float | None]:
+        """Every worker's answer to `request`, the workers taking turns."""
+        return {key: self.ask(key, request) for key in self.headers}
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            proc.stdin.close()
+            proc.wait()
+        self.procs.clear()
 
 
 def write_results(results: dict, path: str | Path) -> Path:

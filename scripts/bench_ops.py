@@ -16,8 +16,14 @@ come from its caching allocator: the default run compares what a caller of eithe
 elementwise operators (relu excepted) and cumsum into an out= made once, in every library: the
 kernels alone. A STREAM-style copy of the same 16 MB measured in the same process gives the
 machine's bandwidth; each memory-bound operator's bytes moved / time is printed as a fraction of
-it. Figures are the best of several repetitions after a warm-up. Prints one table per thread
-count and writes build/bench/ops.json. A benchmark, never part of the tests."""
+it. Every library's process (tcore and torch at each capability, numpy) is started at once and
+kept alive; they take turns operator by operator (`bench_io.Workers`), so that the machine's
+drift (2x between runs minutes apart on the shared machines measured) moves every figure of a row
+alike. Each turn is a warm-up call and then the best of several calls in a row: turns call by
+call were tried and measure the machine instead (at 2 threads a worker's OpenMP and OpenBLAS
+threads spin on after its call and slow the next worker; with a pause between turns the
+virtual CPUs go idle and the first call after costs up to 5x). Prints one table per thread count
+and writes build/bench/ops.json. A benchmark, never part of the tests."""
 from __future__ import annotations
 
 import argparse
@@ -28,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
-from bench_io import run_workload, write_results  # noqa: E402
+from bench_io import Workers, write_results  # noqa: E402
 
 # name: (label, bytes moved by a memory-bound operator, or None)
 OPS = {
@@ -60,8 +66,7 @@ FLOPS = {"mm256": 2 * 256**3, "mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_
 
 WORKLOAD = r'''
 import json, sys, time
-lib, root, reps, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-preallocated = sys.argv[6] == "1"
+lib, root, threads, preallocated = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 outs = {}
 def w(name, f, *args):
     """f(*args); with --preallocated, into the out= made by the first call (no allocation timed)."""
@@ -86,12 +91,7 @@ d = dict(a=rng.standard_normal(N, dtype=np.float32), b=rng.standard_normal(N, dt
          m1024=rng.standard_normal((1024, 1024), dtype=np.float32), tall=rng.standard_normal((4096, 64), dtype=np.float32),
          wide=rng.standard_normal((64, 4096), dtype=np.float32), b3=rng.standard_normal((64, 128, 128), dtype=np.float32))
 d["m1024d"] = d["m1024"].astype(np.float64)
-# STREAM copy: 2 x 16 MB moved per run, into a preallocated target
-dst = np.empty_like(d["a"])
-copy = []
-for _ in range(max(reps, 5)):
-    t = time.perf_counter(); np.copyto(dst, d["a"]); copy.append(time.perf_counter() - t)
-copy_gbs = 2 * d["a"].nbytes / min(copy) / 1e9
+dst = np.empty_like(d["a"])  # STREAM copy: 2 x 16 MB moved per call, into a preallocated target
 if lib in ("tcore", "torch"):
     if lib == "tcore":
         import tcore as T
@@ -149,17 +149,17 @@ else:
            "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"],
            "mv": lambda: d["q"] @ d["col"][:, 0],
            "linear": lambda: d["s"] @ d["m1024"].T + d["w"]}
-out = {"capability": cap, "copy_gbs": copy_gbs, "ms": {}}
-only = [o for o in sys.argv[5].split(",") if o]
-for name, fn in ops.items():
-    if only and name not in only:
-        continue
-    fn()
+ops["copy"] = lambda: np.copyto(dst, d["a"])
+print(json.dumps({"capability": cap}), flush=True)
+for line in sys.stdin:  # "name reps": a first call, then the fastest of reps calls in a row, ms (null: not here)
+    name, reps = line.split()
+    fn = ops.get(name)
     times = []
-    for _ in range(2 if name == "mm4096" else reps):
-        t0 = time.perf_counter(); fn(); times.append(time.perf_counter() - t0)
-    out["ms"][name] = 1000 * min(times)
-print(json.dumps(out))
+    if fn is not None:
+        fn()
+        for _ in range(int(reps)):
+            t0 = time.perf_counter(); fn(); times.append(1000 * (time.perf_counter() - t0))
+    print(json.dumps(min(times) if times else None), flush=True)
 '''
 
 
@@ -173,8 +173,8 @@ TORCH_LIBRARY_ISA = {
 }
 
 
-def run(python: str, lib: str, reps: int, threads: int, only: str, capability: str | None = None,
-        preallocated: bool = False) -> dict | None:
+def spec(python: str, lib: str, threads: int, capability: str | None, preallocated: bool) -> tuple:
+    """A worker's command line and environment: `lib` at `threads` threads and `capability`."""
     n = str(threads)
     env = {**os.environ, "OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n}
     env.pop("TCORE_CPU_CAPABILITY", None)
@@ -183,8 +183,7 @@ def run(python: str, lib: str, reps: int, threads: int, only: str, capability: s
         env["TCORE_CPU_CAPABILITY" if lib == "tcore" else "ATEN_CPU_CAPABILITY"] = capability
         if lib == "torch":  # MKL's (exp, tanh, log through VML) and oneDNN's (gelu) own choices too
             env.update(TORCH_LIBRARY_ISA[capability])
-    return run_workload(python, WORKLOAD, [lib, str(ROOT), str(reps), n, only, "1" if preallocated else "0"], f"{lib} ({capability or 'default choice'})",
-                        env)
+    return python, WORKLOAD, [lib, str(ROOT), n, "1" if preallocated else "0"], env
 
 
 def main() -> int:
@@ -199,6 +198,9 @@ def main() -> int:
                              "the kernels' speed without the allocators'")
     parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "ops.json"))
     args = parser.parse_args()
+    unknown = [o for o in args.only.split(",") if o and o not in OPS]
+    if unknown:
+        parser.error(f"--only: no operator {', '.join(unknown)} (the operators: {', '.join(OPS)})")
     from bench_autograd import torch_python
     from rich.console import Console
     from rich.table import Table
@@ -211,15 +213,21 @@ def main() -> int:
     console = Console(width=max(160, Console().width))
     results: dict = {"capabilities": caps, "preallocated": args.preallocated, "runs": {}}
     for threads in [int(t) for t in args.threads.split(",")]:
-        row: dict = {f"tcore/{c}": run(sys.executable, "tcore", args.reps, threads, args.only, c, args.preallocated)
-                     for c in caps}
-        for c in caps:  # torch at the same capability (ATEN_CPU_CAPABILITY, MKL's and oneDNN's): like with like
-            row[f"torch/{c}"] = (run(torch_py, "torch", args.reps, threads, args.only, c, args.preallocated)
-                                  if torch_py else None)
+        specs = {f"tcore/{c}": spec(sys.executable, "tcore", threads, c, args.preallocated) for c in caps}
+        if torch_py:  # torch at the same capability (ATEN_CPU_CAPABILITY, MKL's and oneDNN's): like with like
+            specs.update({f"torch/{c}": spec(torch_py, "torch", threads, c, args.preallocated) for c in caps})
+        specs["numpy"] = spec(sys.executable, "numpy", threads, None, args.preallocated)
+        workers = Workers(specs)
+        only = [o for o in args.only.split(",") if o] or list(OPS)
+        best = {op: workers.best(f"{op} {2 if op == 'mm4096' else args.reps}") for op in only}
+        copy_ms = [ms for ms in workers.best(f"copy {max(args.reps, 5)}").values() if ms]
+        workers.close()
+        copy = 2 * (16 << 20) / (min(copy_ms) / 1000) / 1e9 if copy_ms else float("nan")
+        row: dict = {key: None if head is None else {**head, "copy_gbs": copy, "ms": {op: best[op][key] for op in only if best[op][key]}}
+                     for key, head in workers.headers.items()}
+        row.update({f"torch/{c}": None for c in caps if not torch_py})
         row["torch"] = row[f"torch/{caps[-1]}"]
-        row["numpy"] = run(sys.executable, "numpy", args.reps, threads, args.only, None, args.preallocated)
         results["runs"][threads] = row
-        copy = max(r["copy_gbs"] for r in row.values() if r)
         table = Table(title=f"operators, {threads} thread(s), best of {args.reps} (ms){', preallocated outs' if args.preallocated else ''}; copy bandwidth {copy:.1f} GB/s;"
                             f" torch: {row['torch']['capability'] if row['torch'] else 'not installed'}")
         table.add_column("operation")
@@ -229,7 +237,6 @@ def main() -> int:
         table.add_column(f"torch {caps[-1]}", justify="right")
         table.add_column("numpy", justify="right")
         table.add_column(f"tcore {caps[-1]}: of copy bw / GFLOP/s", justify="right")
-        only = [o for o in args.only.split(",") if o] or list(OPS)
         for op in only:
             label, moved = OPS[op]
             torch_ms = row["torch"]["ms"].get(op) if row["torch"] else None
