@@ -228,6 +228,22 @@ def test_gradients_and_second_derivatives_as_torch(case):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
 
 
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (40, 40)])
+def test_cholesky_tangents_as_torch(upper, shape):
+    """cholesky's forward-mode derivative (two triangular solves) against torch's, for a symmetric
+    and a non-symmetric tangent."""
+    a = well_conditioned(shape, seed=3, spd=True)
+    t = np.random.default_rng(4).standard_normal(shape)
+    for tangent in (t + np.swapaxes(t, -1, -2), t):
+        got = []
+        for lib in LIBS:
+            with lib.autograd.forward_ad.dual_level():
+                d = lib.autograd.forward_ad.make_dual(lib.tensor(a), lib.tensor(tangent))
+                got.append(lib.autograd.forward_ad.unpack_dual(lib.linalg.cholesky(d, upper=upper)).tangent.numpy())
+        np.testing.assert_allclose(got[0], got[1], rtol=1e-9, atol=1e-10)
+
 @pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c[0])
 def test_first_derivatives_on_the_forward_factors_as_torch(case):
     """Without create_graph, solve's, det's and slogdet's backward solve on the LU factors the forward
@@ -432,7 +448,7 @@ def test_solve_triangular_as_torch(upper, left, unitriangular):
                                                torch.tensor(b, dtype=getattr(torch, tb)), upper=upper, left=left,
                                                unitriangular=unitriangular)
         assert ours.shape == tuple(theirs.shape) and str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-        tol = 1e-12 if "float32" not in (ta, tb) or tb == "float64" else 1e-4
+        tol = 1e-12 if ta == "float64" else 1e-4  # B is taken in A's dtype (float32 sums: the BLAS's order)
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
     out = tcore.empty(0, dtype=tcore.float64)
     tcore.linalg.solve_triangular(tcore.tensor(a), tcore.tensor(b), upper=upper, left=left, out=out)
@@ -870,6 +886,42 @@ def test_lu_solve_as_torch(left, adjoint):
     ours, theirs = both(lambda L, x, y: L.lu_solve(y, *L.linalg.lu_factor(x)), a[0, 0], b[0] if left else b[0].T)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10, atol=1e-10)
 
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+@pytest.mark.parametrize("n, k", [(1, 1), (37, 1), (37, 3), (70, 64)])
+def test_lu_solve_one_column_and_sizes_as_torch(left, adjoint, n, k):
+    """One right-hand side (trsv's path), several (trsm's), and the interchanges of a pivoted LU of
+    a size past the small cases, for each side and op, float64 and float32."""
+    a = np.random.default_rng(n).standard_normal((n, n)) + 0.5 * n ** 0.5 * np.eye(n)
+    b = np.random.default_rng(k).standard_normal((2, n, k) if left else (2, k, n))
+    for dt, tol in (("float64", 1e-9), ("float32", 2e-3)):
+        got = [lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.tensor(a, dtype=getattr(lib, dt))),
+                                   lib.tensor(b, dtype=getattr(lib, dt)), left=left, adjoint=adjoint).numpy()
+               for lib in LIBS]
+        np.testing.assert_allclose(got[0], got[1], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("unitriangular", [False, True])
+@pytest.mark.parametrize("k", [1, 3])
+def test_solve_triangular_of_a_transposed_view_as_torch(upper, unitriangular, k):
+    """A given as the transpose of a contiguous matrix (read where it lies, the other triangle) and one
+    or several columns; the triangle not named holds garbage that is never read."""
+    n = 40
+    full = np.random.default_rng(8).standard_normal((3, n, n)) * 0.1 + 2 * np.eye(n)
+    b = np.random.default_rng(9).standard_normal((3, n, k))
+    got = []
+    for lib in LIBS:
+        a = lib.tensor(full).transpose(-2, -1)  # a view: strides of the transpose
+        got.append(lib.linalg.solve_triangular(a, lib.tensor(b), upper=upper, unitriangular=unitriangular).numpy())
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-10, atol=1e-10)
+    a = np.swapaxes(full, -1, -2)
+    tri = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        tri = tri * (1 - np.eye(n)) + np.eye(n)
+    np.testing.assert_allclose(tri @ got[0], b, rtol=1e-9, atol=1e-9)
 
 def test_lu_out_overloads():
     a = np.random.default_rng(5).standard_normal((4, 3))

@@ -427,7 +427,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
   Tensor P = tcore::empty({0}, LU.dtype()), L = P, U = P;
   if (unpack_data) {
     U = tcore::triu(tcore::narrow(LU, -2, 0, k));
-    L = tcore::add(tcore::tril(tcore::narrow(LU, -1, 0, k), -1), tcore::eye(m, k, LU.dtype()));
+    L = tcore::add(tcore::tril(tcore::narrow(LU, -1, 0, k), -1), tcore::eye(m, k, LU.dtype(), std::nullopt, LU.device(), std::nullopt));
   }
   if (unpack_pivots) P = permutation_of(pivots, m, LU.dtype());
   return {P, L, U};

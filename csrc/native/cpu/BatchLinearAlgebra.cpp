@@ -1,14 +1,14 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
-// getri), the solve of square systems (getrf, getrs), det and slogdet (getrf), cholesky (potrf),
-// eigh (syevd), svd (gesdd), qr (gelqf, orglq), lu_factor and lu_solve (getrf, getrs), lstsq (gels,
-// gelsy, gelsd, gelss), the solve of triangular systems (trsm), for a
+// getri), the solve of square systems (getrf, then lu_solve's), det and slogdet (getrf), cholesky
+// (potrf), eigh (syevd), svd (gesdd), qr (gelqf, orglq), lu_factor (getrf) and lu_solve (trsm, trsv),
+// lstsq (gels, gelsy, gelsd, gelss), the solve of triangular systems (trsm, trsv), for a
 // matrix or a batch of them, float32 and float64, with torch's checks and messages; a matrix the
 // factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
 // Built without OpenBLAS, they raise.
 //
 // LAPACK is column-major: a row-major matrix is its transpose there. inv and det do not mind (the
 // inverse of the transpose, read back row-major, is the inverse; the determinants are equal);
-// solve factors A^T and asks getrs for the transposed system; cholesky asks potrf for the upper
+// lu_solve and solve_triangular solve with the other triangle, transposed; cholesky asks potrf for the upper
 // factor of A^T = A, which is read back as the lower one; eigh reads the other triangle of the
 // column-major matrix (UPLO="L" is LAPACK's "U" there) and transposes the eigenvectors back; svd
 // of A^T = U' S V'^T is A = V' S U'^T, so LAPACK's V'^T is, read row-major, A's U and its U' A's Vh.
@@ -66,6 +66,10 @@ void strsm_(const char* side, const char* uplo, const char* transa, const char* 
             const float* alpha, const float* a, const int* lda, float* b, const int* ldb);
 void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
             const double* alpha, const double* a, const int* lda, double* b, const int* ldb);
+void strsv_(const char* uplo, const char* trans, const char* diag, const int* n, const float* a, const int* lda,
+            float* x, const int* incx);
+void dtrsv_(const char* uplo, const char* trans, const char* diag, const int* n, const double* a, const int* lda,
+            double* x, const int* incx);
 void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u, const int* ldu,
              float* vt, const int* ldvt, float* work, const int* lwork, int* iwork, int* info);
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
@@ -183,12 +187,31 @@ void getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* in
 }
 void potrf(int n, float* a, int* info) { spotrf_("U", &n, a, &n, info); }
 void potrf(int n, double* a, int* info) { dpotrf_("U", &n, a, &n, info); }
-// Y M = C in place of C (k x n, column-major), M the n x n triangle `uplo` of a
+// Y op(M) = C (side "R") or op(M) Y = C (side "L") in place of C (k x n or n x k, column-major), M
+// the n x n triangle `uplo` of a (column-major, unit diagonal if `unit`), op the transpose if trans
 template <typename T>
-void trsm_right(const char* uplo, bool unit, int k, int n, const T* a, T* c) {
+void trsm(const char* side, const char* uplo, bool trans, bool unit, int rows, int cols, const T* a, T* c) {
   const T one = 1;
-  if constexpr (std::is_same_v<T, float>) strsm_("R", uplo, "N", unit ? "U" : "N", &k, &n, &one, a, &n, c, &k);
-  else dtrsm_("R", uplo, "N", unit ? "U" : "N", &k, &n, &one, a, &n, c, &k);
+  const int n = *side == 'R' ? cols : rows;
+  if constexpr (std::is_same_v<T, float>) strsm_(side, uplo, trans ? "T" : "N", unit ? "U" : "N", &rows, &cols, &one, a, &n, c, &rows);
+  else dtrsm_(side, uplo, trans ? "T" : "N", unit ? "U" : "N", &rows, &cols, &one, a, &n, c, &rows);
+}
+// op(M) x = b in place of the vector b (contiguous), M as trsm's
+template <typename T>
+void trsv(const char* uplo, bool trans, bool unit, int n, const T* a, T* x) {
+  const int inc = 1;
+  if constexpr (std::is_same_v<T, float>) strsv_(uplo, trans ? "T" : "N", unit ? "U" : "N", &n, a, &n, x, &inc);
+  else dtrsv_(uplo, trans ? "T" : "N", unit ? "U" : "N", &n, a, &n, x, &inc);
+}
+// op(A) X = B in place of X = B, A the n x n row-major triangle (upper or lower; unit diagonal if
+// `unit`), X n x k row-major, op the transpose if trans. Row-major A is column-major A^T (the other
+// triangle) and row-major X column-major X^T: the solve is X^T op(A)^T = B^T there. One column
+// goes to trsv: OpenBLAS's trsm packs the whole triangle for it (3.4x MKL's time at n = 512).
+template <typename T>
+void solve_rows(bool upper, bool trans, bool unit, int n, int k, const T* a, T* x) {
+  const char* uplo = upper ? "L" : "U";  // A's triangle as column-major A^T holds it
+  if (k == 1) trsv(uplo, !trans, unit, n, a, x);  // A = M^T: op(A) x = b is op'(M) x = b
+  else trsm("R", uplo, trans, unit, k, n, a, x);   // X^T op(A)^T = B^T, A^T = M
 }
 // the SVD of the column-major m x n matrix a (destroyed): s descending, u m x ucols, vt vtrows x n
 template <typename T>
@@ -466,8 +489,9 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
 
 // A X = B for triangular A (*, n, n) (the triangle `upper` names read; unitriangular: its diagonal
 // taken as ones) and B (*, n, k) of one batch and dtype (linalg.solve_triangular broadcasts and
-// checks). Row-major X and B are column-major X^T and B^T, so LAPACK solves X^T A^T = B^T, A^T
-// being the other triangle there. A zero on the diagonal gives inf and NaN, as torch's (no check).
+// checks), through solve_rows. A is read where it lies when it is contiguous or the transpose of a
+// contiguous tensor (the derivatives' mT(L)): the other triangle, transposed. A zero on the
+// diagonal gives inf and NaN, as torch's (no check).
 Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool unitriangular) {
   check_linalg_square(A, "linalg.solve_triangular");
   check_linalg_float(A, "linalg.solve_triangular");
@@ -475,19 +499,22 @@ Tensor _linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bo
                         std::equal(A.sizes().begin(), A.sizes().end() - 2, B.sizes().begin()) && A.dtype() == B.dtype(),
                     "_linalg_solve_triangular: B must be (*, n, k) for A (*, n, n) of the same batch and dtype");
   require_lapack("linalg.solve_triangular");
-  Matrices m = matrices_of(A);
-  const int64_t k = B.sizes()[B.dim() - 1];
-  check_lapack_size(std::max(m.n, k), "linalg.solve_triangular");
+  const int64_t n = A.sizes()[A.dim() - 1], k = B.sizes()[B.dim() - 1];
+  const int64_t count = n == 0 ? 0 : A.numel() / (n * n);
+  check_lapack_size(std::max(n, k), "linalg.solve_triangular");
+  const Tensor flipped = tcore::transpose(A, -2, -1);
+  const bool transposed = !A.is_contiguous() && flipped.is_contiguous();
+  const Tensor a = transposed ? flipped : contiguous_copy(A);
   Tensor x = copy_of(B);
 #if TCORE_HAVE_BLAS
-  if (k > 0 && m.n > 0) {
+  if (k > 0 && n > 0) {
     dispatch_lapack(A.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      const T* a = m.data.data_ptr<T>();
-      T* b = x.data_ptr<T>();
-      for (int64_t i = 0; i < m.count; ++i)
-        trsm_right(upper ? "L" : "U", unitriangular, static_cast<int>(k), static_cast<int>(m.n), a + i * m.n * m.n,
-                   b + i * m.n * k);
+      const T* pa = a.data_ptr<T>();
+      T* px = x.data_ptr<T>();
+      for (int64_t i = 0; i < count; ++i)
+        solve_rows(upper != transposed, transposed, unitriangular, static_cast<int>(n), static_cast<int>(k),
+                   pa + i * n * n, px + i * n * k);
     });
   }
 #endif
@@ -603,9 +630,9 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
 }
 
 // op(A) X = B (left) or X op(A) = B, A = P L U from linalg_lu_factor (op: the transpose when
-// adjoint), B (*, n, k) or (*, k, n); the batches broadcast. getrs on the column-major LU: left,
-// B's column-major copy; right, B^T, whose column-major form is B's row-major one, with the
-// other transposition.
+// adjoint), B (*, n, k) or (*, k, n); the batches broadcast. The row interchanges by hand and two
+// triangular solves (solve_rows) on the row-major LU as it is: getrs wanted a column-major copy
+// (a transposition of n^2 values every call: lu_solve of one column at n = 512 2.2x MKL's time).
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
   TCORE_CHECK_VALUE(LU.dim() >= 2, "linalg.lu_solve: The input tensor LU must have at least 2 dimensions.");
   TCORE_CHECK_VALUE(B.dim() >= 2, "linalg.lu_solve: The input tensor B must have at least 2 dimensions.");
@@ -630,28 +657,42 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   lu_shape.insert(lu_shape.end(), {n, n});
   piv_shape.push_back(n);
   b_shape.insert(b_shape.end(), {rows, cols});
-  const Tensor a = copy_of(tcore::transpose(tcore::expand(LU, lu_shape), -2, -1));  // column-major LU
+  // the factors where they lie when they are of B's batch (row-major: L below the diagonal, U on and
+  // above it); X op(A) = B is op(A)^T X^T = B^T, the left solve of B^T with the other op
+  const Tensor a = contiguous_copy(tcore::expand(LU, lu_shape));
   const Tensor piv = contiguous_copy(tcore::expand(pivots, piv_shape));
   const Tensor expanded = tcore::expand(B, b_shape);
-  Tensor x = copy_of(left ? tcore::transpose(expanded, -2, -1) : expanded);
+  Tensor x = copy_of(left ? expanded : tcore::transpose(expanded, -2, -1));  // n x nrhs, row-major
   const int64_t count = n == 0 ? 0 : a.numel() / (n * n), nrhs = left ? cols : rows;
-  const char* trans = left == adjoint ? "T" : "N";
+  const bool transposed = left == adjoint;  // solving A^T X = B
   const int* pp = piv.data_ptr<int>();
   TCORE_CHECK_VALUE(std::all_of(pp, pp + piv.numel(), [n](int p) { return p >= 1 && p <= n; }),
                     "linalg.lu_solve: pivots must be between 1 and ", n, " (LAPACK's row interchanges, as "
-                    "linalg.lu_factor returns them)");  // (getrs would read past the matrix)
+                    "linalg.lu_factor returns them)");
 #if TCORE_HAVE_BLAS
   dispatch_lapack(LU.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    const int size = static_cast<int>(n), k = static_cast<int>(nrhs);
+    const auto swap_rows = [&](T* xi, const int* pi, int64_t r) {
+      if (pi[r] - 1 != r) std::swap_ranges(xi + r * nrhs, xi + (r + 1) * nrhs, xi + (pi[r] - 1) * nrhs);
+    };
     for (int64_t i = 0; nrhs > 0 && i < count; ++i) {
-      int info = 0;
-      getrs(static_cast<int>(n), static_cast<int>(nrhs), a.data_ptr<T>() + i * n * n, piv.data_ptr<int>() + i * n,
-            x.data_ptr<T>() + i * n * nrhs, &info, trans);
-      TCORE_CHECK_VALUE(info == 0, "linalg.lu_solve: invalid pivots (LAPACK's getrs: info ", info, ")");
+      const T* ai = a.data_ptr<T>() + i * n * n;
+      const int* pi = pp + i * n;
+      T* xi = x.data_ptr<T>() + i * n * nrhs;
+      if (!transposed) {  // A = P L U: X = U^-1 L^-1 P^T B, P^T B the interchanges in order
+        for (int64_t r = 0; r < n; ++r) swap_rows(xi, pi, r);
+        solve_rows(false, false, true, size, k, ai, xi);
+        solve_rows(true, false, false, size, k, ai, xi);
+      } else {  // A^T = U^T L^T P^T: X = P L^-T U^-T B, P the interchanges in reverse
+        solve_rows(true, true, false, size, k, ai, xi);
+        solve_rows(false, true, true, size, k, ai, xi);
+        for (int64_t r = n - 1; r >= 0; --r) swap_rows(xi, pi, r);
+      }
     }
   });
 #endif
-  return left ? contiguous_copy(tcore::transpose(x, -2, -1)) : x;
+  return left ? x : contiguous_copy(tcore::transpose(x, -2, -1));
 }
 
 // torch.linalg.lstsq on the CPU: the solutions (*, n, k) of min ||A X - B|| for A (*, m, n) and B
