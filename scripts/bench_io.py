@@ -34,7 +34,7 @@ class Workers:
             proc = subprocess.Popen([python, "-c", code, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True, env=env)
             self.procs[key] = proc
-        for key, proc in self.procs.items():
+        for key in list(self.procs):  # (a worker that failed leaves self.procs)
             self.headers[key] = self._answer(key)
 
     def _answer(self, key: str):
