@@ -22,8 +22,11 @@ drift (2x between runs minutes apart on the shared machines measured) moves ever
 alike. Each turn is a warm-up call and then the best of several calls in a row: turns call by
 call were tried and measure the machine instead (at 2 threads a worker's OpenMP and OpenBLAS
 threads spin on after its call and slow the next worker; with a pause between turns the
-virtual CPUs go idle and the first call after costs up to 5x). Prints one table per thread count
-and writes build/bench/ops.json. A benchmark, never part of the tests."""
+virtual CPUs go idle and the first call after costs up to 5x). --paired puts tcore and torch in
+one process per capability instead, their calls alternating one by one: the steadiest ratios
+(tcore's and torch's calls milliseconds apart), with both libraries' memory and thread pools in
+the one process. Prints one table per thread count and writes build/bench/ops.json. A
+benchmark, never part of the tests."""
 from __future__ import annotations
 
 import argparse
@@ -68,7 +71,7 @@ WORKLOAD = r'''
 import json, sys, time
 lib, root, threads, preallocated = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 outs = {}
-def w(name, f, *args):
+def w_shared(name, f, *args):
     """f(*args); with --preallocated, into the out= made by the first call (no allocation timed)."""
     if not preallocated:
         return lambda: f(*args)
@@ -92,74 +95,87 @@ d = dict(a=rng.standard_normal(N, dtype=np.float32), b=rng.standard_normal(N, dt
          wide=rng.standard_normal((64, 4096), dtype=np.float32), b3=rng.standard_normal((64, 128, 128), dtype=np.float32))
 d["m1024d"] = d["m1024"].astype(np.float64)
 dst = np.empty_like(d["a"])  # STREAM copy: 2 x 16 MB moved per call, into a preallocated target
-if lib in ("tcore", "torch"):
-    if lib == "tcore":
-        import tcore as T
-        cap = T.backends.cpu.get_cpu_capability()
+def ops_for(lib):
+    """(capability, {operator: call}) of one library"""
+    def w(name, f, *args):
+        return w_shared(lib + "/" + name, f, *args)
+    if lib in ("tcore", "torch"):
+        if lib == "tcore":
+            import tcore as T
+            cap = T.backends.cpu.get_cpu_capability()
+        else:
+            import torch as T
+            cap = T.backends.cpu.get_cpu_capability()
+        T.set_num_threads(threads)
+        F = T.nn.functional
+        t = {k: T.from_numpy(v) for k, v in d.items()}
+        ops = {"add": w("add", T.add, t["a"], t["b"]), "mul": w("mul", T.mul, t["a"], t["b"]),
+               "add_fresh64": w("add_fresh64", T.add, t["big"], t["big"]),
+               "add_strided": w("add_strided", T.add, t["q"], t["q2"].t()),
+               "add_broadcast": w("add_broadcast", T.add, t["q"], t["col"]), "add_i64": w("add_i64", T.add, t["i"], t["i"]),
+               "exp": w("exp", T.exp, t["a"]), "log": w("log", T.log, t["pos"]), "tanh": w("tanh", T.tanh, t["a"]),
+               "sigmoid": w("sigmoid", T.sigmoid, t["a"]), "gelu": w("gelu", T._C._nn.gelu, t["a"]),
+               "sum": lambda: t["a"].sum(), "sum_dim0": lambda: t["q"].sum(0), "argmax": lambda: t["q"].argmax(1),
+               "cumsum": w("cumsum", T.cumsum, t["q"], 1), "softmax": lambda: T.softmax(t["s"], 1),
+               "layer_norm": lambda: F.layer_norm(t["s"], [1024], t["w"], t["w"]),
+               "mm256": lambda: T.mm(t["m256"], t["m256"]), "mm1024": lambda: T.mm(t["m1024"], t["m1024"]),
+               "mm4096": lambda: T.mm(t["sq"], t["sq2"]), "mm_skinny": lambda: T.mm(t["tall"], t["wide"]),
+               "mm_f64": lambda: T.mm(t["m1024d"], t["m1024d"]), "bmm": lambda: T.bmm(t["b3"], t["b3"]),
+               "mv": lambda: T.mv(t["q"], t["col"][:, 0]),
+               "linear": lambda: F.linear(t["s"], t["m1024"], t["w"])}
+        # float16/bfloat16 (computed in float32 by both; numpy has no bfloat16)
+        h = {dt: {"a": t["a"][:4 << 20].to(dt), "b": t["b"][:4 << 20].to(dt), "m": t["sq"][:2048, :2048].to(dt),
+                  "w": t["w"].repeat(2).to(dt)} for dt in (T.float16, T.bfloat16)}
+        f16, bf16 = h[T.float16], h[T.bfloat16]
+        ops.update({"add_f16": w("add_f16", T.add, f16["a"], f16["b"]), "mul_scalar_bf16": w("mul_scalar_bf16", T.mul, bf16["a"], 1.5),
+                    "relu_f16": lambda: T.relu(f16["a"]), "exp_bf16": w("exp_bf16", T.exp, bf16["a"]),
+                    "gelu_bf16": w("gelu_bf16", T._C._nn.gelu, bf16["a"]), "gelu_f16": w("gelu_f16", T._C._nn.gelu, f16["a"]),
+                    "add_broadcast_f16": w("add_broadcast_f16", T.add, f16["m"], f16["w"]), "relu_transposed_bf16": lambda: T.relu(bf16["m"].t()),
+                    "sum_f16": lambda: f16["a"].sum(), "sum_dim0_bf16": lambda: bf16["m"].sum(0),
+                    "softmax_bf16": lambda: T.softmax(bf16["m"], 1),
+                    "layer_norm_bf16": lambda: F.layer_norm(bf16["m"], [2048], bf16["w"], bf16["w"]),
+                    "linear_bf16": lambda: F.linear(bf16["m"], bf16["m"], bf16["w"])})
     else:
-        import torch as T
-        cap = T.backends.cpu.get_cpu_capability()
-    T.set_num_threads(threads)
-    F = T.nn.functional
-    t = {k: T.from_numpy(v) for k, v in d.items()}
-    ops = {"add": w("add", T.add, t["a"], t["b"]), "mul": w("mul", T.mul, t["a"], t["b"]),
-           "add_fresh64": w("add_fresh64", T.add, t["big"], t["big"]),
-           "add_strided": w("add_strided", T.add, t["q"], t["q2"].t()),
-           "add_broadcast": w("add_broadcast", T.add, t["q"], t["col"]), "add_i64": w("add_i64", T.add, t["i"], t["i"]),
-           "exp": w("exp", T.exp, t["a"]), "log": w("log", T.log, t["pos"]), "tanh": w("tanh", T.tanh, t["a"]),
-           "sigmoid": w("sigmoid", T.sigmoid, t["a"]), "gelu": w("gelu", T._C._nn.gelu, t["a"]),
-           "sum": lambda: t["a"].sum(), "sum_dim0": lambda: t["q"].sum(0), "argmax": lambda: t["q"].argmax(1),
-           "cumsum": w("cumsum", T.cumsum, t["q"], 1), "softmax": lambda: T.softmax(t["s"], 1),
-           "layer_norm": lambda: F.layer_norm(t["s"], [1024], t["w"], t["w"]),
-           "mm256": lambda: T.mm(t["m256"], t["m256"]), "mm1024": lambda: T.mm(t["m1024"], t["m1024"]),
-           "mm4096": lambda: T.mm(t["sq"], t["sq2"]), "mm_skinny": lambda: T.mm(t["tall"], t["wide"]),
-           "mm_f64": lambda: T.mm(t["m1024d"], t["m1024d"]), "bmm": lambda: T.bmm(t["b3"], t["b3"]),
-           "mv": lambda: T.mv(t["q"], t["col"][:, 0]),
-           "linear": lambda: F.linear(t["s"], t["m1024"], t["w"])}
-    # float16/bfloat16 (computed in float32 by both; numpy has no bfloat16)
-    h = {dt: {"a": t["a"][:4 << 20].to(dt), "b": t["b"][:4 << 20].to(dt), "m": t["sq"][:2048, :2048].to(dt),
-              "w": t["w"].repeat(2).to(dt)} for dt in (T.float16, T.bfloat16)}
-    f16, bf16 = h[T.float16], h[T.bfloat16]
-    ops.update({"add_f16": w("add_f16", T.add, f16["a"], f16["b"]), "mul_scalar_bf16": w("mul_scalar_bf16", T.mul, bf16["a"], 1.5),
-                "relu_f16": lambda: T.relu(f16["a"]), "exp_bf16": w("exp_bf16", T.exp, bf16["a"]),
-                "gelu_bf16": w("gelu_bf16", T._C._nn.gelu, bf16["a"]), "gelu_f16": w("gelu_f16", T._C._nn.gelu, f16["a"]),
-                "add_broadcast_f16": w("add_broadcast_f16", T.add, f16["m"], f16["w"]), "relu_transposed_bf16": lambda: T.relu(bf16["m"].t()),
-                "sum_f16": lambda: f16["a"].sum(), "sum_dim0_bf16": lambda: bf16["m"].sum(0),
-                "softmax_bf16": lambda: T.softmax(bf16["m"], 1),
-                "layer_norm_bf16": lambda: F.layer_norm(bf16["m"], [2048], bf16["w"], bf16["w"]),
-                "linear_bf16": lambda: F.linear(bf16["m"], bf16["m"], bf16["w"])})
-else:
-    cap = "-"
-    def softmax(x):
-        e = np.exp(x - x.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
-    def layer_norm(x, w):
-        m = x.mean(1, keepdims=True)
-        return (x - m) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * w + w
-    ops = {"add": w("add", np.add, d["a"], d["b"]), "mul": w("mul", np.multiply, d["a"], d["b"]),
-           "add_fresh64": w("add_fresh64", np.add, d["big"], d["big"]),
-           "add_strided": w("add_strided", np.add, d["q"], d["q2"].T),
-           "add_broadcast": w("add_broadcast", np.add, d["q"], d["col"]), "add_i64": w("add_i64", np.add, d["i"], d["i"]),
-           "exp": w("exp", np.exp, d["a"]), "log": w("log", np.log, d["pos"]), "tanh": w("tanh", np.tanh, d["a"]),
-           "sigmoid": lambda: 1 / (1 + np.exp(-d["a"])),
-           "sum": lambda: d["a"].sum(), "sum_dim0": lambda: d["q"].sum(0), "argmax": lambda: d["q"].argmax(1),
-           "cumsum": w("cumsum", np.cumsum, d["q"], 1), "softmax": lambda: softmax(d["s"]), "layer_norm": lambda: layer_norm(d["s"], d["w"]),
-           "mm256": lambda: d["m256"] @ d["m256"], "mm1024": lambda: d["m1024"] @ d["m1024"],
-           "mm4096": lambda: d["sq"] @ d["sq2"], "mm_skinny": lambda: d["tall"] @ d["wide"],
-           "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"],
-           "mv": lambda: d["q"] @ d["col"][:, 0],
-           "linear": lambda: d["s"] @ d["m1024"].T + d["w"]}
-ops["copy"] = lambda: np.copyto(dst, d["a"])
-print(json.dumps({"capability": cap}), flush=True)
-for line in sys.stdin:  # "name reps": a first call, then the fastest of reps calls in a row, ms (null: not here)
+        cap = "-"
+        def softmax(x):
+            e = np.exp(x - x.max(1, keepdims=True))
+            return e / e.sum(1, keepdims=True)
+        def layer_norm(x, w):
+            m = x.mean(1, keepdims=True)
+            return (x - m) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * w + w
+        ops = {"add": w("add", np.add, d["a"], d["b"]), "mul": w("mul", np.multiply, d["a"], d["b"]),
+               "add_fresh64": w("add_fresh64", np.add, d["big"], d["big"]),
+               "add_strided": w("add_strided", np.add, d["q"], d["q2"].T),
+               "add_broadcast": w("add_broadcast", np.add, d["q"], d["col"]), "add_i64": w("add_i64", np.add, d["i"], d["i"]),
+               "exp": w("exp", np.exp, d["a"]), "log": w("log", np.log, d["pos"]), "tanh": w("tanh", np.tanh, d["a"]),
+               "sigmoid": lambda: 1 / (1 + np.exp(-d["a"])),
+               "sum": lambda: d["a"].sum(), "sum_dim0": lambda: d["q"].sum(0), "argmax": lambda: d["q"].argmax(1),
+               "cumsum": w("cumsum", np.cumsum, d["q"], 1), "softmax": lambda: softmax(d["s"]), "layer_norm": lambda: layer_norm(d["s"], d["w"]),
+               "mm256": lambda: d["m256"] @ d["m256"], "mm1024": lambda: d["m1024"] @ d["m1024"],
+               "mm4096": lambda: d["sq"] @ d["sq2"], "mm_skinny": lambda: d["tall"] @ d["wide"],
+               "mm_f64": lambda: d["m1024d"] @ d["m1024d"], "bmm": lambda: d["b3"] @ d["b3"],
+               "mv": lambda: d["q"] @ d["col"][:, 0],
+               "linear": lambda: d["s"] @ d["m1024"].T + d["w"]}
+    return cap, ops
+
+
+libs = ["tcore", "torch"] if lib == "paired" else [lib]  # paired: both in this process, call by call
+made = {name: ops_for(name) for name in libs}
+for _, ops in made.values():
+    ops["copy"] = lambda: np.copyto(dst, d["a"])
+print(json.dumps({"capabilities": {name: made[name][0] for name in libs}}), flush=True)
+for line in sys.stdin:  # "name reps": {library: ms}, a first call each, then the fastest of reps calls (null: not here)
     name, reps = line.split()
-    fn = ops.get(name)
-    times = []
-    if fn is not None:
-        fn()
-        for _ in range(int(reps)):
-            t0 = time.perf_counter(); fn(); times.append(1000 * (time.perf_counter() - t0))
-    print(json.dumps(min(times) if times else None), flush=True)
+    fns = {l: made[l][1].get(name) for l in libs}
+    times = {l: [] for l in libs}
+    for fn in fns.values():
+        if fn is not None:
+            fn()
+    for _ in range(int(reps)):  # paired: the two libraries' calls alternate
+        for l, fn in fns.items():
+            if fn is not None:
+                t0 = time.perf_counter(); fn(); times[l].append(1000 * (time.perf_counter() - t0))
+    print(json.dumps({l: min(t) if t else None for l, t in times.items()}), flush=True)
 '''
 
 
@@ -180,8 +196,10 @@ def spec(python: str, lib: str, threads: int, capability: str | None, preallocat
     env.pop("TCORE_CPU_CAPABILITY", None)
     env.pop("ATEN_CPU_CAPABILITY", None)
     if capability:  # tcore's and torch's names for the three capabilities are the same
-        env["TCORE_CPU_CAPABILITY" if lib == "tcore" else "ATEN_CPU_CAPABILITY"] = capability
-        if lib == "torch":  # MKL's (exp, tanh, log through VML) and oneDNN's (gelu) own choices too
+        if lib in ("tcore", "paired"):
+            env["TCORE_CPU_CAPABILITY"] = capability
+        if lib in ("torch", "paired"):  # MKL's (exp, tanh, log through VML) and oneDNN's (gelu) own choices too
+            env["ATEN_CPU_CAPABILITY"] = capability
             env.update(TORCH_LIBRARY_ISA[capability])
     return python, WORKLOAD, [lib, str(ROOT), n, "1" if preallocated else "0"], env
 
@@ -196,6 +214,9 @@ def main() -> int:
     parser.add_argument("--preallocated", action="store_true",
                         help="elementwise operators (relu excepted) and cumsum write into an out= made once (every library): "
                              "the kernels' speed without the allocators'")
+    parser.add_argument("--paired", action="store_true",
+                        help="tcore and torch in one process per capability, their calls alternating one by one: the "
+                             "steadiest ratios on a machine whose speed drifts (torch must be importable here)")
     parser.add_argument("--json", default=str(ROOT / "build" / "bench" / "ops.json"))
     args = parser.parse_args()
     unknown = [o for o in args.only.split(",") if o and o not in OPS]
@@ -210,22 +231,33 @@ def main() -> int:
     compiled = {c["name"] for c in tcore.backends.cpu.capabilities() if c["compiled"] and c["supported"]}
     caps = [c for c in args.capabilities.split(",") if c in compiled] or ["default"]
     torch_py = torch_python()
+    if args.paired and torch_py != sys.executable:
+        parser.error("--paired: torch must be importable by this interpreter")
     console = Console(width=max(160, Console().width))
     results: dict = {"capabilities": caps, "preallocated": args.preallocated, "runs": {}}
     for threads in [int(t) for t in args.threads.split(",")]:
-        specs = {f"tcore/{c}": spec(sys.executable, "tcore", threads, c, args.preallocated) for c in caps}
-        if torch_py:  # torch at the same capability (ATEN_CPU_CAPABILITY, MKL's and oneDNN's): like with like
-            specs.update({f"torch/{c}": spec(torch_py, "torch", threads, c, args.preallocated) for c in caps})
+        if args.paired:  # one process per capability holding both libraries
+            specs = {c: spec(sys.executable, "paired", threads, c, args.preallocated) for c in caps}
+        else:
+            specs = {f"tcore/{c}": spec(sys.executable, "tcore", threads, c, args.preallocated) for c in caps}
+            if torch_py:  # torch at the same capability (ATEN_CPU_CAPABILITY, MKL's and oneDNN's): like with like
+                specs.update({f"torch/{c}": spec(torch_py, "torch", threads, c, args.preallocated) for c in caps})
         specs["numpy"] = spec(sys.executable, "numpy", threads, None, args.preallocated)
         workers = Workers(specs)
         only = [o for o in args.only.split(",") if o] or list(OPS)
         best = {op: workers.best(f"{op} {2 if op == 'mm4096' else args.reps}") for op in only}
-        copy_ms = [ms for ms in workers.best(f"copy {max(args.reps, 5)}").values() if ms]
+        copy_ms = [ms for answer in workers.best(f"copy {max(args.reps, 5)}").values() if answer
+                   for ms in answer.values() if ms]
         workers.close()
         copy = 2 * (16 << 20) / (min(copy_ms) / 1000) / 1e9 if copy_ms else float("nan")
-        row: dict = {key: None if head is None else {**head, "copy_gbs": copy, "ms": {op: best[op][key] for op in only if best[op][key]}}
-                     for key, head in workers.headers.items()}
-        row.update({f"torch/{c}": None for c in caps if not torch_py})
+        row: dict = {}
+        for key, head in workers.headers.items():  # a worker's libraries as the table's keys: tcore/avx2, numpy...
+            for lib, cap in (head or {}).get("capabilities", {}).items():
+                name = "numpy" if lib == "numpy" else f"{lib}/{key.split('/')[-1]}"
+                ms = {op: best[op][key][lib] for op in only if best[op][key] and best[op][key][lib]}
+                row[name] = {"capability": cap, "copy_gbs": copy, "ms": ms}
+        row.update({name: None for name in [f"tcore/{c}" for c in caps] + [f"torch/{c}" for c in caps] + ["numpy"]
+                    if name not in row})
         row["torch"] = row[f"torch/{caps[-1]}"]
         results["runs"][threads] = row
         table = Table(title=f"operators, {threads} thread(s), best of {args.reps} (ms){', preallocated outs' if args.preallocated else ''}; copy bandwidth {copy:.1f} GB/s;"
