@@ -57,7 +57,7 @@ CASTING_OUTS = frozenset("""
     special_gammaln.out special_log1p.out special_logit.out special_logsumexp.out special_multigammaln.out
     special_polygamma.out special_psi.out
     bitwise_and.Scalar_out bitwise_or.Scalar_out bitwise_xor.Scalar_out bitwise_left_shift.Tensor_Scalar_out
-    bitwise_right_shift.Tensor_Scalar_out
+    bitwise_right_shift.Tensor_Scalar_out ldexp.out
     eq.Scalar_out ne.Scalar_out lt.Scalar_out le.Scalar_out gt.Scalar_out ge.Scalar_out
     xlogy.OutTensor xlogy.OutScalar_Self xlogy.OutScalar_Other special_xlogy.out special_xlogy.self_scalar_out
     special_xlogy.other_scalar_out threshold.out

@@ -156,6 +156,19 @@ OVERRIDES["randint_like.low_dtype"] = OVERRIDES["randint_like.low_dtype_out"] = 
 OVERRIDES["split_with_sizes_copy.out"] = dict(out=lambda tc: [tc.empty([0]) for _ in range(2)])
 # structured out= overloads whose out dtype is fixed (int64 indices)
 OVERRIDES.update({f"{op}.out": dict(out=lambda tc: tc.empty([0], dtype=tc.int64)) for op in ("argmax", "argmin")})
+# tensor_split and friends, rot90, float_power, is_nonzero (native/composite/Join.cpp, TorchApi.cpp)
+_CUBE = lambda tc: tc.ones(3, 3, 3)  # noqa: E731
+_DOUBLE_OUT = lambda tc: tc.empty([0], dtype=tc.float64)  # noqa: E731
+OVERRIDES.update({
+    "tensor_split.tensor_indices_or_sections": dict(tensor_indices_or_sections=lambda tc: tc.tensor([1])),
+    "dsplit.int": dict(self=_CUBE), "dsplit.array": dict(self=_CUBE, indices=[1]),
+    "rot90": dict(dims=[0, 1]), "rot90.out": dict(dims=[0, 1]),
+    "float_power_.Tensor": dict(self=lambda tc: tc.ones(3, 3, dtype=tc.float64)),
+    "float_power_.Scalar": dict(self=lambda tc: tc.ones(3, 3, dtype=tc.float64)),
+    "float_power.Tensor_Tensor_out": dict(out=_DOUBLE_OUT), "float_power.Scalar_out": dict(out=_DOUBLE_OUT),
+    "float_power.Tensor_Scalar_out": dict(out=_DOUBLE_OUT),
+    "is_nonzero": dict(self=lambda tc: tc.ones(1)),
+})
 OVERRIDES["random"] = OVERRIDES["random_"]  # the functional counterparts take the in-place forms' arguments
 OVERRIDES["scatter_add_"] = OVERRIDES["scatter_add"]
 # index_copy, masked_scatter, the shifts and in-place bitwise operators (integers), the gamma family

@@ -1,15 +1,21 @@
-// stack, split, split_with_sizes and chunk in terms of cat, unsqueeze and narrow: the
-// pieces of split/chunk are views of the input; autograd records what they call.
+// stack, split, split_with_sizes, chunk, tensor_split and hsplit/vsplit/dsplit in terms of cat,
+// unsqueeze, narrow and slice: the pieces are views of the input; autograd records what they call.
 #include <numeric>
 
 #include <tcore/ops/cat.h>
 #include <tcore/ops/chunk_native.h>
+#include <tcore/ops/dsplit_native.h>
+#include <tcore/ops/hsplit_native.h>
 #include <tcore/ops/narrow.h>
+#include <tcore/ops/slice.h>
 #include <tcore/ops/split.h>
 #include <tcore/ops/split_native.h>
 #include <tcore/ops/split_with_sizes.h>
 #include <tcore/ops/split_with_sizes_native.h>
 #include <tcore/ops/stack_native.h>
+#include <tcore/ops/tensor_split.h>
+#include <tcore/ops/tensor_split_native.h>
+#include <tcore/ops/vsplit_native.h>
 #include <tcore/ops/unsqueeze.h>
 
 #include "native/TensorUtils.h"
@@ -91,6 +97,88 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   // through the dispatcher: split's outputs are multi-output views with a backward of their own
   if (split_size == 0 && size == 0) return tcore::split(self, std::vector<int64_t>(chunks, 0), d);
   return tcore::split(self, split_size, d);
+}
+
+// tensor_split: `sections` pieces, the first size % sections of them one longer; or the pieces
+// between `indices` (slice's rules: clamped to the dim, empty where an index is below the last)
+std::vector<Tensor> tensor_split_sections(const Tensor& self, int64_t sections, int64_t dim) {
+  TCORE_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ", self.dim(),
+              " dims");
+  const int64_t d = wrap_dim(dim, self.dim());
+  TCORE_CHECK(sections > 0, "number of sections must be larger than 0, got ", sections);
+  const int64_t size = self.sizes()[d], base = size / sections, longer = size % sections;
+  std::vector<Tensor> pieces;
+  pieces.reserve(static_cast<size_t>(sections));
+  for (int64_t i = 0, start = 0; i < sections; ++i) {
+    const int64_t length = base + (i < longer ? 1 : 0);
+    pieces.push_back(tcore::slice(self, d, start, start + length, 1));
+    start += length;
+  }
+  return pieces;
+}
+
+std::vector<Tensor> tensor_split_indices(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  TCORE_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ", self.dim(),
+              " dims");
+  const int64_t d = wrap_dim(dim, self.dim());
+  std::vector<Tensor> pieces;
+  pieces.reserve(indices.size() + 1);
+  int64_t start = 0;
+  for (int64_t end : indices) {
+    pieces.push_back(tcore::slice(self, d, start, end, 1));
+    start = end;
+  }
+  pieces.push_back(tcore::slice(self, d, start, self.sizes()[d], 1));
+  return pieces;
+}
+
+// a 0-d int64 tensor: sections; 1-d: indices (read on the CPU)
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  const Tensor& t = tensor_indices_or_sections;
+  TCORE_CHECK(t.device().is_cpu(), "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on ",
+              t.device());
+  TCORE_CHECK(t.dtype() == ScalarType::Long, "tensor_split expected tensor_indices_or_sections to have dtype of long, "
+              "but got ", t.dtype());
+  TCORE_CHECK(t.dim() == 0 || t.dim() == 1, "tensor_split expected tensor_indices_or_sections to be a zero-dimensional "
+              "or one-dimensional tensor, but got a tensor with ", t.dim(), " dims");
+  if (t.dim() == 0) return tcore::tensor_split(self, item<int64_t>(t), dim);
+  const Tensor values = contiguous_copy(t);
+  const int64_t* v = values.data_ptr<int64_t>();
+  return tcore::tensor_split(self, std::vector<int64_t>(v, v + values.numel()), dim);
+}
+
+namespace {
+// hsplit/vsplit/dsplit: tensor_split along dim 1 (0 for a vector), 0 or 2, `need` dims at least;
+// sections must divide the dim's size
+void check_split_dims(const Tensor& self, const char* name, int64_t need) {
+  TCORE_CHECK(self.dim() >= need, "torch.", name, " requires a tensor with at least ", need,
+              " dimension, but got a tensor with ", self.dim(), " dimensions!");
+}
+std::vector<Tensor> into_sections(const Tensor& self, const char* name, int64_t need, int64_t dim, int64_t sections) {
+  check_split_dims(self, name, need);
+  TCORE_CHECK(sections != 0 && self.sizes()[dim] % sections == 0, "torch.", name, " attempted to split along dimension ",
+              dim, ", but the size of the dimension ", self.sizes()[dim], " is not divisible by the split_size ",
+              sections, "!");
+  return tcore::tensor_split(self, sections, dim);
+}
+}  // namespace
+
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
+  return into_sections(self, "hsplit", 1, self.dim() == 1 ? 0 : 1, sections);
+}
+std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
+  check_split_dims(self, "hsplit", 1);
+  return tcore::tensor_split(self, indices, self.dim() == 1 ? 0 : 1);
+}
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections) { return into_sections(self, "vsplit", 2, 0, sections); }
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices) {
+  check_split_dims(self, "vsplit", 2);
+  return tcore::tensor_split(self, indices, 0);
+}
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections) { return into_sections(self, "dsplit", 3, 2, sections); }
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices) {
+  check_split_dims(self, "dsplit", 3);
+  return tcore::tensor_split(self, indices, 2);
 }
 
 }  // namespace tcore::native

@@ -134,6 +134,18 @@
 #include <tcore/ops/unflatten_native.h>
 #include <tcore/ops/vstack_native.h>
 #include <tcore/ops/xlogy_native.h>
+#include <tcore/ops/diag.h>
+#include <tcore/ops/diagflat_native.h>
+#include <tcore/ops/dist_native.h>
+#include <tcore/ops/flip.h>
+#include <tcore/ops/float_power_native.h>
+#include <tcore/ops/is_nonzero_native.h>
+#include <tcore/ops/is_same_size_native.h>
+#include <tcore/ops/isreal_native.h>
+#include <tcore/ops/ldexp_native.h>
+#include <tcore/ops/norm.h>
+#include <tcore/ops/rot90_native.h>
+#include <tcore/ops/transpose.h>
 
 #include "native/TensorUtils.h"
 
@@ -807,6 +819,88 @@ Tensor round(const Tensor& self, int64_t decimals) {
     if (decimals < 0) return tcore::mul(tcore::round(tcore::div(x, number(ten_pow))), number(ten_pow));
     return tcore::div(tcore::round(tcore::mul(x, number(ten_pow))), number(ten_pow));
   });
+}
+
+// rot90: k quarter turns from dims[0] toward dims[1] (k taken mod 4, negative k the other way), as
+// torch's: a flip and a transpose (a view of the flipped copy), a contiguous clone for k = 0
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  const int64_t n = self.dim();
+  TCORE_CHECK(dims.size() == 2, "expected total rotation dims == 2, but got dims = ", dims.size());
+  TCORE_CHECK(n >= 2, "expected total dims >= 2, but got total dims = ", n);
+  wrap_dim(dims[0], n);  // a dim out of range: torch's IndexError
+  wrap_dim(dims[1], n);
+  TCORE_CHECK(dims[0] != dims[1] && std::abs(dims[0] - dims[1]) != n, "expected rotation dims to be different, but got "
+              "dim0 = ", dims[0], " and dim1 = ", dims[1]);
+  switch ((4 + k % 4) % 4) {
+    case 1: return tcore::transpose(tcore::flip(self, {dims[1]}), dims[0], dims[1]);
+    case 2: return tcore::flip(self, dims);
+    case 3: return tcore::transpose(tcore::flip(self, {dims[0]}), dims[0], dims[1]);
+    default: return tcore::clone(self, MemoryFormat::Contiguous);
+  }
+}
+
+// the matrix with self's values (flattened) on its offset diagonal
+Tensor diagflat(const Tensor& self, int64_t offset) { return tcore::diag(tcore::reshape(self, {-1}), offset); }
+
+// the p-norm of self - other (broadcast), norm's derivative
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) { return tcore::norm(tcore::sub(self, other), p); }
+
+// pow in float64, whatever the operands' dtypes (torch's float_power; no complex dtypes here)
+Tensor float_power(const Tensor& self, const Tensor& exponent) {
+  return tcore::pow(tcore::to(self, ScalarType::Double, false, false, std::nullopt),
+                    tcore::to(exponent, ScalarType::Double, false, false, std::nullopt));
+}
+Tensor float_power(const Scalar& self, const Tensor& exponent) {
+  return tcore::pow(wrapped_scalar_tensor(Scalar(self.to<double>())),
+                    tcore::to(exponent, ScalarType::Double, false, false, std::nullopt));
+}
+Tensor float_power(const Tensor& self, const Scalar& exponent) {
+  return tcore::pow(tcore::to(self, ScalarType::Double, false, false, std::nullopt), Scalar(exponent.to<double>()));
+}
+namespace {
+void check_float_power_base(const Tensor& self) {
+  TCORE_CHECK(self.dtype() == ScalarType::Double, "the base given to float_power_ has dtype ", self.dtype(),
+              " but the operation's result requires dtype Double");
+}
+}  // namespace
+Tensor float_power_(const Tensor& self, const Tensor& exponent) {
+  check_float_power_base(self);
+  return tcore::pow_(self, tcore::to(exponent, ScalarType::Double, false, false, std::nullopt));
+}
+Tensor float_power_(const Tensor& self, const Scalar& exponent) {
+  check_float_power_base(self);
+  return tcore::pow_(self, Scalar(exponent.to<double>()));
+}
+
+// self * 2^other in the dtype the two promote to (the default float for two integer dtypes), as
+// torch's: float16 by int32 stays float16
+namespace {
+ScalarType ldexp_dtype(const Tensor& self, const Tensor& other) {
+  const ScalarType t = promote_types(self.dtype(), other.dtype());
+  return is_integral(t, true) ? default_float_dtype() : t;
+}
+}  // namespace
+Tensor ldexp(const Tensor& self, const Tensor& other) {
+  const ScalarType t = ldexp_dtype(self, other);
+  return tcore::mul(tcore::to(self, t, false, false, std::nullopt),
+                    tcore::exp2(tcore::to(other, t, false, false, std::nullopt)));
+}
+Tensor ldexp_(const Tensor& self, const Tensor& other) {
+  return tcore::mul_(self, tcore::exp2(tcore::to(other, ldexp_dtype(self, other), false, false, std::nullopt)));
+}
+
+bool is_same_size(const Tensor& self, const Tensor& other) { return self.sizes().vec() == other.sizes().vec(); }
+
+// bool(tensor): its one value is not 0 (NaN is not 0)
+bool is_nonzero(const Tensor& self) {
+  TCORE_CHECK(self.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+  TCORE_CHECK(self.numel() < 2, "Boolean value of Tensor with more than one value is ambiguous");
+  return item<double>(self) != 0.0;
+}
+
+// every element of a real dtype is real (tcore has no complex dtypes)
+Tensor isreal(const Tensor& self) {
+  return tcore::ones_like(self, ScalarType::Bool, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::Preserve);
 }
 
 }  // namespace tcore::native
