@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -22,10 +23,10 @@ def run_workload(python: str, code: str, args: list[str], label: str, env: dict 
 
 class Workers:
     """Workload processes started together and kept alive; each prints one JSON header line, then
-    answers every request line read from stdin with one JSON line. `best` asks each worker in
-    turn, so that two libraries' figures for one operator are seconds apart rather than minutes:
-    on a shared machine whose speed drifts 2x between runs, the ratios stay comparable. A worker
-    that fails is reported and dropped."""
+    answers every request line read from stdin with one JSON line (`serve`). `ask_each` asks each
+    worker in turn, so that two libraries' figures for one operator are seconds apart rather than
+    minutes: on a shared machine whose speed drifts 2x between runs, the ratios stay comparable.
+    A worker that fails is reported and dropped."""
 
     def __init__(self, specs: dict[str, tuple[str, str, list[str], dict]]):
         self.procs: dict[str, subprocess.Popen] = {}
@@ -56,7 +57,7 @@ class Workers:
         proc.stdin.flush()
         return self._answer(key)
 
-    def best(self, request: str) -> dict[str, float | None]:
+    def ask_each(self, request: str) -> dict[str, object]:
         """Every worker's answer to `request`, the workers taking turns."""
         return {key: self.ask(key, request) for key in self.headers}
 
@@ -65,6 +66,27 @@ class Workers:
             proc.stdin.close()
             proc.wait()
         self.procs.clear()
+
+
+def serve(calls: dict[str, dict], stream=None) -> None:
+    """A worker's loop: each request line "name reps" from stdin answered with one JSON line
+    {library: ms}, for the libraries of `calls` ({library: {name: call}}): a first call each, then
+    the fastest of `reps` calls, the libraries' calls alternating (null where a library has no
+    such call)."""
+    for line in stream or sys.stdin:
+        name, reps = line.split()
+        fns = {lib: ops.get(name) for lib, ops in calls.items()}
+        times: dict[str, list[float]] = {lib: [] for lib in calls}
+        for fn in fns.values():
+            if fn is not None:
+                fn()
+        for _ in range(int(reps)):
+            for lib, fn in fns.items():
+                if fn is not None:
+                    t0 = time.perf_counter()
+                    fn()
+                    times[lib].append(1000 * (time.perf_counter() - t0))
+        print(json.dumps({lib: min(t) if t else None for lib, t in times.items()}), flush=True)
 
 
 def write_results(results: dict, path: str | Path) -> Path:

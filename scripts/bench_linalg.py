@@ -3,7 +3,7 @@
 float64, forward alone and forward + backward, at one thread by default. The operations: lu_factor,
 lu_solve and solve_triangular with one and many right-hand sides, solve, inv, det, slogdet and
 cholesky. Both libraries' workers are alive at once and take turns operation by operation
-(`bench_io.Workers`), each turn a warm-up call and the best of --reps calls. Prints a table and
+(`bench_io.Workers`, `bench_io.serve`), each turn a warm-up call and the best of --reps calls. Prints a table and
 writes build/bench/linalg.json. A benchmark, never part of the tests."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_io import Workers, write_results  # noqa: E402
 
 WORKLOAD = r'''
-import json, sys, time
+import json, sys
 lib, root, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, root)
 import numpy as np
@@ -57,14 +57,9 @@ ops = {
 }
 T.set_num_threads(int(sys.argv[4]))
 print(json.dumps({"lib": lib}), flush=True)
-for line in sys.stdin:  # "name reps": a first call, then the fastest of reps calls in a row, ms
-    name, reps = line.split()
-    fn = ops[name]
-    fn()
-    times = []
-    for _ in range(int(reps)):
-        t0 = time.perf_counter(); fn(); times.append(1000 * (time.perf_counter() - t0))
-    print(json.dumps(min(times)), flush=True)
+sys.path.insert(0, root + "/scripts")
+from bench_io import serve
+serve({lib: ops})
 '''
 
 OPS = ["lu_factor", "lu_factor_bw", "lu_solve_1", "lu_solve_64", "lu_solve_n", "lu_solve_64_adjoint", "lu_solve_64_bw",
@@ -90,7 +85,8 @@ def main() -> int:
     if torch_py:
         specs["torch"] = (torch_py, WORKLOAD, ["torch", str(ROOT), str(args.n), n], env)
     workers = Workers(specs)
-    results = {op: workers.best(f"{op} {args.reps}") for op in OPS}
+    results = {op: {key: (answer or {}).get(key) for key, answer in workers.ask_each(f"{op} {args.reps}").items()}
+               for op in OPS}
     workers.close()
     table = Table(title=f"torch.linalg, float64 {args.n} x {args.n}, {args.threads} thread(s), best of {args.reps} (ms); "
                         "_bw: forward + backward; k: right-hand sides")

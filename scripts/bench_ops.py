@@ -68,7 +68,7 @@ FLOPS = {"mm256": 2 * 256**3, "mm1024": 2 * 1024**3, "mm4096": 2 * 4096**3, "mm_
          "mm_f64": 2 * 1024**3, "bmm": 2 * 64 * 128**3, "mv": 2 * 2048**2, "linear": 2 * 4096 * 1024 * 1024, "linear_bf16": 2 * 2048**3}
 
 WORKLOAD = r'''
-import json, sys, time
+import json, sys
 lib, root, threads, preallocated = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 outs = {}
 def w_shared(name, f, *args):
@@ -164,18 +164,9 @@ made = {name: ops_for(name) for name in libs}
 for _, ops in made.values():
     ops["copy"] = lambda: np.copyto(dst, d["a"])
 print(json.dumps({"capabilities": {name: made[name][0] for name in libs}}), flush=True)
-for line in sys.stdin:  # "name reps": {library: ms}, a first call each, then the fastest of reps calls (null: not here)
-    name, reps = line.split()
-    fns = {l: made[l][1].get(name) for l in libs}
-    times = {l: [] for l in libs}
-    for fn in fns.values():
-        if fn is not None:
-            fn()
-    for _ in range(int(reps)):  # paired: the two libraries' calls alternate
-        for l, fn in fns.items():
-            if fn is not None:
-                t0 = time.perf_counter(); fn(); times[l].append(1000 * (time.perf_counter() - t0))
-    print(json.dumps({l: min(t) if t else None for l, t in times.items()}), flush=True)
+sys.path.insert(0, root + "/scripts")
+from bench_io import serve
+serve({name: ops for name, (_, ops) in made.items()})  # paired: the two libraries' calls alternate
 '''
 
 
@@ -245,8 +236,8 @@ def main() -> int:
         specs["numpy"] = spec(sys.executable, "numpy", threads, None, args.preallocated)
         workers = Workers(specs)
         only = [o for o in args.only.split(",") if o] or list(OPS)
-        best = {op: workers.best(f"{op} {2 if op == 'mm4096' else args.reps}") for op in only}
-        copy_ms = [ms for answer in workers.best(f"copy {max(args.reps, 5)}").values() if answer
+        best = {op: workers.ask_each(f"{op} {2 if op == 'mm4096' else args.reps}") for op in only}
+        copy_ms = [ms for answer in workers.ask_each(f"copy {max(args.reps, 5)}").values() if answer
                    for ms in answer.values() if ms]
         workers.close()
         copy = 2 * (16 << 20) / (min(copy_ms) / 1000) / 1e9 if copy_ms else float("nan")

@@ -1,6 +1,7 @@
-"""scripts/bench_io.Workers, which the benchmarks time libraries with side by side: workers answer
-in turns, one that fails is reported and dropped while the others go on; and bench_linalg.py end
-to end at a small size (its JSON, a figure for every operation in both libraries)."""
+"""scripts/bench_io.Workers and serve, which the benchmarks time libraries with side by side:
+workers answer in turns, one that fails is reported and dropped while the others go on; serve
+answers each request with every library's best time; and bench_linalg.py end to end at a small
+size (its JSON, a figure for every operation in both libraries)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_io import Workers  # noqa: E402
+from bench_io import Workers, serve  # noqa: E402
 
 ECHO = r'''
 import json, sys
@@ -31,10 +32,20 @@ def test_workers_answer_in_turns_and_a_failed_one_is_dropped(capsys):
     assert workers.headers == {"a": {"scale": 1.0}, "b": {"scale": 2.5}, "broken": None}
     err = capsys.readouterr().err
     assert "broken failed (exit 1)" in err and "no such worker" in err
-    assert workers.best("four") == {"a": 4.0, "b": 10.0, "broken": None}
-    assert workers.best("xy") == {"a": 2.0, "b": 5.0, "broken": None}
+    assert workers.ask_each("four") == {"a": 4.0, "b": 10.0, "broken": None}
+    assert workers.ask_each("xy") == {"a": 2.0, "b": 5.0, "broken": None}
     workers.close()
     assert workers.procs == {}
+
+
+def test_serve_answers_every_library_and_null_where_one_lacks_the_call(capsys):
+    calls = []
+    serve({"a": {"f": lambda: calls.append("a")}, "b": {"f": lambda: calls.append("b"), "g": lambda: None}},
+          stream=["f 3\n", "g 2\n"])
+    answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert set(answers[0]) == {"a", "b"} and all(ms >= 0 for ms in answers[0].values())
+    assert answers[1]["a"] is None and answers[1]["b"] >= 0
+    assert calls == ["a", "b"] + ["a", "b"] * 3  # a first call each, then the libraries alternate
 
 
 def test_bench_linalg_runs_end_to_end(tmp_path):
