@@ -40,6 +40,15 @@ out = {
     "int_mul": (i * 7 + i // 3).tolist(), "int_sum": int(i.sum()), "sort": i.sort().values.tolist(),
     "lt": (x < 0.5).tolist(), "argmax": m.argmax(1).tolist(), "relu": x.relu().tolist(),
 }
+# float16/bfloat16 rows computed in float32 and rounded once (65: four blocks of sixteen and a tail)
+wb = tcore.rand(2, 65, generator=g) + 0.5
+for dt in ("bfloat16", "float16"):
+    h = m.to(getattr(tcore, dt))
+    w, b = wb[0].to(h.dtype), wb[1].to(h.dtype)
+    out[dt] = {"m": h.float().tolist(), "w": w.float().tolist(), "b": b.float().tolist(),
+               "layer_norm": tcore.nn.functional.layer_norm(h, [65], w, b).float().tolist(),
+               "layer_norm_plain": tcore.nn.functional.layer_norm(h, [65]).float().tolist(),
+               "softmax": h.softmax(1).float().tolist()}
 print(json.dumps(out))
 """
 
@@ -125,6 +134,16 @@ def test_every_capability_computes_the_same(tcore):
         for key in ("exp", "tanh", "sigmoid", "softmax", "logsumexp", "mm", "cumsum", "randn"):
             np.testing.assert_allclose(np.array(other[key]), np.array(base[key]), rtol=2e-6, atol=1e-6,
                                        err_msg=f"{name} {key}")
+    # float16/bfloat16 layer_norm and softmax: at every capability the float32 result (float64 here)
+    # rounded once, so within one unit in the last place of the reduced type (2^-7 / 2^-10 relative)
+    for name in NAMES:
+        for dt, rel in (("bfloat16", 2.0**-7), ("float16", 2.0**-10)):
+            r = results[name][dt]
+            x, w, b = (np.array(r[k], dtype=np.float64) for k in ("m", "w", "b"))
+            xhat = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5)
+            e = np.exp(x - x.max(1, keepdims=True))
+            for key, want in (("layer_norm", xhat * w + b), ("layer_norm_plain", xhat), ("softmax", e / e.sum(1, keepdims=True))):
+                np.testing.assert_allclose(np.array(r[key]), want, rtol=rel, atol=1e-6, err_msg=f"{name} {dt} {key}")
 
 
 def _objects() -> dict[str, list[Path]]:
@@ -243,13 +262,30 @@ for name, t in (("contiguous", tcore.from_numpy(x.copy())), ("strided", tcore.fr
     m = np.isnan(h)
     if not (np.array_equal(back.view(np.uint32)[~m], h.astype(np.float32).view(np.uint32)[~m]) and np.isnan(back[m]).all()):
         bad.append("half->float " + name)
+# bfloat16: BFloat16::from_float's rounding (to nearest even; a NaN quieted, its sign and upper
+# payload kept) on every bfloat16's neighbours and midpoints, and every bfloat16 widened
+b = np.arange(65536, dtype=np.uint32)
+bf = (b << 16).view(np.float32)
+fin = bf[np.isfinite(bf)]
+y = np.concatenate([bf, np.nextafter(fin, np.float32(np.inf)), np.nextafter(fin, np.float32(-np.inf)),
+                    ((b[:-1] << 16) | 0x8000).view(np.float32), np.uint32([0x7f800001, 0xff812345, 0x7fc00000]).view(np.float32)])
+u = y.view(np.uint32)
+want_b = np.where(np.isnan(y), (u | 0x400000) >> 16, (u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+for name, t in (("contiguous", tcore.from_numpy(y.copy())), ("strided", tcore.from_numpy(np.stack([y, y], 1))[:, 1])):
+    if not np.array_equal(t.bfloat16().view(tcore.int16).numpy().view(np.uint16), want_b):
+        bad.append("float->bfloat16 " + name)
+    bits = tcore.from_numpy(np.stack([b, b], 1).astype(np.uint16).view(np.int16))
+    widened = (bits[:, 0] if name == "strided" else bits[:, 0].contiguous()).view(tcore.bfloat16).float().numpy()
+    if not np.array_equal(widened.view(np.uint32), b << 16):
+        bad.append("bfloat16->float " + name)
 print(json.dumps({"capability": tcore.backends.cpu.get_cpu_capability(), "bad": bad}))
 """
 
 
 @pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
 def test_half_conversions_at_every_capability(tcore, capability):
-    """float32 <-> float16 (F16C vectors at AVX2/AVX-512, Half's own code at the baseline): every half
+    """float32 <-> float16 (F16C vectors at AVX2/AVX-512, Half's own code at the baseline) and
+    float32 <-> bfloat16 (vector code at every capability, bit for bit as BFloat16's): every half
     value to float, and every half's neighbours, midpoints (ties to even), overflow and subnormals
     to half, bit for bit against numpy, contiguous and strided; also through cast(), which code
     outside the kernels calls (it runs the chosen capability's copy)."""

@@ -51,6 +51,14 @@ void copy_kernel(const Tensor& dst, const Tensor& src);
                             _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)));
 }
 #endif
+#if defined(__SSE4_1__)
+[[gnu::always_inline]] inline __m128i bfloat16_in_upper_half(__m128 f) {
+  const __m128i u = _mm_castps_si128(f);
+  const __m128i lsb = _mm_and_si128(_mm_srli_epi32(u, 16), _mm_set1_epi32(1));
+  const __m128i rounded = _mm_add_epi32(_mm_add_epi32(u, _mm_set1_epi32(0x7fff)), lsb);
+  return _mm_blendv_epi8(rounded, _mm_or_si128(u, _mm_set1_epi32(0x400000)), _mm_castps_si128(_mm_cmpunord_ps(f, f)));
+}
+#endif
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Waggressive-loop-optimizations"
 template <typename D, typename S>
@@ -139,6 +147,12 @@ template <typename D, typename S>
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i),
                        _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));  // each <= 0xffff
     }
+#elif defined(__SSE4_1__)
+    for (; i + 8 <= n; i += 8) {  // (element by element: a bfloat16 layer_norm 2.7x slower at SSE4)
+      const __m128i lo = _mm_srli_epi32(bfloat16_in_upper_half(_mm_loadu_ps(x + i)), 16);
+      const __m128i hi = _mm_srli_epi32(bfloat16_in_upper_half(_mm_loadu_ps(x + i + 4)), 16);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), _mm_packus_epi32(lo, hi));
+    }
 #endif
     for (; i < n; ++i) o[i] = static_cast<D>(x[i]);
     return;
@@ -154,6 +168,12 @@ template <typename D, typename S>
     for (; i + 8 <= n; i += 8) {
       const __m256i u = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), _mm256_slli_epi32(u, 16));
+    }
+#elif defined(__SSE4_1__)
+    for (; i + 8 <= n; i += 8) {
+      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), _mm_unpacklo_epi16(_mm_setzero_si128(), h));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 4), _mm_unpackhi_epi16(_mm_setzero_si128(), h));
     }
 #endif
     for (; i < n; ++i) o[i] = static_cast<D>(x[i]);

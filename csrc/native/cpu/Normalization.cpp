@@ -23,9 +23,40 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-// One row of n: y = (x - mean) * rstd * w + b, its mean and rstd into *mean_out, *rstd_out.
-template <typename T>
-void layer_norm_row(const T* xr, const T* w, const T* b, T* yr, T* mean_out, T* rstd_out, int64_t n, double eps) {
+// y = H((x - m) * rstd * w + b) over a float32 row for float16/bfloat16 H (w, b: either may be
+// null), sixteen values at a time in registers (convert_scaled_run's way; a lambda giving each block
+// to a shared loop was compiled well or 4x slower by the capability: GCC reloaded what it captured)
+template <typename H>
+void normalize_row_rounded(const float* x, const float* w, const float* b, H* y, float m, float rstd, int64_t n) {
+  constexpr int64_t W = 16;
+  using F32 = float __attribute__((vector_size(W * sizeof(float))));
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    F32 v, t;
+    std::memcpy(&v, x + i, sizeof v);
+    v = (v - m) * rstd;
+    if (w) {
+      std::memcpy(&t, w + i, sizeof t);
+      v *= t;
+    }
+    if (b) {
+      std::memcpy(&t, b + i, sizeof t);
+      v += t;
+    }
+    float r[W];
+    std::memcpy(r, &v, sizeof v);
+    convert_run<H, float>(y + i, r, W);
+  }
+  float r[W];
+  for (int64_t j = 0; j < n - i; ++j) r[j] = (x[i + j] - m) * rstd * (w ? w[i + j] : 1.0f) + (b ? b[i + j] : 0.0f);
+  convert_run<H, float>(y + i, r, n - i);
+}
+
+// One row of n: y = (x - mean) * rstd * w + b, its mean and rstd into *mean_out, *rstd_out. y is of
+// the row's type, or float16/bfloat16 O for a float32 row (the input's, converted): rounded as it
+// is computed (normalize_row_rounded).
+template <typename T, typename O = T>
+void layer_norm_row(const T* xr, const T* w, const T* b, O* yr, T* mean_out, T* rstd_out, int64_t n, double eps) {
   const double mean = n > 0 ? sum_row(xr, n) / static_cast<double>(n) : std::nan("");
   const T m = static_cast<T>(mean);
   // the sum of squared deviations (native/cpu/Math.h's vectorized cascade)
@@ -34,7 +65,9 @@ void layer_norm_row(const T* xr, const T* w, const T* b, T* yr, T* mean_out, T* 
   const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
   *mean_out = m;
   *rstd_out = rstd;
-  if (w && b) {
+  if constexpr (!std::is_same_v<O, T>) {
+    normalize_row_rounded(xr, w, b, yr, m, rstd, n);
+  } else if (w && b) {
     for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i] + b[i];
   } else if (w) {
     for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i];
@@ -221,14 +254,14 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   const int64_t n = input.dim() == k && input.numel() == 0 ? 0 : (rows == 0 ? 0 : input.numel() / rows);
   stat_shape.insert(stat_shape.end(), static_cast<size_t>(k), 1);
   if (compute != dtype && input.device().is_cpu() && input.is_contiguous() && rows > 0 && n > 0) {
-    // float16/bfloat16 rows converted one by one (Reduce.h's reduced_float_rows): the same values
+    // float16/bfloat16 rows converted one by one (Reduce.h's reduced_float_rows_into): the same values
     const Tensor out = empty_on(input.sizes(), dtype, input.device());
     Tensor mean = empty_on(stat_shape, compute, input.device()), rstd = empty_on(stat_shape, compute, input.device());
     const float* wp = w.defined() ? w.data_ptr<float>() : nullptr;
     const float* bp = b.defined() ? b.data_ptr<float>() : nullptr;
     float *mp = mean.data_ptr<float>(), *rp = rstd.data_ptr<float>();
     const Tensor flat = make_view(input, {rows, n}, {n, 1}, input.storage_offset());
-    reduced_float_rows(make_view(out, {rows, n}, {n, 1}, 0), flat, [&](float* y, const float* x, int64_t r) {
+    reduced_float_rows_into(make_view(out, {rows, n}, {n, 1}, 0), flat, [&](auto* y, const float* x, float*, int64_t r) {
       layer_norm_row(x, wp, bp, y, mp + r, rp + r, n, eps);
     });
     return {out, cast(mean, dtype), cast(rstd, dtype)};
