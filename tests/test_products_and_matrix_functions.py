@@ -339,13 +339,17 @@ def test_factorization_errors_as_torch(fn):
 def test_cond_of_singular_and_empty_matrices_as_torch():
     for fn in (lambda L: L.linalg.cond(L.zeros(2, 2), 1), lambda L: L.linalg.cond(L.zeros(2, 2)),
                lambda L: L.linalg.cond(L.zeros(3, 0, 0)), lambda L: L.linalg.cond(L.zeros(0, 0), "fro"),
-               lambda L: L.linalg.cond(L.tensor([[1.0, 2.0], [2.0, 4.0]]), "nuc"),
                lambda L: L.linalg.cond(L.tensor([[4.0, 2.0], [1.0, 3.0]]), 1),
                lambda L: L.linalg.cond(L.tensor([[4.0, 2.0], [1.0, 3.0]]), float("inf")),
                lambda L: L.linalg.cond(L.tensor([[4.0, 2.0], [1.0, 3.0]]), "fro")):
         ours, theirs = fn(tcore).numpy(), fn(torch).numpy()
         assert ours.shape == theirs.shape
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    # a singular matrix's 'nuc' condition number goes through its singular values: the smallest is
+    # rounding noise of the SVD (LAPACK's kernels differ by CPU: torch 4.7e7, tcore 7.6e7 on one
+    # AVX-512 machine, the same on others), so only its size can be compared: past 1 / eps
+    ours, theirs = (float(L.linalg.cond(L.tensor([[1.0, 2.0], [2.0, 4.0]]), "nuc")) for L in (tcore, torch))
+    assert ours > 1 / np.finfo(np.float32).eps and theirs > 1 / np.finfo(np.float32).eps, (ours, theirs)
 
 
 @needs_lapack
