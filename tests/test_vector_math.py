@@ -132,6 +132,16 @@ for name, spec, b32, b64 in FUNCTIONS:
         x = inputs(np.random.default_rng(3), spec, 20_011, dtype)
         out["ulp"][f"{name}/{np.dtype(dtype).name}"] = [max_ulp(getattr(tcore, name)(tcore.from_numpy(x)).numpy(), x, name),
                                                         b32 if dtype == np.float32 else b64]
+# exp's edges in float32: around the bounds of the one-factor path below AVX-512 (|x| <= 87), the
+# subnormal results and overflow, in vectors that mix lanes from both sides (shuffled), and lanes
+# past the ends (0, inf, NaN)
+edges = np.concatenate([np.linspace(-87.5, -86.5, 4001), np.linspace(86.5, 88.72, 4001), np.linspace(-104, -87.3, 4001),
+                        np.nextafter(np.float32([87, -87]), np.float32([np.inf, -np.inf])), [87, -87, 88.7228]]).astype(np.float32)
+edges = np.concatenate([edges, np.random.default_rng(5).permutation(edges)])
+with np.errstate(all="ignore"):
+    out["ulp"]["exp edges/float32"] = [max_ulp(tcore.exp(tcore.from_numpy(edges)).numpy(), edges, "exp"), 1]
+past = np.float32([-104.5, -1e30, -np.inf, 88.8, 1e30, np.inf, np.nan, 0.5])
+out["exp_past"] = [repr(v) for v in tcore.exp(tcore.from_numpy(past)).tolist()]
 # gelu (exact form), float32: the largest relative error against float64 erfc over the core
 # [-4, 4] (of the evenly spaced inputs, whose vectors are all within it), the body [-5, 14] and the
 # tail [-12.5, -5), and IEEE special values
@@ -156,6 +166,7 @@ def test_every_capability_within_the_bounds(tcore, capability):
     out = json.loads(r.stdout.strip().splitlines()[-1])
     over = {k: v for k, v in out["ulp"].items() if v[0] > v[1]}
     assert not over, (out["capability"], over)
+    assert out["exp_past"] == ["0.0", "0.0", "0.0", "inf", "inf", "inf", "nan", repr(float(np.exp(np.float32(0.5))))], out["exp_past"]
     # gelu: every copy takes Phi from a table (SSE4: Taylor nodes; AVX2/AVX-512: VecMath.h's
     # SegmentPoly), the erfc form past it (with FMA, its exponent in two parts)
     sse4 = out["capability"] == "DEFAULT"
