@@ -278,6 +278,25 @@ for name, t in (("contiguous", tcore.from_numpy(y.copy())), ("strided", tcore.fr
     widened = (bits[:, 0] if name == "strided" else bits[:, 0].contiguous()).view(tcore.bfloat16).float().numpy()
     if not np.array_equal(widened.view(np.uint32), b << 16):
         bad.append("bfloat16->float " + name)
+# bfloat16 arithmetic: computed in float32, rounded once (the bits above); 16k + 7 values, so that
+# the vector loops and their tails both run, with NaN, inf and subnormals among them
+def bf16_bits(v):
+    u = v.astype(np.float32).view(np.uint32)
+    return np.where(np.isnan(v), (u | 0x400000) >> 16, (u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+def as_bf16(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+rng = np.random.default_rng(2)
+p = as_bf16(rng.integers(0, 65536, 16391).astype(np.uint16))  # every kind of value
+q = as_bf16(rng.integers(0, 65536, 16391).astype(np.uint16))
+tp, tq = (tcore.from_numpy(bf16_bits(v).view(np.int16)).view(tcore.bfloat16) for v in (p, q))
+with np.errstate(all="ignore"):
+    for name, got, want in (("mul by a number", tp * 1.5, p * np.float32(1.5)), ("add", tp + tq, p + q),
+                            ("mul", tp * tq, p * q), ("sub strided", tp[1::2] - tq[::2][:-1], p[1::2] - q[::2][:-1])):
+        gb = got.contiguous().view(tcore.int16).numpy().view(np.uint16)
+        wb = bf16_bits(want)
+        nan = np.isnan(want)
+        if not (np.array_equal(gb[~nan], wb[~nan]) and np.isnan(as_bf16(gb[nan])).all()):
+            bad.append("bfloat16 " + name)
 print(json.dumps({"capability": tcore.backends.cpu.get_cpu_capability(), "bad": bad}))
 """
 

@@ -51,6 +51,40 @@ template <typename H, typename B, typename Out, typename R, typename F>
                                                        const F& f) {
   constexpr int64_t W = 16;
   int64_t i = 0;
+#if defined(__AVX2__) && !defined(__AVX512F__)
+  if constexpr (std::is_same_v<H, BFloat16> && std::is_same_v<Out, BFloat16> &&
+                (std::is_same_v<B, BFloat16> || std::is_same_v<B, float>)) {
+    // sixteen bfloat16 values a load, the even ones widened by a shift and the odd ones by a mask,
+    // the results joined by a blend (VecMath.h's map_with): no lane-crossing widening and narrowing
+    // (a bfloat16 mul by a number 1.05x torch's time at AVX2)
+    const __m256i upper = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+    const auto halves = [&](const BFloat16* p, float* even, float* odd) {
+      const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      _mm256_storeu_ps(even, _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)));
+      _mm256_storeu_ps(odd, _mm256_castsi256_ps(_mm256_and_si256(u, upper)));
+    };
+    float ye[8], yo[8];
+    for (int j = 0; j < 8; ++j) ye[j] = yo[j] = static_cast<float>(*b);
+    for (; i + W <= n; i += W) {
+      float xe[8], xo[8], re[8], ro[8];
+      halves(a + i, xe, xo);
+      if (b_step != 0) {
+        if constexpr (std::is_same_v<B, BFloat16>) {
+          halves(b + i, ye, yo);
+        } else {
+          for (int j = 0; j < 8; ++j) ye[j] = b[i + 2 * j], yo[j] = b[i + 2 * j + 1];
+        }
+      }
+      for (int j = 0; j < 8; ++j) {
+        re[j] = f(xe[j], ye[j]);
+        ro[j] = f(xo[j], yo[j]);
+      }
+      const __m256i even = bfloat16_in_upper_half(_mm256_loadu_ps(re)), odd = bfloat16_in_upper_half(_mm256_loadu_ps(ro));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), _mm256_blend_epi16(_mm256_srli_epi32(even, 16), odd, 0xaa));
+    }
+    return i;
+  }
+#endif
   if (b_step == 0) {
     const float yv = static_cast<float>(*b);
     for (; i + W <= n; i += W) {
