@@ -56,7 +56,7 @@ template <typename H, typename B, typename Out, typename R, typename F>
                 (std::is_same_v<B, BFloat16> || std::is_same_v<B, float>)) {
     // sixteen bfloat16 values a load, the even ones widened by a shift and the odd ones by a mask,
     // the results joined by a blend (VecMath.h's map_with): no lane-crossing widening and narrowing
-    // (a bfloat16 mul by a number 1.05x torch's time at AVX2)
+    // (a bfloat16 mul by a number: 1.03-1.07x torch's time at AVX2 -> 0.73-0.81)
     const __m256i upper = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
     const auto halves = [&](const BFloat16* p, float* even, float* odd) {
       const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
