@@ -296,8 +296,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
         for (int64_t r = begin; r < end; ++r) layer_norm_row_as_read(x + r * n, wp, bp, y + r * n, mp + r, rp + r, n, eps);
       });
     });
-    return {out, cast(mean, dtype), cast(rstd, dtype)};
-#endif
+#else
     const Tensor flat = make_view(input, {rows, n}, {n, 1}, input.storage_offset());
     reduced_float_rows_into(make_view(out, {rows, n}, {n, 1}, 0), flat, [&](auto* o, const float* x, float* y, int64_t r) {
 #if defined(__AVX2__)
@@ -308,6 +307,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
       convert_run(o, y, n);
 #endif
     });
+#endif
     return {out, cast(mean, dtype), cast(rstd, dtype)};
   }
   const Tensor x = in_compute(input, compute);

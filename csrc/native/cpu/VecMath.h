@@ -352,13 +352,12 @@ struct Sigmoid {
 inline VF exp_nonpositive(VF a) {
   const auto zero = a < -104.0f;
   a = zero ? VF{} : a;
-  const auto [p, n, t] = exp_parts(a);
-  (void)t;
+  const ExpParts parts = exp_parts(a);
 #if defined(__AVX512F__)
   // (not _mm512_scalef_ps: its undefined pass-through makes GCC 12 warn)
-  const VF e = _mm512_maskz_scalef_ps(0xffff, p, n);
+  const VF e = _mm512_maskz_scalef_ps(0xffff, parts.p, parts.n);
 #else
-  const VF e = times_pow2(p, n);
+  const VF e = times_pow2(parts.p, parts.n);
 #endif
   return zero ? VF{} : e;
 }
