@@ -142,6 +142,17 @@ with np.errstate(all="ignore"):
     out["ulp"]["exp edges/float32"] = [max_ulp(tcore.exp(tcore.from_numpy(edges)).numpy(), edges, "exp"), 1]
 past = np.float32([-104.5, -1e30, -np.inf, 88.8, 1e30, np.inf, np.nan, 0.5])
 out["exp_past"] = [repr(v) for v in tcore.exp(tcore.from_numpy(past)).tolist()]
+# log (float32) of positive normal values (the common case) mixed with the special ones, in
+# order and shuffled: the SSE4 path tests four registers at once and computes one case or the other
+from test_vector_math import SPECIAL
+mixed = np.concatenate([inputs(np.random.default_rng(6), "positive", 4000, np.float32), np.float32(SPECIAL * 40)])
+mixed = np.concatenate([mixed, np.random.default_rng(7).permutation(mixed)]).astype(np.float32)
+got = tcore.log(tcore.from_numpy(mixed)).numpy()
+with np.errstate(all="ignore"):
+    want = np.log(mixed.astype(np.float64)).astype(np.float32)
+finite = np.isfinite(want)
+out["log_mixed"] = {"nan": bool((np.isnan(got) == np.isnan(want)).all()), "inf": bool((got[np.isinf(want)] == want[np.isinf(want)]).all()),
+                    "ulp": max_ulp(got[finite], mixed[finite], "log")}
 # gelu (exact form), float32: the largest relative error against float64 erfc over the core
 # [-4, 4] (of the evenly spaced inputs, whose vectors are all within it), the body [-5, 14] and the
 # tail [-12.5, -5), and IEEE special values
@@ -166,6 +177,7 @@ def test_every_capability_within_the_bounds(tcore, capability):
     out = json.loads(r.stdout.strip().splitlines()[-1])
     over = {k: v for k, v in out["ulp"].items() if v[0] > v[1]}
     assert not over, (out["capability"], over)
+    assert out["log_mixed"]["nan"] and out["log_mixed"]["inf"] and out["log_mixed"]["ulp"] <= 1, out["log_mixed"]
     assert out["exp_past"] == ["0.0", "0.0", "0.0", "inf", "inf", "inf", "nan", repr(float(np.exp(np.float32(0.5))))], out["exp_past"]
     # gelu: every copy takes Phi from a table (SSE4: Taylor nodes; AVX2/AVX-512: VecMath.h's
     # SegmentPoly), the erfc form past it (with FMA, its exponent in two parts)
