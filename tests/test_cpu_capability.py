@@ -48,6 +48,8 @@ for dt in ("bfloat16", "float16"):
     out[dt] = {"m": h.float().tolist(), "w": w.float().tolist(), "b": b.float().tolist(),
                "layer_norm": tcore.nn.functional.layer_norm(h, [65], w, b).float().tolist(),
                "layer_norm_plain": tcore.nn.functional.layer_norm(h, [65]).float().tolist(),
+               "layer_norm_w": tcore.nn.functional.layer_norm(h, [65], w).float().tolist(),
+               "layer_norm_b": tcore.nn.functional.layer_norm(h, [65], None, b).float().tolist(),
                "softmax": h.softmax(1).float().tolist()}
 print(json.dumps(out))
 """
@@ -142,7 +144,8 @@ def test_every_capability_computes_the_same(tcore):
             x, w, b = (np.array(r[k], dtype=np.float64) for k in ("m", "w", "b"))
             xhat = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5)
             e = np.exp(x - x.max(1, keepdims=True))
-            for key, want in (("layer_norm", xhat * w + b), ("layer_norm_plain", xhat), ("softmax", e / e.sum(1, keepdims=True))):
+            for key, want in (("layer_norm", xhat * w + b), ("layer_norm_plain", xhat), ("layer_norm_w", xhat * w),
+                              ("layer_norm_b", xhat + b), ("softmax", e / e.sum(1, keepdims=True))):
                 np.testing.assert_allclose(np.array(r[key]), want, rtol=rel, atol=1e-6, err_msg=f"{name} {dt} {key}")
 
 

@@ -59,6 +59,36 @@ void copy_kernel(const Tensor& dst, const Tensor& src);
   return _mm_blendv_epi8(rounded, _mm_or_si128(u, _mm_set1_epi32(0x400000)), _mm_castps_si128(_mm_cmpunord_ps(f, f)));
 }
 #endif
+#if defined(__AVX2__)
+// Eight float32, float16 or bfloat16 values in a register of float32 (widened exactly), and a
+// register rounded to eight of them as convert_run rounds (float16: F16C's instruction; bfloat16:
+// bfloat16_in_upper_half): the one place of the bfloat16 ones at AVX2 (convert_run's loops,
+// Math.h's sums of rows read as they lie, layer_norm's last pass).
+template <typename T>
+[[gnu::always_inline]] inline __m256 load8_as_float(const T* p) {
+  if constexpr (std::is_same_v<T, float>) {
+    return _mm256_loadu_ps(p);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+  } else {
+    static_assert(std::is_same_v<T, Half>, "load8_as_float: float, Half or BFloat16");
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+}
+template <typename T>
+[[gnu::always_inline]] inline void store8_rounded(T* p, __m256 v) {
+  if constexpr (std::is_same_v<T, float>) {
+    _mm256_storeu_ps(p, v);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    const __m256i r = _mm256_srli_epi32(bfloat16_in_upper_half(v), 16);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));  // each <= 0xffff
+  } else {
+    static_assert(std::is_same_v<T, Half>, "store8_rounded: float, Half or BFloat16");
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  }
+}
+#endif
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Waggressive-loop-optimizations"
 template <typename D, typename S>
@@ -157,11 +187,7 @@ template <typename D, typename S>
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), _mm512_maskz_cvtepi32_epi16(0xffff, v));
     }
 #elif defined(__AVX2__)
-    for (; i + 8 <= n; i += 8) {
-      const __m256i v = _mm256_srli_epi32(bfloat16_in_upper_half(_mm256_loadu_ps(x + i)), 16);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i),
-                       _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));  // each <= 0xffff
-    }
+    for (; i + 8 <= n; i += 8) store8_rounded(o + i, _mm256_loadu_ps(x + i));
 #elif defined(__SSE4_1__)
     for (; i + 4 <= n; i += 4) {  // (element by element: a bfloat16 layer_norm 2.7x slower at SSE4)
       const __m128i v = _mm_srli_epi32(bfloat16_in_upper_half(_mm_loadu_ps(x + i)), 16);
@@ -179,10 +205,7 @@ template <typename D, typename S>
       _mm512_storeu_si512(o + i, _mm512_maskz_slli_epi32(0xffff, u, 16));
     }
 #elif defined(__AVX2__)
-    for (; i + 8 <= n; i += 8) {
-      const __m256i u = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), _mm256_slli_epi32(u, 16));
-    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, load8_as_float(x + i));
 #elif defined(__SSE4_1__)
     for (; i + 4 <= n; i += 4) {  // (four: vec::load's registers at SSE4)
       const __m128i h = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i));

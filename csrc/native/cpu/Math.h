@@ -107,7 +107,7 @@ double sum_rows_of(const F& f, int64_t n, const S* row, const More*... more) {
       const __m512i wide = _mm512_maskz_slli_epi32(
           0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16);
 #elif defined(__AVX2__)
-      const __m256i wide = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16);
+      const __m256 wide = load8_as_float(p);
 #else
       typedef uint16_t Bits __attribute__((vector_size(kVectorBytes / 2)));
       typedef uint32_t Wide __attribute__((vector_size(kVectorBytes)));

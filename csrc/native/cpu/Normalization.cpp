@@ -23,24 +23,37 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-// y = H((x - m) * rstd * w + b) over a float32 row for float16/bfloat16 H (w, b: either may be
-// null), sixteen values at a time in registers (convert_scaled_run's way; a lambda giving each block
-// to a shared loop was compiled well or 4x slower by the capability: GCC reloaded what it captured)
-// (x may also be a float16/bfloat16 row I, read as it lies: each block converted in registers)
-template <typename I, typename H>
-void normalize_row_rounded(const I* x, const float* w, const float* b, H* y, float m, float rstd, int64_t n) {
+#if defined(__AVX2__)
+// y = (x - m) * rstd * w + b over a float16/bfloat16 row read as it lies, rounded as it is computed
+// (w, b: float32, either may be null), converted in registers. AVX2: eight values a step, by Copy.h's
+// register conversions (the block of sixteen below, through float arrays, made a bfloat16
+// layer_norm 4.5x slower there). AVX-512: sixteen a step (convert_scaled_run's way; a lambda giving
+// each block to a shared loop was compiled well or 4x slower by the capability: GCC reloaded what
+// it captured).
+template <typename H>
+void normalize_row_rounded(const H* x, const float* w, const float* b, H* y, float m, float rstd, int64_t n) {
+#if !defined(__AVX512F__)
+  int64_t j = 0;
+  const __m256 mv = _mm256_set1_ps(m), rv = _mm256_set1_ps(rstd);
+  for (; j + 8 <= n; j += 8) {
+    __m256 v = _mm256_mul_ps(_mm256_sub_ps(load8_as_float(x + j), mv), rv);
+    if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));
+    if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
+    store8_rounded(y + j, v);
+  }
+  float rest[8];
+  for (int64_t k = 0; k < n - j; ++k)
+    rest[k] = (static_cast<float>(x[j + k]) - m) * rstd * (w ? w[j + k] : 1.0f) + (b ? b[j + k] : 0.0f);
+  convert_run<H, float>(y + j, rest, n - j);
+#else
   constexpr int64_t W = 16;
   using F32 = float __attribute__((vector_size(W * sizeof(float))));
   int64_t i = 0;
   for (; i + W <= n; i += W) {
     F32 v, t;
-    if constexpr (std::is_same_v<I, float>) {
-      std::memcpy(&v, x + i, sizeof v);
-    } else {
-      float c[W];
-      convert_run<float, I>(c, x + i, W);
-      std::memcpy(&v, c, sizeof v);
-    }
+    float c[W];
+    convert_run<float, H>(c, x + i, W);
+    std::memcpy(&v, c, sizeof v);
     v = (v - m) * rstd;
     if (w) {
       std::memcpy(&t, w + i, sizeof t);
@@ -58,14 +71,15 @@ void normalize_row_rounded(const I* x, const float* w, const float* b, H* y, flo
   for (int64_t j = 0; j < n - i; ++j)
     r[j] = (static_cast<float>(x[i + j]) - m) * rstd * (w ? w[i + j] : 1.0f) + (b ? b[i + j] : 0.0f);
   convert_run<H, float>(y + i, r, n - i);
+#endif
 }
 
-#if defined(__AVX512F__)
 // layer_norm_row of a float16/bfloat16 row read as it lies, each vector converted in registers
 // (Math.h's sum_rows_of<float>: the sums of the converted row, to the bit): three passes over it, as
 // torch's, where a float32 copy first made four (2048^2 bfloat16 1.40 -> 1.11-1.26 ms, torch 1.6).
-// (Below AVX-512 GCC compiled the same code 4.5x slower at AVX2 and the float32 kernels 1.45x
-// slower at SSE4: there the rows are converted first, reduced_float_rows_into.)
+// At AVX2 (normalize_row_rounded's eight values a step) 2048^2 bfloat16 0.92-1.17x torch's time ->
+// 0.81-0.87. (At SSE4 the rows are converted first, reduced_float_rows: a generic row function
+// made the float32 kernels 1.45x slower there.)
 template <typename H>
 void layer_norm_row_as_read(const H* xr, const float* w, const float* b, H* yr, float* mean_out, float* rstd_out,
                             int64_t n, double eps) {
@@ -78,11 +92,9 @@ void layer_norm_row_as_read(const H* xr, const float* w, const float* b, H* yr, 
 }
 #endif
 
-// One row of n: y = (x - mean) * rstd * w + b, its mean and rstd into *mean_out, *rstd_out. y is of
-// the row's type, or float16/bfloat16 O for a float32 row (the input's, converted): rounded as it
-// is computed (normalize_row_rounded).
-template <typename T, typename O = T>
-void layer_norm_row(const T* xr, const T* w, const T* b, O* yr, T* mean_out, T* rstd_out, int64_t n, double eps) {
+// One row of n: y = (x - mean) * rstd * w + b, its mean and rstd into *mean_out, *rstd_out.
+template <typename T>
+void layer_norm_row(const T* xr, const T* w, const T* b, T* yr, T* mean_out, T* rstd_out, int64_t n, double eps) {
   const double mean = n > 0 ? sum_row(xr, n) / static_cast<double>(n) : std::nan("");
   const T m = static_cast<T>(mean);
   // the sum of squared deviations (native/cpu/Math.h's vectorized cascade)
@@ -91,9 +103,7 @@ void layer_norm_row(const T* xr, const T* w, const T* b, O* yr, T* mean_out, T* 
   const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
   *mean_out = m;
   *rstd_out = rstd;
-  if constexpr (!std::is_same_v<O, T>) {
-    normalize_row_rounded(xr, w, b, yr, m, rstd, n);
-  } else if (w && b) {
+  if (w && b) {
     for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i] + b[i];
   } else if (w) {
     for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m) * rstd * w[i];
@@ -280,14 +290,14 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   const int64_t n = input.dim() == k && input.numel() == 0 ? 0 : (rows == 0 ? 0 : input.numel() / rows);
   stat_shape.insert(stat_shape.end(), static_cast<size_t>(k), 1);
   if (compute != dtype && input.device().is_cpu() && input.is_contiguous() && rows > 0 && n > 0) {
-    // float16/bfloat16 rows read as they lie at AVX-512 (layer_norm_row_as_read), converted one by one
-    // below it (Reduce.h's reduced_float_rows_into): the values of their float32 copies either way
+    // float16/bfloat16 rows read as they lie from AVX2 on (layer_norm_row_as_read), converted first at
+    // SSE4 (Reduce.h's reduced_float_rows): the values of their float32 copies either way
     const Tensor out = empty_on(input.sizes(), dtype, input.device());
     Tensor mean = empty_on(stat_shape, compute, input.device()), rstd = empty_on(stat_shape, compute, input.device());
     const float* wp = w.defined() ? w.data_ptr<float>() : nullptr;
     const float* bp = b.defined() ? b.data_ptr<float>() : nullptr;
     float *mp = mean.data_ptr<float>(), *rp = rstd.data_ptr<float>();
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
     dispatch_reduced_float(dtype, [&](auto tag) {
       using H = typename decltype(tag)::type;
       const H* x = static_cast<const H*>(input.data_ptr());
@@ -296,17 +306,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
         for (int64_t r = begin; r < end; ++r) layer_norm_row_as_read(x + r * n, wp, bp, y + r * n, mp + r, rp + r, n, eps);
       });
     });
-#else
-    const Tensor flat = make_view(input, {rows, n}, {n, 1}, input.storage_offset());
-    reduced_float_rows_into(make_view(out, {rows, n}, {n, 1}, 0), flat, [&](auto* o, const float* x, float* y, int64_t r) {
-#if defined(__AVX2__)
-      layer_norm_row(x, wp, bp, o, mp + r, rp + r, n, eps);
-#else  // (SSE4's sixteen registers: blocks of sixteen rounded as computed took 3.6 ms where this takes 2.7;
-       // at AVX2 it is the other way round: 1.80 against 1.96)
-      layer_norm_row(x, wp, bp, y, mp + r, rp + r, n, eps);
-      convert_run(o, y, n);
-#endif
-    });
+#else  // (the float32 row rounded after: with SSE4's sixteen registers, blocks of sixteen rounded as
+       // computed took 3.6 ms where this takes 2.7)
+    reduced_float_rows(make_view(out, {rows, n}, {n, 1}, 0), make_view(input, {rows, n}, {n, 1}, input.storage_offset()),
+                       [&](float* y, const float* x, int64_t r) { layer_norm_row(x, wp, bp, y, mp + r, rp + r, n, eps); });
 #endif
     return {out, cast(mean, dtype), cast(rstd, dtype)};
   }

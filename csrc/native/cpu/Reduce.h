@@ -200,14 +200,15 @@ void convert_scaled_run(H* o, const float* row, float scale, int64_t n) {
   convert_run<H, float>(o + i, v, n - i);
 }
 
-// The rows of a float16/bfloat16 row kernel in float32: f(o, x, y, r) for each row r of `self`
-// (its last dim of n elements, contiguous), with x the row converted to float32, y a float32 row
-// of scratch and o out's row r (out of self's shape and dtype, contiguous, apart from self), which
-// f rounds its results into itself (layer_norm's last pass, made with the rounding: a float32 row
-// rounded after took a pass more, 1.1x torch's time). Rows are split across threads, the buffers
-// are the thread's. False when the case does not apply.
+// The rows of a float16/bfloat16 row kernel in float32: f(y, x, r) for each row r of `self` (its
+// last dim of n elements, contiguous), with x the row converted to float32, writes the float32 row
+// y, which is rounded into out's row r (out of self's shape and dtype, contiguous, apart from self),
+// or, where f returns (row, scale), row * scale rounded (the kernel's last pass made with the
+// rounding: softmax's); float32 copies of the whole input and output took two passes more (softmax
+// of float16 1.3x torch's, layer_norm 1.9x). Rows are split across threads, the buffers are the
+// thread's. False when the case does not apply.
 template <typename F>
-bool reduced_float_rows_into(const Tensor& out, const Tensor& self, const F& f) {
+bool reduced_float_rows(const Tensor& out, const Tensor& self, const F& f) {
   if (!is_reduced_float(self.dtype()) || out.dtype() != self.dtype() || self.dim() == 0 || !self.is_contiguous() ||
       !out.is_contiguous() || out.sizes().vec() != self.sizes().vec() || out.storage().is_alias_of(self.storage()))
     return false;
@@ -223,29 +224,17 @@ bool reduced_float_rows_into(const Tensor& out, const Tensor& self, const F& f) 
       float *x = buf.data(), *y = buf.data() + n;
       for (int64_t r = b; r < e; ++r) {
         convert_run<float, H>(x, in + r * n, n);
-        f(o + r * n, x, y, r);
+        if constexpr (std::is_void_v<decltype(f(y, x, r))>) {
+          f(y, x, r);
+          convert_run<H, float>(o + r * n, y, n);
+        } else {  // (row, scale): row * scale rounded, sixteen at a time in registers
+          const auto [row, scale] = f(y, x, r);
+          convert_scaled_run<H>(o + r * n, row, scale, n);
+        }
       }
     });
   });
   return true;
-}
-
-// reduced_float_rows_into with f(y, x, r) writing the float32 row y, which is rounded into out's row
-// after, or, where f returns (row, scale), row * scale rounded (the kernel's last pass made with
-// the rounding: softmax's); float32 copies of the whole input and output took two passes more
-// (softmax of float16 1.3x torch's, layer_norm 1.9x).
-template <typename F>
-bool reduced_float_rows(const Tensor& out, const Tensor& self, const F& f) {
-  const int64_t n = self.dim() > 0 ? self.sizes().back() : 0;
-  return reduced_float_rows_into(out, self, [&](auto* o, const float* x, float* y, int64_t r) {
-    if constexpr (std::is_void_v<decltype(f(y, x, r))>) {
-      f(y, x, r);
-      convert_run<std::remove_pointer_t<decltype(o)>, float>(o, y, n);
-    } else {  // (row, scale): row * scale rounded, sixteen at a time in registers
-      const auto [row, scale] = f(y, x, r);
-      convert_scaled_run(o, row, scale, n);
-    }
-  });
 }
 
 }  // namespace TCORE_CPU_NS
