@@ -59,6 +59,37 @@ void copy_kernel(const Tensor& dst, const Tensor& src);
   return _mm_blendv_epi8(rounded, _mm_or_si128(u, _mm_set1_epi32(0x400000)), _mm_castps_si128(_mm_cmpunord_ps(f, f)));
 }
 #endif
+// Sixteen (AVX2) or thirty-two (AVX-512) bfloat16 values as two registers of float32, the ones at
+// even places and the ones at odd places (each widened exactly, by a shift and by a mask: no
+// lane-crossing widening), and two such registers rounded (bfloat16_in_upper_half) and put back in
+// place by one blend (no lane-crossing narrowing): the one place of that split and join (VecMath.h's
+// map_with, ReducedFloatLoops.h's binary runs).
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+struct BFloat16Halves512 {
+  __m512 even, odd;
+};
+[[gnu::always_inline]] inline BFloat16Halves512 bfloat16_split(__m512i u) {
+  return {_mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, u, 16)),
+          _mm512_castsi512_ps(_mm512_maskz_and_epi32(0xffff, u, _mm512_set1_epi32(static_cast<int>(0xffff0000u))))};
+}
+[[gnu::always_inline]] inline __m512i bfloat16_join_rounded(__m512 even, __m512 odd) {
+  // (even >> 16) | (odd & upper): the upper bits from odd, the others from the shifted even
+  const __m512i low = _mm512_maskz_srli_epi32(0xffff, bfloat16_in_upper_half(even), 16);
+  return _mm512_ternarylogic_epi32(_mm512_set1_epi32(static_cast<int>(0xffff0000u)), bfloat16_in_upper_half(odd), low, 0xca);
+}
+#endif
+#if defined(__AVX2__)
+struct BFloat16Halves256 {
+  __m256 even, odd;
+};
+[[gnu::always_inline]] inline BFloat16Halves256 bfloat16_split(__m256i u) {
+  return {_mm256_castsi256_ps(_mm256_slli_epi32(u, 16)),
+          _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32(static_cast<int>(0xffff0000u))))};
+}
+[[gnu::always_inline]] inline __m256i bfloat16_join_rounded(__m256 even, __m256 odd) {
+  return _mm256_blend_epi16(_mm256_srli_epi32(bfloat16_in_upper_half(even), 16), bfloat16_in_upper_half(odd), 0xaa);
+}
+#endif
 #if defined(__AVX2__)
 // Eight float32, float16 or bfloat16 values in a register of float32 (widened exactly), and a
 // register rounded to eight of them as convert_run rounds (float16: F16C's instruction; bfloat16:
