@@ -230,6 +230,31 @@ def test_module_running_statistics(tcore):
         np.testing.assert_allclose(*outs, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("shape", [(8, 6), (4, 3, 5, 5)])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_values_whose_squares_overflow_float32(tcore, shape, channels_last):
+    """float32 deviations past 1.8e19 square past float32's range, and the normalized output is
+    finite: a channel whose squares overflowed is summed again scaled (it gave an output of 0, as
+    torch's float32 kernel does; float64 torch is the reference), and instance_norm with it."""
+    if channels_last and len(shape) != 4:
+        pytest.skip("channels_last is 4-D")
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32) * np.float32(1e30)
+    x[:, 0] /= np.float32(1e30)  # an ordinary channel beside them
+    t = tcore.tensor(x)
+    if channels_last:
+        t = t.contiguous(memory_format=tcore.channels_last)
+    rm, rv = tcore.zeros(shape[1]), tcore.ones(shape[1])
+    got = tcore.nn.functional.batch_norm(t, rm, rv, training=True).numpy()
+    trm, trv = torch.zeros(shape[1], dtype=torch.float64), torch.ones(shape[1], dtype=torch.float64)
+    want = torch.nn.functional.batch_norm(torch.tensor(x, dtype=torch.float64), trm, trv, training=True).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(rm.numpy(), trm.numpy(), rtol=1e-5)
+    assert np.isinf(rv.numpy()[1:]).all() and np.isclose(rv.numpy()[0], trv.numpy()[0], rtol=1e-5)  # past float32
+    if len(shape) > 2:
+        want = torch.nn.functional.instance_norm(torch.tensor(x, dtype=torch.float64)).numpy()
+        np.testing.assert_allclose(tcore.nn.functional.instance_norm(t).numpy(), want, rtol=1e-5, atol=1e-5)
+
+
 def test_empty_batch_leaves_the_statistics(tcore):
     rm, rv = tcore.zeros(3), tcore.ones(3)
     w = tcore.ones(3, requires_grad=True)

@@ -290,6 +290,28 @@ def test_layer_norm(tcore, affine):
         tcore.layer_norm(tcore.tensor(x), [3])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+@pytest.mark.parametrize("n", [3, 65])
+def test_layer_norm_of_values_whose_squares_overflow(tcore, dtype, n):
+    """Deviations past 1.8e19 (float32) square past the dtype's range; the normalized row is
+    finite: the squares are summed scaled (it gave inf variance and an output of 0; torch's is
+    NaN). group_norm goes through it."""
+    rng = np.random.default_rng(n)
+    big = 1e200 if dtype == "float64" else 1e30
+    x = rng.standard_normal((2, n)) * big
+    x[1] = x[1] / big  # an ordinary row beside it
+    t = tcore.tensor(x).to(getattr(tcore, dtype))
+    x = t.double().numpy().astype(np.longdouble)  # the values as the dtype holds them (x86's 80-bit: 1e400)
+    want = ((x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5)).astype(np.float64)
+    rel = {"float32": 1e-5, "bfloat16": 2.0**-7, "float64": 1e-10}[dtype]
+    np.testing.assert_allclose(tcore.layer_norm(t, [n]).double().numpy(), want, rtol=rel, atol=rel)
+    np.testing.assert_allclose(tcore.nn.functional.group_norm(t.reshape([1, 2, n]), 2).double().numpy().reshape(2, n),
+                               want, rtol=rel, atol=rel)
+    # an infinite element stays as torch has it: NaN across its row
+    t = tcore.tensor([[1e30, float("inf"), 2e30]]).to(getattr(tcore, dtype))
+    assert all(math.isnan(v) for v in tcore.layer_norm(t, [3]).double().tolist()[0])
+
+
 def test_dropout(tcore):
     x = tcore.ones(200, 100)
     tcore.manual_seed(0)
@@ -325,6 +347,34 @@ def test_norm_like_numpy(tcore, p, dim, keepdim):
     np.testing.assert_allclose(got.numpy(), expected if dim is not None or not keepdim else expected, rtol=1e-12)
     with pytest.raises(TypeError, match="Expected a floating point tensor as input. Got int64"):
         tcore.norm(tcore.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("p", [2, 3, 0.5])
+def test_norm_where_the_powers_overflow(tcore, p):
+    """float32 |x|^p past float32's range (1e30 squared) while the norm is within it: computed
+    again as s * ||x / s|| (it gave inf, as torch's and numpy's float32 norms do), per slice; zero,
+    inf and NaN slices as before. normalize and cosine_similarity go through it."""
+    scale = 1e30
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 6))
+    x[0] *= scale
+    x[2] = 0
+    x64 = x.astype(np.float32).astype(np.longdouble)  # the float32 values (80-bit: no overflow)
+    want = ((np.abs(x64) ** p).sum(1) ** (1 / p)).astype(np.float64)
+    t = tcore.tensor(x.astype(np.float32))
+    np.testing.assert_allclose(tcore.linalg.vector_norm(t, p, dim=1).double().numpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(float(tcore.linalg.vector_norm(t[0], p)), want[0], rtol=1e-5)
+    if p == 2:
+        unit = (x64 / np.maximum(want[:, None], 1e-12)).astype(np.float64)
+        np.testing.assert_allclose(tcore.nn.functional.normalize(t, dim=1).double().numpy(), unit, rtol=1e-5, atol=1e-7)
+        cos = tcore.nn.functional.cosine_similarity(t, t[0], dim=1).double().numpy()  # (norms below eps count as eps)
+        np.testing.assert_allclose(cos[[0, 2]], [1.0, 0.0], atol=1e-5)
+        g = tcore.tensor(x.astype(np.float32)[0], requires_grad=True)
+        tcore.linalg.vector_norm(g).backward()
+        np.testing.assert_allclose(g.grad.double().numpy(), (x64[0] / want[0]).astype(np.float64), rtol=1e-5, atol=1e-7)
+    bad = tcore.tensor([[np.inf, 1.0], [np.nan, 1.0]])
+    got = tcore.linalg.vector_norm(bad, p, dim=1).tolist()
+    assert got[0] == float("inf") and math.isnan(got[1])
 
 
 def test_norm_gradient_is_zero_at_zero(tcore):

@@ -1371,10 +1371,12 @@ def _kl(input: Tensor, target: Tensor, log_target: bool) -> Tensor:
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    dot = (x1 * x2).sum(dim)
-    n1 = _C.clamp(_C.norm(x1, 2, [dim], False), eps)
-    n2 = _C.clamp(_C.norm(x2, 2, [dim], False), eps)
-    return dot / (n1 * n2)
+    # each side broadcast, divided by its norm, then the dot product (torch's order): the dot of
+    # float32 vectors near 1e30 overflowed where the normalized ones do not
+    x1, x2 = _C.broadcast_tensors([x1, x2])
+    n1 = _C.clamp(_C.norm(x1, 2, [dim], True), eps)
+    n2 = _C.clamp(_C.norm(x2, 2, [dim], True), eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,

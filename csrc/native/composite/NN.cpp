@@ -6,6 +6,10 @@
 #include <limits>
 
 #include <tcore/ops/abs.h>
+#include <tcore/ops/gt.h>
+#include <tcore/ops/logical_and.h>
+#include <tcore/ops/isfinite.h>
+#include <tcore/ops/isinf.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/amax.h>
 #include <tcore/ops/amin.h>
@@ -63,13 +67,37 @@
 
 namespace tcore::native {
 // ------------------------------------------------------------------ norm (vector norms)
+namespace {
+// The p-norm (0 < p < inf) over dims once more as s * ||x / s||, s the largest |x| over them (1
+// where that is 0 or not finite), where `naive` is inf: |x|^p overflowed though the norm may not
+// (float32 values past 1.8e19 at p = 2), as LAPACK's nrm2 scales. Only then, and on the CPU
+// (deciding costs a device's sync): the common case pays a test of the result. torch's (and
+// numpy's) float32 norm of [1e30, 2e30] is inf; this one 2.24e30. (Underflow, a norm of values
+// below 1e-23 that comes out 0, is left as torch leaves it: telling those zeros from the norms of
+// zero rows, padding's, would read the input once more whenever a row is zero.)
+Tensor rescaled_where_out_of_range(const Tensor& naive, const Tensor& self, double order, IntArrayRef dim,
+                                   bool keepdim) {
+  if (!self.device().is_cpu() || self.numel() == 0) return naive;
+  const Tensor off = tcore::isinf(naive);
+  if (!item<bool>(tcore::any(off))) return naive;
+  const OptionalIntArrayRef dims = dim.empty() ? OptionalIntArrayRef() : OptionalIntArrayRef(dim);
+  const Tensor a = tcore::abs(self), s = tcore::amax(a, dim, true);
+  const Tensor safe = tcore::where(tcore::logical_and(tcore::gt(s, Scalar(0)), tcore::isfinite(s)), s, tcore::ones_like(s));
+  const Tensor r = tcore::div(a, safe);
+  const Tensor inner = order == 2 ? tcore::sqrt(tcore::sum(tcore::mul(r, r), dims, keepdim))
+                                  : tcore::pow(tcore::sum(tcore::pow(r, Scalar(order)), dims, keepdim), Scalar(1.0 / order));
+  return tcore::where(off, tcore::mul(inner, tcore::reshape(safe, inner.sizes())), naive);
+}
+}  // namespace
+
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
   TCORE_CHECK_TYPE(is_floating(self.dtype()), "linalg.vector_norm: Expected a floating point tensor as input. Got ",
                    to_string(self.dtype()));
   const double order = p ? p->to_double() : 2.0;
   const OptionalIntArrayRef dims = dim.empty() ? OptionalIntArrayRef() : OptionalIntArrayRef(dim);
   if (order == 0) return tcore::sum(tcore::ne(self, Scalar(0)), dims, keepdim, self.dtype());
-  if (order == 2) return tcore::sqrt(tcore::sum(tcore::mul(self, self), dims, keepdim));  // no |x| pass
+  if (order == 2)  // (no |x| pass)
+    return rescaled_where_out_of_range(tcore::sqrt(tcore::sum(tcore::mul(self, self), dims, keepdim)), self, order, dim, keepdim);
   const Tensor a = tcore::abs(self);
   if (std::isinf(order)) {
     TCORE_CHECK_INDEX(self.numel() > 0 || !dim.empty(), "linalg.vector_norm cannot compute the ", order,
@@ -77,7 +105,8 @@ Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim,
     return order > 0 ? tcore::amax(a, dim, keepdim) : tcore::amin(a, dim, keepdim);
   }
   if (order == 1) return tcore::sum(a, dims, keepdim);
-  return tcore::pow(tcore::sum(tcore::pow(a, Scalar(order)), dims, keepdim), Scalar(1.0 / order));
+  const Tensor naive = tcore::pow(tcore::sum(tcore::pow(a, Scalar(order)), dims, keepdim), Scalar(1.0 / order));
+  return order > 0 ? rescaled_where_out_of_range(naive, self, order, dim, keepdim) : naive;
 }
 
 Tensor norm(const Tensor& self, const Scalar& p) { return norm(self, std::optional<Scalar>(p), {}, false); }

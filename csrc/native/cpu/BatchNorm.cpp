@@ -149,6 +149,30 @@ Tensor running_invstd(const std::optional<Tensor>& running_var, ScalarType compu
   return invstd;
 }
 
+// Channel c's biased variance (into var[c]) and 1 / sqrt(var + eps) (into invstd[c]) again, in
+// double, when its squared deviations about mu overflowed T's lanes with each deviation finite
+// (float32 deviations past 1.8e19): each deviation scaled by the power of two 2^-e that brings the
+// largest near 1 (a channel of values near 1e30 had an inf variance and an output of 0 where the
+// normalized channel is finite; torch's float32 kernel gives 0 too). Math.h's inverse_std for rows.
+template <typename T>
+void rescaled_channel_statistics(Channels ch, int64_t c, const T* x, double mu, double eps, double* var, T* invstd) {
+  double largest = 0;
+  for (int64_t i = 0; i < ch.n; ++i)
+    for (int64_t j = 0; j < ch.s; ++j) largest = std::max(largest, std::abs(static_cast<double>(x[ch.at(i, c) + j]) - mu));
+  if (!std::isfinite(largest) || largest == 0) return;
+  const int e = std::ilogb(largest);
+  double scaled = 0;
+  for (int64_t i = 0; i < ch.n; ++i) {
+    for (int64_t j = 0; j < ch.s; ++j) {
+      const double d = std::ldexp(static_cast<double>(x[ch.at(i, c) + j]) - mu, -e);
+      scaled += d * d;
+    }
+  }
+  scaled /= static_cast<double>(ch.count());
+  var[c] = std::ldexp(scaled, 2 * e);  // (inf past double's range: the running variance's)
+  invstd[c] = static_cast<T>(std::ldexp(1.0 / std::sqrt(scaled + std::ldexp(eps, -2 * e)), -e));
+}
+
 // y = (x - mean) * invstd * weight + bias, block by block, with the batch's statistics
 // (training: written to mean/invstd, and the biased variances to var) or the given ones.
 template <typename T>
@@ -173,6 +197,8 @@ void normalize_channels(Channels ch, const T* x, T* y, const T* w, const T* b, T
       for (int64_t c = c0; c < c1; ++c) {
         var[c] /= m;
         invstd[c] = static_cast<T>(1.0 / std::sqrt(var[c] + eps));
+        if (std::isinf(var[c]))
+          rescaled_channel_statistics(ch, c, x, static_cast<double>(mean[c]) + static_cast<double>(mean_lo[c]), eps, var, invstd);
       }
     }
     for (int64_t c = c0; c < c1; ++c) {

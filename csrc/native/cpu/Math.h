@@ -2,6 +2,7 @@
 // Elementary functions the compiler can vectorize (no libm call, no branch): the float32
 // loops of exp and softmax use them. Accuracy: within 2 ulp of e^x over the normal range.
 #include "tcore/core/CPUCapability.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -150,6 +151,26 @@ double sum_row_of(const T* row, int64_t n, const F& f) {
 template <typename T>
 double sum_row(const T* row, int64_t n) {
   return sum_row_of(row, n, [](auto v) { return v; });
+}
+
+// 1 / sqrt(mean((x - m)^2) + eps) over a contiguous row of n, in double: the squared deviations
+// summed by sum_rows_of in the lanes of A (the row's own type, or float for a float16/bfloat16
+// row), and where that sum overflows with every deviation finite (float32 deviations past 1.8e19,
+// float64 past 1e154) again with each deviation scaled by the power of two 2^-e that brings the
+// largest near 1, the result scaled back by 2^-e: layer_norm's variance of float32 values near
+// 1e30 was inf and its output 0 where the normalized row is finite (torch's is NaN there).
+template <typename A = void, typename S, typename M>
+double inverse_std(const S* row, int64_t n, M m, double eps) {
+  const double count = static_cast<double>(n);
+  const double ss = sum_rows_of<A>([m](auto v) { return (v - m) * (v - m); }, n, row);
+  if (!std::isinf(ss)) return 1.0 / std::sqrt(ss / count + eps);
+  double largest = 0;  // (the rare path: a scalar pass)
+  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(static_cast<double>(row[i]) - static_cast<double>(m)));
+  if (!std::isfinite(largest)) return 0.0;  // (an infinite deviation: as the unscaled sum gives)
+  const int e = std::ilogb(largest);
+  const M scale = static_cast<M>(std::ldexp(1.0, -e));  // exact (float32: 2^-129 at the least, a subnormal)
+  const double scaled = sum_rows_of<A>([m, scale](auto v) { return ((v - m) * scale) * ((v - m) * scale); }, n, row);
+  return std::ldexp(1.0 / std::sqrt(scaled / count + std::ldexp(eps, -2 * e)), -e);
 }
 
 // sum_rows_of with its 4096-element blocks spread over the threads; the block sums are

@@ -84,8 +84,7 @@ template <typename H>
 void layer_norm_row_as_read(const H* xr, const float* w, const float* b, H* yr, float* mean_out, float* rstd_out,
                             int64_t n, double eps) {
   const float m = static_cast<float>(sum_rows_of<float>([](auto v) { return v; }, n, xr) / static_cast<double>(n));
-  const double ss = sum_rows_of<float>([m](auto v) { return (v - m) * (v - m); }, n, xr);
-  const float rstd = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
+  const float rstd = static_cast<float>(inverse_std<float>(xr, n, m, eps));
   *mean_out = m;
   *rstd_out = rstd;
   normalize_row_rounded(xr, w, b, yr, m, rstd, n);
@@ -97,10 +96,8 @@ template <typename T>
 void layer_norm_row(const T* xr, const T* w, const T* b, T* yr, T* mean_out, T* rstd_out, int64_t n, double eps) {
   const double mean = n > 0 ? sum_row(xr, n) / static_cast<double>(n) : std::nan("");
   const T m = static_cast<T>(mean);
-  // the sum of squared deviations (native/cpu/Math.h's vectorized cascade)
-  const double ss = sum_row_of(xr, n, [m](auto v) { return (v - m) * (v - m); });
-  const double var = n > 0 ? ss / static_cast<double>(n) : std::nan("");
-  const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
+  // from the sum of squared deviations (Math.h's vectorized cascade, scaled where it overflows; n = 0: NaN)
+  const T rstd = static_cast<T>(inverse_std(xr, n, m, eps));
   *mean_out = m;
   *rstd_out = rstd;
   if (w && b) {
