@@ -290,6 +290,65 @@ def test_layer_norm(tcore, affine):
         tcore.layer_norm(tcore.tensor(x), [3])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("shape,normalized", [((4, 7), [7]), ((2, 3, 5), [3, 5]), ((6,), [6])], ids=str)
+def test_rms_norm_like_torch(tcore, dtype, shape, normalized):
+    """nn.functional.rms_norm and nn.RMSNorm against torch's: values, gradients of input and
+    weight, the default eps (the compute type's epsilon), float16/bfloat16 in float32, the errors;
+    and float32 rows past 1.8e19, where torch's gives 0 and float64 gives the answer."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(len(shape))
+    x, w, g = rng.standard_normal(shape), rng.standard_normal(normalized), rng.standard_normal(shape)
+    x[..., 0] = 0 if len(shape) == 1 else x[..., 0]
+    tol = {"float64": 1e-12, "float32": 1e-5, "bfloat16": 2.0**-7, "float16": 2.0**-10}[dtype]
+    for eps in (None, 0.1):
+        for weight in (False, True):
+            tx = tcore.tensor(x).to(getattr(tcore, dtype)).requires_grad_()
+            tw = tcore.tensor(w).to(getattr(tcore, dtype)).requires_grad_()
+            px = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
+            pw = torch.tensor(w).to(getattr(torch, dtype)).requires_grad_()
+            got = tcore.nn.functional.rms_norm(tx, normalized, tw if weight else None, eps)
+            want = torch.nn.functional.rms_norm(px, normalized, pw if weight else None, eps)
+            assert str(got.dtype).endswith(dtype)
+            np.testing.assert_allclose(got.double().detach().numpy(), want.double().detach().numpy(),
+                                       rtol=tol, atol=tol)
+            got.backward(tcore.tensor(g).to(got.dtype))
+            want.backward(torch.tensor(g).to(want.dtype))
+            np.testing.assert_allclose(tx.grad.double().numpy(), px.grad.double().numpy(), rtol=4 * tol, atol=4 * tol)
+            if weight:
+                np.testing.assert_allclose(tw.grad.double().numpy(), pw.grad.double().numpy(),
+                                           rtol=4 * tol, atol=4 * tol)
+    m = tcore.nn.RMSNorm(normalized, dtype=getattr(tcore, dtype))
+    assert repr(m) == repr(torch.nn.RMSNorm(normalized)) and m.weight.tolist() == np.ones(normalized).tolist()
+    want = torch.nn.functional.rms_norm(torch.tensor(x).to(getattr(torch, dtype)), normalized)
+    np.testing.assert_allclose(m(tcore.tensor(x).to(getattr(tcore, dtype))).double().detach().numpy(),
+                               want.double().numpy(), rtol=tol, atol=tol)
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[2\], expected input with shape \[\*2\], but got "
+                                           r"input of size\[" + ", ".join(map(str, shape)) + r"\]"):
+        tcore.nn.functional.rms_norm(tcore.tensor(x), [2])
+    with pytest.raises(RuntimeError, match="Expected weight to be of same shape as normalized_shape"):
+        tcore.nn.functional.rms_norm(tcore.tensor(x), normalized, tcore.ones(normalized[0] + 1))
+    if dtype == "float32":
+        big = tcore.tensor([[1e30, 2e30, -1e30]])
+        want = torch.nn.functional.rms_norm(torch.tensor([[1e30, 2e30, -1e30]], dtype=torch.float64), [3])
+        np.testing.assert_allclose(tcore.nn.functional.rms_norm(big, [3]).numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_kl_div_like_torch_off_the_simplex(tcore):
+    """kl_div is torch's xlogy(target, target) - target * input: NaN where a target is negative or
+    NaN, or 0 beside an infinite input (it gave 0 there), the same values elsewhere."""
+    torch = pytest.importorskip("torch")
+    inp = [-1.0, float("-inf"), -2.0, float("nan"), -0.5, -3.0]
+    tgt = [0.2, 0.0, -0.1, 0.3, float("nan"), 0.0]
+    for log_target in (False, True):
+        for reduction in ("none", "sum", "batchmean"):
+            kw = {"reduction": reduction, "log_target": log_target}
+            got = tcore.nn.functional.kl_div(tcore.tensor([inp]), tcore.tensor([tgt]), **kw)
+            want = torch.nn.functional.kl_div(torch.tensor([inp]), torch.tensor([tgt]), **kw)
+            np.testing.assert_allclose(np.array(got.tolist(), dtype=float), np.array(want.tolist(), dtype=float),
+                                       rtol=1e-6, equal_nan=True)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
 @pytest.mark.parametrize("n", [3, 65])
 def test_layer_norm_of_values_whose_squares_overflow(tcore, dtype, n):

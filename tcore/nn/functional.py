@@ -637,6 +637,38 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     return _C.layer_norm(input, shape, weight, bias, eps)
 
 
+# machine epsilon of each floating dtype's compute type (float16/bfloat16 compute in float32), rms_norm's eps
+_EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07, "float16": 1.1920928955078125e-07,
+        "bfloat16": 1.1920928955078125e-07}
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims (float16/bfloat16 computed in
+    float32 and rounded once), times weight; eps defaults to the compute type's machine epsilon, as
+    torch's. The root mean square as ||x|| / sqrt(n) and the denominator as hypot(rms, sqrt(eps)):
+    x^2 of float32 values past 1.8e19 does not overflow (torch's gives 0 there)."""
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    k = len(shape)
+    if k == 0 or k > input.ndim or list(input.shape[input.ndim - k:]) != shape:
+        dims = ", ".join(map(str, shape))
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*{dims}], "
+                           f"but got input of size{list(input.shape)}")
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {shape}")
+    dtype = str(input.dtype).rsplit(".", 1)[-1]
+    if dtype not in _EPS:
+        raise RuntimeError(f"rms_norm: expected a floating point input, got {dtype}")
+    x = input.float() if dtype in ("float16", "bfloat16") else input
+    dims = list(range(input.ndim - k, input.ndim))
+    n = 1
+    for d in shape:
+        n *= d
+    rms = _C.norm(x, 2, dims, True) / math.sqrt(n)
+    out = (x / _C.hypot(rms, _C.full_like(rms, math.sqrt(_EPS[dtype] if eps is None else eps)))).to(input.dtype)
+    return out if weight is None else out * weight
+
+
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     norm = _C.norm(input, p, [dim], True)
     return input / _C.clamp(norm, eps)
@@ -1366,8 +1398,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
 def _kl(input: Tensor, target: Tensor, log_target: bool) -> Tensor:
     if log_target:
         return _C.exp(target) * (target - input)
-    return _C.where(target > 0, target * (_C.log(_C.where(target > 0, target, _C.ones_like(target))) - input),
-                    _C.zeros_like(input * target))
+    return _C.xlogy(target, target) - target * input  # (torch's: NaN where a target is negative or NaN)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
