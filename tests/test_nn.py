@@ -786,3 +786,48 @@ def test_max_pool2d_return_indices_against_torch(tcore, cfg):
                                                              for k, v in cfg.items()}, out=(out, idx))
     np.testing.assert_array_equal(out.numpy(), results[1][0])
     np.testing.assert_array_equal(idx.numpy(), results[1][1])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multi_margin_and_multilabel_soft_margin_losses_like_torch(tcore, reduction):
+    """multi_margin_loss (p 1 and 2, margins, class weights, 1-D and 2-D input) and
+    multilabel_soft_margin_loss (weights, large logits), their modules and input gradients, against
+    torch's; binary_cross_entropy's range errors (NaN included) and triplet_margin_loss beside
+    distances near 1e30 (the margin kept)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(21)
+    x, w = rng.standard_normal((5, 4)) * 3, rng.random(4) + 0.5
+    y, ml = rng.integers(0, 4, 5), (rng.random((5, 4)) > 0.5).astype(np.float64)
+    x[0, 0] = 60.0  # logits whose sigmoid saturates
+    cases = [("multi_margin_loss", lambda F, L, xx: F.multi_margin_loss(xx, L.tensor(y), reduction=reduction)),
+             ("p2 weighted", lambda F, L, xx: F.multi_margin_loss(xx, L.tensor(y), p=2, margin=0.7, weight=L.tensor(w),
+                                                                   reduction=reduction)),
+             ("1-D", lambda F, L, xx: F.multi_margin_loss(xx[1], L.tensor(y[1]), reduction=reduction)),
+             ("multilabel", lambda F, L, xx: F.multilabel_soft_margin_loss(xx, L.tensor(ml), reduction=reduction)),
+             ("multilabel weighted", lambda F, L, xx: F.multilabel_soft_margin_loss(xx, L.tensor(ml), weight=L.tensor(w),
+                                                                                     reduction=reduction))]
+    for name, f in cases:
+        tx, px = tcore.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        got, want = f(tcore.nn.functional, tcore, tx), f(torch.nn.functional, torch, px)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=name)
+        got.sum().backward()
+        want.sum().backward()
+        np.testing.assert_allclose(tx.grad.numpy(), px.grad.numpy(), rtol=1e-12, atol=1e-12, err_msg=name)
+    m = tcore.nn.MultiMarginLoss(p=2, margin=0.5, weight=tcore.tensor(w), reduction=reduction)
+    pm = torch.nn.MultiMarginLoss(p=2, margin=0.5, weight=torch.tensor(w), reduction=reduction)
+    np.testing.assert_allclose(m(tcore.tensor(x), tcore.tensor(y)).numpy(), pm(torch.tensor(x), torch.tensor(y)).numpy(),
+                               rtol=1e-12)
+    m2 = tcore.nn.MultiLabelSoftMarginLoss(reduction=reduction)
+    pm2 = torch.nn.MultiLabelSoftMarginLoss(reduction=reduction)
+    np.testing.assert_allclose(m2(tcore.tensor(x), tcore.tensor(ml)).numpy(),
+                               pm2(torch.tensor(x), torch.tensor(ml)).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="only p == 1 and p == 2 supported"):
+        tcore.nn.functional.multi_margin_loss(tcore.tensor(x), tcore.tensor(y), p=3)
+    with pytest.raises(RuntimeError, match="target out of range"):
+        tcore.nn.functional.multi_margin_loss(tcore.tensor(x), tcore.tensor([0, 1, 2, 3, 4]))
+    for inp, tgt, what in (([1.5], [1.0], "input"), ([0.5], [1.5], "target"), ([float("nan")], [1.0], "input"),
+                           ([0.5], [-0.1], "target")):
+        with pytest.raises(RuntimeError, match=f"all elements of {what} should be between 0 and 1"):
+            tcore.nn.functional.binary_cross_entropy(tcore.tensor(inp), tcore.tensor(tgt))
+    a, pos = tcore.tensor([[1e30, -1e30, 2.0]]), tcore.tensor([[1.0, 0.0, 0.5]])
+    assert tcore.nn.functional.triplet_margin_loss(a, pos, -pos).item() == 1.0  # (torch's float32: NaN)

@@ -1366,6 +1366,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size (tcore.Size({list(target.shape)})) that is different to the input "
                          f"size (tcore.Size({list(input.shape)})) is deprecated. Please ensure they have the same size.")
+    for t, what in ((input, "input"), (target, "target")):  # (NaN fails too, as torch's kernel check)
+        if t.numel() and not bool(((t >= 0) & (t <= 1)).all()):
+            raise RuntimeError(f"all elements of {what} should be between 0 and 1")
     log_p = _C.clamp(_C.log(input), -100.0)  # PyTorch clamps the logs at -100
     log_q = _C.clamp(_C.log(1 - input), -100.0)
     loss = -(target * log_p + (1 - target) * log_q)
@@ -1453,6 +1456,44 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     return _reduce(_C.log1p(_C.exp(-input * target)), r)  # torch's formula: inf for -x * y > ~709
 
 
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """sum over the classes i != y of max(0, margin - x[y] + x[i])^p (times weight[y]), over C; input
+    (N, C) or (C,), target (N,) or ()."""
+    r = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if input.ndim not in (1, 2) or target.ndim != input.ndim - 1:
+        raise RuntimeError(f"multi_margin_loss: expected input of 1 or 2 dims and a target of one dim fewer, got "
+                           f"input of size {list(input.shape)} and target of size {list(target.shape)}")
+    x = input if input.ndim == 2 else input.unsqueeze(0)
+    y = target.reshape([-1]).long()
+    c = x.shape[1]
+    if y.numel() and not bool(((y >= 0) & (y < c)).all()):
+        raise RuntimeError("target out of range")
+    picked = _C.gather(x, 1, y.unsqueeze(1))  # x[y], (N, 1)
+    terms = _C.clamp(margin - picked + x, min=0)
+    if p == 2:
+        terms = terms * terms
+    if weight is not None:
+        terms = terms * _C.index_select(weight, 0, y).unsqueeze(1)
+    others = _C.ne(_C.arange(c, device=x.device).unsqueeze(0), y.unsqueeze(1))  # i != y
+    loss = (terms * others).sum(1) / c
+    return _reduce(loss if input.ndim == 2 else loss.reshape([]), r)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                                reduce=None, reduction: str = "mean") -> Tensor:
+    """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times weight), averaged over the class (last)
+    dim, as torch's."""
+    r = _reduction(reduction, size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(input.ndim - 1) / input.shape[input.ndim - 1]
+    return _reduce(loss, r)
+
+
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -1492,7 +1533,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = _C.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce(_C.clamp(margin + dist_pos - dist_neg, min=0), r)
+    # (the distances' difference first: margin + dist_pos lost the margin beside distances near 1e30)
+    return _reduce(_C.clamp(margin + (dist_pos - dist_neg), min=0), r)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,

@@ -9,7 +9,8 @@ from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .fold import Fold, Unfold
 from .linear import Flatten, Identity, Linear, Unflatten
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
-                   HingeEmbeddingLoss, HuberLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, PoissonNLLLoss,
+                   HingeEmbeddingLoss, HuberLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss,
+                   MultiMarginLoss, NLLLoss, PoissonNLLLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .normalization import (BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
@@ -35,5 +36,5 @@ __all__ = [
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d",
     "ZeroPad2d", "ZeroPad3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "Conv3d", "ConvTranspose1d",
-    "ConvTranspose2d", "ConvTranspose3d", "RMSNorm",
+    "ConvTranspose2d", "ConvTranspose3d", "RMSNorm", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
 ]

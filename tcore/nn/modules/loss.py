@@ -111,6 +111,26 @@ class SoftMarginLoss(_Loss):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    def forward(self, input, target):
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
 class CosineEmbeddingLoss(_MarginLoss):
     def forward(self, input1, input2, target):
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
