@@ -31,6 +31,8 @@ def test_values_as_torch(name, dtype):
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
     finite = np.isfinite(theirs)
     np.testing.assert_array_equal(ours[~finite & ~np.isnan(theirs)], theirs[~finite & ~np.isnan(theirs)])
+    zero = theirs == 0  # signed zeros as torch's (erfinv(-0) was +0)
+    np.testing.assert_array_equal(np.signbit(ours[zero]), np.signbit(theirs[zero]), err_msg=name)
     # within 2 ulp of torch's (float32: its own float32 libm or SLEEF; float64: libm)
     spacing = np.spacing(np.abs(theirs[finite]).astype(ours.dtype))
     spacing[spacing == 0] = np.finfo(ours.dtype).smallest_subnormal

@@ -297,7 +297,7 @@ double erfinv_of(double y) {
   }
   // Newton on erf(x) = y for |y| <= 1/2; beyond, on log(erfc(|x|)) = log(1 - |y|) (1 - |y| exact
   // there, and log erfc nearly linear in the tail: erf(x) - y near 1 would lose the tail's digits)
-  const double a = std::abs(y), sign = y < 0 ? -1.0 : 1.0, c = 1.0 - a;
+  const double a = std::abs(y), c = 1.0 - a;
   double x = std::abs(p * y);
   for (int i = 0; i < 8; ++i) {
     const double slope = 1.1283791670955126 * std::exp(-x * x);
@@ -311,7 +311,7 @@ double erfinv_of(double y) {
     x += step;
     if (std::abs(step) <= 1e-16 * x) break;
   }
-  return sign * x;
+  return std::copysign(x, y);  // (odd: -0 gives -0, as torch's)
 }
 }  // namespace
 TCORE_FLOATING_UNARY(log10, log10_, log10_out, std::log10(v))
