@@ -225,6 +225,35 @@ def test_ldexp_as_torch(dtypes):
         np.testing.assert_array_equal(*outs)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+def test_ldexp_rounds_once_at_the_ends_of_the_range(dtype):
+    """self * 2^other as one rounding of the exact product: float32's 2^-150 is 0 and 2^300 inf,
+    so 3 * 2^-150 gave 0 (the answer is 2^-148) and 0 * 2^300 NaN (the answer is 0); in place
+    alike. The reference is the exact product rounded to the dtype."""
+    import fractions
+    import math
+    x = [0.0, -0.0, 1.0, 1.5, 3.0, 3.0, 1.0, -2.5, 1.0, float("inf"), float("nan"), 5.0]
+    e = [300, -300, 300, -149, -150, -152, 128, 100, -1100, -2000, 3, 0]
+    if dtype == "float64":
+        e = [2000, -2000, 1024, -1074, -1075, -1077, 1023, 900, -1200, -3000, 3, 0]
+    got = tcore.ldexp(tcore.tensor(x, dtype=getattr(tcore, dtype)), tcore.tensor(e)).double().numpy()
+    inplace = tcore.tensor(x, dtype=getattr(tcore, dtype))
+    inplace.ldexp_(tcore.tensor(e))
+    def exact(a, b):  # a * 2^b as Python's float of the exact fraction (inf past float64), then the dtype's rounding
+        if not math.isfinite(a):
+            return a
+        try:
+            v = float(fractions.Fraction(a) * fractions.Fraction(2) ** b)
+        except OverflowError:
+            v = math.copysign(math.inf, a)
+        v = math.copysign(v, a) if v == 0 else v
+        return float(torch.tensor(v, dtype=torch.float64).to(getattr(torch, dtype)).double())
+    want = np.array([exact(a, b) for a, b in zip(x, e)])
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(inplace.double().numpy(), want)
+    assert np.signbit(got[1])
+
+
 def test_ldexp_gradients_as_torch():
     a, e = arr((3,), seed=12), arr((3,), seed=13)
     grads = []

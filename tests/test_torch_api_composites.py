@@ -43,6 +43,9 @@ CASES = {
     # (x = 0, y = inf): value 0 in both, gradient inf in torch's and 0 in tcore's: not compared
     "xlogy_edges": (lambda t, a, b: t.xlogy(a, b), [[0.0, 0.0, 1.0, 2.0, 2.0, NAN, 3.0, 1.0],
                                                     [0.0, NAN, 0.0, INF, INF, 1.0, -1.0, NAN]]),
+    # x = 0 gives +0 whatever y (not NaN) and x's sign: torch's (0 * log(y) was -0 for y < 1)
+    "xlogy_zero_signs": (lambda t, a, b: 1 / t.xlogy(a, b),  # (+inf for +0, -inf for -0)
+                         [[0.0, -0.0, 0.0, -0.0, 0.0], [1e-300, 1.0, 0.5, 2.0, 1e300]]),
     "xlogy_scalar_other": (lambda t, a: t.xlogy(a, 3.0), [A]),
     "xlogy_scalar_self": (lambda t, b: t.xlogy(2, b.abs()), [B]),
     "xlogy_inplace": (lambda t, a, b: (a * 1).xlogy_(b.abs()), [A, B]),

@@ -281,23 +281,24 @@ Tensor xlogy(const Tensor& self, const Tensor& other) {
   const Tensor x = cast(self, t), y = cast(other, t);
   const Tensor zero_x = tcore::eq(x, Scalar(0));
   const Tensor log_y = replaced(tcore::logical_and(zero_x, tcore::le(y, Scalar(0))), tcore::log(y), 0.0);
-  const Tensor product = replaced(tcore::logical_and(zero_x, tcore::isinf(log_y)), tcore::mul(x, log_y), 0.0);
+  const Tensor product = replaced(zero_x, tcore::mul(x, log_y), 0.0);  // (+0 wherever x is 0, torch's: 0 * -log was -0)
   return replaced(tcore::isnan(y), product, std::numeric_limits<double>::quiet_NaN());
 }
 // (through the operator, so that its derivative is recorded)
 Tensor xlogy(const Scalar& self, const Tensor& other) { return tcore::xlogy(number(self), other); }
 Tensor xlogy(const Tensor& self, const Scalar& other) { return tcore::xlogy(self, number(other)); }
 
-// xlogy written into self, with torch's in-place checks (self's shape is the broadcast one, the
-// result type can be cast to self's: an integer self cannot hold the floating result)
-Tensor xlogy_(const Tensor& self, const Tensor& other) {
-  const Tensor result = tcore::xlogy(self, other);
+// result (an out-of-place operator's on self) written into self, with torch's in-place checks
+// (self's shape is the broadcast one, the result type can be cast to self's: an integer self
+// cannot hold a floating result)
+static Tensor written_into(const Tensor& self, const Tensor& result) {
   TCORE_CHECK(result.sizes().vec() == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
               " doesn't match the broadcast shape ", shape_str(result.sizes()));
   TCORE_CHECK(can_cast(result.dtype(), self.dtype()), "result type ", to_string(result.dtype()),
               " can't be cast to the desired output type ", to_string(self.dtype()));
   return tcore::copy_(self, result);
 }
+Tensor xlogy_(const Tensor& self, const Tensor& other) { return written_into(self, tcore::xlogy(self, other)); }
 Tensor xlogy_(const Tensor& self, const Scalar& other) { return tcore::xlogy_(self, number(other)); }
 
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
@@ -880,14 +881,28 @@ ScalarType ldexp_dtype(const Tensor& self, const Tensor& other) {
   return is_integral(t, true) ? default_float_dtype() : t;
 }
 }  // namespace
+// self * 2^other rounded once (math.ldexp's): float32 (and float16/bfloat16) through float64, where
+// self and 2^other (other clamped to float64's powers of two, past which a float32 result is 0 or
+// inf already) are exact; float64 with 2^other in three normal factors (other clamped to +-2200,
+// past which a finite nonzero float64 result is 0 or inf), the last rounding the product. 2^other
+// in the dtype itself was 0 past the smallest subnormal (3 * 2^-150 gave 0 for 2^-148) and inf past
+// the largest (0 * 2^300 gave NaN).
 Tensor ldexp(const Tensor& self, const Tensor& other) {
   const ScalarType t = ldexp_dtype(self, other);
-  return tcore::mul(tcore::to(self, t, false, false, std::nullopt),
-                    tcore::exp2(tcore::to(other, t, false, false, std::nullopt)));
+  const auto as = [](const Tensor& x, ScalarType type) { return tcore::to(x, type, false, false, std::nullopt); };
+  if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
+    const Tensor e = tcore::clamp(as(other, ScalarType::Double), Scalar(-1074.0), Scalar(1023.0));
+    return as(tcore::mul(as(self, ScalarType::Double), tcore::exp2(e)), t);
+  }
+  if (t == ScalarType::Double) {
+    const Tensor e = tcore::clamp(as(other, t), Scalar(-2200.0), Scalar(2200.0));
+    const Tensor e1 = tcore::trunc(tcore::div(e, Scalar(3.0))), e2 = tcore::trunc(tcore::div(tcore::sub(e, e1), Scalar(2.0)));
+    const Tensor e3 = tcore::sub(tcore::sub(e, e1), e2);
+    return tcore::mul(tcore::mul(tcore::mul(as(self, t), tcore::exp2(e1)), tcore::exp2(e2)), tcore::exp2(e3));
+  }
+  return tcore::mul(as(self, t), tcore::exp2(as(other, t)));
 }
-Tensor ldexp_(const Tensor& self, const Tensor& other) {
-  return tcore::mul_(self, tcore::exp2(tcore::to(other, ldexp_dtype(self, other), false, false, std::nullopt)));
-}
+Tensor ldexp_(const Tensor& self, const Tensor& other) { return written_into(self, ldexp(self, other)); }
 
 bool is_same_size(const Tensor& self, const Tensor& other) { return self.sizes().vec() == other.sizes().vec(); }
 
