@@ -831,3 +831,36 @@ def test_multi_margin_and_multilabel_soft_margin_losses_like_torch(tcore, reduct
             tcore.nn.functional.binary_cross_entropy(tcore.tensor(inp), tcore.tensor(tgt))
     a, pos = tcore.tensor([[1e30, -1e30, 2.0]]), tcore.tensor([[1.0, 0.0, 0.5]])
     assert tcore.nn.functional.triplet_margin_loss(a, pos, -pos).item() == 1.0  # (torch's float32: NaN)
+
+
+def test_in_place_activations_and_more_modules_like_torch(tcore):
+    """torch.nn.functional's in-place forms (relu_, hardtanh_, leaky_relu_, elu_, selu_, celu_:
+    the same tensor back, its values, version and gradient as torch's), and the Hardtanh, Softmin
+    and KLDivLoss modules (repr, values, errors)."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(31).standard_normal((3, 5)) * 3
+    calls = [("relu_", ()), ("hardtanh_", (-2.0, 1.5)), ("leaky_relu_", (0.2,)), ("elu_", (0.7,)), ("selu_", ()),
+             ("celu_", (1.3,))]
+    for name, args in calls:
+        got, want = [], []
+        for L, out in ((tcore, got), (torch, want)):
+            leaf = L.tensor(x, requires_grad=True)
+            y = leaf * 1
+            r = getattr(L.nn.functional, name)(y, *args)
+            assert r is y
+            (r * L.tensor(x)).sum().backward()
+            out += [r.detach().numpy(), leaf.grad.numpy()]
+        # (celu_'s gradient: torch's in-place backward works from the result, its out-of-place one
+        # scales by 1 / float32(alpha), which tcore's follows for both: 3e-8 apart in float64)
+        for a, b, rtol in zip(got, want, (1e-12, 1e-7 if name == "celu_" else 1e-12)):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-15, err_msg=name)
+    for make in (lambda L: L.nn.Hardtanh(), lambda L: L.nn.Hardtanh(-2, 3, True), lambda L: L.nn.Softmin(1),
+                 lambda L: L.nn.KLDivLoss(reduction="batchmean", log_target=True)):
+        m, pm = make(tcore), make(torch)
+        assert repr(m) == repr(pm)
+        args = (x,) if not isinstance(pm, torch.nn.KLDivLoss) else (x, -np.abs(x))
+        got = m(*(tcore.tensor(a) for a in args)).numpy()
+        want = pm(*(torch.tensor(a) for a in args)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(AssertionError, match=r"max_val \(1\) must be greater than min_val \(2\)"):
+        tcore.nn.Hardtanh(2, 1)

@@ -76,6 +76,23 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _C._nn.elu_(input, alpha) if inplace else _C._nn.elu(input, alpha)
 
 
+# torch.nn.functional's in-place forms: the inplace=True calls
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
@@ -177,6 +194,14 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return _C._nn.elu_(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
     return _C._nn.elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:

@@ -1,7 +1,7 @@
 """The module classes of tcore.nn."""
-from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LeakyReLU, LogSigmoid,
-                         LogSoftmax, Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Softshrink, Softsign, Tanh,
-                         Tanhshrink, Threshold)
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+                         LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmin, Softplus,
+                         Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -9,7 +9,7 @@ from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .fold import Fold, Unfold
 from .linear import Flatten, Identity, Linear, Unflatten
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
-                   HingeEmbeddingLoss, HuberLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss,
+                   HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss,
                    MultiMarginLoss, NLLLoss, PoissonNLLLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
@@ -37,4 +37,5 @@ __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d",
     "ZeroPad2d", "ZeroPad3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "Conv3d", "ConvTranspose1d",
     "ConvTranspose2d", "ConvTranspose3d", "RMSNorm", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
+    "Hardtanh", "Softmin", "KLDivLoss",
 ]

@@ -106,6 +106,17 @@ class HingeEmbeddingLoss(_MarginLoss):
         return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
+class KLDivLoss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, "mean" if reduction == "batchmean" else reduction)
+        if reduction == "batchmean" and size_average is None and reduce is None:
+            self.reduction = reduction  # (kl_div's own reduction, past _Loss's check)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 class SoftMarginLoss(_Loss):
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
