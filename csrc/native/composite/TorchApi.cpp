@@ -152,6 +152,9 @@
 namespace tcore::native {
 namespace {
 
+// x converted to type t (the differentiable `to`, without copying where x is of t already).
+Tensor as_type(const Tensor& x, ScalarType t) { return tcore::to(x, t, false, false, std::nullopt); }
+
 constexpr double kPi = 3.14159265358979323846;
 
 // a number as a 0-dim tensor that promotes as a Python number does
@@ -172,8 +175,8 @@ template <typename F>
 Tensor in_float32(const Tensor& a, const Tensor& b, F f) {
   const ScalarType t = result_type({&a, &b});
   if (!is_reduced_float(t)) return f(a, b);
-  const auto up = [](const Tensor& x) { return tcore::to(x, ScalarType::Float, false, false, std::nullopt); };
-  return tcore::to(f(up(a), up(b)), t, false, false, std::nullopt);
+  const auto up = [](const Tensor& x) { return as_type(x, ScalarType::Float); };
+  return as_type(f(up(a), up(b)), t);
 }
 template <typename F>
 Tensor in_float32(const Tensor& a, F f) {
@@ -514,7 +517,7 @@ Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::opti
                      std::optional<Device> device, std::optional<bool> pin_memory) {
   const ScalarType t = dtype.value_or(default_float_dtype());
   if (!is_reduced_float(t)) return tcore::full({}, s, t, layout, device, pin_memory);
-  return tcore::to(tcore::full({}, s, ScalarType::Double, layout, device, pin_memory), t, false, false, std::nullopt);
+  return as_type(tcore::full({}, s, ScalarType::Double, layout, device, pin_memory), t);
 }
 
 // gather along dim of self and indices broadcast to each other (dim excepted); flattened without dim
@@ -662,7 +665,7 @@ Tensor block_diag(ArrayRef<Tensor> tensors) {
   int64_t left = 0;
   for (const Tensor& b : blocks) {
     const int64_t w = b.sizes()[1];
-    rows.push_back(tcore::constant_pad_nd(tcore::to(b, t, false, false, std::nullopt), {left, width - left - w}, 0));
+    rows.push_back(tcore::constant_pad_nd(as_type(b, t), {left, width - left - w}, 0));
     left += w;
   }
   return tcore::cat(rows, 0);
@@ -795,7 +798,7 @@ Tensor over_dims(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, One 
     TCORE_CHECK_VALUE(dims[k] != dims[k - 1], "dim ", dims[k], " appears multiple times in the list of dims");
   if (dims.empty()) {  // uint8 stays uint8, as torch's all/any
     const Tensor truth = tcore::ne(self, Scalar(0));
-    return self.dtype() == ScalarType::Byte ? tcore::to(truth, ScalarType::Byte, false, false, std::nullopt) : truth;
+    return self.dtype() == ScalarType::Byte ? as_type(truth, ScalarType::Byte) : truth;
   }
   Tensor r = self;
   for (int64_t d : dims) r = one(r, self.dim() == 0 ? 0 : d);
@@ -848,15 +851,15 @@ Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) { return t
 
 // pow in float64, whatever the operands' dtypes (torch's float_power; no complex dtypes here)
 Tensor float_power(const Tensor& self, const Tensor& exponent) {
-  return tcore::pow(tcore::to(self, ScalarType::Double, false, false, std::nullopt),
-                    tcore::to(exponent, ScalarType::Double, false, false, std::nullopt));
+  return tcore::pow(as_type(self, ScalarType::Double),
+                    as_type(exponent, ScalarType::Double));
 }
 Tensor float_power(const Scalar& self, const Tensor& exponent) {
   return tcore::pow(wrapped_scalar_tensor(Scalar(self.to<double>())),
-                    tcore::to(exponent, ScalarType::Double, false, false, std::nullopt));
+                    as_type(exponent, ScalarType::Double));
 }
 Tensor float_power(const Tensor& self, const Scalar& exponent) {
-  return tcore::pow(tcore::to(self, ScalarType::Double, false, false, std::nullopt), Scalar(exponent.to<double>()));
+  return tcore::pow(as_type(self, ScalarType::Double), Scalar(exponent.to<double>()));
 }
 namespace {
 void check_float_power_base(const Tensor& self) {
@@ -866,7 +869,7 @@ void check_float_power_base(const Tensor& self) {
 }  // namespace
 Tensor float_power_(const Tensor& self, const Tensor& exponent) {
   check_float_power_base(self);
-  return tcore::pow_(self, tcore::to(exponent, ScalarType::Double, false, false, std::nullopt));
+  return tcore::pow_(self, as_type(exponent, ScalarType::Double));
 }
 Tensor float_power_(const Tensor& self, const Scalar& exponent) {
   check_float_power_base(self);
@@ -889,18 +892,17 @@ ScalarType ldexp_dtype(const Tensor& self, const Tensor& other) {
 // the largest (0 * 2^300 gave NaN).
 Tensor ldexp(const Tensor& self, const Tensor& other) {
   const ScalarType t = ldexp_dtype(self, other);
-  const auto as = [](const Tensor& x, ScalarType type) { return tcore::to(x, type, false, false, std::nullopt); };
   if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
-    const Tensor e = tcore::clamp(as(other, ScalarType::Double), Scalar(-1074.0), Scalar(1023.0));
-    return as(tcore::mul(as(self, ScalarType::Double), tcore::exp2(e)), t);
+    const Tensor e = tcore::clamp(as_type(other, ScalarType::Double), Scalar(-1074.0), Scalar(1023.0));
+    return as_type(tcore::mul(as_type(self, ScalarType::Double), tcore::exp2(e)), t);
   }
   if (t == ScalarType::Double) {
-    const Tensor e = tcore::clamp(as(other, t), Scalar(-2200.0), Scalar(2200.0));
+    const Tensor e = tcore::clamp(as_type(other, t), Scalar(-2200.0), Scalar(2200.0));
     const Tensor e1 = tcore::trunc(tcore::div(e, Scalar(3.0))), e2 = tcore::trunc(tcore::div(tcore::sub(e, e1), Scalar(2.0)));
     const Tensor e3 = tcore::sub(tcore::sub(e, e1), e2);
-    return tcore::mul(tcore::mul(tcore::mul(as(self, t), tcore::exp2(e1)), tcore::exp2(e2)), tcore::exp2(e3));
+    return tcore::mul(tcore::mul(tcore::mul(as_type(self, t), tcore::exp2(e1)), tcore::exp2(e2)), tcore::exp2(e3));
   }
-  return tcore::mul(as(self, t), tcore::exp2(as(other, t)));
+  return tcore::mul(as_type(self, t), tcore::exp2(as_type(other, t)));
 }
 Tensor ldexp_(const Tensor& self, const Tensor& other) { return written_into(self, ldexp(self, other)); }
 

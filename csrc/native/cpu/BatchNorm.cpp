@@ -170,7 +170,7 @@ void rescaled_channel_statistics(Channels ch, int64_t c, const T* x, double mu, 
   }
   scaled /= static_cast<double>(ch.count());
   var[c] = std::ldexp(scaled, 2 * e);  // (inf past double's range: the running variance's)
-  invstd[c] = static_cast<T>(std::ldexp(1.0 / std::sqrt(scaled + std::ldexp(eps, -2 * e)), -e));
+  invstd[c] = static_cast<T>(inverse_std_of_scaled(scaled, e, eps));
 }
 
 // y = (x - mean) * invstd * weight + bias, block by block, with the batch's statistics

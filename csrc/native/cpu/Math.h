@@ -159,6 +159,12 @@ double sum_row(const T* row, int64_t n) {
 // float64 past 1e154) again with each deviation scaled by the power of two 2^-e that brings the
 // largest near 1, the result scaled back by 2^-e: layer_norm's variance of float32 values near
 // 1e30 was inf and its output 0 where the normalized row is finite (torch's is NaN there).
+// 1 / sqrt(v + eps) from v * 2^-2e (the mean of squared deviations each scaled by 2^-e): the
+// rescaled path of inverse_std and of BatchNorm.cpp's channel statistics.
+inline double inverse_std_of_scaled(double scaled_variance, int e, double eps) {
+  return std::ldexp(1.0 / std::sqrt(scaled_variance + std::ldexp(eps, -2 * e)), -e);
+}
+
 template <typename A = void, typename S, typename M>
 double inverse_std(const S* row, int64_t n, M m, double eps) {
   const double count = static_cast<double>(n);
@@ -170,7 +176,7 @@ double inverse_std(const S* row, int64_t n, M m, double eps) {
   const int e = std::ilogb(largest);
   const M scale = static_cast<M>(std::ldexp(1.0, -e));  // exact (float32: 2^-129 at the least, a subnormal)
   const double scaled = sum_rows_of<A>([m, scale](auto v) { return ((v - m) * scale) * ((v - m) * scale); }, n, row);
-  return std::ldexp(1.0 / std::sqrt(scaled / count + std::ldexp(eps, -2 * e)), -e);
+  return inverse_std_of_scaled(scaled / count, e, eps);
 }
 
 // sum_rows_of with its 4096-element blocks spread over the threads; the block sums are
