@@ -436,6 +436,48 @@ def test_norm_where_the_powers_overflow(tcore, p):
     assert got[0] == float("inf") and math.isnan(got[1])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("shape,dim,keepdim", [((1000,), None, False), ((37, 129), (1,), False),
+                                               ((37, 129), (0,), True), ((5, 6, 7), (0, 2), False),
+                                               ((40000,), None, True), ((0, 5), (1,), False)], ids=str)
+def test_two_norm_one_pass_as_torch(tcore, dtype, shape, dim, keepdim):
+    """The CPU 2-norm sums squares in one pass (_square_sum; float16/bfloat16 squares in float32
+    lanes, as torch's): values, dtype and shape as torch's, contiguous and transposed."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    t, c = torch.tensor(x).to(getattr(torch, dtype)), tcore.tensor(x).to(getattr(tcore, dtype))
+    want, got = torch.linalg.vector_norm(t, 2, dim, keepdim), tcore.linalg.vector_norm(c, 2, dim, keepdim)
+    assert str(got.dtype).split(".")[-1] == dtype and tuple(got.shape) == tuple(want.shape)
+    tol = {"float32": 2e-6, "float64": 1e-14}.get(dtype, 0)  # (the reduced types' one rounding: the same bits)
+    np.testing.assert_allclose(got.double().numpy(), want.double().numpy(), rtol=tol, atol=0)
+    if len(shape) == 2:
+        np.testing.assert_allclose(tcore.linalg.vector_norm(c.t(), 2, dim, keepdim).double().numpy(),
+                                   torch.linalg.vector_norm(t.t(), 2, dim, keepdim).double().numpy(), rtol=tol, atol=0)
+
+
+def test_two_norm_gradients_and_tangents_as_torch(tcore):
+    torch = pytest.importorskip("torch")
+    import tcore.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+
+    rng = np.random.default_rng(4)
+    x, xt = rng.standard_normal((6, 9)), rng.standard_normal((6, 9))
+    a, b = tcore.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    tcore.linalg.vector_norm(a, 2, (1,)).sum().backward()
+    torch.linalg.vector_norm(b, 2, (1,)).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-13)
+    with fwAD.dual_level():
+        got = fwAD.unpack_dual(tcore.linalg.vector_norm(fwAD.make_dual(tcore.tensor(x), tcore.tensor(xt)), 2, (0,))).tangent
+    with tfwAD.dual_level():
+        want = tfwAD.unpack_dual(torch.linalg.vector_norm(tfwAD.make_dual(torch.tensor(x), torch.tensor(xt)), 2, (0,))).tangent
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-13)
+    # the one-pass sum of squares itself, called directly: 2x times the incoming gradient
+    s = tcore.tensor(x, requires_grad=True)
+    tcore.ops._square_sum(s, [1]).sum().backward()
+    np.testing.assert_allclose(s.grad.numpy(), 2 * x, rtol=1e-15)
+
+
 def test_norm_gradient_is_zero_at_zero(tcore):
     z = tcore.zeros(3, dtype=tcore.float64, requires_grad=True)
     tcore.norm(z).backward()

@@ -27,6 +27,7 @@
 #include <tcore/ops/embedding_native.h>
 #include <tcore/ops/empty.h>
 #include <tcore/ops/eq.h>
+#include <tcore/ops/_square_sum.h>
 #include <tcore/ops/full.h>
 #include <tcore/ops/gather.h>
 #include <tcore/ops/ge.h>
@@ -96,8 +97,12 @@ Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim,
   const double order = p ? p->to_double() : 2.0;
   const OptionalIntArrayRef dims = dim.empty() ? OptionalIntArrayRef() : OptionalIntArrayRef(dim);
   if (order == 0) return tcore::sum(tcore::ne(self, Scalar(0)), dims, keepdim, self.dtype());
-  if (order == 2)  // (no |x| pass)
-    return rescaled_where_out_of_range(tcore::sqrt(tcore::sum(tcore::mul(self, self), dims, keepdim)), self, order, dim, keepdim);
+  if (order == 2) {  // (no |x| pass; on the CPU no tensor of squares: one pass over self)
+    const Tensor naive = self.device().is_cpu()
+                             ? tcore::to(tcore::sqrt(tcore::_square_sum(self, dims, keepdim)), self.dtype())
+                             : tcore::sqrt(tcore::sum(tcore::mul(self, self), dims, keepdim));
+    return rescaled_where_out_of_range(naive, self, order, dim, keepdim);
+  }
   const Tensor a = tcore::abs(self);
   if (std::isinf(order)) {
     TCORE_CHECK_INDEX(self.numel() > 0 || !dim.empty(), "linalg.vector_norm cannot compute the ", order,

@@ -6,6 +6,7 @@
 // row is reduced with a wide accumulator (double for floats, int64 for integers).
 #include <numeric>
 
+#include <tcore/ops/_square_sum_native.h>
 #include <tcore/ops/mean_native.h>
 #include <tcore/ops/sum_native.h>
 
@@ -18,7 +19,14 @@ namespace tcore::native {
 inline namespace TCORE_CPU_NS {  // one copy per CPU capability (tcore/core/CPUCapability.h)
 namespace {
 
-enum class Reduction { Sum, Mean };
+enum class Reduction { Sum, Mean, SquareSum };
+
+// what a reduction adds up: the value, or its square (SquareSum; floating types only)
+template <Reduction kind>
+constexpr auto summand = [](auto v) {
+  if constexpr (kind == Reduction::SquareSum) return v * v;
+  else return v;
+};
 
 // sum/mean where the reduced dims are one block followed by kept dims (Reduce.h's columns_of):
 // whole rows added into an accumulator row (double for floats, int64 for integers), eight rows a
@@ -27,8 +35,10 @@ enum class Reduction { Sum, Mean };
 // in 1024-column tasks, 2.6 this way). In: the input's element type, T the result's (float for
 // float16/bfloat16 inputs, whose eight rows are added in float32: `direct` below; a transposed
 // float32 copy made a float16 sum(0) 11x torch's).
-template <typename In, typename T>
-void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
+template <typename In, typename T, Reduction kind>
+void sum_columns_of(const In* in, T* out, const Columns& c) {
+  constexpr bool mean = kind == Reduction::Mean;
+  const auto f = [](auto v) { return summand<kind>(v); };
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
   constexpr bool convert = !std::is_same_v<In, T>;
   // float16/bfloat16: the eight rows added in float32, then into the double accumulator (eight
@@ -46,7 +56,7 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
     Acc acc[kMaxChunk];
     for (int64_t j = 0; j < len; ++j) acc[j] = 0;
     const In* block = in + o * R * K + j0;
-    const auto wide = [](T v) { return static_cast<Acc>(v); };
+    const auto wide = [](T v) { return static_cast<Acc>(summand<kind>(v)); };
     // eight rows from row r on, as T: the input's own, or converted into `buf`
     alignas(64) std::conditional_t<convert, T, char> buf[convert ? 8 : 1][convert ? kMaxChunk : 1];
     const auto rows8 = [&](int64_t r, const T** y) {
@@ -64,7 +74,7 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
       if constexpr (direct) {
         const In* y[8];
         for (int k = 0; k < 8; ++k) y[k] = block + (r + k) * K;
-        const auto w = [](In v) { return static_cast<T>(v); };
+        const auto w = [](In v) { return summand<kind>(static_cast<T>(v)); };
         // bfloat16 has float32's range: eight values can overflow where double does not (3e38 twice
         // and -3e38 twice gave NaN), so a group with a partial that is not finite is added in double
         alignas(64) T part[kMaxChunk];
@@ -85,7 +95,8 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
         const T* y[8];
         rows8(r, y);
         for (int64_t j = 0; j < len; ++j)
-          acc[j] += static_cast<Acc>(((y[0][j] + y[1][j]) + (y[2][j] + y[3][j])) + ((y[4][j] + y[5][j]) + (y[6][j] + y[7][j])));
+          acc[j] += static_cast<Acc>(((f(y[0][j]) + f(y[1][j])) + (f(y[2][j]) + f(y[3][j]))) +
+                                     ((f(y[4][j]) + f(y[5][j])) + (f(y[6][j]) + f(y[7][j]))));
       } else {
         const T* y[8];
         rows8(r, y);
@@ -106,20 +117,21 @@ void sum_columns_of(const In* in, T* out, const Columns& c, bool mean) {
 
 // sum_columns_of where the case applies (the input's dtype the result's, or float16/bfloat16 into
 // float32); false when it does not.
-bool sum_columns(const Tensor& result, const Tensor& x, const std::vector<bool>& mask, bool mean) {
+template <Reduction kind>
+bool sum_columns(const Tensor& result, const Tensor& x, const std::vector<bool>& mask) {
   const std::optional<Columns> c = columns_of(x, mask);
   const bool reduced = is_reduced_float(x.dtype()) && result.dtype() == ScalarType::Float;
   if (!c || (x.dtype() != result.dtype() && !reduced)) return false;
   if (reduced) {
     dispatch_reduced_float(x.dtype(), [&](auto tag) {
       using H = typename decltype(tag)::type;
-      sum_columns_of<H, float>(static_cast<const H*>(x.data_ptr()), result.data_ptr<float>(), *c, mean);
+      sum_columns_of<H, float, kind>(static_cast<const H*>(x.data_ptr()), result.data_ptr<float>(), *c);
     });
     return true;
   }
   dispatch_dtype(result.dtype(), "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    sum_columns_of<T, T>(x.template data_ptr<T>(), result.template data_ptr<T>(), *c, mean);
+    sum_columns_of<T, T, kind>(x.template data_ptr<T>(), result.template data_ptr<T>(), *c);
   });
   return true;
 }
@@ -128,7 +140,8 @@ bool sum_columns(const Tensor& result, const Tensor& x, const std::vector<bool>&
 // 4096, its vectors converted to float32 in registers, as the converted row would be (the same
 // bits), the blocks of a few long rows on the threads; a float32 copy of the whole input made a
 // float16 sum 3x torch's. False when the rows are not contiguous in memory.
-bool sum_reduced_float_rows(const Tensor& result, const Tensor& x, const std::vector<bool>& mask, Reduction kind) {
+template <Reduction kind>
+bool sum_reduced_float_rows(const Tensor& result, const Tensor& x, const std::vector<bool>& mask) {
   if (!is_reduced_float(x.dtype()) || result.dtype() != ScalarType::Float) return false;
   const Tensor rows = rows_view(x, mask);
   if (!rows.is_contiguous()) return false;
@@ -139,7 +152,7 @@ bool sum_reduced_float_rows(const Tensor& result, const Tensor& x, const std::ve
   dispatch_reduced_float(x.dtype(), [&](auto tag) {
     using H = typename decltype(tag)::type;
     const H* in = static_cast<const H*>(rows.data_ptr());
-    const auto block_sum = [&](const H* p, int64_t n) { return sum_rows_of<float>([](auto v) { return v; }, n, p); };
+    const auto block_sum = [&](const H* p, int64_t n) { return sum_rows_of<float>(summand<kind>, n, p); };
     const auto finish = [&](int64_t r, double acc) {
       out[r] = static_cast<float>(kind == Reduction::Mean ? acc / static_cast<double>(inner) : acc);
     };
@@ -168,14 +181,14 @@ bool sum_reduced_float_rows(const Tensor& result, const Tensor& x, const std::ve
 }
 
 // result: contiguous, of the reduced shape and the result dtype (not float16/bfloat16).
-void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
-            const char* op) {
+template <Reduction kind>
+void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const char* op) {
   const ScalarType out_dtype = result.dtype();
   const Reordered ordered = in_memory_order(self, reduction_mask(dim, self.dim(), op));
   const Tensor& x = ordered.data;
   const std::vector<bool>& mask = ordered.mask;
-  if (sum_columns(result, x, mask, kind == Reduction::Mean)) return;
-  if (sum_reduced_float_rows(result, x, mask, kind)) return;
+  if (sum_columns<kind>(result, x, mask)) return;
+  if (sum_reduced_float_rows<kind>(result, x, mask)) return;
   const Rows rows = rows_for(x, mask, keepdim, out_dtype);  // (its shape is x's: result has the shape)
   const int64_t outer = rows.outer, inner = rows.inner;
   dispatch_dtype(out_dtype, op, [&](auto tag) {
@@ -189,11 +202,12 @@ void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, b
       const T* row = in + r * inner;
       Acc acc = 0;
       if constexpr (std::is_floating_point_v<T>) {
-        acc = split_row ? parallel_sum_row(row, inner) : sum_row(row, inner);  // vectorized lanes, blocks in double
+        // vectorized lanes, blocks in double
+        acc = split_row ? parallel_sum_rows_of(summand<kind>, inner, row) : sum_row_of(row, inner, summand<kind>);
       } else {
-        for (int64_t i = 0; i < inner; ++i) acc += static_cast<Acc>(row[i]);
+        for (int64_t i = 0; i < inner; ++i) acc += static_cast<Acc>(summand<kind>(row[i]));
       }
-      if (kind == Reduction::Mean) {
+      if constexpr (kind == Reduction::Mean) {
         out[r] = static_cast<T>(static_cast<double>(acc) / static_cast<double>(inner));
       } else {
         out[r] = static_cast<T>(acc);
@@ -208,20 +222,29 @@ void reduce(const Tensor& result, const Tensor& self, OptionalIntArrayRef dim, b
 }
 
 // float16/bfloat16 results accumulate in double via float32 and are rounded on store.
-void reduce_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, Reduction kind,
-                const char* op) {
-  into_output(out, compute_dtype(out), {self}, [&](const Tensor& result) { reduce(result, self, dim, keepdim, kind, op); });
+template <Reduction kind>
+void reduce_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const char* op) {
+  into_output(out, compute_dtype(out), {self}, [&](const Tensor& result) { reduce<kind>(result, self, dim, keepdim, op); });
 }
 
 }  // namespace
 
 TCORE_IMPL_FUNC(sum_out)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
                         const Tensor& out) {
-  reduce_out(out, self, dim, keepdim, Reduction::Sum, "sum");
+  reduce_out<Reduction::Sum>(out, self, dim, keepdim, "sum");
 }
 TCORE_IMPL_FUNC(mean_out)(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType>,
                          const Tensor& out) {
-  reduce_out(out, self, dim, keepdim, Reduction::Mean, "mean");
+  reduce_out<Reduction::Mean>(out, self, dim, keepdim, "mean");
+}
+
+// float16/bfloat16 squares added in float32 lanes into a float32 result, as their sums
+Tensor _square_sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  TCORE_CHECK_TYPE(is_floating(self.dtype()), "_square_sum: expected a floating point tensor, got ", to_string(self.dtype()));
+  const ScalarType t = is_reduced_float(self.dtype()) ? ScalarType::Float : self.dtype();
+  Tensor result = empty_cpu(reduced_shape(self.sizes(), reduction_mask(dim, self.dim(), "_square_sum"), keepdim), t);
+  reduce<Reduction::SquareSum>(result, self, dim, keepdim, "_square_sum");
+  return result;
 }
 
 }  // namespace TCORE_CPU_NS
