@@ -1322,6 +1322,174 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 
 
+def _mha_batched(query: Tensor, key: Tensor, value: Tensor, key_padding_mask, attn_mask, num_heads: int) -> bool:
+    """torch's shape rules of multi_head_attention_forward: True for batched (3-D) inputs."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
+                             f"tensor")
+    batched = query.dim() == 3
+    kind, n = ("batched (3-D)", 3) if batched else ("unbatched (2-D)", 2)
+    if key.dim() != n or value.dim() != n:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {n}-D but found {key.dim()}-D and "
+                             f"{value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != n - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or {n - 1}-D but found "
+                             f"{key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                 f"{attn_mask.dim()}-D tensor instead")
+        if not batched and attn_mask.dim() == 3:
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}")
+    return batched
+
+
+def _additive_mask(mask, name: str, dtype, other=None, other_name: str = ""):
+    """A bool mask as 0 / -inf of dtype (True: masked out); a float mask as it is."""
+    if mask is None:
+        return None
+    if mask.dtype != _C.dtype.bool and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    if other is not None and mask.dtype != other.dtype:
+        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
+                      f"instead.", stacklevel=3)
+    if mask.is_floating_point():
+        return mask
+    return _C.zeros_like(mask, dtype=dtype).masked_fill_(mask, -math.inf)
+
+
+def _split_heads(t: Tensor, length: int, rows: int, head_dim: int) -> Tensor:
+    """(length, batch, heads * head_dim) -> (batch * heads, length, head_dim)."""
+    return t.reshape(length, rows, head_dim).transpose(0, 1)
+
+
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn: bool, dropout_p: float,
+                                 out_proj_weight: Tensor, out_proj_bias, training: bool = True,
+                                 key_padding_mask=None, need_weights: bool = True, attn_mask=None,
+                                 use_separate_proj_weight: bool = False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights: bool = True,
+                                 is_causal: bool = False):
+    """torch's multi-head attention over (L, N, E) inputs ((L, E) unbatched): the projections
+    (packed in_proj_weight, or q/k/v_proj_weight), bias_k/bias_v and a zero key appended, bool
+    masks as -inf (key_padding_mask and attn_mask added), per-head scaled dot products, dropout on
+    the weights, out projection. need_weights: scores by baddbmm and softmax, the weights returned
+    (averaged over heads unless average_attn_weights=False; a row masked everywhere is NaN, as
+    torch's); otherwise scaled_dot_product_attention (such a row gives zeros), and None."""
+    batched = _mha_batched(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _additive_mask(key_padding_mask, "key_padding_mask", query.dtype, attn_mask, "attn_mask")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # (scaled_dot_product_attention's own causal mask)
+    else:
+        attn_mask = _additive_mask(attn_mask, "attn_mask", query.dtype)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
+                                 f"{tuple(value.shape[:2])}")
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k), linear(value, v_proj_weight, b_v)
+    else:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        weights = in_proj_weight.chunk(3)
+        biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        if query is key and key is value:  # self-attention: one product with the packed weight
+            q, k, v = linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+        else:
+            q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
+                               f"{(bsz * num_heads, tgt_len, src_len)}.")
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError("bias_k is set but bias_v is None" if bias_v is None else "bias_v is set but bias_k is None")
+    if bias_k is not None:
+        if static_k is not None or static_v is not None:
+            raise AssertionError(f"bias cannot be added to static {'key' if static_k is not None else 'value'}.")
+        k = _C.cat([k, bias_k.repeat(1, bsz, 1)], 0)
+        v = _C.cat([v, bias_v.repeat(1, bsz, 1)], 0)
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    rows = bsz * num_heads
+    q = _split_heads(q, tgt_len, rows, head_dim)
+    given = {}
+    for name, static, t in (("k", static_k, k), ("v", static_v, v)):
+        if static is None:
+            given[name] = _split_heads(t, t.shape[0], rows, head_dim)
+            continue
+        if static.shape[0] != rows:
+            raise AssertionError(f"expecting static_{name}.size(0) of {rows}, but got {static.shape[0]}")
+        if static.shape[2] != head_dim:
+            raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got {static.shape[2]}")
+        given[name] = static
+    k, v = given["k"], given["v"]
+    if add_zero_attn:
+        zero = _C.zeros([rows, 1, head_dim], dtype=k.dtype, device=k.device)
+        k, v = _C.cat([k, zero], 1), _C.cat([v, zero], 1)
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        per_row = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(rows, 1, src_len)
+        attn_mask = per_row if attn_mask is None else attn_mask + per_row
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = q * math.sqrt(1.0 / float(head_dim))
+        scores = (_C.bmm(q_scaled, k.transpose(-2, -1)) if attn_mask is None
+                  else _C.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1)))
+        weights = softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p)
+        out = _C.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        return (out, weights) if batched else (out.squeeze(1), weights.squeeze(0))
+    if attn_mask is not None:
+        attn_mask = (attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1 and attn_mask.dim() == 3
+                     else attn_mask.view(bsz, num_heads, -1, src_len))
+    q, k, v = (t.view(bsz, num_heads, -1, head_dim) for t in (q, k, v))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+    return (out if batched else out.squeeze(1)), None
+
+
 # ------------------------------------------------------------------ losses
 def _check_batch(input: Tensor, target: Tensor) -> None:
     if input.ndim >= 1 and target.ndim >= 1 and input.shape[0] != target.shape[0]:

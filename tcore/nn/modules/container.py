@@ -105,6 +105,21 @@ class ModuleList(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
+    def __repr__(self) -> str:
+        """torch's: a run of consecutive modules with one repr is shown once, as (i-j): n x ..."""
+        runs: list[list] = []  # [first, last, repr]
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return self._get_name() + "()"
+        lines = [(f"({a}): " if a == b else f"({a}-{b}): {b - a + 1} x ") + text.replace("\n", "\n  ")
+                 for a, b, text in runs]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
     def __iadd__(self, modules) -> ModuleList:
         return self.extend(modules)
 
