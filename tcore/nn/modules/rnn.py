@@ -2,7 +2,8 @@
 initialization), gate orders (LSTM i, f, g, o; GRU r, z, n), projections (LSTM's proj_size),
 directions, dropout between layers, batch_first and unbatched inputs. Made of tcore's operators,
 so their gradients and tangents are those of what they call. Each layer projects the whole
-sequence's inputs in one matrix product, then steps through time with the hidden state's.
+sequence's inputs in one matrix product, then steps through time in C++ (_recurrent_layer,
+csrc/native/composite/Recurrent.cpp, which the cells share).
 PackedSequence inputs are not supported (there is no tcore.nn.utils.rnn)."""
 from __future__ import annotations
 
@@ -19,31 +20,8 @@ from .module import Module
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def steps_of(input) -> int:
-    return input.shape[0]
-
-
 def _stack(tensors, dim: int = 0):
     return _C.stack(list(tensors), dim)
-
-
-def _cell_step(mode: str, gi, h, c, w_hh, b_hh, w_hr=None):
-    """One time step: gi the input's projection (x W_ih^T + b_ih), h (and c for LSTM) the state;
-    returns (h', c')."""
-    gh = F.linear(h, w_hh, b_hh)
-    if mode == "LSTM":
-        i, f, g, o = (gi + gh).chunk(4, -1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
-        return (F.linear(h, w_hr) if w_hr is not None else h), c
-    if mode == "GRU":
-        ir, iz, in_ = gi.chunk(3, -1)
-        hr, hz, hn = gh.chunk(3, -1)
-        r, z = (ir + hr).sigmoid(), (iz + hz).sigmoid()
-        n = (in_ + r * hn).tanh()
-        return n + z * (h - n), None  # (1 - z) * n + z * h
-    pre = gi + gh
-    return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
 
 
 class RNNBase(Module):
@@ -120,7 +98,7 @@ class RNNBase(Module):
         get = lambda stem: getattr(self, f"{stem}_l{layer}{suffix}", None)  # noqa: E731
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"), get("weight_hr")
 
-    def _check_input(self, input, batch_sizes=None) -> None:
+    def _check_input(self, input) -> None:
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
         if self.input_size != input.shape[-1]:
@@ -134,7 +112,6 @@ class RNNBase(Module):
     def _run(self, input, h0, c0):
         """input (L, N, H_in); h0 (layers * D, N, H_out), c0 likewise (LSTM) or None."""
         directions = 2 if self.bidirectional else 1
-        steps = input.shape[0]
         x = input
         h_n, c_n = [], []
         for layer in range(self.num_layers):
@@ -142,18 +119,13 @@ class RNNBase(Module):
             for direction in range(directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
                 k = layer * directions + direction
-                h = h0[k]
-                c = c0[k] if c0 is not None else None
                 gi = F.linear(x, w_ih, b_ih)  # every step's input projection at once
-                order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
-                hs = [None] * steps
-                for t in order:
-                    h, c = _cell_step(self.mode, gi[t], h, c, w_hh, b_hh, w_hr)
-                    hs[t] = h
+                out, h, c = _C._recurrent_layer(gi, h0[k], c0[k] if c0 is not None else None, w_hh, b_hh, w_hr,
+                                                self.mode, direction == 1)
                 h_n.append(h)
-                if c is not None:
+                if c0 is not None:
                     c_n.append(c)
-                outputs.append(_stack(hs))
+                outputs.append(out)
             x = outputs[0] if directions == 1 else _C.cat(outputs, 2)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
@@ -192,7 +164,7 @@ class RNNBase(Module):
             self._check_hidden(h0, h_shape)
             if lstm:
                 self._check_hidden(c0, c_shape, "Expected hidden[1] size {}, got {}")
-        if steps_of(input) == 0:
+        if input.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._run(input, h0, c0)
         if not batched:
@@ -317,7 +289,9 @@ class RNNCellBase(Module):
                     raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {state.shape[1]}, expected "
                                        f"{self.hidden_size}")
             h, c = states if lstm else (states[0], None)
-        h, c = _cell_step(mode, F.linear(input, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        gi = F.linear(input, self.weight_ih, self.bias_ih).unsqueeze(0)  # (one step)
+        _, h, c = _C._recurrent_layer(gi, h, c, self.weight_hh, self.bias_hh, None, mode, False)
+        c = c if lstm else None
         if not batched:
             h, c = h.squeeze(0), (c.squeeze(0) if lstm else None)
         return (h, c) if lstm else h
