@@ -636,16 +636,153 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                          count_include_pad, divisor_override)
 
 
+def _one(v) -> int:
+    return int(v[0]) if isinstance(v, (list, tuple)) else int(v)
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """max_pool2d over (N, C, 1, L): the same windows, values and (flat) indices, as torch's."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
+    out = max_pool2d(input.unsqueeze(-2), [1, _one(kernel_size)], None if stride is None else [1, _one(stride)],
+                     [0, _one(padding)], [1, _one(dilation)], ceil_mode, return_indices)
+    return (out[0].squeeze(-2), out[1].squeeze(-2)) if return_indices else out.squeeze(-2)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for avg_pool1d)")
+    return avg_pool2d(input.unsqueeze(-2), [1, _one(kernel_size)], None if stride is None else [1, _one(stride)],
+                      [0, _one(padding)], ceil_mode, count_include_pad).squeeze(-2)
+
+
+def _adaptive_sizes(input: Tensor, output_size, n: int, name: str) -> list[int]:
+    """output_size as n ints (None: the input's size), with torch's checks of input and sizes."""
+    if n == 1:
+        if input.ndim not in (2, 3):
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                               f"'self' (while checking arguments for {name})")
+    elif input.ndim not in (n + 1, n + 2):
+        got = ":" if name.startswith("adaptive_max") else ""
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got{got} {list(input.shape)}")
+    for d in range(1 if input.ndim == n + 2 else 0, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(input.shape)} with dimension {d} being empty")
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * n
+    if len(sizes) != n:
+        raise RuntimeError(f"{name}: output_size must be {n}")
+    spatial = input.shape[input.ndim - n:]
+    sizes = [int(spatial[i]) if v is None else int(v) for i, v in enumerate(sizes)]
+    if any(v < 0 for v in sizes):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(map(str, sizes))}}}")
+    return sizes
+
+
+def _adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
+    """torch's adaptive windows: output i pools [floor(i * size / out), ceil((i + 1) * size / out))."""
+    return [((i * size) // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _adaptive_avg(input: Tensor, output_size, n: int, name: str) -> Tensor:
+    """The mean over each window, one spatial dim at a time (the windows are products of
+    per-dim ranges): a reshape and mean where the size divides, else a product with the
+    (out, size) matrix of window weights 1 / len."""
+    sizes = _adaptive_sizes(input, output_size, n, name)
+    if all(v == 1 for v in sizes):
+        return input.mean(list(range(-n, 0)), keepdim=True)
+    spatial = list(input.shape[input.ndim - n:])
+    if n == 2 and all(v and size % v == 0 for v, size in zip(sizes, spatial)):  # (one kernel, any layout)
+        return avg_pool2d(input, [size // v for v, size in zip(sizes, spatial)])
+    x = input
+    for i, out in enumerate(sizes):
+        dim = input.ndim - n + i
+        size = x.shape[dim]
+        if out == size:
+            continue
+        if out and size % out == 0:
+            x = x.unflatten(dim, (out, size // out)).mean(dim + 1)
+            continue
+        weights = np.zeros((size, out))
+        for j, (a, b) in enumerate(_adaptive_windows(size, out)):
+            weights[a:b, j] = 1.0 / (b - a)
+        w = _C.from_numpy(weights).to(x.device, x.dtype)
+        x = _C.matmul(x.movedim(dim, -1), w).movedim(-1, dim)
+    return _layout_of(x, input)
+
+
+def _layout_of(result: Tensor, input: Tensor) -> Tensor:
+    """result in input's memory format: channels_last for a channels_last 4-D input, as torch's
+    pools give, else contiguous."""
+    if input.ndim == 4 and not input.is_contiguous() and input.is_contiguous(memory_format=_C.memory_format.channels_last):
+        return result.contiguous(memory_format=_C.memory_format.channels_last)
+    return result.contiguous()
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    """Only output sizes that divide the input (the common (1, 1) included)."""
-    out = _pair(output_size)
-    h, w = input.shape[-2], input.shape[-1]
-    out = [h if out[0] is None else out[0], w if out[1] is None else out[1]]
-    if h % out[0] or w % out[1]:
-        raise NotImplementedError(f"adaptive_avg_pool2d: output size {out} must divide the input size {[h, w]}")
-    if out == [1, 1]:
-        return input.mean([-2, -1], keepdim=True)
-    return avg_pool2d(input, [h // out[0], w // out[1]])
+    return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+def _adaptive_max(input: Tensor, output_size, n: int, name: str):
+    """(values, indices): the maximum of each window and its flat index in the input's spatial
+    plane (the first in row-major order; a NaN counts as the maximum: torch's index is its last
+    NaN's), found one spatial dim at a time; the values gathered from the input at those indices,
+    so a gradient flows to that one element, as torch's."""
+    sizes = _adaptive_sizes(input, output_size, n, name)
+    spatial = list(input.shape[input.ndim - n:])
+    lead = list(input.shape[:input.ndim - n])
+    x = input.detach()  # (the search records nothing)
+    where = _C.arange(math.prod(spatial), device=input.device).reshape(spatial).expand(list(input.shape))
+    for i in reversed(range(n)):  # the last dim first: ties then go to the first row-major
+        dim = input.ndim - n + i
+        vals, idx = [], []
+        for a, b in _adaptive_windows(spatial[i], sizes[i]):
+            window = x.narrow(dim, a, b - a)
+            best = window.argmax(dim, keepdim=True)  # (the first maximum; a NaN counts as one)
+            vals.append(window.gather(dim, best))
+            idx.append(where.narrow(dim, a, b - a).gather(dim, best))
+        x = _C.cat(vals, dim) if vals else x.narrow(dim, 0, 0)
+        where = _C.cat(idx, dim) if idx else where.narrow(dim, 0, 0)
+    flat = input.reshape(lead + [-1])
+    values = flat.gather(-1, where.reshape(lead + [-1])).reshape(lead + sizes)
+    return _layout_of(values, input), _layout_of(where, input)
+
+
+def _adaptive_max_pool(n: int):
+    name = f"adaptive_max_pool{n}d"
+
+    def pool(input: Tensor, output_size, return_indices: bool = False):
+        values, indices = _adaptive_max(input, output_size, n, name)
+        return (values, indices) if return_indices else values
+
+    def with_indices(input: Tensor, output_size, return_indices: bool = True):
+        return _adaptive_max(input, output_size, n, name)
+
+    pool.__name__, with_indices.__name__ = name, f"{name}_with_indices"
+    return pool, with_indices
+
+
+adaptive_max_pool1d, adaptive_max_pool1d_with_indices = _adaptive_max_pool(1)
+adaptive_max_pool2d, adaptive_max_pool2d_with_indices = _adaptive_max_pool(2)
+adaptive_max_pool3d, adaptive_max_pool3d_with_indices = _adaptive_max_pool(3)
 
 
 # ------------------------------------------------------------------ normalization
