@@ -246,6 +246,11 @@ OVERRIDES.update({
     "_avg_pool2d_backward": dict(grad_output=(1, 2, 3, 3), self=(1, 2, 4, 4), kernel_size=[2, 2], stride=[2, 1],
                                  padding=[1, 0], count_include_pad=True, divisor_override=3),
     "_conv2d_im2col": dict(self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1], padding=[1, 0], dilation=[1, 1]),
+    # probabilities in [0, 1) for bernoulli; distribution parameters in range
+    "bernoulli": dict(self=lambda tc: tc.full([3, 3], 0.25)), "bernoulli.p": dict(p=0.25),
+    "bernoulli.Tensor": dict(p=lambda tc: tc.full([3, 3], 0.25)), "bernoulli_.float": dict(p=0.25),
+    "bernoulli_.Tensor": dict(p=lambda tc: tc.full([3, 3], 0.25)),
+    "geometric": dict(p=0.25), "geometric_": dict(p=0.25),
     "_recurrent_layer": dict(input_projection=(4, 2, 12), hx=(2, 3), cx=(2, 3), w_hh=(12, 3), b_hh=(12,), w_hr=None,
                              mode="LSTM", reverse=True),
     "_conv2d_im2col_backward": dict(grad_output=(1, 3, 5, 3), self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1],

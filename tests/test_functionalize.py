@@ -214,7 +214,12 @@ def test_writing_a_captured_tensor_is_an_error():
     lambda x: (tcore.zeros([3, 4], out=x), tcore.ones([4], out=x[0]), x * 1)[2],
     lambda x: (tcore.full([3, 4], 2.5, out=x), x * 1)[1],
     lambda x: (x.zero_(), x * 1)[1],
-], ids=["uniform_", "normal_on_a_view", "random_on_a_transpose", "dropout", "zeros_ones_out", "full_out", "zero_"])
+    lambda x: (x.exponential_(2.0), x * 1)[1],
+    lambda x: (x[1:].bernoulli_(0.3), x * 1)[1],
+    lambda x: (x.t().bernoulli_(tcore.full([4, 3], 0.5)), x * 1)[1],
+    lambda x: (x.geometric_(0.25), x.log_normal_(0.0, 0.5), x[0].cauchy_(), x * 1)[3],
+], ids=["uniform_", "normal_on_a_view", "random_on_a_transpose", "dropout", "zeros_ones_out", "full_out", "zero_",
+        "exponential_", "bernoulli_on_a_view", "bernoulli_tensor_on_a_transpose", "geometric_log_normal_cauchy"])
 def test_random_and_factory_writes_functionalize_with_the_same_draws(fn):
     """The random in-place operators run as their functional counterparts (uniform,
     normal_functional, random.from), drawing the same numbers from the same generator state."""
