@@ -93,6 +93,33 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return elu(input, alpha, inplace=True)
 
 
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x > 0, else weight * x: one weight, or one per channel (dim 1), as torch's."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {channels}.")
+    w = weight.reshape([]) if weight.numel() == 1 else weight.reshape([channels] + [1] * (input.ndim - 2))
+    return _C.where(input > 0, input, w * input)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """x where x > 0, else x times a slope: drawn uniformly from [lower, upper) per element in
+    training, (lower + upper) / 2 otherwise."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = _C.empty(list(input.shape), dtype=input.dtype, device=input.device).uniform_(lower, upper)
+    out = _C.where(input > 0, input, input * slope)
+    return input.copy_(out) if inplace else out
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
@@ -135,6 +162,18 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     return softmax(-input, dim, _stacklevel, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """softmax((logits + g) / tau) with g Gumbel(0, 1) noise (-log of exponential draws); hard: the
+    one-hot of its argmax, with the soft sample's gradient (straight-through), as torch's."""
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.argmax(dim, keepdim=True)
+    one_hot = _C.zeros_like(logits).scatter(dim, index, 1.0)
+    return one_hot - soft.detach() + soft
 
 
 # The piecewise activations below pick their branches with `where` on the input itself, so the
@@ -266,6 +305,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y_o = x1^T W_o x2 + b_o over the last dims; the leading dims must match."""
+    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
+                           f"{list(input2.shape[:-1])}")
+    for i, x in ((1, input1), (2, input2)):
+        if x.shape[-1] != weight.shape[i]:
+            raise RuntimeError(f"bilinear(): input{i} size does not match weight size: got {x.shape[-1]} but expected "
+                               f"{weight.shape[i]}")
     out = _C.einsum("...i,oij,...j->...o", [input1, weight, input2])
     return out if bias is None else out + bias
 
@@ -785,6 +832,59 @@ adaptive_max_pool2d, adaptive_max_pool2d_with_indices = _adaptive_max_pool(2)
 adaptive_max_pool3d, adaptive_max_pool3d_with_indices = _adaptive_max_pool(3)
 
 
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """(sum over each window of x^p)^(1/p), as torch's: avg_pool of x^p times the window's size."""
+    k = _one(kernel_size)
+    out = avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(k).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    kh, kw = _pair(kernel_size)
+    out = avg_pool2d(input.pow(norm_type), [kh, kw], stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def _unpool_size(input: Tensor, kernel, stride, padding, output_size, n: int) -> list[int]:
+    """The unpooled spatial sizes: (in - 1) * stride - 2 * padding + kernel, or output_size's
+    (its last n entries), which must lie strictly within a stride of them."""
+    spatial = list(input.shape[input.ndim - n:])
+    default = [(spatial[d] - 1) * stride[d] - 2 * padding[d] + kernel[d] for d in range(n)]
+    if output_size is None:
+        return default
+    size = [int(v) for v in output_size]
+    if len(size) == n + 2:
+        size = size[2:]
+    if len(size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length "
+                         f"of '{len(size)}'")
+    for d in range(n):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < size[d] < high:
+            raise ValueError(f'invalid output_size "{tuple(size)}" (dim {d} must be between {low} and {high})')
+    return size
+
+
+def _max_unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output_size, n: int) -> Tensor:
+    """Each value written at its flat index in a zero plane of the unpooled size (max_pool's
+    indices), per (sample, channel)."""
+    kernel = _pair(kernel_size) if n == 2 else [_one(kernel_size)]
+    stride = kernel if stride is None else (_pair(stride) if n == 2 else [_one(stride)])
+    padding = _pair(padding) if n == 2 else [_one(padding)]
+    size = _unpool_size(input, kernel, stride, padding, output_size, n)
+    lead = list(input.shape[:input.ndim - n])
+    plane = _C.zeros(lead + [math.prod(size)], dtype=input.dtype, device=input.device)
+    return plane.scatter(-1, indices.reshape(lead + [-1]), input.reshape(lead + [-1])).reshape(lead + size)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
 # ------------------------------------------------------------------ normalization
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -986,6 +1086,36 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace, input.ndim == 5)
 
 
+_SELU_ALPHA_SCALE = 1.7580993408473766  # (selu's scale * alpha)
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    """SELU's dropout: kept values a x + a alpha' p, dropped ones -a alpha' (1 - p), a =
+    1 / sqrt((alpha'^2 p + 1)(1 - p)): zero mean and unit variance stay so (torch's formula);
+    feature: one draw per (sample, channel)."""
+    _check_dropout_p(p)
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        return input.mul_(0) if inplace else input * 0
+    shape = list(input.shape[:2]) + [1] * (input.ndim - 2) if feature else list(input.shape)
+    keep = (_C.rand(shape, dtype=input.dtype, device=input.device) < 1 - p).to(input.dtype)
+    a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE ** 2 * p + 1) * (1 - p))
+    b = (keep - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
+    out = input * (keep * a) + b
+    return input.copy_(out) if inplace else out
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, True)
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     if padding_idx is not None:
@@ -1154,6 +1284,23 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     n = len(batch)
     x = input.reshape([*batch, c // (r * r), r, r, h, w]).permute([*range(n), n, n + 3, n + 1, n + 4, n + 2])
     return x.reshape([*batch, c // (r * r), h * r, w * r])
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with its channels regrouped: (groups, C / groups) transposed."""
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    n, rest = input.shape[0], list(input.shape[2:])
+    return input.reshape([n, groups, c // groups] + rest).transpose(1, 2).reshape(list(input.shape))
+
+
+native_channel_shuffle = channel_shuffle
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -1824,6 +1971,27 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return _reduce(loss, r)
 
 
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:
+    """sum over target classes j (target's entries before its first -1) and other classes i of
+    max(0, 1 - (x[j] - x[i])), divided by the number of classes, per sample, as torch's."""
+    r = _reduction(reduction, size_average, reduce)
+    if input.ndim > 2 or tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    x = input.reshape([1, -1]) if input.ndim < 2 else input
+    y = target.reshape([1, -1]) if target.ndim < 2 else target
+    classes = x.shape[1]
+    valid = (y == -1).cumsum(1) == 0  # (the targets before the first -1)
+    if bool((valid & ((y < 0) | (y >= classes))).any()):
+        raise RuntimeError(f"multilabel_margin_loss: target values must be in [0, {classes}) before the first -1")
+    index = _C.where(valid, y, 0)
+    is_target = _C.zeros(list(x.shape), dtype=x.dtype, device=x.device).scatter_add(1, index, valid.to(x.dtype)) > 0
+    margins = (1 - x.gather(1, index).unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # (N, j, i)
+    pairs = valid.unsqueeze(2) & is_target.logical_not().unsqueeze(1)
+    loss = (margins * pairs.to(x.dtype)).sum([1, 2]) / classes
+    return _reduce(loss if input.ndim == 2 else loss.reshape([]), r)
+
+
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -1847,6 +2015,35 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     innermost = max(x1.ndim, x2.ndim) - 1
     return _C.norm(x1 - x2 + eps, p, [innermost], keepdim)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between the rows of an (N, M) input, pairs i < j in row-major order."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    pairs = _C.triu_indices(n, n, 1, device=input.device)
+    return _C.norm(input[pairs[0]] - input[pairs[1]], p, [1], False)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *, distance_function=None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """max(d(a, p) - d(a, n) + margin, 0) with any distance (pairwise_distance by default); swap:
+    d(a, n) replaced by d(p, n) where smaller."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    r = _reduction(reduction)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        d_neg = _C.minimum(d_neg, distance(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), r)
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,

@@ -1,26 +1,27 @@
 """The module classes of tcore.nn."""
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmin, Softplus,
-                         Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
-from .container import ModuleDict, ModuleList, Sequential
+                         Softshrink, Softsign, Tanh, Tanhshrink, Threshold, PReLU, RReLU, Softmax2d)
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .fold import Fold, Unfold
-from .linear import Flatten, Identity, Linear, Unflatten
+from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss,
-                   MultiMarginLoss, NLLLoss, PoissonNLLLoss,
+                   MultiMarginLoss, NLLLoss, PoissonNLLLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
-from .normalization import (BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                             LayerNorm, LocalResponseNorm, RMSNorm)
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
                       ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
-                      AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
+                      AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, LPPool1d, LPPool2d, MaxPool1d, MaxPool2d, MaxUnpool1d,
+                      MaxUnpool2d)
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -44,5 +45,8 @@ __all__ = [
     "Hardtanh", "Softmin", "KLDivLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
     "GRUCell", "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
     "TransformerEncoderLayer", "TransformerDecoderLayer", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "PReLU", "RReLU", "Softmax2d",
+    "BatchNorm3d", "Bilinear", "AlphaDropout", "FeatureAlphaDropout", "ChannelShuffle", "LPPool1d", "LPPool2d",
+    "MaxUnpool1d", "MaxUnpool2d", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "ParameterList",
+    "ParameterDict",
 ]

@@ -1,9 +1,12 @@
 """Activation modules: ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Tanh, Sigmoid, Softplus,
 Softmax, LogSoftmax, LogSigmoid, Hardsigmoid, Hardswish, Mish, SELU, CELU, Softsign, Tanhshrink,
-Hardshrink, Softshrink, Threshold, GLU."""
+Hardshrink, Softshrink, Threshold, GLU, Hardtanh, Softmin, PReLU, RReLU, Softmax2d."""
 from __future__ import annotations
 
+from ... import _C
 from .. import functional as F
+from .. import init as nn_init
+from ..parameter import Parameter
 from .module import Module
 
 
@@ -217,3 +220,42 @@ class GLU(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x where x > 0, else a learned slope times x: one slope, or one per channel."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(_C.full([num_parameters], float(init), device=device, dtype=dtype))
+
+    def reset_parameters(self) -> None:
+        nn_init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dim -3) of (C, H, W) or (N, C, H, W)."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)

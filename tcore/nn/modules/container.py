@@ -1,8 +1,10 @@
-"""Sequential, ModuleList, ModuleDict."""
+"""Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 from __future__ import annotations
 
 from collections import OrderedDict
 
+from ... import Tensor
+from ..parameter import Parameter
 from .module import Module
 
 
@@ -184,3 +186,124 @@ class ModuleDict(Module):
 
     def pop(self, key: str) -> Module:
         return self._modules.pop(key)
+
+
+def _as_parameter(value):
+    """A plain tensor held by a ParameterList/Dict becomes a Parameter, as torch's."""
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+
+
+def _describe(value) -> str:
+    if isinstance(value, Tensor):
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        size = "x".join(str(n) for n in value.shape)
+        device = f" ({value.device})" if value.device.type != "cpu" else ""
+        return f"{kind} containing: [{value.dtype} of size {size}{device}]"
+    return f"Object of type: {type(value).__name__}"
+
+
+class ParameterList(Module):
+    """A list of parameters (plain tensors are made Parameters) that its owner registers."""
+
+    def __init__(self, values=None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _index(self, idx: int) -> str:
+        if not -self._size <= idx < self._size:
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % self._size)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(self._size)[idx]])
+        return getattr(self, self._index(idx))
+
+    def __setitem__(self, idx: int, param) -> None:
+        setattr(self, self._index(idx), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(self._size))
+
+    def __iadd__(self, parameters) -> ParameterList:
+        return self.extend(parameters)
+
+    def append(self, value) -> ParameterList:
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values) -> ParameterList:
+        if isinstance(values, Tensor) or not hasattr(values, "__iter__"):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"  ({i}): {_describe(p)}" for i, p in enumerate(self))
+
+
+class ParameterDict(Module):
+    """A dict of parameters (plain tensors are made Parameters) that its owner registers, in
+    insertion order."""
+
+    def __init__(self, parameters=None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str):
+        if key not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def keys(self):
+        return list(self._keys)
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def get(self, key: str, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key: str):
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, parameters) -> None:
+        for key, value in (parameters.items() if hasattr(parameters, "items") else parameters):
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"  ({k}): {_describe(p)}" for k, p in self.items())

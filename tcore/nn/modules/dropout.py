@@ -1,4 +1,5 @@
-"""Dropout, and the channel-wise Dropout1d, Dropout2d, Dropout3d."""
+"""Dropout, the channel-wise Dropout1d, Dropout2d, Dropout3d, and SELU's AlphaDropout,
+FeatureAlphaDropout."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -32,3 +33,13 @@ class Dropout2d(Dropout):
 class Dropout3d(Dropout):
     def forward(self, input):
         return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(Dropout):
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

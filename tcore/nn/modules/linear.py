@@ -79,3 +79,32 @@ class Unflatten(Module):
 
 class NonDynamicallyQuantizableLinear(Linear):
     """MultiheadAttention's out_proj: a Linear by another name, as torch's (for its repr)."""
+
+
+class Bilinear(Module):
+    """y = x1^T W x2 + b, W of shape (out_features, in1_features, in2_features); torch's
+    initialization (uniform in +-1/sqrt(in1_features))."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(_C.empty([out_features, in1_features, in2_features], **_factory(device, dtype)))
+        if bias:
+            self.bias = Parameter(_C.empty([out_features], **_factory(device, dtype)))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

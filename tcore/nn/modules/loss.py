@@ -1,10 +1,12 @@
 """Loss modules: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, BCELoss,
 BCEWithLogitsLoss, HuberLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,
-CosineEmbeddingLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss
+CosineEmbeddingLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MultiLabelMarginLoss,
+TripletMarginWithDistanceLoss
 (reduction='mean'|'sum'|'none')."""
 from __future__ import annotations
 
 from .. import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -178,3 +180,23 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             f"instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)

@@ -411,7 +411,7 @@ class Module:
         for name, module in self._modules.items():
             text = repr(module).replace("\n", "\n  ")
             lines.append(f"({name}): {text}")
-        if not self._modules:
+        if not self._modules and "\n" not in extra:  # (torch's one-line form)
             return f"{self._get_name()}({extra})"
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 

@@ -1,4 +1,5 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d."""
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, LPPool1d/2d,
+MaxUnpool1d/2d."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -105,3 +106,45 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
     def forward(self, input):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class LPPool1d(Module):
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool2d(LPPool1d):
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class MaxUnpool2d(Module):
+    """Each value back at its max_pool2d index, zeros elsewhere."""
+
+    _n = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        tup = lambda v: tuple(v) if isinstance(v, (list, tuple)) else (v,) * self._n  # noqa: E731  (torch's repr)
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride if stride is not None else kernel_size)
+        self.padding = tup(padding)
+
+    def forward(self, input, indices, output_size=None):
+        unpool = F.max_unpool2d if self._n == 2 else F.max_unpool1d
+        return unpool(input, indices, list(self.kernel_size), list(self.stride), list(self.padding), output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(MaxUnpool2d):
+    _n = 1
