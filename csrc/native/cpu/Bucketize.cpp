@@ -183,7 +183,11 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   }
   TCORE_CHECK_VALUE(!(lo > hi), "torch.histc: max must be larger than min");
   TCORE_CHECK_VALUE(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
-  std::vector<double> counts(static_cast<size_t>(bins), 0.0);
+  // the counts straight into the result (tcore's checked allocation: 2^40 bins is a clear
+  // error, where a std::vector of them threw std::bad_alloc)
+  Tensor out = empty_cpu({bins}, ScalarType::Double);
+  double* counts = out.data_ptr<double>();
+  std::fill(counts, counts + bins, 0.0);
   const double width = hi - lo;
   const auto edge = [&](int64_t i) { return lo + static_cast<double>(i) * width / static_cast<double>(bins); };
   for (int64_t i = 0; i < n; ++i) {
@@ -193,10 +197,8 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
     b = std::min(b, bins - 1);
     if (b + 1 < bins && x >= edge(b + 1)) ++b;
     else if (b > 0 && x < edge(b)) --b;
-    counts[static_cast<size_t>(b)] += 1;
+    counts[b] += 1;
   }
-  Tensor out = empty_cpu({bins}, ScalarType::Double);
-  std::copy(counts.begin(), counts.end(), out.data_ptr<double>());
   return cast(out, self.dtype());
 }
 
