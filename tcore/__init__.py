@@ -13,7 +13,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
         f"tcore's native extension is not built ({e}). Run `doit` in the repository root first."
     ) from e
 
-from . import _arguments, _functions, _python_modules, errors
+from . import _arguments, _functions, _python_modules, _utilities, errors
 from ._tensor import install as _install
 from ._tensor import tensor
 
@@ -53,6 +53,7 @@ _arguments.install()  # one-line errors for arguments of the wrong type
 _install(globals())
 _functions.install(globals())
 _python_modules.install(globals())  # tcore.linalg, tcore.special... (python_module: entries)
+_utilities.install(globals())  # is_tensor, finfo, set_default_dtype, get_rng_state, inference_mode...
 
 from . import backends  # noqa: E402 - torch.backends' counterpart (the CPU capability)
 from . import cpu  # noqa: E402 - the CPU allocator's cache

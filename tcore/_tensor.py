@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import sys
 
 import numpy as np
 
@@ -23,6 +24,10 @@ _NUMPY_TO_DTYPE = {
 _DTYPE_TO_NUMPY = {v: k for k, v in _NUMPY_TO_DTYPE.items()}
 
 
+# torch.set_printoptions' values (tcore/_utilities.py sets them), read by the repr
+PRINT_OPTIONS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
+
+
 def numpy_dtype(dtype: _C.dtype) -> np.dtype:
     return _DTYPE_TO_NUMPY[dtype]
 
@@ -30,13 +35,13 @@ def numpy_dtype(dtype: _C.dtype) -> np.dtype:
 def tensor(data, dtype: _C.dtype | None = None, requires_grad: bool = False) -> _C.Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers, numpy arrays, tensors).
 
-    As in PyTorch, Python floats become float32 unless dtype says otherwise."""
+    As in PyTorch, Python floats become the default dtype (float32 unless set_default_dtype
+    changed it) unless dtype says otherwise."""
     if isinstance(data, _C.Tensor):
         data = _host(data)._numpy_read()
     arr = np.array(data)
     if arr.dtype == np.float64 and dtype is None and not isinstance(data, (np.ndarray, np.generic)):
-        with np.errstate(over="ignore"):  # beyond the range is inf, silently, as torch's
-            arr = arr.astype(np.float32)  # the default dtype; an explicit one converts the Python floats once
+        dtype = _C._get_default_dtype()  # (an explicit dtype converts the Python floats once)
     if arr.dtype not in _NUMPY_TO_DTYPE:
         raise TypeError(f"can't build a tensor from data of numpy dtype {arr.dtype}")
     if dtype is not None and not isinstance(data, (np.ndarray, np.generic)):
@@ -113,7 +118,7 @@ def _host(self: _C.Tensor) -> _C.Tensor:
 
 def _repr(self: _C.Tensor) -> str:
     if self.device.type == "meta":  # no values to print, as torch prints them
-        suffix = f", dtype=tcore.{self.dtype.name}" if self.dtype != _C.dtype.float32 else ""
+        suffix = f", dtype=tcore.{self.dtype.name}" if self.dtype != _C._get_default_dtype() else ""
         if getattr(self, "requires_grad", False):
             suffix += ", requires_grad=True"
         return f"tensor(..., device='meta', size={tuple(self.shape)}{suffix})"
@@ -122,13 +127,20 @@ def _repr(self: _C.Tensor) -> str:
     if arr.size == 0:
         body = "[]" if arr.ndim == 1 else f"[], size={tuple(arr.shape)}"
     else:
-        body = np.array2string(arr, separator=", ", prefix=prefix, threshold=1000, edgeitems=3,
-                               formatter={"bool": lambda b: "True" if b else "False"},
-                               precision=4, floatmode=_floatmode(arr))
+        options = PRINT_OPTIONS
+        formatter = {"bool": lambda b: "True" if b else "False"}
+        if options["sci_mode"] is not None and arr.dtype.kind == "f":  # (None: numpy's choice, as torch's)
+            form = "e" if options["sci_mode"] else "f"
+            formatter["float_kind"] = lambda v, p=options["precision"]: f"{v:.{p}{form}}"
+        threshold = options["threshold"]
+        body = np.array2string(arr, separator=", ", prefix=prefix,
+                               threshold=sys.maxsize if threshold == float("inf") else int(threshold),
+                               edgeitems=options["edgeitems"], max_line_width=options["linewidth"],
+                               formatter=formatter, precision=options["precision"], floatmode=_floatmode(arr))
     suffix = ""
     if self.device.type != "cpu":
         suffix += f", device='{self.device}'"
-    if self.dtype not in (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool):
+    if self.dtype not in (_C._get_default_dtype(), _C.dtype.int64, _C.dtype.bool):
         suffix += f", dtype=tcore.{self.dtype.name}"
     grad_fn = getattr(self, "grad_fn", None)
     if grad_fn is not None:

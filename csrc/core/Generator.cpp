@@ -3,6 +3,9 @@
 // capability, as the kernels that draw from it are).
 #include <mutex>
 #include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "tcore/core/Random.h"
 
@@ -32,6 +35,26 @@ uint64_t Generator::seed() {
   const uint64_t s = (static_cast<uint64_t>(device()) << 32) ^ device();
   manual_seed(s);
   return s;
+}
+
+std::string Generator::get_state() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  std::ostringstream out;
+  out << "tcore-mt19937_64 " << state_->initial_seed << ' ' << state_->engine;
+  return out.str();
+}
+
+void Generator::set_state(const std::string& state) {
+  std::istringstream in(state);
+  std::string tag;
+  uint64_t seed = 0;
+  std::mt19937_64 engine;
+  in >> tag >> seed >> engine;
+  if (tag != "tcore-mt19937_64" || in.fail())
+    throw std::runtime_error("set_state: the state is not one that get_state (tcore.get_rng_state) gave");
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->engine = engine;
+  state_->initial_seed = seed;
 }
 
 std::mt19937_64& Generator::engine() const { return state_->engine; }

@@ -1,5 +1,7 @@
 #include "tcore/core/ScalarType.h"
 
+#include <atomic>
+
 #include "tcore/core/Scalar.h"
 
 namespace tcore {
@@ -30,7 +32,16 @@ int64_t element_size(ScalarType t) {
 
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << to_string(t); }
 
-ScalarType default_float_dtype() { return ScalarType::Float; }
+namespace {
+std::atomic<ScalarType> default_float{ScalarType::Float};  // (tcore.set_default_dtype)
+}  // namespace
+
+ScalarType default_float_dtype() { return default_float.load(std::memory_order_relaxed); }
+
+void set_default_float_dtype(ScalarType t) {
+  if (!is_floating(t)) throw TypeError("only floating-point types are supported as the default type");
+  default_float.store(t, std::memory_order_relaxed);
+}
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   using S = ScalarType;

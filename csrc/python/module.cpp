@@ -8,6 +8,8 @@
 
 #include <nanobind/stl/pair.h>
 #include <tcore/ops/add_ops.h>
+#include <tcore/ops/contiguous.h>
+#include <tcore/ops/empty.h>
 
 #include "python/bind.h"
 #include "tcore/core/CPUAllocator.h"
@@ -215,6 +217,19 @@ void bind_types(nb::module_& m) {
            nb::arg("seed"))  // a copy: it shares the state
       .def("initial_seed", &Generator::initial_seed)
       .def("seed", &Generator::seed)
+      .def("get_state", [](const Generator& g) {  // torch's: a uint8 tensor of the state's bytes
+        const std::string state = g.get_state();
+        Tensor t = tcore::empty({static_cast<int64_t>(state.size())}, ScalarType::Byte);
+        std::memcpy(t.data_ptr(), state.data(), state.size());
+        return t;
+      })
+      .def("set_state", [](Generator& g, const Tensor& state) {
+        if (state.dtype() != ScalarType::Byte || state.dim() != 1 || !state.device().is_cpu())
+          throw TypeError("set_state: expected a 1-D uint8 CPU tensor (a state get_state gave)");
+        const Tensor bytes = tcore::contiguous(state);
+        g.set_state(std::string(static_cast<const char*>(bytes.data_ptr()), static_cast<size_t>(bytes.numel())));
+        return g;
+      }, nb::arg("new_state"))
       .def("__repr__", [](const Generator& g) {
         return "<tcore.Generator initial_seed=" + std::to_string(g.initial_seed()) + ">";
       });
@@ -240,6 +255,8 @@ void bind_types(nb::module_& m) {
   m.def("manual_seed", [](uint64_t seed) { tcore::manual_seed(seed); }, nb::arg("seed"),
         "Seeds the default random generator (rand, randn, randint, uniform_, normal_, random_)");
   m.def("promote_types", &promote_types);
+  m.def("_get_default_dtype", &default_float_dtype);
+  m.def("_set_default_dtype", &set_default_float_dtype, nb::arg("d"));
   m.def("set_num_threads", &tcore::set_num_threads, nb::arg("num"),
         "Sets the number of threads large CPU kernels use (intra-op parallelism).");
   m.def("get_num_threads", &tcore::get_num_threads, "The number of threads large CPU kernels use.");

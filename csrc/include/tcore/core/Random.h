@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <string>
 
 #include "tcore/core/Macros.h"
 
@@ -20,6 +21,10 @@ class TCORE_API Generator {
   Generator& manual_seed(uint64_t seed);
   uint64_t initial_seed() const;
   uint64_t seed();  // reseeds from std::random_device and returns the seed
+  // The whole state (the engine's and the initial seed) as text, and back: tcore.get_rng_state's
+  // bytes. set_state refuses text that is not such a state (a std::runtime_error naming it).
+  std::string get_state() const;
+  void set_state(const std::string& state);
   bool is_same(const Generator& other) const { return state_ == other.state_; }
 
   // The engine and the lock that guards it (kernels draw under the lock).

@@ -68,7 +68,10 @@ inline bool is_integral(ScalarType t, bool include_bool) {
 
 // PyTorch's promote_types on this set of dtypes.
 TCORE_API ScalarType promote_types(ScalarType a, ScalarType b);
+// The dtype of Python floats and of floating results of integer operands (float32 unless
+// tcore.set_default_dtype changed it; process-wide).
 TCORE_API ScalarType default_float_dtype();
+TCORE_API void set_default_float_dtype(ScalarType t);
 
 // Calls f(type_tag<T>{}) for the C++ type T of `t`.
 template <typename F>
