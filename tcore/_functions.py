@@ -1,6 +1,6 @@
 """Python-level forms of operators whose PyTorch signatures the schema language cannot
 say (as torch/functional.py): nonzero(as_tuple=), where(condition) with one argument,
-unique's optional outputs, einsum's operands as varargs, unbind's tuple, the tensors of
+unique's and unique_consecutive's optional outputs, einsum's operands as varargs, unbind's tuple, the tensors of
 broadcast_tensors, meshgrid and atleast_*d as varargs, norm's p='fro' and dim=.
 Each wraps the generated binding and keeps its behaviour for every other call."""
 from __future__ import annotations
@@ -52,6 +52,17 @@ def unique(input, sorted: bool = True, return_inverse: bool = False, return_coun
         values, inverse, counts = _C._unique2(input, sorted, return_inverse, return_counts)
     else:
         values, inverse, counts = _C.unique_dim(input, dim, sorted, return_inverse, return_counts)
+    out = (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
+
+
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """The first element of each run of equal consecutive values (or slices along dim), and
+    optionally each element's run index and the run lengths (torch.unique_consecutive)."""
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"unique_consecutive(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    values, inverse, counts = _C.unique_consecutive(input, return_inverse, return_counts, dim)
     out = (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
     return out[0] if len(out) == 1 else out
 
@@ -239,3 +250,6 @@ def install(namespace: dict) -> None:
             namespace[name] = _tensors_varargs(namespace[name], single_unwrapped=True)
     namespace["unique"] = unique
     T.unique = unique
+    if "unique_consecutive" in namespace:
+        namespace["unique_consecutive"] = unique_consecutive
+        T.unique_consecutive = unique_consecutive

@@ -91,9 +91,12 @@ for _op, _names in {"max.dim_max": ("max", "max_values"), "min.dim_min": ("min",
                     "sort.values": ("values", "indices"), "sort.values_stable": ("values", "indices"),
                     "topk.values": ("values", "indices"), "kthvalue.values": ("values", "indices"),
                     "median.dim_values": ("values", "indices"), "cummax.out": ("values", "indices"),
+                    "nanmedian.dim_values": ("values", "indices"), "mode.values": ("values", "indices"),
                     "cummin.out": ("values", "indices")}.items():
     OVERRIDES[_op] = {**OVERRIDES.get(_op.split(".")[0], {}), _names[0]: _OUT, _names[1]: _LONG_OUT}
 _INT_OUT = lambda tc: tc.empty(0, dtype=tc.int32)  # noqa: E731
+OVERRIDES["frexp.Tensor_out"] = dict(mantissa=_OUT, exponent=_INT_OUT)
+OVERRIDES["aminmax.out"] = dict(min=_OUT, max=_OUT)
 OVERRIDES["linalg_lu_factor.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT)  # (LAPACK's int32 pivots)
 OVERRIDES["linalg_lu_factor_ex.out"] = dict(pivot=True, LU=_OUT, pivots=_INT_OUT, info=_INT_OUT)
 OVERRIDES["linalg_inv_ex.inverse"] = dict(inverse=_OUT, info=_INT_OUT)
@@ -107,6 +110,7 @@ OVERRIDES["linalg_lstsq.out"] = dict(solution=_OUT, residuals=_OUT, rank=_LONG_O
 for _op in ("all.all_out", "all.out", "any.all_out", "any.out"):  # a bool out (or uint8), as torch requires
     OVERRIDES[_op] = {"out": lambda tc: tc.empty(0, dtype=tc.bool)}
 for _op, _kinds in {"_unique2.out": (_OUT, _LONG_OUT, _LONG_OUT), "unique_dim.out": (_OUT, _LONG_OUT, _LONG_OUT),
+                    "unique_consecutive.out": (_OUT, _LONG_OUT, _LONG_OUT),
                     "native_layer_norm.out": (_OUT, _OUT, _OUT)}.items():  # autogen'd: out0, out1, out2
     OVERRIDES[_op] = {**OVERRIDES.get(_op.split(".")[0], {}), **{f"out{i}": k for i, k in enumerate(_kinds)}}
 # the view_copy operators take their views' arguments; the scatters a src of the view's shape
@@ -248,11 +252,15 @@ OVERRIDES.update({
     "_conv2d_im2col": dict(self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1], padding=[1, 0], dilation=[1, 1]),
     # probabilities in [0, 1) for bernoulli; distribution parameters in range
     "bernoulli": dict(self=lambda tc: tc.full([3, 3], 0.25)), "bernoulli.p": dict(p=0.25),
-    "bernoulli.Tensor": dict(p=lambda tc: tc.full([3, 3], 0.25)), "bernoulli_.float": dict(p=0.25),
+    "bernoulli.Tensor": dict(p=lambda tc: tc.full([3, 3], 0.25)), "bernoulli_.float": dict(p=0.25), "bernoulli.float_out": dict(p=0.25),
     "bernoulli_.Tensor": dict(p=lambda tc: tc.full([3, 3], 0.25)),
     "geometric": dict(p=0.25), "geometric_": dict(p=0.25),
+    **{op: dict(q=lambda tc: tc.tensor([0.25, 0.5])) for op in ("quantile", "nanquantile")},
+    **{op: dict(q=0.25) for op in ("quantile.scalar", "nanquantile.scalar")},
+    **{op: dict(self=lambda tc: tc.tensor([[4, 6], [9, 0]]), other=lambda tc: tc.tensor([[6, 4], [6, 5]]))
+       for op in ("gcd", "gcd_", "gcd.out", "lcm", "lcm_", "lcm.out")},
     "_recurrent_layer": dict(input_projection=(4, 2, 12), hx=(2, 3), cx=(2, 3), w_hh=(12, 3), b_hh=(12,), w_hr=None,
-                             mode="LSTM", reverse=True),
+                             mode="LSTM", reverse=True, valid=None),
     "_conv2d_im2col_backward": dict(grad_output=(1, 3, 5, 3), self=(1, 2, 4, 4), weight=(3, 2, 2, 2), stride=[1, 1],
                                     padding=[1, 0], dilation=[1, 1], output_mask=[True, True]),
     **{op: dict(input=(4, 3, 2), weight=(3,), bias=(3,), running_mean=(3,), running_var=(3,), training=True,
@@ -370,7 +378,9 @@ def test_every_registered_operator_matches_the_typed_call(tcore, registry):
         tcore.manual_seed(0)  # the random operators draw the same numbers on both paths
         boxed = getattr(getattr(tcore.ops, base), overload or "default")(**boxed_args)
         tcore.manual_seed(0)
-        fn = getattr(tcore, base, None) or getattr(tcore._C, base, None) or next(  # python_module: tcore._C._nn...
+        # (unique_consecutive's Python form drops the outputs not asked for: the binding's are the operator's)
+        fn = (tcore._C.unique_consecutive if base == "unique_consecutive" else None) or \
+            getattr(tcore, base, None) or getattr(tcore._C, base, None) or next(  # python_module: tcore._C._nn...
             (getattr(tcore._C, '_' + m).__dict__[base] for m in tcore._C._python_modules
              if base in getattr(tcore._C, '_' + m).__dict__), None)
         try:

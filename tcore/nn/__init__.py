@@ -1,8 +1,8 @@
 """tcore.nn: torch.nn's Module, Parameter, layers and losses, in Python over tcore's
 operators (autograd records what they call). See docs/torch_api.md."""
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
-__all__ = ["Parameter", "functional", "init", *_modules_all]
+__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]

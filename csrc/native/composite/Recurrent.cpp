@@ -23,6 +23,8 @@
 #include <tcore/ops/t.h>
 #include <tcore/ops/tanh.h>
 #include <tcore/ops/unbind.h>
+#include <tcore/ops/unsqueeze.h>
+#include <tcore/ops/where.h>
 
 #include "native/TensorUtils.h"
 
@@ -49,7 +51,8 @@ Tensor hidden_product(const Tensor& h, const Tensor& w_t, const std::optional<Te
 std::tuple<Tensor, Tensor, Tensor> _recurrent_layer(const Tensor& input_projection, const Tensor& hx,
                                                     const std::optional<Tensor>& cx, const Tensor& w_hh,
                                                     const std::optional<Tensor>& b_hh, const std::optional<Tensor>& w_hr,
-                                                    std::string_view mode, bool reverse) {
+                                                    std::string_view mode, bool reverse,
+                                                    const std::optional<Tensor>& valid) {
   const Mode m = mode_of(mode);
   const bool lstm = m == Mode::Lstm;
   TCORE_CHECK_VALUE(input_projection.dim() == 3 && hx.dim() == 2,
@@ -64,24 +67,37 @@ std::tuple<Tensor, Tensor, Tensor> _recurrent_layer(const Tensor& input_projecti
   // the steps' inputs as one unbind (its backward stacks their gradients once; a select per step
   // made each step's backward a zero tensor of the whole sequence)
   const std::vector<Tensor> inputs = tcore::unbind(input_projection, 0);
+  // packed sequences (valid: (steps, batch) bool): a sequence's state stays as it is at the steps
+  // past its length, so a forward pass ends at its last step and a reverse one starts there
+  const bool masked = valid && valid->defined();
+  const std::vector<Tensor> alive = masked ? tcore::unbind(tcore::unsqueeze(*valid, -1), 0) : std::vector<Tensor>();
   std::vector<Tensor> outputs(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t step = reverse ? steps - 1 - k : k;
     const Tensor& x = inputs[static_cast<size_t>(step)];
     const Tensor gh = hidden_product(h, w_t, b_hh);
+    Tensor h_next, c_next;
     if (lstm) {
       const std::vector<Tensor> g = tcore::chunk(tcore::add(x, gh), 4, 1);
-      c = tcore::add(tcore::mul(tcore::sigmoid(g[1]), c), tcore::mul(tcore::sigmoid(g[0]), tcore::tanh(g[2])));
-      h = tcore::mul(tcore::sigmoid(g[3]), tcore::tanh(c));
-      if (projected) h = tcore::mm(h, w_hr_t);
+      c_next = tcore::add(tcore::mul(tcore::sigmoid(g[1]), c), tcore::mul(tcore::sigmoid(g[0]), tcore::tanh(g[2])));
+      h_next = tcore::mul(tcore::sigmoid(g[3]), tcore::tanh(c_next));
+      if (projected) h_next = tcore::mm(h_next, w_hr_t);
     } else if (m == Mode::Gru) {
       const std::vector<Tensor> gx = tcore::chunk(x, 3, 1), gg = tcore::chunk(gh, 3, 1);
       const Tensor r = tcore::sigmoid(tcore::add(gx[0], gg[0])), z = tcore::sigmoid(tcore::add(gx[1], gg[1]));
       const Tensor n = tcore::tanh(tcore::add(gx[2], tcore::mul(r, gg[2])));
-      h = tcore::add(n, tcore::mul(z, tcore::sub(h, n)));
+      h_next = tcore::add(n, tcore::mul(z, tcore::sub(h, n)));
     } else {
       const Tensor pre = tcore::add(x, gh);
-      h = m == Mode::Tanh ? tcore::tanh(pre) : tcore::relu(pre);
+      h_next = m == Mode::Tanh ? tcore::tanh(pre) : tcore::relu(pre);
+    }
+    if (masked) {
+      const Tensor& on = alive[static_cast<size_t>(step)];
+      h = tcore::where(on, h_next, h);
+      if (lstm) c = tcore::where(on, c_next, c);
+    } else {
+      h = h_next;
+      c = c_next;
     }
     outputs[static_cast<size_t>(step)] = h;
   }

@@ -63,7 +63,15 @@
 #include <tcore/ops/max_native.h>
 #include <tcore/ops/max_pool2d_with_indices.h>
 #include <tcore/ops/max_pool2d_with_indices_native.h>
+#include <tcore/ops/aminmax.h>
+#include <tcore/ops/aminmax_native.h>
+#include <tcore/ops/frexp.h>
+#include <tcore/ops/frexp_native.h>
 #include <tcore/ops/median.h>
+#include <tcore/ops/mode.h>
+#include <tcore/ops/mode_native.h>
+#include <tcore/ops/nanmedian.h>
+#include <tcore/ops/nanmedian_native.h>
 #include <tcore/ops/median_native.h>
 #include <tcore/ops/min.h>
 #include <tcore/ops/min_native.h>
@@ -149,6 +157,23 @@ Pair kthvalue_values_out(const Tensor& self, int64_t k, int64_t dim, bool keepdi
 
 Pair median_dim_values_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
   return into(tcore::median(self, dim, keepdim), values, indices, "median.dim_values");
+}
+
+Pair aminmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min, const Tensor& max) {
+  return into(tcore::aminmax(self, dim, keepdim), min, max, "aminmax.out", true);
+}
+
+Pair frexp_out(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
+  return into(tcore::frexp(self), mantissa, exponent, "frexp.Tensor_out", true);
+}
+
+Pair nanmedian_dim_values_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                              const Tensor& indices) {
+  return into(tcore::nanmedian(self, dim, keepdim), values, indices, "nanmedian.dim_values");
+}
+
+Pair mode_values_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  return into(tcore::mode(self, dim, keepdim), values, indices, "mode.values");
 }
 
 Pair max_pool2d_with_indices_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

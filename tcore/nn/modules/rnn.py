@@ -4,17 +4,22 @@ directions, dropout between layers, batch_first and unbatched inputs. Made of tc
 so their gradients and tangents are those of what they call. Each layer projects the whole
 sequence's inputs in one matrix product, then steps through time in C++ (_recurrent_layer,
 csrc/native/composite/Recurrent.cpp, which the cells share).
-PackedSequence inputs are not supported (there is no tcore.nn.utils.rnn)."""
+PackedSequence inputs (tcore.nn.utils.rnn) run each sequence its own number of steps: the
+padded batch with a (step, sequence) mask under which a finished sequence's state holds."""
 from __future__ import annotations
 
 import math
 import numbers
 import warnings
 
+import numpy as np
+
 from ... import _C
+from ..._tensor import tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, pad_packed_sequence
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -109,8 +114,9 @@ class RNNBase(Module):
         if tuple(hx.shape) != expected:
             raise RuntimeError(what.format(expected, list(hx.shape)))
 
-    def _run(self, input, h0, c0):
-        """input (L, N, H_in); h0 (layers * D, N, H_out), c0 likewise (LSTM) or None."""
+    def _run(self, input, h0, c0, valid=None):
+        """input (L, N, H_in); h0 (layers * D, N, H_out), c0 likewise (LSTM) or None; valid the
+        (L, N) mask of a packed batch's steps."""
         directions = 2 if self.bidirectional else 1
         x = input
         h_n, c_n = [], []
@@ -121,7 +127,7 @@ class RNNBase(Module):
                 k = layer * directions + direction
                 gi = F.linear(x, w_ih, b_ih)  # every step's input projection at once
                 out, h, c = _C._recurrent_layer(gi, h0[k], c0[k] if c0 is not None else None, w_hh, b_hh, w_hr,
-                                                self.mode, direction == 1)
+                                                self.mode, direction == 1, valid)
                 h_n.append(h)
                 if c0 is not None:
                     c_n.append(c)
@@ -131,7 +137,57 @@ class RNNBase(Module):
                 x = F.dropout(x, self.dropout, True)
         return x, _stack(h_n), (_stack(c_n) if c0 is not None else None)
 
+    def _initial_states(self, hx, batch: int, batched: bool, dtype, device, lstm: bool):
+        """(h0, c0) of shape (layers * D, batch, H): zeros, or hx's (checked as torch checks them)."""
+        directions = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = (self.num_layers * directions, batch, real_hidden)
+        c_shape = (self.num_layers * directions, batch, self.hidden_size)
+        if hx is None:
+            zeros = lambda shape: _C.zeros(list(shape), dtype=dtype, device=device)  # noqa: E731
+            return zeros(h_shape), (zeros(c_shape) if lstm else None)
+        h0, c0 = (hx if lstm else (hx, None))
+        states = (h0, c0) if lstm else (h0,)
+        want = 3 if batched else 2
+        if any(state.dim() != want for state in states):
+            kind = "batched 3-D" if batched else "unbatched 2-D"
+            got = (f"({h0.dim()}-D, {c0.dim()}-D) tensors" if lstm else f"{h0.dim()}-D tensor")
+            raise RuntimeError(f"For {kind} input, hx{' and cx' if lstm else ''} should also be {want}-D but got "
+                               f"{got}")
+        if not batched:
+            h0, c0 = h0.unsqueeze(1), (c0.unsqueeze(1) if lstm else None)
+        self._check_hidden(h0, h_shape)
+        if lstm:
+            self._check_hidden(c0, c_shape, "Expected hidden[1] size {}, got {}")
+        return h0, c0
+
+    def _forward_packed(self, packed, hx, lstm: bool):
+        """A PackedSequence in, one out (same batch_sizes and permutation); h_n (c_n) in the
+        caller's sequence order, hx taken in it."""
+        data = packed.data
+        if data.dim() != 2:
+            raise ValueError(f"{type(self).__name__}: Expected packed data to be 2D, got {data.dim()}D instead")
+        self._check_input(data)
+        padded, lengths = pad_packed_sequence(PackedSequence(data, packed.batch_sizes))  # (sorted order)
+        steps, batch = padded.shape[0], padded.shape[1]
+        sorted_idx, unsorted_idx = packed.sorted_indices, packed.unsorted_indices
+        if hx is not None and sorted_idx is not None:  # (the caller's order into the sorted one)
+            order = sorted_idx.to(data.device)
+            hx = (hx[0].index_select(1, order), hx[1].index_select(1, order)) if lstm else hx.index_select(1, order)
+        h0, c0 = self._initial_states(hx, batch, True, data.dtype, data.device, lstm)
+        valid = tensor(lengths.numpy()[None, :] > np.arange(steps)[:, None]).to(data.device)
+        output, h_n, c_n = self._run(padded, h0, c0, valid)
+        sizes = packed.batch_sizes.numpy()
+        rows = tensor(np.concatenate([t * batch + np.arange(n) for t, n in enumerate(sizes)])).to(data.device)
+        out = output.reshape([steps * batch, output.shape[-1]]).index_select(0, rows)
+        if unsorted_idx is not None:
+            back = unsorted_idx.to(data.device)
+            h_n, c_n = h_n.index_select(1, back), (c_n.index_select(1, back) if lstm else None)
+        return PackedSequence(out, packed.batch_sizes, sorted_idx, unsorted_idx), ((h_n, c_n) if lstm else h_n)
+
     def _forward(self, input, hx, lstm: bool):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, lstm)
         self._check_input(input)
         weight = self._flat_weights[0]
         if input.dtype != weight.dtype:
@@ -142,28 +198,7 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        batch = input.shape[1]
-        directions = 2 if self.bidirectional else 1
-        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        h_shape = (self.num_layers * directions, batch, real_hidden)
-        c_shape = (self.num_layers * directions, batch, self.hidden_size)
-        if hx is None:
-            zeros = lambda shape: _C.zeros(list(shape), dtype=input.dtype, device=input.device)  # noqa: E731
-            h0, c0 = zeros(h_shape), (zeros(c_shape) if lstm else None)
-        else:
-            h0, c0 = (hx if lstm else (hx, None))
-            states = (h0, c0) if lstm else (h0,)
-            want = 3 if batched else 2
-            if any(state.dim() != want for state in states):
-                kind = "batched 3-D" if batched else "unbatched 2-D"
-                got = (f"({h0.dim()}-D, {c0.dim()}-D) tensors" if lstm else f"{h0.dim()}-D tensor")
-                raise RuntimeError(f"For {kind} input, hx{' and cx' if lstm else ''} should also be {want}-D but got "
-                                   f"{got}")
-            if not batched:
-                h0, c0 = h0.unsqueeze(1), (c0.unsqueeze(1) if lstm else None)
-            self._check_hidden(h0, h_shape)
-            if lstm:
-                self._check_hidden(c0, c_shape, "Expected hidden[1] size {}, got {}")
+        h0, c0 = self._initial_states(hx, input.shape[1], batched, input.dtype, input.device, lstm)
         if input.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._run(input, h0, c0)
