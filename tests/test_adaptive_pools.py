@@ -104,3 +104,58 @@ def test_pool_errors_as_torch(i):
     with pytest.raises(RuntimeError) as got:
         ERRORS[i](tcore)
     assert str(got.value) == str(want.value)
+
+
+POOL3D = [
+    ("max_pool3d", (2, 3, 6, 7, 5), dict(kernel_size=2)),
+    ("max_pool3d", (2, 3, 6, 7, 5), dict(kernel_size=3, stride=2, padding=1, return_indices=True)),
+    ("max_pool3d", (3, 7, 6, 5), dict(kernel_size=(2, 3, 2), stride=(1, 2, 2), dilation=(2, 1, 2), ceil_mode=True,
+                                      return_indices=True)),
+    ("max_pool3d", (1, 2, 5, 5, 5), dict(kernel_size=2, stride=2, padding=1, ceil_mode=True, return_indices=True)),
+    ("avg_pool3d", (2, 3, 6, 7, 5), dict(kernel_size=2)),
+    ("avg_pool3d", (2, 3, 6, 7, 5), dict(kernel_size=3, stride=2, padding=1)),
+    ("avg_pool3d", (2, 3, 6, 7, 5), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)),
+    ("avg_pool3d", (1, 2, 5, 5, 5), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+    ("avg_pool3d", (1, 2, 5, 5, 5), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
+    ("avg_pool3d", (2, 5, 6, 4), dict(kernel_size=2, divisor_override=3)),
+    ("lp_pool3d", (1, 2, 4, 6, 4), dict(norm_type=2.0, kernel_size=2)),
+]
+
+
+@pytest.mark.parametrize("name,shape,kw", POOL3D, ids=lambda v: str(v).replace(" ", ""))
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_3d_pools_as_torch(name, shape, kw, ties):
+    """(torch's kernels against tcore's windows of unfold views: values, the first maximum's flat
+    index, gradients to that one element or spread over the window)"""
+    x = np.random.default_rng(1).standard_normal(shape)
+    x = np.round(x) if ties else x
+    x = np.abs(x) + 0.5 if name == "lp_pool3d" else x
+    xt, xc = torch.tensor(x, requires_grad=True), tcore.tensor(x, requires_grad=True)
+    want, got = getattr(torch.nn.functional, name)(xt, **kw), getattr(tcore.nn.functional, name)(xc, **kw)
+    if isinstance(want, tuple):
+        np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+        want, got = want[0], got[0]
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-13, atol=1e-15)
+    up = np.random.default_rng(2).standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(up))
+    got.backward(tcore.tensor(up))
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_3d_pool_modules_and_errors_as_torch():
+    for make in (lambda m: m.nn.MaxPool3d(2), lambda m: m.nn.AvgPool3d(2),
+                 lambda m: m.nn.AvgPool3d((1, 2, 2), 1, 0, True, False, 2), lambda m: m.nn.MaxUnpool3d(2),
+                 lambda m: m.nn.LPPool3d(2, 2)):
+        assert repr(make(tcore)) == repr(make(torch))
+    x = np.random.default_rng(3).standard_normal((1, 2, 4, 6, 4))
+    vt, it = torch.nn.functional.max_pool3d(torch.tensor(x), 2, return_indices=True)
+    vc, ic = tcore.nn.MaxPool3d(2, return_indices=True)(tcore.tensor(x))
+    np.testing.assert_array_equal(tcore.nn.MaxUnpool3d(2)(vc, ic).numpy(),
+                                  torch.nn.functional.max_unpool3d(vt, it, 2).numpy())
+    for call in (lambda m: m.nn.functional.max_pool3d(m.zeros(2, 3, 4), 2),
+                 lambda m: m.nn.functional.max_pool3d(m.zeros(1, 1, 4, 4, 4), 2, padding=2)):
+        with pytest.raises(RuntimeError) as want:
+            call(torch)
+        with pytest.raises(RuntimeError) as got:
+            call(tcore)
+        assert str(got.value) == str(want.value)

@@ -238,3 +238,49 @@ def test_errors_as_torch(i):
         tcore.nn.Softmax2d()(tcore.zeros(2, 3))
     with pytest.raises(ValueError, match="margin must be greater than 0, got 0"):
         CF.triplet_margin_with_distance_loss(tcore.zeros(2, 3), tcore.zeros(2, 3), tcore.zeros(2, 3), margin=0)
+
+
+BAGS = [(np.array([1, 2, 3, 4, 1, 0, 7]), dict(offsets=np.array([0, 2, 2, 5]))),
+        (np.array([1, 2, 3, 4, 1, 0, 7]), dict(offsets=np.array([0, 2, 2, 5]), padding_idx=1)),
+        (np.array([[1, 2, 3], [4, 1, 0]]), dict()),
+        (np.array([1, 2, 3, 4, 1, 0, 7]), dict(offsets=np.array([0, 2, 5, 7]), include_last_offset=True))]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("case", range(len(BAGS)))
+def test_embedding_bag_as_torch(mode, case):
+    """(empty bags give zeros; padding_idx's entries count for nothing; max's gradient reaches the
+    maximum's row)"""
+    inp, kw = BAGS[case]
+    w = np.random.default_rng(case).standard_normal((10, 3))
+    wt, wc = torch.tensor(w, requires_grad=True), tcore.tensor(w, requires_grad=True)
+    kt = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    kc = {k: tcore.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    want = TF.embedding_bag(torch.tensor(inp), wt, mode=mode, **kt)
+    got = CF.embedding_bag(tcore.tensor(inp), wc, mode=mode, **kc)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-14, atol=1e-15)
+    up = np.random.default_rng(9).standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(up))
+    got.backward(tcore.tensor(up))
+    np.testing.assert_allclose(wc.grad.numpy(), wt.grad.numpy(), rtol=1e-13, atol=1e-15)
+
+
+def test_embedding_bag_weights_module_and_errors():
+    w = np.random.default_rng(1).standard_normal((10, 3))
+    psw = np.random.default_rng(2).standard_normal(7)
+    inp, off = np.array([1, 2, 3, 4, 1, 0, 7]), np.array([0, 2, 2, 5])
+    np.testing.assert_allclose(
+        CF.embedding_bag(tcore.tensor(inp), tcore.tensor(w), tcore.tensor(off), mode="sum",
+                         per_sample_weights=tcore.tensor(psw)).numpy(),
+        TF.embedding_bag(torch.tensor(inp), torch.tensor(w), torch.tensor(off), mode="sum",
+                         per_sample_weights=torch.tensor(psw)).numpy(), rtol=1e-14)
+    for make in (lambda m: m.nn.EmbeddingBag(10, 3), lambda m: m.nn.EmbeddingBag(10, 3, mode="max", padding_idx=0)):
+        assert repr(make(tcore)) == repr(make(torch))
+    assert tcore.nn.EmbeddingBag(10, 3, padding_idx=2).weight[2].tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
+        CF.embedding_bag(tcore.tensor([1, 2]), tcore.tensor(w))
+    with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
+        CF.embedding_bag(tcore.tensor([1, 2]), tcore.tensor(w), tcore.tensor([1]))
+    with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):
+        CF.embedding_bag(tcore.tensor([1, 2]), tcore.tensor(w), tcore.tensor([0]), mode="max",
+                         per_sample_weights=tcore.ones(2))

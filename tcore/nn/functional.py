@@ -832,6 +832,110 @@ adaptive_max_pool2d, adaptive_max_pool2d_with_indices = _adaptive_max_pool(2)
 adaptive_max_pool3d, adaptive_max_pool3d_with_indices = _adaptive_max_pool(3)
 
 
+def _triple(v, name: str) -> list[int]:
+    vals = list(v) if isinstance(v, (list, tuple)) else [v]
+    if len(vals) == 1:
+        vals = vals * 3
+    if len(vals) != 3:
+        raise RuntimeError(f"{name} must either be a single int, or a tuple of three ints")
+    return [int(x) for x in vals]
+
+
+def _pool3d_geometry(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool, name: str):
+    """(kernel, stride, padding, dilation, output sizes, extra right padding) of a 3-D pool, with
+    torch's checks; the output size as torch's pooling_output_shape (a last window must start
+    within the input or its left padding)."""
+    if input.ndim not in (4, 5) or input.numel() == 0:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    k = _triple(kernel_size, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else _triple(stride, "stride")
+    p, d = _triple(padding, "padding"), _triple(dilation, "dilation")
+    spatial = list(input.shape[-3:])
+    out, extra = [], []
+    for i in range(3):
+        span = d[i] * (k[i] - 1) + 1
+        if p[i] > span // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
+                               f"kernel_size={k[i]} and dilation={d[i]}")
+        room = spatial[i] + 2 * p[i] - span
+        n = (-(-room // s[i]) if ceil_mode else room // s[i]) + 1
+        if ceil_mode and (n - 1) * s[i] >= spatial[i] + p[i]:
+            n -= 1
+        if n < 1:
+            raise RuntimeError(f"Given input size: ({input.shape[-4]}x{spatial[0]}x{spatial[1]}x{spatial[2]}). "
+                               f"Calculated output size: ({input.shape[-4]}x{max(n, 0)}). Output size is too small")
+        out.append(n)
+        extra.append(max(0, (n - 1) * s[i] + span - (spatial[i] + 2 * p[i])))
+    return k, s, p, d, out, extra
+
+
+def _windows3d(x: Tensor, k, s, d, out) -> Tensor:
+    """(..., oD, oH, oW, kD * kH * kW): each output's window (its dilated taps) of a padded x
+    (the last 3 dims), as views until the final reshape."""
+    nd = x.ndim
+    w = x
+    for i in range(3):  # (each unfold appends its window dim: (..., oD, oH, oW, spanD, spanH, spanW))
+        w = w.unfold(nd - 3 + i, d[i] * (k[i] - 1) + 1, s[i]).narrow(nd - 3 + i, 0, out[i])
+    taps = w[..., ::d[0], :, :][..., ::d[1], :][..., ::d[2]]
+    return taps.reshape(list(w.shape[:nd]) + [-1])
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """The maximum of each (dilated) window over the -inf padded input, and its flat index in the
+    input's D * H * W plane (the first maximum; a NaN counts as one); the gradient reaches that
+    element only, as torch's."""
+    k, s, p, d, out, extra = _pool3d_geometry(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                              "max_pool3d")
+    pads = []
+    for i in reversed(range(3)):
+        pads += [p[i], p[i] + extra[i]]
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"max_pool3d\" not implemented for '{input.dtype.name}'")
+    padded = pad(input, pads, value=-math.inf)
+    spatial = list(input.shape[-3:])
+    where = _C.arange(math.prod(spatial), device=input.device).reshape(spatial)
+    where = pad(where, pads, value=-1)
+    windows = _windows3d(padded, k, s, d, out)
+    best = windows.detach().argmax(-1, keepdim=True)
+    values = windows.gather(-1, best).squeeze(-1)
+    if not return_indices:
+        return values
+    places = _windows3d(where.expand(list(padded.shape)), k, s, d, out)
+    return values, places.gather(-1, best).squeeze(-1)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """The mean of each window: its sum over the zero-padded input divided by the window's size
+    within the padded input (count_include_pad) or within the input, or by divisor_override."""
+    k, s, p, d, out, extra = _pool3d_geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool3d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    pads = []
+    for i in reversed(range(3)):
+        pads += [p[i], p[i] + extra[i]]
+    sums = _windows3d(pad(input, pads), k, s, d, out).sum(-1)
+    if divisor_override is not None:
+        return sums / divisor_override
+    spatial = list(input.shape[-3:])
+    ones = _C.ones(spatial, dtype=input.dtype, device=input.device)
+    if count_include_pad:  # (the padding counts; the ceil_mode extension does not)
+        inner = []
+        for i in reversed(range(3)):
+            inner += [p[i], p[i]]
+        mask = pad(pad(ones, inner, value=1.0), [v for i in reversed(range(3)) for v in (0, extra[i])])
+    else:
+        mask = pad(ones, pads)
+    counts = _windows3d(mask, k, s, d, out).sum(-1)
+    return sums / counts
+
+
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
     """(sum over each window of x^p)^(1/p), as torch's: avg_pool of x^p times the window's size."""
     k = _one(kernel_size)
@@ -843,6 +947,12 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mo
     kh, kw = _pair(kernel_size)
     out = avg_pool2d(input.pow(norm_type), [kh, kw], stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    k = _triple(kernel_size, "kernel_size")
+    out = avg_pool3d(input.pow(norm_type), k, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(math.prod(k)).pow(1.0 / norm_type)
 
 
 def _unpool_size(input: Tensor, kernel, stride, padding, output_size, n: int) -> list[int]:
@@ -868,9 +978,10 @@ def _unpool_size(input: Tensor, kernel, stride, padding, output_size, n: int) ->
 def _max_unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output_size, n: int) -> Tensor:
     """Each value written at its flat index in a zero plane of the unpooled size (max_pool's
     indices), per (sample, channel)."""
-    kernel = _pair(kernel_size) if n == 2 else [_one(kernel_size)]
-    stride = kernel if stride is None else (_pair(stride) if n == 2 else [_one(stride)])
-    padding = _pair(padding) if n == 2 else [_one(padding)]
+    as_n = {1: lambda v: [_one(v)], 2: _pair, 3: lambda v: _triple(v, "kernel_size")}[n]
+    kernel = as_n(kernel_size)
+    stride = kernel if stride is None else as_n(stride)
+    padding = as_n(padding)
     size = _unpool_size(input, kernel, stride, padding, output_size, n)
     lead = list(input.shape[:input.ndim - n])
     plane = _C.zeros(lead + [math.prod(size)], dtype=input.dtype, device=input.device)
@@ -883,6 +994,10 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 
 # ------------------------------------------------------------------ normalization
@@ -1128,6 +1243,69 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
     return _C.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Each bag's embeddings summed (times per_sample_weights), averaged or maxed: the rows of a
+    2-D input, or the runs of a 1-D input that offsets start; padding_idx's entries left out (an
+    empty bag gives zeros), as torch's. Gradients through index_add / scatter_reduce."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  f"GitHub.")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
+                             f"length sequences. However, found offsets of type {type(offsets)}")
+        bags, length = input.shape
+        offsets = _C.arange(0, bags * length, length, device=input.device) if length else \
+            _C.zeros([bags], dtype=_C.dtype.int64, device=input.device)
+        input = input.reshape([-1])
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape([-1])
+    elif input.ndim == 1:
+        if offsets is None or offsets.ndim != 1:
+            raise ValueError(f"offsets has to be a 1D Tensor but got {None if offsets is None else offsets.ndim}")
+        if offsets.numel() and offsets[0].item() != 0:
+            raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                               f"position 0. However, got {offsets[0].item()}")
+        if include_last_offset:
+            offsets = offsets[:-1]
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if padding_idx is not None:
+        n = weight.shape[0]
+        if not -n <= padding_idx < n:
+            raise AssertionError("padding_idx must be within num_embeddings")
+        padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
+    bags = offsets.numel()
+    count = input.numel()
+    # each entry's bag: the last offset at or before it
+    bag = _C.searchsorted(offsets.contiguous(), _C.arange(count, device=input.device), right=True) - 1
+    rows = weight.index_select(0, input)
+    keep = None if padding_idx is None else (input != padding_idx)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    dim = weight.shape[1]
+    # a padding_idx entry goes to a bag past the last, which is dropped (no value, no gradient)
+    bag_kept = bag if keep is None else _C.where(keep, bag, bags)
+    if mode == "max":
+        extra = _C.zeros([bags + 1, dim], dtype=weight.dtype, device=weight.device)
+        index = bag_kept.unsqueeze(1).expand([count, dim])
+        return extra.scatter_reduce(0, index, rows, "amax", include_self=False)[:bags]
+    out = _C.zeros([bags + 1, dim], dtype=weight.dtype, device=weight.device).index_add(0, bag_kept, rows)[:bags]
+    if mode == "mean":
+        ones = _C.ones([count], dtype=weight.dtype, device=weight.device)
+        counts = _C.zeros([bags + 1], dtype=weight.dtype, device=weight.device).index_add(0, bag_kept, ones)[:bags]
+        out = out / counts.clamp_min(1).unsqueeze(1)
+    return out
 
 
 def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:

@@ -1,5 +1,5 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, LPPool1d/2d,
-MaxUnpool1d/2d."""
+"""MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, LPPool1d/2d/3d,
+MaxUnpool1d/2d/3d."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -148,3 +148,28 @@ class MaxUnpool2d(Module):
 
 class MaxUnpool1d(MaxUnpool2d):
     _n = 1
+
+
+class MaxPool3d(MaxPool2d):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+
+class LPPool3d(LPPool1d):
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    _n = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, list(self.kernel_size), list(self.stride), list(self.padding),
+                              output_size)
