@@ -11,6 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import tcore  # noqa: E402
+from torch_twins import copy_parameters  # noqa: E402
 
 TU, CU = torch.nn.utils, tcore.nn.utils
 RNG = np.random.default_rng(0)
@@ -124,9 +125,7 @@ def test_sequence_helpers_as_torch():
 def test_recurrent_layers_over_packed_sequences_as_torch(kind, bidirectional, with_state):
     kw = dict(input_size=3, hidden_size=4, num_layers=2, bidirectional=bidirectional)
     tm, cm = getattr(torch.nn, kind)(**kw).double(), getattr(tcore.nn, kind)(**kw, dtype=tcore.float64)
-    with tcore.no_grad():
-        for (_, p), (_, q) in zip(cm.named_parameters(), tm.named_parameters()):
-            p.copy_(tcore.tensor(q.detach().numpy()))
+    copy_parameters(tm, cm)
     lengths = [3, 5, 1, 4]
     x = RNG.standard_normal((5, 4, 3))
     xt, xc = torch.tensor(x, requires_grad=True), tcore.tensor(x, requires_grad=True)

@@ -11,18 +11,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import tcore  # noqa: E402
+from torch_twins import copy_parameters  # noqa: E402
 
 
 def _twins(kind: str, **kw):
     """torch's module and tcore's, float64, tcore's holding torch's parameter values."""
     tm = getattr(torch.nn, kind)(**kw).double()
     cm = getattr(tcore.nn, kind)(**kw, dtype=tcore.float64)
-    t_params, c_params = dict(tm.named_parameters()), dict(cm.named_parameters())
-    assert list(t_params) == list(c_params)
-    with tcore.no_grad():
-        for name, p in t_params.items():
-            assert tuple(c_params[name].shape) == tuple(p.shape), name
-            c_params[name].copy_(tcore.tensor(p.detach().numpy()))
+    copy_parameters(tm, cm)
     return tm, cm
 
 

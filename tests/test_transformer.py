@@ -10,15 +10,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import tcore  # noqa: E402
+from torch_twins import copy_parameters  # noqa: E402
 
 
 def _twins(tm, cm):
-    t_params, c_params = dict(tm.named_parameters()), dict(cm.named_parameters())
-    assert list(t_params) == list(c_params)
-    with tcore.no_grad():
-        for name, p in t_params.items():
-            assert tuple(c_params[name].shape) == tuple(p.shape), name
-            c_params[name].copy_(tcore.tensor(p.detach().numpy()))
+    t_params, c_params = copy_parameters(tm, cm)
     assert repr(cm) == repr(tm)
     return t_params, c_params
 

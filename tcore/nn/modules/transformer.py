@@ -104,6 +104,21 @@ def _activation(activation):
     return activation
 
 
+def _add_feed_forward(layer: Module, blocks: int, d_model: int, dim_feedforward: int, dropout: float, activation,
+                      eps: float, norm_first: bool, bias: bool, factory: dict) -> None:
+    """A layer's feed-forward block and its `blocks` residual norms and dropouts, registered in
+    torch's order (its state_dict's keys): linear1, dropout, linear2, norm1.., dropout1..."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+    layer.norm_first = norm_first
+    for i in range(1, blocks + 1):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps=eps, bias=bias, **factory))
+    for i in range(1, blocks + 1):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+    layer.activation = _activation(activation)
+
+
 def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
@@ -131,15 +146,8 @@ class TransformerEncoderLayer(Module):
         factory = {"device": device, "dtype": dtype}
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             **factory)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation(activation)
+        _add_feed_forward(self, 2, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+                          factory)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
         src_key_padding_mask = F._additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype, src_mask,
@@ -174,17 +182,8 @@ class TransformerDecoderLayer(Module):
                                             **factory)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                                  **factory)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
+        _add_feed_forward(self, 3, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+                          factory)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
