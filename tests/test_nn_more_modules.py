@@ -283,3 +283,58 @@ def test_embedding_bag_weights_module_and_errors():
     with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):
         CF.embedding_bag(tcore.tensor([1, 2]), tcore.tensor(w), tcore.tensor([0]), mode="max",
                          per_sample_weights=tcore.ones(2))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_as_torch(mode, padding_mode, align_corners):
+    """(grid points inside and up to 40% past the edges; gradients to input and grid)"""
+    rng = np.random.default_rng(5)
+    x, g = rng.standard_normal((2, 3, 5, 6)), rng.uniform(-1.4, 1.4, (2, 4, 7, 2))
+    (xt, gt), (xc, gc) = _pair(x, g)
+    want = TF.grid_sample(xt, gt, mode, padding_mode, align_corners)
+    got = CF.grid_sample(xc, gc, mode, padding_mode, align_corners)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-13, atol=1e-14)
+    up = rng.standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(up))
+    got.backward(tcore.tensor(up))
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(gc.grad.numpy(), gt.grad.numpy(), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_as_torch(align_corners):
+    rng = np.random.default_rng(6)
+    for theta, size in ((rng.standard_normal((2, 2, 3)), [2, 3, 4, 5]), (rng.standard_normal((2, 3, 4)), [2, 1, 3, 4, 5])):
+        (tt,), (tc,) = _pair(theta)
+        want, got = TF.affine_grid(tt, size, align_corners), CF.affine_grid(tc, size, align_corners)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-13, atol=1e-15)
+        want.sum().backward()
+        got.sum().backward()
+        np.testing.assert_allclose(tc.grad.numpy(), tt.grad.numpy(), rtol=1e-13, atol=1e-14)
+    # the identity transform samples the input back (a spatial transformer's starting point)
+    x = tcore.tensor(rng.standard_normal((1, 2, 4, 5)))
+    identity = tcore.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], dtype=tcore.float64)
+    grid = CF.affine_grid(identity, [1, 2, 4, 5], align_corners=False)
+    np.testing.assert_allclose(CF.grid_sample(x, grid, align_corners=False).numpy(), x.numpy(), atol=1e-14)
+
+
+GRID_ERRORS = [
+    lambda m: m.nn.functional.affine_grid(m.zeros(2, 2, 3), [2, 3, 4]),
+    lambda m: m.nn.functional.affine_grid(m.zeros(2, 3, 3), [2, 3, 4, 5]),
+    lambda m: m.nn.functional.grid_sample(m.zeros(1, 1, 3, 3), m.zeros(1, 2, 2, 3), align_corners=False),
+    lambda m: m.nn.functional.grid_sample(m.zeros(1, 1, 3, 3), m.zeros(1, 2, 2, 2), mode="x", align_corners=False),
+    lambda m: m.nn.functional.grid_sample(m.zeros(1, 1, 3, 3), m.zeros(1, 2, 2, 2), padding_mode="x",
+                                          align_corners=False),
+    lambda m: m.nn.functional.grid_sample(m.zeros(2, 1, 3, 3), m.zeros(1, 2, 2, 2), align_corners=False),
+]
+
+
+@pytest.mark.parametrize("i", range(len(GRID_ERRORS)))
+def test_grid_errors_as_torch(i):
+    with pytest.raises(Exception) as want:
+        GRID_ERRORS[i](torch)
+    with pytest.raises(type(want.value)) as got:
+        GRID_ERRORS[i](tcore)
+    assert str(got.value).replace("tcore.", "torch.").replace("(2, 3, 3)", "torch.Size([2, 3, 3])") == str(want.value)

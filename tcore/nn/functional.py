@@ -1667,6 +1667,117 @@ def _check_interp_sizes(input: Tensor, sizes: list[int]) -> None:
                            f"{list(input.shape)}")
 
 
+_ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                          "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                          "grid_sample for details.")
+
+
+def _base_coordinates(n: int, align_corners: bool, like: Tensor) -> Tensor:
+    """The n sample positions along one axis in [-1, 1]: the pixels' centers (align_corners=False)
+    or their corners."""
+    line = _C.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device) if n > 1 else \
+        _C.zeros([n], dtype=like.dtype, device=like.device)
+    return line if align_corners else line * ((n - 1) / n)
+
+
+def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tensor:
+    """The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of the affine maps theta (N, 2, 3) (or
+    (N, 3, 4)) over an output of `size`, as torch's."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(v) for v in size]
+    if len(size) not in (4, 5):
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    k = len(size) - 2
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (k, k + 1):
+        raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} for size {size}. Got "
+                         f"{tuple(theta.shape)}.")
+    spatial = size[2:]  # (H, W) or (D, H, W); the grid's last dim is (x, y[, z]): W's first
+    axes = [_base_coordinates(n, align_corners, theta) for n in spatial]
+    mesh = _C.meshgrid(axes, indexing="ij")
+    points = _C.stack(list(reversed(mesh)) + [_C.ones_like(mesh[0])], -1)  # (..., k + 1): x, y[, z], 1
+    flat = points.reshape([1, -1, k + 1]).expand([size[0], math.prod(spatial), k + 1])
+    return _C.bmm(flat, theta.transpose(1, 2)).reshape([size[0]] + spatial + [k])
+
+
+def _unnormalize(coordinate: Tensor, size: int, align_corners: bool) -> Tensor:
+    return (coordinate + 1) / 2 * (size - 1) if align_corners else ((coordinate + 1) * size - 1) / 2
+
+
+def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    """x reflected into [twice_low / 2, twice_high / 2], as torch's reflect_coordinates."""
+    if twice_low == twice_high:
+        return _C.zeros_like(x)
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    x = (x - low).abs()
+    extra = _C.fmod(x, span)
+    flips = _C.floor(x / span)
+    return _C.where(_C.remainder(flips, 2) == 0, extra + low, span - extra + low)
+
+
+def _source(coordinate: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    """A grid coordinate in [-1, 1] as a position in pixels, with border/reflection padding."""
+    x = _unnormalize(coordinate, size, align_corners)
+    if padding_mode == "reflection":
+        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
+    if padding_mode in ("border", "reflection"):
+        x = x.clamp(0, size - 1)
+    return x
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Tensor:
+    """input (N, C, H, W) sampled at grid (N, Ho, Wo, 2)'s (x, y) positions in [-1, 1]: bilinear
+    or nearest (round half to even), outside the input zeros, the border's values or the
+    reflection's, as torch's; gradients to input and grid through the gathers and weights. 2-D
+    only (5-D inputs and bicubic are not there)."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         f"got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if input.ndim == 5 or mode == "bicubic":
+        raise NotImplementedError("grid_sample: 5-D inputs and mode='bicubic' are not implemented in tcore")
+    if input.ndim != 4 or grid.ndim != 4:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid with sizes "
+                           f"{list(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
+                           f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+    x = _source(grid[..., 0], w, padding_mode, align_corners)  # (N, Ho, Wo)
+    y = _source(grid[..., 1], h, padding_mode, align_corners)
+    plane = input.reshape([n, c, h * w])
+
+    def tap(yi: Tensor, xi: Tensor) -> Tensor:
+        """input at integer positions (N, Ho, Wo), zero where outside: (N, C, Ho, Wo)."""
+        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
+        index = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).to(_C.dtype.int64).reshape([n, 1, ho * wo])
+        values = plane.gather(2, index.expand([n, c, ho * wo])).reshape([n, c, ho, wo])
+        return values * inside.unsqueeze(1).to(values.dtype)
+
+    if mode == "nearest":  # (times an exact 1 that depends on the grid: its gradient zeros, not None, as torch's)
+        link = 1 + 0 * _C.where(x.isfinite() & y.isfinite(), x + y, 0).unsqueeze(1)
+        return tap(_C.round(y), _C.round(x)) * link
+    x0, y0 = _C.floor(x), _C.floor(y)
+    wx, wy = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
+    top = tap(y0, x0) * (1 - wx) + tap(y0, x0 + 1) * wx
+    bottom = tap(y0 + 1, x0) * (1 - wx) + tap(y0 + 1, x0 + 1) * wx
+    return top * (1 - wy) + bottom * wy
+
+
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """torch.nn.functional.interpolate for 'nearest' / 'nearest-exact' (3-D, 4-D, 5-D input),
