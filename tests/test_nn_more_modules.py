@@ -338,3 +338,36 @@ def test_grid_errors_as_torch(i):
     with pytest.raises(type(want.value)) as got:
         GRID_ERRORS[i](tcore)
     assert str(got.value).replace("tcore.", "torch.").replace("(2, 3, 3)", "torch.Size([2, 3, 3])") == str(want.value)
+
+
+CTC_T, CTC_N, CTC_C = 12, 4, 6
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+@pytest.mark.parametrize("lengths", [[12, 10, 7, 12], [2, 10, 7, 12]], ids=["possible", "one_impossible"])
+def test_ctc_loss_as_torch(reduction, zero_infinity, lengths):
+    """(a repeated label, an empty target, a sequence too short for its target; gradients to the
+    logits through log_softmax, as a model computes them)"""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((CTC_T, CTC_N, CTC_C))
+    targets = rng.integers(1, CTC_C, (CTC_N, 5))
+    targets[1, 2] = targets[1, 1]
+    target_lengths = [5, 3, 2, 0]
+    (xt,), (xc,) = _pair(x)
+    want = TF.ctc_loss(xt.log_softmax(2), torch.tensor(targets), lengths, target_lengths, reduction=reduction,
+                       zero_infinity=zero_infinity)
+    got = CF.ctc_loss(xc.log_softmax(2), tcore.tensor(targets), lengths, target_lengths, reduction=reduction,
+                      zero_infinity=zero_infinity)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-13)
+    if not np.isfinite(want.detach().numpy()).all():
+        return  # (an infinite loss: torch's gradient is not a reference)
+    want.sum().backward()
+    got.sum().backward()
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-14)
+    flat = np.concatenate([targets[n, :target_lengths[n]] for n in range(CTC_N)])  # (1-D concatenated targets)
+    np.testing.assert_allclose(
+        tcore.nn.CTCLoss(reduction=reduction)(tcore.tensor(x).log_softmax(2), tcore.tensor(flat), lengths,
+                                              target_lengths).numpy(),
+        torch.nn.CTCLoss(reduction=reduction)(torch.tensor(x).log_softmax(2), torch.tensor(flat), lengths,
+                                              target_lengths).numpy(), rtol=1e-13)

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import Tensor, _C  # tcore.Tensor: typed by the generated stubs
+from .._tensor import tensor
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -2087,6 +2088,87 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
 def _reduce(loss: Tensor, r: int) -> Tensor:
     return loss if r == 0 else loss.mean() if r == 1 else loss.sum()
+
+
+def _log_sum_exp_safe(stacked: Tensor) -> Tensor:
+    """logsumexp over dim 0 whose gradient is 0, not NaN, where every term is -inf."""
+    top = stacked.detach().amax(0)
+    top = _C.where(top.isinf(), 0.0, top)
+    total = (stacked - top).exp().sum(0)
+    some = total > 0
+    return _C.where(some, top + _C.where(some, total, 1.0).log(), -math.inf)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """-log p(target | input) summed over CTC alignments (log-space forward recursion over the
+    targets with blanks between and around them; each sequence stops at its input length), as
+    torch's: log_probs (T, N, C) or (T, C), targets (N, S) padded or 1-D concatenated; 'mean'
+    divides each loss by its target length, then averages; zero_infinity maps impossible
+    alignments (inf) to 0. Gradients by autograd through the recursion."""
+    r = _reduction(reduction)
+    batched = log_probs.ndim == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    steps, batch, classes = lp.shape
+    as_list = lambda v: [int(x) for x in (v.tolist() if isinstance(v, _C.Tensor) else v)]  # noqa: E731
+    in_lengths = as_list(input_lengths) if batched or isinstance(input_lengths, (list, tuple)) else \
+        [int(input_lengths.item() if isinstance(input_lengths, _C.Tensor) else input_lengths)]
+    tg_lengths = as_list(target_lengths) if batched or isinstance(target_lengths, (list, tuple)) else \
+        [int(target_lengths.item() if isinstance(target_lengths, _C.Tensor) else target_lengths)]
+    if len(in_lengths) != batch or len(tg_lengths) != batch:
+        raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of size {batch}, got "
+                           f"{len(in_lengths)} and {len(tg_lengths)}")
+    for n, (t, s) in enumerate(zip(in_lengths, tg_lengths)):
+        if not 0 <= t <= steps:
+            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {t} (while "
+                               f"checking arguments for ctc_loss_cpu)")
+        if s < 0:
+            raise RuntimeError(f"Expected tensor to have size at least 0 at dimension 1, but got size {s} for argument "
+                               f"#2 'targets' (while checking arguments for ctc_loss_cpu)")
+    longest = max(tg_lengths) if tg_lengths else 0
+    labels = np.zeros((batch, longest), dtype=np.int64)
+    flat = targets.reshape([-1]).tolist() if targets.ndim == 1 or not batched else None
+    offset = 0
+    for n, s in enumerate(tg_lengths):
+        row = flat[offset:offset + s] if flat is not None else targets[n, :s].tolist()
+        offset += s
+        labels[n, :s] = row
+    # the extended labels: blank, l1, blank, l2, ..., blank (2S + 1 states per sequence)
+    states = 2 * longest + 1
+    extended = np.full((batch, states), blank, dtype=np.int64)
+    extended[:, 1::2] = labels
+    # skip transitions s - 2 -> s: to a label differing from the one two states back
+    skip = np.zeros((batch, states), dtype=bool)
+    skip[:, 3::2] = labels[:, 1:] != labels[:, :-1]
+    valid = np.arange(states)[None, :] < (2 * np.array(tg_lengths) + 1)[:, None]
+    device, dtype = lp.device, lp.dtype
+    ext = tensor(extended).to(device)
+    neg_inf = _C.full([batch, states], -math.inf, dtype=dtype, device=device)
+    skip_t, valid_t = tensor(skip).to(device), tensor(valid).to(device)
+    emit = lp.gather(2, ext.unsqueeze(0).expand([steps, batch, states]))  # (T, N, states)
+    start = np.full((batch, states), False)
+    start[:, 0] = True
+    start[:, 1] = np.array(tg_lengths) > 0
+    alpha = _C.where(tensor(start).to(device) & valid_t, emit[0], neg_inf) if steps else neg_inf
+    running = tensor(np.array(in_lengths)[None, :] > np.arange(steps)[:, None]).to(device)
+    for t in range(1, steps):
+        stay = alpha
+        step = _C.cat([neg_inf[:, :1], alpha[:, :-1]], 1)
+        jump = _C.where(skip_t, _C.cat([neg_inf[:, :2], alpha[:, :-2]], 1), neg_inf)
+        moved = _log_sum_exp_safe(_C.stack([stay, step, jump], 0)) + emit[t]
+        alpha = _C.where(running[t].unsqueeze(1) & valid_t, moved, alpha)
+    last = tensor(2 * np.array(tg_lengths)).to(device).unsqueeze(1)
+    end = alpha.gather(1, last)
+    before = _C.where(last > 0, alpha.gather(1, (last - 1).clamp_min(0)), neg_inf[:, :1])
+    loss = -_log_sum_exp_safe(_C.stack([end.squeeze(1), before.squeeze(1)], 0))
+    loss = _C.where(tensor(np.array(in_lengths) == 0).to(device) & (tensor(np.array(tg_lengths)) > 0).to(device),
+                    math.inf, loss)  # (no input steps: no alignment of a non-empty target)
+    if zero_infinity:
+        loss = _C.where(loss.isinf(), 0.0, loss)
+    if r == 1:
+        return (loss / tensor(np.maximum(np.array(tg_lengths), 1)).to(device, dtype)).mean()
+    loss = loss if batched else loss.reshape([])
+    return _reduce(loss, r)
 
 
 def _check_same_size(input: Tensor, target: Tensor, name: str) -> None:

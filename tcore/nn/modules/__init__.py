@@ -10,7 +10,7 @@ from .fold import Fold, Unfold
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss,
-                   MultiMarginLoss, NLLLoss, PoissonNLLLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss,
+                   MultiMarginLoss, NLLLoss, PoissonNLLLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
@@ -48,5 +48,5 @@ __all__ = [
     "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "PReLU", "RReLU", "Softmax2d",
     "BatchNorm3d", "Bilinear", "AlphaDropout", "FeatureAlphaDropout", "ChannelShuffle", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "ParameterList",
-    "ParameterDict", "MaxPool3d", "AvgPool3d", "LPPool3d", "MaxUnpool3d", "EmbeddingBag",
+    "ParameterDict", "MaxPool3d", "AvgPool3d", "LPPool3d", "MaxUnpool3d", "EmbeddingBag", "CTCLoss",
 ]
