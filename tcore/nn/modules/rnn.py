@@ -19,7 +19,7 @@ from ..._tensor import tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence, pad_packed_sequence
+from ..utils.rnn import PackedSequence, pad_packed_sequence, packed_rows
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -177,8 +177,7 @@ class RNNBase(Module):
         h0, c0 = self._initial_states(hx, batch, True, data.dtype, data.device, lstm)
         valid = tensor(lengths.numpy()[None, :] > np.arange(steps)[:, None]).to(data.device)
         output, h_n, c_n = self._run(padded, h0, c0, valid)
-        sizes = packed.batch_sizes.numpy()
-        rows = tensor(np.concatenate([t * batch + np.arange(n) for t, n in enumerate(sizes)])).to(data.device)
+        rows = tensor(packed_rows(packed.batch_sizes.numpy(), batch)).to(data.device)
         out = output.reshape([steps * batch, output.shape[-1]]).index_select(0, rows)
         if unsorted_idx is not None:
             back = unsorted_idx.to(data.device)

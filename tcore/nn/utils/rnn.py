@@ -54,8 +54,9 @@ def _lengths_of(lengths) -> np.ndarray:
     return np.asarray(list(lengths), dtype=np.int64)
 
 
-def _steps_and_rows(batch_sizes: np.ndarray, batch: int) -> np.ndarray:
-    """The flat (step * batch + sequence) positions of the packed rows, step by step."""
+def packed_rows(batch_sizes: np.ndarray, batch: int) -> np.ndarray:
+    """The flat (step * batch + sequence) positions of the packed rows, step by step (the
+    recurrent layers read their packed output with it too)."""
     return np.concatenate([t * batch + np.arange(n) for t, n in enumerate(batch_sizes)]) if len(batch_sizes) else \
         np.zeros(0, dtype=np.int64)
 
@@ -87,7 +88,7 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False, enforce_sort
     if longest > steps:
         raise RuntimeError(f"Expected sequence length to be at most {steps}, but got a length of {longest}")
     batch_sizes = (lengths_np[None, :] > np.arange(longest)[:, None]).sum(1).astype(np.int64)
-    rows = tensor(_steps_and_rows(batch_sizes, batch)).to(input.device)
+    rows = tensor(packed_rows(batch_sizes, batch)).to(input.device)
     data = input.reshape([steps * batch] + list(input.shape[2:])).index_select(0, rows)
     return PackedSequence(data, tensor(batch_sizes), sorted_indices, invert_permutation(sorted_indices))
 
@@ -110,7 +111,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
     extended = _C.cat([data, _C.full([1] + list(data.shape[1:]), padding_value, dtype=data.dtype,
                                      device=data.device)], 0)
     where = np.full(steps * batch, data.shape[0], dtype=np.int64)
-    where[_steps_and_rows(batch_sizes, batch)] = np.arange(data.shape[0])
+    where[packed_rows(batch_sizes, batch)] = np.arange(data.shape[0])
     padded = extended.index_select(0, tensor(where).to(data.device)).reshape([steps, batch] + list(data.shape[1:]))
     lengths = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1).astype(np.int64) if batch else \
         np.zeros(0, dtype=np.int64)
