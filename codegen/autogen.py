@@ -55,6 +55,7 @@ CASTING_OUTS = frozenset("""
     linalg_matrix_power.out linalg_tensorinv.out linalg_tensorsolve.out matrix_power.out addr.out ger.out
     special_digamma.out special_erf.out special_exp2.out special_expit.out special_expm1.out
     special_gammaln.out special_log1p.out special_logit.out special_logsumexp.out special_multigammaln.out
+    special_entr.out special_erfc.out special_erfinv.out special_ndtr.out special_sinc.out special_xlog1py.out
     special_polygamma.out special_psi.out
     bitwise_and.Scalar_out bitwise_or.Scalar_out bitwise_xor.Scalar_out bitwise_left_shift.Tensor_Scalar_out
     bitwise_right_shift.Tensor_Scalar_out ldexp.out
