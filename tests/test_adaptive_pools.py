@@ -1,6 +1,6 @@
 """Adaptive average and max pools of any output size (windows [floor(i n / o), ceil((i + 1) n / o))),
 1-D, 2-D and 3-D, and the 1-D max/avg pools, against torch's: values, max indices (ties included:
-the first in row-major order), gradients (a max pool's to its one chosen element), layouts,
+the first in row-major order; NaNs), gradients (a max pool's to its one chosen element), layouts,
 modules' reprs and torch's errors."""
 from __future__ import annotations
 
@@ -32,12 +32,14 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,shape,args,kw", CASES, ids=lambda v: str(v).replace(" ", ""))
-@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
-def test_pools_as_torch(name, shape, args, kw, ties):
+@pytest.mark.parametrize("values", ["distinct", "ties", "nans"])
+def test_pools_as_torch(name, shape, args, kw, values):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(shape)
-    if ties:
+    if values != "distinct":
         x = np.round(x * 2)  # (few values: many equal maxima in a window)
+    if values == "nans":  # (a NaN is a window's maximum: torch's adaptive index is its last NaN's)
+        x[rng.random(shape) < 0.2] = np.nan
     xt, xc = torch.tensor(x, requires_grad=True), tcore.tensor(x, requires_grad=True)
     want = getattr(torch.nn.functional, name)(xt, *args, **kw)
     got = getattr(tcore.nn.functional, name)(xc, *args, **kw)

@@ -242,7 +242,10 @@ def test_errors_as_torch(i):
 BAGS = [(np.array([1, 2, 3, 4, 1, 0, 7]), dict(offsets=np.array([0, 2, 2, 5]))),
         (np.array([1, 2, 3, 4, 1, 0, 7]), dict(offsets=np.array([0, 2, 2, 5]), padding_idx=1)),
         (np.array([[1, 2, 3], [4, 1, 0]]), dict()),
-        (np.array([1, 2, 3, 4, 1, 0, 7]), dict(offsets=np.array([0, 2, 5, 7]), include_last_offset=True))]
+        (np.array([1, 2, 3, 4, 1, 0, 7]), dict(offsets=np.array([0, 2, 5, 7]), include_last_offset=True)),
+        # rows 3 and 5 are equal (below): equal maxima, whose gradient torch gives to the first alone
+        (np.array([3, 3, 5, 4, 5, 2, 3]), dict(offsets=np.array([0, 3, 3]))),
+        (np.array([], dtype=np.int64), dict(offsets=np.array([0, 0])))]
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
@@ -252,6 +255,7 @@ def test_embedding_bag_as_torch(mode, case):
     maximum's row)"""
     inp, kw = BAGS[case]
     w = np.random.default_rng(case).standard_normal((10, 3))
+    w[5] = w[3]
     wt, wc = torch.tensor(w, requires_grad=True), tcore.tensor(w, requires_grad=True)
     kt = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
     kc = {k: tcore.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}

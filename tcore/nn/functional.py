@@ -744,8 +744,7 @@ def _adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
 
 def _adaptive_avg(input: Tensor, output_size, n: int, name: str) -> Tensor:
     """The mean over each window, one spatial dim at a time (the windows are products of
-    per-dim ranges): a reshape and mean where the size divides, else a product with the
-    (out, size) matrix of window weights 1 / len."""
+    per-dim ranges): a reshape and mean where the size divides, else each window's mean."""
     sizes = _adaptive_sizes(input, output_size, n, name)
     if all(v == 1 for v in sizes):
         return input.mean(list(range(-n, 0)), keepdim=True)
@@ -761,11 +760,10 @@ def _adaptive_avg(input: Tensor, output_size, n: int, name: str) -> Tensor:
         if out and size % out == 0:
             x = x.unflatten(dim, (out, size // out)).mean(dim + 1)
             continue
-        weights = np.zeros((size, out))
-        for j, (a, b) in enumerate(_adaptive_windows(size, out)):
-            weights[a:b, j] = 1.0 / (b - a)
-        w = _C.from_numpy(weights).to(x.device, x.dtype)
-        x = _C.matmul(x.movedim(dim, -1), w).movedim(-1, dim)
+        # each window's own mean (a product with a matrix of window weights would spread a NaN
+        # or an infinity of one window to all: 0 * nan)
+        x = _C.cat([x.narrow(dim, a, b - a).mean(dim, keepdim=True) for a, b in _adaptive_windows(size, out)], dim) \
+            if out else x.narrow(dim, 0, 0)
     return _layout_of(x, input)
 
 
@@ -791,8 +789,8 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
 
 def _adaptive_max(input: Tensor, output_size, n: int, name: str):
     """(values, indices): the maximum of each window and its flat index in the input's spatial
-    plane (the first in row-major order; a NaN counts as the maximum: torch's index is its last
-    NaN's), found one spatial dim at a time; the values gathered from the input at those indices,
+    plane (the first in row-major order; a NaN counts as the maximum and torch's index is its
+    last NaN's: the last NaN of the last row holding one), found one spatial dim at a time; the values gathered from the input at those indices,
     so a gradient flows to that one element, as torch's."""
     sizes = _adaptive_sizes(input, output_size, n, name)
     spatial = list(input.shape[input.ndim - n:])
@@ -804,7 +802,11 @@ def _adaptive_max(input: Tensor, output_size, n: int, name: str):
         vals, idx = [], []
         for a, b in _adaptive_windows(spatial[i], sizes[i]):
             window = x.narrow(dim, a, b - a)
-            best = window.argmax(dim, keepdim=True)  # (the first maximum; a NaN counts as one)
+            best = window.argmax(dim, keepdim=True)  # (the first maximum, or the first NaN)
+            if x.is_floating_point():  # torch's kernel keeps the last NaN
+                nan = window.isnan()
+                last = (b - a - 1) - nan.flip([dim]).to(_C.dtype.uint8).argmax(dim, keepdim=True)
+                best = _C.where(nan.any(dim, keepdim=True), last, best)
             vals.append(window.gather(dim, best))
             idx.append(where.narrow(dim, a, b - a).gather(dim, best))
         x = _C.cat(vals, dim) if vals else x.narrow(dim, 0, 0)
@@ -1298,15 +1300,35 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     # a padding_idx entry goes to a bag past the last, which is dropped (no value, no gradient)
     bag_kept = bag if keep is None else _C.where(keep, bag, bags)
     if mode == "max":
-        extra = _C.zeros([bags + 1, dim], dtype=weight.dtype, device=weight.device)
-        index = bag_kept.unsqueeze(1).expand([count, dim])
-        return extra.scatter_reduce(0, index, rows, "amax", include_self=False)[:bags]
+        return _bag_max(rows, bag_kept, bags, count, dim)
     out = _C.zeros([bags + 1, dim], dtype=weight.dtype, device=weight.device).index_add(0, bag_kept, rows)[:bags]
     if mode == "mean":
         ones = _C.ones([count], dtype=weight.dtype, device=weight.device)
         counts = _C.zeros([bags + 1], dtype=weight.dtype, device=weight.device).index_add(0, bag_kept, ones)[:bags]
         out = out / counts.clamp_min(1).unsqueeze(1)
     return out
+
+
+def _bag_max(rows: Tensor, bag: Tensor, bags: int, count: int, dim: int) -> Tensor:
+    """Each bag's column maxima, each taken from the bag's first entry holding it (torch's
+    kernel keeps the first of equal maxima, and its gradient goes to that one entry alone); a
+    NaN is a maximum; an empty bag gives zeros."""
+    from ..autograd import no_grad
+    index = bag.unsqueeze(1).expand([count, dim])
+    with no_grad():
+        values = _C.zeros([bags + 1, dim], dtype=rows.dtype, device=rows.device) \
+            .scatter_reduce(0, index, rows, "amax", include_self=False)
+        best = values.gather(0, index)
+        holds = (rows == best) | (rows.isnan() & best.isnan())
+        position = _C.arange(count, device=rows.device).unsqueeze(1).expand([count, dim])
+        position = _C.where(holds, position, count)
+        first = _C.full([bags + 1, dim], count, dtype=_C.dtype.int64, device=rows.device) \
+            .scatter_reduce(0, index, position, "amin")[:bags]
+        empty = first == count
+    if not count:  # zeros still linked to weight, whose gradient is then zeros, as torch's
+        return rows.sum(0).expand([bags, dim])
+    picked = rows.gather(0, first.clamp_max(count - 1))
+    return picked.masked_fill(empty, 0)
 
 
 def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
