@@ -43,12 +43,19 @@ def _in_place(input: Tensor, fn) -> Tensor:
     return input.copy_(fn(src))
 
 
+def _ints(v, n: int, error: str | None = None) -> list[int]:
+    """An int (repeated n times) or a sequence of ints (one repeated n times); a sequence of
+    another length than n is error's RuntimeError ({vals}: the values), or left as it is."""
+    vals = list(v) if isinstance(v, (list, tuple)) else [v]
+    if len(vals) == 1:
+        vals = vals * n
+    if len(vals) != n and error is not None:
+        raise RuntimeError(error.format(vals=vals))
+    return [int(x) for x in vals]
+
+
 def _pair(v) -> list[int]:
-    if isinstance(v, (list, tuple)):
-        if len(v) == 1:
-            return [int(v[0])] * 2
-        return [int(x) for x in v]
-    return [int(v), int(v)]
+    return _ints(v, 2)
 
 
 # ------------------------------------------------------------------ activations
@@ -350,14 +357,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 # ------------------------------------------------------------------ conv1d, conv3d, transposed convolutions
 def _ntuple_arg(v, n: int, name: str) -> list[int]:
-    """An int (repeated n times) or a sequence of n ints (or of 1, repeated), else torch's error."""
-    vals = list(v) if isinstance(v, (list, tuple)) else [v]
-    if len(vals) == 1:
-        vals = vals * n
-    if len(vals) != n:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
-                           f"convolution dimensions, but got {name}={vals}")
-    return [int(x) for x in vals]
+    """n ints of a convolution's argument, else torch's error."""
+    return _ints(v, n, f"expected {name} to be a single integer value or a list of {n} values to match the "
+                       f"convolution dimensions, but got {name}={{vals}}")
 
 
 def _conv_arguments(name: str, input: Tensor, weight: Tensor, nd: int, stride, dilation, padding):
@@ -685,7 +687,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 
 def _one(v) -> int:
-    return int(v[0]) if isinstance(v, (list, tuple)) else int(v)
+    return _ints(v, 1)[0]
 
 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -836,12 +838,7 @@ adaptive_max_pool3d, adaptive_max_pool3d_with_indices = _adaptive_max_pool(3)
 
 
 def _triple(v, name: str) -> list[int]:
-    vals = list(v) if isinstance(v, (list, tuple)) else [v]
-    if len(vals) == 1:
-        vals = vals * 3
-    if len(vals) != 3:
-        raise RuntimeError(f"{name} must either be a single int, or a tuple of three ints")
-    return [int(x) for x in vals]
+    return _ints(v, 3, f"{name} must either be a single int, or a tuple of three ints")
 
 
 def _pool3d_geometry(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool, name: str):
