@@ -4,7 +4,7 @@ forward + backward, at each thread count asked for (default 1 and 2), each libra
 process. The operators: conv2d (grouped and depthwise too), max_pool2d, avg_pool2d, batch_norm
 (training, evaluation, the 2-D BatchNorm1d form), layer_norm, the activations (gelu, silu, ...), mse_loss and
 cross_entropy, at the sizes of a small CNN's and MLP's layers; the spatial functions (interpolate's
-modes, reflect padding, unfold, causal attention, conv3d) on an image batch. Figures are the best of several
+modes, reflect padding, unfold, causal attention, conv3d) on an image batch; 2-layer LSTM and GRU. Figures are the best of several
 repetitions after a warm-up; prints one table per thread count and writes build/bench/nn.json.
 A benchmark, never part of the tests.
 
@@ -39,6 +39,8 @@ OPS = {
     "pad_reflect": "pad reflect 3 (4,3,256,256)", "unfold": "unfold 3x3 (4,3,256,256)",
     "sdpa_causal": "scaled_dot_product_attention (8,8,256,64) causal",
     "conv3d": "conv3d (4,8,16,32,32)*(16,8,3,3,3) pad 1", "conv3d_fb": "  forward + backward",
+    "lstm": "LSTM 2 layers, 200 steps x 8 x 64", "lstm_fb": "  forward + backward",
+    "gru": "GRU 2 layers, 200 steps x 8 x 64", "gru_fb": "  forward + backward",
 }
 
 WORKLOAD = r'''
@@ -71,6 +73,9 @@ logits_g, labels = t((4096, 1000), True), T.from_numpy(rng.integers(0, 1000, 409
 pic, pic_g = t((4, 3, 256, 256)), t((4, 3, 256, 256), True)
 q, k_, v_ = t((8, 8, 256, 64)), t((8, 8, 256, 64)), t((8, 8, 256, 64))
 vol, vol_g, w5, w5_g = t((4, 8, 16, 32, 32)), t((4, 8, 16, 32, 32), True), t((16, 8, 3, 3, 3), scale=0.1), t((16, 8, 3, 3, 3), True, 0.1)
+seq, seq_g = t((200, 8, 64)), t((200, 8, 64), True)
+T.manual_seed(0)
+lstm, gru = T.nn.LSTM(64, 64, 2), T.nn.GRU(64, 64, 2)
 def fb(f, *xs):
     def run():
         f().sum().backward()
@@ -108,6 +113,8 @@ ops = {
     "sdpa_causal": lambda: F.scaled_dot_product_attention(q, k_, v_, is_causal=True),
     "conv3d": lambda: F.conv3d(vol, w5, padding=1),
     "conv3d_fb": fb(lambda: F.conv3d(vol_g, w5_g, padding=1), vol_g, w5_g),
+    "lstm": lambda: lstm(seq), "lstm_fb": fb(lambda: lstm(seq_g)[0], seq_g, *lstm.parameters()),
+    "gru": lambda: gru(seq), "gru_fb": fb(lambda: gru(seq_g)[0], seq_g, *gru.parameters()),
 }
 out = {"ms": {}}
 for name, fn in ops.items():

@@ -77,6 +77,78 @@ def test_recurrent_layers_as_torch(kind, kw, shape, with_state):
             np.testing.assert_allclose(s.grad.numpy(), r.grad.numpy(), rtol=1e-11, atol=1e-13)
 
 
+HIGHER = [
+    ("LSTM", dict(input_size=3, hidden_size=4, num_layers=2)),
+    ("LSTM", dict(input_size=3, hidden_size=4, bidirectional=True, bias=False)),
+    ("GRU", dict(input_size=3, hidden_size=4, num_layers=2)),
+    ("RNN", dict(input_size=3, hidden_size=4, bidirectional=True)),
+]
+
+
+@pytest.mark.parametrize("kind,kw", HIGHER, ids=lambda v: str(v).replace(" ", ""))
+def test_tangents_and_second_derivatives_as_torch(kind, kw):
+    """(LSTM's fused layer: a tangent takes the operator-by-operator form; create_graph its
+    backward recomputed in differentiable operators)"""
+    rng = np.random.default_rng(3)
+    tm, cm = _twins(kind, **kw)
+    x, v = rng.standard_normal((5, 2, 3)), rng.standard_normal((5, 2, 3))
+    _, want = torch.func.jvp(lambda a: tm(a)[0], (torch.tensor(x),), (torch.tensor(v),))
+    _, got = tcore.autograd.functional.jvp(lambda a: cm(a)[0], tcore.tensor(x), tcore.tensor(v))
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-11, atol=1e-13)
+    xt, xc = torch.tensor(x, requires_grad=True), tcore.tensor(x, requires_grad=True)
+    (gt,) = torch.autograd.grad(tm(xt)[0].pow(2).sum(), xt, create_graph=True)
+    (gc,) = tcore.autograd.grad(cm(xc)[0].pow(2).sum(), xc, create_graph=True)
+    np.testing.assert_allclose(gc.detach().numpy(), gt.detach().numpy(), rtol=1e-11, atol=1e-13)
+    want2 = torch.autograd.grad(gt.pow(2).sum(), [xt, *tm.parameters()])
+    got2 = tcore.autograd.grad(gc.pow(2).sum(), [xc, *cm.parameters()])
+    for g, w in zip(got2, want2):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("used", ["output", "h_n", "c_n"])
+def test_lstm_gradient_of_one_output_as_torch(used):
+    """(the others' gradients absent: undefined in the fused backward)"""
+    rng = np.random.default_rng(4)
+    tm, cm = _twins("LSTM", input_size=3, hidden_size=4, num_layers=2)
+    x = rng.standard_normal((6, 2, 3))
+    xt, xc = torch.tensor(x, requires_grad=True), tcore.tensor(x, requires_grad=True)
+    pick = {"output": lambda o: o[0], "h_n": lambda o: o[1][0], "c_n": lambda o: o[1][1]}[used]
+    (pick(tm(xt)) * 1.5).sum().backward()
+    (pick(cm(xc)) * 1.5).sum().backward()
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-11, atol=1e-13)
+    for (name, p), (_, q) in zip(cm.named_parameters(), tm.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-11, atol=1e-13, err_msg=name)
+
+
+def test_packed_lstm_second_derivatives_as_torch():
+    """(a finished sequence's held state in the recomputed backward)"""
+    tm, cm = _twins("LSTM", input_size=3, hidden_size=4, num_layers=2, bidirectional=True)
+    x, lengths = np.random.default_rng(6).standard_normal((6, 3, 3)), [6, 4, 2]
+    xt, xc = torch.tensor(x, requires_grad=True), tcore.tensor(x, requires_grad=True)
+    grads = []
+    for m, lib, xx in ((tm, torch, xt), (cm, tcore, xc)):
+        out, (h, c) = m(lib.nn.utils.rnn.pack_padded_sequence(xx, lengths))
+        (g,) = lib.autograd.grad(out.data.pow(2).sum() + h.pow(2).sum() + c.sum(), xx, create_graph=True)
+        grads.append([g.detach().numpy(), *(a.numpy() for a in lib.autograd.grad(g.pow(2).sum(), [xx, *m.parameters()]))])
+    for got, want in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_lstm_float32_as_torch():
+    rng = np.random.default_rng(5)
+    tm, cm = torch.nn.LSTM(16, 32, 2), tcore.nn.LSTM(16, 32, 2)
+    copy_parameters(tm, cm)
+    x = rng.standard_normal((30, 4, 16)).astype(np.float32)
+    xt, xc = torch.tensor(x, requires_grad=True), tcore.tensor(x, requires_grad=True)
+    want, got = tm(xt), cm(xc)
+    np.testing.assert_allclose(got[0].detach().numpy(), want[0].detach().numpy(), rtol=1e-5, atol=1e-6)
+    want[0].sum().backward()
+    got[0].sum().backward()
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
+    for (name, p), (_, q) in zip(cm.named_parameters(), tm.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-4, err_msg=name)
+
+
 def _states_of(state) -> tuple:
     return state if isinstance(state, tuple) else (state,)
 

@@ -96,16 +96,12 @@
 
 namespace tcore::autograd::manual {
 
-namespace {
-// True when a backward formula is itself differentiated (create_graph, or a tangent on one of
-// `ts`: forward over reverse): it must then be written in differentiable operators.
 bool differentiated(std::initializer_list<const Tensor*> ts) {
   if (GradMode::is_enabled()) return true;
   for (const Tensor* t : ts)
     if (t->defined() && fw_grad(*t).defined()) return true;
   return false;
 }
-}  // namespace
 
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
   const bool one = alpha.is_floating_point() ? alpha.to_double() == 1.0 : alpha.to_long() == 1;

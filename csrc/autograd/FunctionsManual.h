@@ -3,6 +3,7 @@
 // built from public operators only, so they are differentiable themselves
 // (create_graph=True works through them) and run on every backend.
 #include <array>
+#include <initializer_list>
 #include <limits>
 #include <tuple>
 #include <optional>
@@ -15,6 +16,10 @@
 #include "tcore/core/Reduction.h"
 
 namespace tcore::autograd::manual {
+
+// True when a backward formula is itself differentiated (create_graph, or a tangent on one of
+// `ts`: forward over reverse): it must then be written in differentiable operators.
+bool differentiated(std::initializer_list<const Tensor*> ts);
 
 // grad * alpha, skipping the multiplication when alpha is 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
@@ -145,6 +150,14 @@ Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const 
 std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                                   int64_t groups, std::array<bool, 2> mask);
+// _lstm_layer's gradients (of the input projection, hx, cx, w_hh, b_hh; those mask asks for):
+// its backward kernel, or with create_graph or a tangent the steps recomputed and walked back in
+// operators with derivatives of their own (RecurrentBackward.cpp).
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> lstm_layer_backward(
+    const Tensor& grad_output, const Tensor& grad_hy, const Tensor& grad_cy, const Tensor& input_projection,
+    const Tensor& hx, const Tensor& cx, const Tensor& w_hh, const std::optional<Tensor>& b_hh,
+    const std::optional<Tensor>& valid, bool reverse, const Tensor& output, const Tensor& gates, const Tensor& cells,
+    std::array<bool, 5> mask);
 // The last two sizes of an (N, C, H, W) tensor (a pooling's output size).
 inline std::vector<int64_t> spatial_sizes(const Tensor& t) { return {t.sizes()[2], t.sizes()[3]}; }
 // d/dself of pow(self, exponent) for a number exponent: exponent * self^(exponent - 1), 0 when exponent is 0.

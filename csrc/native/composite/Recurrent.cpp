@@ -2,13 +2,15 @@
 // the time loop in C++ over tcore's operators (CompositeImplicitAutograd: its gradient and tangents
 // are those of what it calls), where a Python loop paid the interpreter for each operator of each
 // step (an LSTM of 200 steps of 8 x 64 ran 5x torch's time). The input's projection for every
-// step (x W_ih^T + b_ih) is computed before, by the caller, as one matrix product.
+// step (x W_ih^T + b_ih) is computed before, by the caller, as one matrix product. An LSTM without
+// projection on the CPU runs fused (_lstm_layer), its backward a kernel too.
 //   LSTM (gates i, f, g, o): c' = f c + i g, h' = o tanh(c') (h' W_hr^T with a projection)
 //   GRU  (gates r, z, n):    n = tanh(x_n + r (h W_hn^T + b_hn)), h' = n + z (h - n)
 //   RNN_TANH / RNN_RELU:     h' = act(x + h W_hh^T + b_hh)
 #include <string_view>
 #include <vector>
 
+#include <tcore/ops/_lstm_layer.h>
 #include <tcore/ops/_recurrent_layer_native.h>
 #include <tcore/ops/add.h>
 #include <tcore/ops/addmm.h>
@@ -27,6 +29,7 @@
 #include <tcore/ops/where.h>
 
 #include "native/TensorUtils.h"
+#include "tcore/core/Dispatch.h"  // detail::has_fw_grad
 
 namespace tcore::native {
 namespace {
@@ -46,6 +49,18 @@ Tensor hidden_product(const Tensor& h, const Tensor& w_t, const std::optional<Te
   return b && b->defined() ? tcore::addmm(*b, h, w_t) : tcore::mm(h, w_t);
 }
 
+// _lstm_layer (native/cpu/Recurrent.cpp) takes an LSTM without projection on the CPU in float32 or
+// float64, unless a tangent is on its way: its forward-mode formula is this operator-by-operator form.
+bool fused_lstm(const Tensor& x, const Tensor& hx, const Tensor& cx, const Tensor& w_hh,
+                const std::optional<Tensor>& b_hh) {
+  const Tensor b = b_hh && b_hh->defined() ? *b_hh : Tensor();
+  for (const Tensor* t : {&x, &hx, &cx, &w_hh, &b}) {
+    if (!t->defined()) continue;
+    if (!t->device().is_cpu() || t->dtype() != x.dtype() || detail::has_fw_grad(*t)) return false;
+  }
+  return x.dtype() == ScalarType::Float || x.dtype() == ScalarType::Double;
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> _recurrent_layer(const Tensor& input_projection, const Tensor& hx,
@@ -59,9 +74,13 @@ std::tuple<Tensor, Tensor, Tensor> _recurrent_layer(const Tensor& input_projecti
                     "_recurrent_layer: expected a 3-D input projection (steps, batch, gates) and a 2-D state, got ",
                     input_projection.dim(), "-D and ", hx.dim(), "-D");
   TCORE_CHECK_VALUE(!lstm || (cx && cx->defined()), "_recurrent_layer: LSTM needs a cell state");
+  const bool projected = w_hr && w_hr->defined();
+  if (lstm && !projected && fused_lstm(input_projection, hx, *cx, w_hh, b_hh)) {
+    auto [output, hy, cy, gates, cells] = tcore::_lstm_layer(input_projection, hx, *cx, w_hh, b_hh, valid, reverse);
+    return {output, hy, cy};
+  }
   const int64_t steps = input_projection.sizes()[0];
   const Tensor w_t = tcore::t(w_hh);
-  const bool projected = w_hr && w_hr->defined();
   const Tensor w_hr_t = projected ? tcore::t(*w_hr) : Tensor();
   Tensor h = hx, c = lstm ? *cx : Tensor();
   // the steps' inputs as one unbind (its backward stacks their gradients once; a select per step
