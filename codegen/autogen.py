@@ -53,6 +53,7 @@ CASTING_OUTS = frozenset("""
     linalg_matrix_rank.atol_rtol_tensor_out linalg_matrix_rank.atol_rtol_float_out linalg_matrix_rank.out
     linalg_matrix_rank.out_tol_tensor cholesky_inverse.out cholesky_solve.out linalg_cond.out linalg_cond.p_str_out
     linalg_matrix_power.out linalg_tensorinv.out linalg_tensorsolve.out matrix_power.out addr.out ger.out
+    linalg_householder_product.out orgqr.out special_i0.out
     special_digamma.out special_erf.out special_exp2.out special_expit.out special_expm1.out
     special_gammaln.out special_log1p.out special_logit.out special_logsumexp.out special_multigammaln.out
     special_entr.out special_erfc.out special_erfinv.out special_ndtr.out special_sinc.out special_xlog1py.out

@@ -261,6 +261,9 @@ OVERRIDES.update({
        for op in ("gcd", "gcd_", "gcd.out", "lcm", "lcm_", "lcm.out")},
     "_recurrent_layer": dict(input_projection=(4, 2, 12), hx=(2, 3), cx=(2, 3), w_hh=(12, 3), b_hh=(12,), w_hr=None,
                              mode="LSTM", reverse=True, valid=None),
+    **{op: {"input" if op.startswith("linalg") else "self": (4, 3),
+            "tau" if op.startswith("linalg") else "input2": (2,)}
+       for op in ("linalg_householder_product", "linalg_householder_product.out", "orgqr")},
     "_lstm_layer": dict(input_projection=(4, 2, 12), hx=(2, 3), cx=(2, 3), w_hh=(12, 3), b_hh=(12,),
                         valid=lambda tc: tc.tensor([[True, True], [True, False], [True, False], [False, False]]),
                         reverse=True),

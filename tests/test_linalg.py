@@ -1135,3 +1135,47 @@ def test_non_finite_matrices_never_reach_the_iterative_routines():
         c = a.copy()
         c[:, 0, 2] = v
         np.testing.assert_allclose(tcore.linalg.eigvalsh(tcore.tensor(c)).numpy(), np.linalg.eigvalsh(a), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape,k", [((5, 3), 3), ((2, 6, 4), 2), ((4, 4), 4), ((3, 0), 0), ((5, 3), 0)])
+def test_householder_product_and_geqrf_as_torch(shape, k):
+    """(values, gradients of input and tau; geqrf's compact form, which householder_product
+    turns back into linalg.qr's Q)"""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    a, tau = rng.standard_normal(shape), rng.random(shape[:-2] + (k,))
+    at, tt = torch.tensor(a, requires_grad=True), torch.tensor(tau, requires_grad=True)
+    ac, tc = tcore.tensor(a, requires_grad=True), tcore.tensor(tau, requires_grad=True)
+    want, got = torch.linalg.householder_product(at, tt), tcore.linalg.householder_product(ac, tc)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-14)
+    if want.numel():
+        weights = rng.standard_normal(tuple(want.shape))
+        (want * torch.tensor(weights)).sum().backward()
+        (got * tcore.tensor(weights)).sum().backward()
+        for c, t in ((ac, at), (tc, tt)):  # (no reflector: torch leaves the gradients None, tcore gives zeros)
+            want_grad = np.zeros(tuple(t.shape)) if t.grad is None else t.grad.numpy()
+            np.testing.assert_allclose(c.grad.numpy(), want_grad, rtol=1e-11, atol=1e-13)
+    (wa, wt), (ga, gt) = torch.geqrf(torch.tensor(a)), tcore.geqrf(tcore.tensor(a))
+    np.testing.assert_allclose(ga.numpy(), wa.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gt.numpy(), wt.numpy(), rtol=1e-12, atol=1e-14)
+    if shape[-1] and shape[-2] >= shape[-1]:
+        q = tcore.linalg.householder_product(ga, gt).numpy()
+        np.testing.assert_allclose(q, tcore.linalg.qr(tcore.tensor(a))[0].numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_householder_product_and_geqrf_errors():
+    with pytest.raises(ValueError, match="input must have at least 2 dimensions"):
+        tcore.linalg.householder_product(tcore.zeros(3), tcore.zeros(1))
+    with pytest.raises(ValueError, match=r"input.shape\[-2\] must be greater than or equal to input.shape\[-1\]"):
+        tcore.linalg.householder_product(tcore.zeros(3, 4), tcore.zeros(2))
+    with pytest.raises(ValueError, match=r"input.shape\[-1\] must be greater than or equal to tau.shape\[-1\]"):
+        tcore.linalg.householder_product(tcore.zeros(4, 3), tcore.zeros(4))
+    with pytest.raises(ValueError, match=r"Expected batch dimensions of tau to be equal to input.shape\[:-2\]"):
+        tcore.linalg.householder_product(tcore.zeros(2, 4, 3), tcore.zeros(3, 2))
+    with pytest.raises(TypeError, match="tau dtype float32 does not match input dtype float64"):
+        tcore.linalg.householder_product(tcore.zeros(4, 3, dtype=tcore.float64), tcore.zeros(2))
+    with pytest.raises(ValueError, match="torch.geqrf: input must have at least 2 dimensions."):
+        tcore.geqrf(tcore.zeros(3))
+    a, _ = tcore.geqrf(tcore.ones(3, 2, requires_grad=True))
+    with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not implemented."):
+        a.sum().backward()

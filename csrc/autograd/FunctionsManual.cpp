@@ -93,6 +93,10 @@
 #include <tcore/ops/view.h>
 #include <tcore/ops/zeros.h>
 #include <tcore/ops/zeros_like.h>
+#include <tcore/ops/i0.h>
+#include <tcore/ops/special_i0e.h>
+#include <tcore/ops/sgn.h>
+#include <tcore/ops/reciprocal.h>
 
 namespace tcore::autograd::manual {
 
@@ -101,6 +105,20 @@ bool differentiated(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)
     if (t->defined() && fw_grad(*t).defined()) return true;
   return false;
+}
+
+Tensor not_implemented(const char* op) {
+  throw NotImplementedError(detail::str_cat("the derivative for '", op, "' is not implemented."));
+}
+
+Tensor bessel_i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result, bool scaled) {
+  const double eps = self.dtype() == ScalarType::Double ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+  const Tensor away = tcore::gt(tcore::abs(self), Scalar(eps));
+  const Tensor x = tcore::where(away, self, Scalar(eps));  // (where's other branch must stay finite)
+  const Tensor inverse = tcore::reciprocal(x);
+  const Tensor slope = scaled ? tcore::sub(tcore::special_i0e(x), tcore::mul(result, tcore::add(tcore::sgn(x), inverse)))
+                              : tcore::sub(tcore::i0(x), tcore::mul(result, inverse));
+  return tcore::mul(grad, tcore::where(away, slope, Scalar(0.5)));
 }
 
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {

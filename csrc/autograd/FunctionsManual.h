@@ -21,6 +21,10 @@ namespace tcore::autograd::manual {
 // `ts`: forward over reverse): it must then be written in differentiable operators.
 bool differentiated(std::initializer_list<const Tensor*> ts);
 
+// The formula of an operator without a derivative (torch's): differentiating it raises
+// "the derivative for '<op>' is not implemented."
+Tensor not_implemented(const char* op);
+
 // grad * alpha, skipping the multiplication when alpha is 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
 // A scalar's complex conjugate: tcore's scalars are real (PyTorch's formulas write alpha.conj()).
@@ -150,6 +154,9 @@ Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const 
 std::tuple<Tensor, Tensor> conv2d_im2col_backward(const Tensor& grad, const Tensor& self, const Tensor& weight,
                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                                   int64_t groups, std::array<bool, 2> mask);
+// special.i1's gradient grad (I0(x) - I1(x) / x), or i1e's (scaled) grad (I0e(x) - I1e(x) (sgn(x) +
+// 1 / x)): 1/2 at x = 0 (|x| <= eps), where the quotient is 0 / 0, as torch's.
+Tensor bessel_i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result, bool scaled);
 // _lstm_layer's gradients (of the input projection, hx, cx, w_hh, b_hh; those mask asks for):
 // its backward kernel, or with create_graph or a tangent the steps recomputed and walked back in
 // operators with derivatives of their own (RecurrentBackward.cpp).

@@ -28,6 +28,13 @@
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
 #include <tcore/ops/polygamma_native.h>
+#include <tcore/ops/i0_native.h>
+#include <tcore/ops/special_i0e_native.h>
+#include <tcore/ops/special_i1_native.h>
+#include <tcore/ops/special_i1e_native.h>
+#include <tcore/ops/special_ndtri_native.h>
+#include <tcore/ops/special_log_ndtr_native.h>
+#include <tcore/ops/special_erfcx_native.h>
 #include <tcore/ops/reciprocal_native.h>
 #include <tcore/ops/round_native.h>
 #include <tcore/ops/rsqrt_native.h>
@@ -90,6 +97,13 @@ TCORE_FLOATING_UNARY_META(log1p)
 TCORE_FLOATING_UNARY_META(expm1)
 TCORE_FLOATING_UNARY_META(erf)
 TCORE_FLOATING_UNARY_META(lgamma)
+TCORE_FLOATING_UNARY_META(i0)
+TCORE_FLOATING_UNARY_META(special_i0e)
+TCORE_FLOATING_UNARY_META(special_i1)
+TCORE_FLOATING_UNARY_META(special_i1e)
+TCORE_FLOATING_UNARY_META(special_ndtri)
+TCORE_FLOATING_UNARY_META(special_log_ndtr)
+TCORE_FLOATING_UNARY_META(special_erfcx)
 TCORE_FLOATING_UNARY_META(digamma)
 TCORE_META_FUNC(polygamma)(int64_t n, const Tensor& self) {
   TCORE_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");

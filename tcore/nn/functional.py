@@ -1046,9 +1046,10 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     return out if weight is None else out * weight
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
-    norm = _C.norm(input, p, [dim], True)
-    return input / _C.clamp(norm, eps)
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """input / max(||input||_p over dim, eps) (into out when given)."""
+    norm = _C.clamp(_C.norm(input, p, [dim], True), eps)
+    return input / norm if out is None else _C.div(input, norm, out=out)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,

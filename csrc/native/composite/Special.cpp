@@ -48,6 +48,8 @@
 #include <tcore/ops/special_logsumexp_native.h>
 #include <tcore/ops/special_multigammaln_native.h>
 #include <tcore/ops/special_ndtr_native.h>
+#include <tcore/ops/special_i0_native.h>
+#include <tcore/ops/i0.h>
 #include <tcore/ops/special_polygamma_native.h>
 #include <tcore/ops/special_psi_native.h>
 #include <tcore/ops/special_round_native.h>
@@ -74,6 +76,7 @@ Tensor special_psi(const Tensor& self) { return tcore::digamma(self); }
 Tensor special_polygamma(int64_t n, const Tensor& self) { return tcore::polygamma(n, self); }
 Tensor special_multigammaln(const Tensor& self, int64_t p) { return tcore::mvlgamma(self, p); }
 Tensor special_erfc(const Tensor& self) { return tcore::erfc(self); }
+Tensor special_i0(const Tensor& self) { return tcore::i0(self); }
 Tensor special_erfinv(const Tensor& self) { return tcore::erfinv(self); }
 Tensor special_sinc(const Tensor& self) { return tcore::sinc(self); }
 Tensor special_round(const Tensor& self, int64_t decimals) { return tcore::round(self, decimals); }

@@ -1,7 +1,7 @@
 // The out= overloads of the operators that return several tensors: (values, indices) of max.dim_max,
 // min.dim_min, sort.values, topk.values, kthvalue.values, median.dim_values, cummax.out,
 // cummin.out, max_pool2d_with_indices.out, _linalg_solve_ex.result, linalg_solve_ex.out,
-// _linalg_det.result, _linalg_slogdet.sign, svd.U, (sign, logabsdet) of linalg_slogdet.out and
+// _linalg_det.result, _linalg_slogdet.sign, svd.U, geqrf.a, (sign, logabsdet) of linalg_slogdet.out and
 // slogdet.out, (eigenvalues, eigenvectors) of linalg_eigh.eigvals, and (U, S, Vh) of
 // linalg_svd.U and _linalg_svd.U, with
 // PyTorch's schemas (their outs named as PyTorch names them, which `autogen:` cannot spell).
@@ -18,6 +18,8 @@
 #include <tcore/ops/cummax_native.h>
 #include <tcore/ops/cummin.h>
 #include <tcore/ops/cummin_native.h>
+#include <tcore/ops/geqrf.h>
+#include <tcore/ops/geqrf_native.h>
 #include <tcore/ops/kthvalue.h>
 #include <tcore/ops/kthvalue_native.h>
 #include <tcore/ops/_linalg_svd.h>
@@ -240,6 +242,10 @@ Pair linalg_cholesky_ex_out(const Tensor& self, bool upper, bool check_errors, c
 
 Pair linalg_qr_out(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {
   return into(tcore::linalg_qr(A, mode), Q, R, "linalg_qr.out", true);
+}
+
+Pair geqrf_out(const Tensor& self, const Tensor& a, const Tensor& tau) {
+  return into(tcore::geqrf(self), a, tau, "geqrf.a", true);
 }
 
 Pair qr_out(const Tensor& self, bool some, const Tensor& Q, const Tensor& R) {

@@ -16,6 +16,8 @@
 #include <tcore/ops/ge.h>
 #include <tcore/ops/hamming_window_native.h>
 #include <tcore/ops/hann_window_native.h>
+#include <tcore/ops/i0.h>
+#include <tcore/ops/kaiser_window_native.h>
 #include <tcore/ops/isfinite.h>
 #include <tcore/ops/ldexp.h>
 #include <tcore/ops/linspace.h>
@@ -30,6 +32,7 @@
 #include <tcore/ops/ones.h>
 #include <tcore/ops/pow.h>
 #include <tcore/ops/scalar_tensor.h>
+#include <tcore/ops/sqrt.h>
 #include <tcore/ops/sub.h>
 #include <tcore/ops/to.h>
 #include <tcore/ops/where.h>
@@ -156,6 +159,34 @@ Tensor blackman_window(int64_t window_length, bool periodic, std::optional<Scala
 Tensor blackman_window(int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                        std::optional<Device> device, std::optional<bool> pin_memory) {
   return blackman_window(window_length, true, dtype, layout, device, pin_memory);
+}
+
+// I0(beta sqrt(|1 - ((n - a) / a)^2|)) / I0(beta), a = (M - 1) / 2 (torch's |.|: no NaN from rounding)
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<ScalarType> dtype,
+                     std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  (void)layout;
+  (void)pin_memory;
+  check_window(window_length, "kaiser_window", dtype);
+  const ScalarType t = dtype.value_or(default_float_dtype());
+  const Device on = device.value_or(Device());
+  if (auto w = trivial_window(window_length, t, on)) return *w;
+  const double alpha = static_cast<double>((periodic ? window_length + 1 : window_length) - 1) / 2.0;
+  const Tensor r = tcore::div(tcore::sub(tcore::arange(Scalar(window_length), ScalarType::Double, std::nullopt, on),
+                                         Scalar(alpha), 1),
+                              Scalar(alpha));
+  const Tensor inside = tcore::sqrt(tcore::abs(tcore::sub(tcore::scalar_tensor(Scalar(1.0), ScalarType::Double,
+                                                                                std::nullopt, on),
+                                                          tcore::mul(r, r), 1)));
+  const Tensor peak = tcore::i0(tcore::scalar_tensor(Scalar(beta), ScalarType::Double, std::nullopt, on));
+  return as_type(tcore::div(tcore::i0(tcore::mul(inside, Scalar(beta))), peak), t);
+}
+Tensor kaiser_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype,
+                     std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return kaiser_window(window_length, periodic, 12.0, dtype, layout, device, pin_memory);
+}
+Tensor kaiser_window(int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                     std::optional<Device> device, std::optional<bool> pin_memory) {
+  return kaiser_window(window_length, true, 12.0, dtype, layout, device, pin_memory);
 }
 
 // 1 - |2 n / (M - 1) - 1|

@@ -1,6 +1,6 @@
 // torch.linalg's factorizations on the CPU through LAPACK (OpenBLAS carries it): inv (getrf,
 // getri), the solve of square systems (getrf, then lu_solve's), det and slogdet (getrf), cholesky
-// (potrf), eigh (syevd), svd (gesdd), qr (gelqf, orglq), lu_factor (getrf) and lu_solve (trsm, trsv),
+// (potrf), eigh (syevd), svd (gesdd), qr and geqrf (gelqf, orglq), lu_factor (getrf) and lu_solve (trsm, trsv),
 // lstsq (gels, gelsy, gelsd, gelss), the solve of triangular systems (trsm, trsv), for a
 // matrix or a batch of them, float32 and float64, with torch's checks and messages; a matrix the
 // factorization cannot take raises tcore::LinAlgError (torch.linalg.LinAlgError).
@@ -35,6 +35,7 @@
 #include <tcore/ops/linalg_lu_factor_ex_native.h>
 #include <tcore/ops/linalg_lu_solve_native.h>
 #include <tcore/ops/expand.h>
+#include <tcore/ops/geqrf_native.h>
 #include <tcore/ops/linalg_qr_native.h>
 #include <tcore/ops/transpose.h>
 #include <tcore/ops/mul.h>
@@ -829,6 +830,34 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
 #endif
   });
   return {Q, R};
+}
+
+// geqrf: QR in LAPACK's compact form, R on and above the diagonal, the reflectors' vectors below
+// it, and their scales tau (*, min(m, n)). linalg_qr's LQ of A^T leaves A's compact QR form in
+// the row-major buffer as it is: the reflectors of L Q' = A^T are rows of A^T, columns of A.
+std::tuple<Tensor, Tensor> geqrf(const Tensor& self) {
+  TCORE_CHECK_VALUE(self.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
+  check_linalg_float(self, "geqrf");
+  const int64_t m = self.sizes()[self.dim() - 2], n = self.sizes()[self.dim() - 1], k = std::min(m, n);
+  check_lapack_size(std::max(m, n), "geqrf");
+  std::vector<int64_t> tau_shape(self.sizes().begin(), self.sizes().end() - 2);
+  tau_shape.push_back(k);
+  Tensor a = copy_of(self), tau = zeros_cpu(tau_shape, self.dtype());
+  const int64_t count = m == 0 || n == 0 ? 0 : self.numel() / (m * n);
+  if (count == 0) return {a, tau};
+  require_lapack("geqrf");
+  dispatch_lapack(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+#if TCORE_HAVE_BLAS
+    for (int64_t b = 0; b < count; ++b) {
+      int info = 0;
+      gelqf(static_cast<int>(n), static_cast<int>(m), a.data_ptr<T>() + b * m * n, static_cast<int>(n),
+            tau.data_ptr<T>() + b * k, &info);
+      TCORE_CHECK(info == 0, "geqrf: LAPACK's gelqf failed (info ", info, ")");
+    }
+#endif
+  });
+  return {a, tau};
 }
 
 }  // namespace TCORE_CPU_NS

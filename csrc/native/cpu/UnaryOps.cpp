@@ -32,6 +32,13 @@
 #include <tcore/ops/log_native.h>
 #include <tcore/ops/neg_native.h>
 #include <tcore/ops/polygamma_native.h>
+#include <tcore/ops/i0_native.h>
+#include <tcore/ops/special_i0e_native.h>
+#include <tcore/ops/special_i1_native.h>
+#include <tcore/ops/special_i1e_native.h>
+#include <tcore/ops/special_ndtri_native.h>
+#include <tcore/ops/special_log_ndtr_native.h>
+#include <tcore/ops/special_erfcx_native.h>
 #include <tcore/ops/reciprocal_native.h>
 #include <tcore/ops/relu_native.h>
 #include <tcore/ops/round_native.h>
@@ -47,6 +54,7 @@
 #include <tcore/ops/trunc_native.h>
 
 #include "native/Activation.h"
+#include "native/BesselNormal.h"
 #include "native/SpecialMath.h"
 #include "native/TensorUtils.h"
 #include "native/cpu/Copy.h"
@@ -320,6 +328,14 @@ TCORE_FLOATING_UNARY(asinh, asinh_, asinh_out, std::asinh(v))
 TCORE_FLOATING_UNARY(atanh, atanh_, atanh_out, std::atanh(v))
 TCORE_FLOATING_UNARY(erfc, erfc_, erfc_out, std::erfc(v))
 TCORE_FLOATING_UNARY(erfinv, erfinv_, erfinv_out, static_cast<T>(erfinv_of(static_cast<double>(v))))
+// the Bessel and normal-distribution functions of native/BesselNormal.h, in double for every dtype
+TCORE_FLOATING_UNARY(i0, i0_, i0_out, static_cast<T>(special::bessel_i0(static_cast<double>(v), false)))
+TCORE_FLOATING_UNARY(special_i0e, special_i0e_, special_i0e_out, static_cast<T>(special::bessel_i0(static_cast<double>(v), true)))
+TCORE_FLOATING_UNARY(special_i1, special_i1_, special_i1_out, static_cast<T>(special::bessel_i1(static_cast<double>(v), false)))
+TCORE_FLOATING_UNARY(special_i1e, special_i1e_, special_i1e_out, static_cast<T>(special::bessel_i1(static_cast<double>(v), true)))
+TCORE_FLOATING_UNARY(special_ndtri, special_ndtri_, special_ndtri_out, static_cast<T>(special::ndtri(static_cast<double>(v))))
+TCORE_FLOATING_UNARY(special_log_ndtr, special_log_ndtr_, special_log_ndtr_out, static_cast<T>(special::log_ndtr(static_cast<double>(v))))
+TCORE_FLOATING_UNARY(special_erfcx, special_erfcx_, special_erfcx_out, static_cast<T>(special::erfcx(static_cast<double>(v))))
 TCORE_FLOATING_UNARY(reciprocal, reciprocal_, reciprocal_out, T(1) / v)
 TCORE_FLOATING_UNARY(lgamma, lgamma_, lgamma_out, std::lgamma(v))
 TCORE_FLOATING_UNARY(digamma, digamma_, digamma_out, special::digamma<T>(v))

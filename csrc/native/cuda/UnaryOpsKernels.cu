@@ -15,6 +15,13 @@
 #include <tcore/ops/cos_native.h>
 #include <tcore/ops/cosh_native.h>
 #include <tcore/ops/digamma_native.h>
+#include <tcore/ops/i0_native.h>
+#include <tcore/ops/special_i0e_native.h>
+#include <tcore/ops/special_i1_native.h>
+#include <tcore/ops/special_i1e_native.h>
+#include <tcore/ops/special_ndtri_native.h>
+#include <tcore/ops/special_log_ndtr_native.h>
+#include <tcore/ops/special_erfcx_native.h>
 #include <tcore/ops/erf_native.h>
 #include <tcore/ops/exp2_native.h>
 #include <tcore/ops/log10_native.h>
@@ -49,6 +56,7 @@
 #include <tcore/ops/trunc_native.h>
 
 #include "native/Activation.h"
+#include "native/BesselNormal.h"
 #include "native/SpecialMath.h"
 #include "native/TensorUtils.h"
 #include "native/cuda/Loops.cuh"
@@ -61,7 +69,8 @@ enum class Kind {
   Neg, Relu, Abs, Sign, Floor, Ceil, Round, Trunc,
   // floating
   Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Exp2, Log2, Erf, Log1p, Expm1,
-  Reciprocal, Gelu, GeluTanh, Lgamma, Digamma, Polygamma, Log10, Acosh, Asinh, Atanh, Erfc, Erfinv
+  Reciprocal, Gelu, GeluTanh, Lgamma, Digamma, Polygamma, Log10, Acosh, Asinh, Atanh, Erfc, Erfinv,
+  I0, I0e, I1, I1e, Ndtri, LogNdtr, Erfcx
 };
 
 template <typename T, Kind kind>
@@ -115,6 +124,13 @@ struct UnaryOp {
     else if constexpr (kind == Kind::Erfc) return ::erfc(x);
     else if constexpr (kind == Kind::Erfinv) return ::erfinv(x);
     else if constexpr (kind == Kind::Digamma) return special::digamma<T>(x);
+    else if constexpr (kind == Kind::I0) return static_cast<T>(special::bessel_i0(static_cast<double>(x), false));
+    else if constexpr (kind == Kind::I0e) return static_cast<T>(special::bessel_i0(static_cast<double>(x), true));
+    else if constexpr (kind == Kind::I1) return static_cast<T>(special::bessel_i1(static_cast<double>(x), false));
+    else if constexpr (kind == Kind::I1e) return static_cast<T>(special::bessel_i1(static_cast<double>(x), true));
+    else if constexpr (kind == Kind::Ndtri) return static_cast<T>(special::ndtri(static_cast<double>(x)));
+    else if constexpr (kind == Kind::LogNdtr) return static_cast<T>(special::log_ndtr(static_cast<double>(x)));
+    else if constexpr (kind == Kind::Erfcx) return static_cast<T>(special::erfcx(static_cast<double>(x)));
     else if constexpr (kind == Kind::Polygamma) return special::polygamma<T>(n, x);
     else if constexpr (kind == Kind::Gelu) return T(0.5) * x * ::erfc(x * T(-0.7071067811865476));  // no cancellation
     else if constexpr (kind == Kind::GeluTanh)
@@ -249,6 +265,13 @@ TCORE_IMPL_FUNC(log2_out_cuda)(const Tensor& self, const Tensor& out) { unary_in
 TCORE_IMPL_FUNC(erf_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Erf>(out, self, "erf"); }
 TCORE_IMPL_FUNC(lgamma_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Lgamma>(out, self, "lgamma"); }
 TCORE_IMPL_FUNC(digamma_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Digamma>(out, self, "digamma"); }
+TCORE_IMPL_FUNC(i0_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::I0>(out, self, "i0"); }
+TCORE_IMPL_FUNC(special_i0e_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::I0e>(out, self, "special_i0e"); }
+TCORE_IMPL_FUNC(special_i1_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::I1>(out, self, "special_i1"); }
+TCORE_IMPL_FUNC(special_i1e_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::I1e>(out, self, "special_i1e"); }
+TCORE_IMPL_FUNC(special_ndtri_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Ndtri>(out, self, "special_ndtri"); }
+TCORE_IMPL_FUNC(special_log_ndtr_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::LogNdtr>(out, self, "special_log_ndtr"); }
+TCORE_IMPL_FUNC(special_erfcx_out_cuda)(const Tensor& self, const Tensor& out) { unary_into<Kind::Erfcx>(out, self, "special_erfcx"); }
 TCORE_IMPL_FUNC(polygamma_out_cuda)(int64_t n, const Tensor& self, const Tensor& out) {
   unary_into<Kind::Polygamma>(out, self, "polygamma", n);
 }

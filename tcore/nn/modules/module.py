@@ -2,6 +2,7 @@
 PyTorch; train/eval, to(), state_dict/load_state_dict, forward hooks and pre-hooks."""
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
@@ -32,6 +33,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
 
     # ------------------------------------------------------------------ registration
     def _check_initialized(self, what: str) -> None:
@@ -178,6 +180,18 @@ class Module:
         handle = RemovableHandle(self._forward_pre_hooks)
         self._forward_pre_hooks[handle.id] = hook
         return handle
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) (with_module: the module first) runs in load_state_dict before the keys are
+        matched, free to rename or rewrite this module's entries (prefix: its dotted name + ".")."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self) if with_module else hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     # ------------------------------------------------------------------ traversal
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
@@ -357,10 +371,16 @@ class Module:
         match); with strict, missing and unexpected keys are errors. Returns the keys."""
         if not hasattr(state_dict, "items"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
+        state_dict = OrderedDict(state_dict)  # (the hooks rewrite this copy, never the caller's)
+        hooked_missing: list[str] = []
+        hooked_unexpected: list[str] = []
+        errors: list[str] = []
+        for name, module in self.named_modules():
+            for hook in list(module.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                hook(state_dict, name + "." if name else "", {}, strict, hooked_missing, hooked_unexpected, errors)
         expected = self.state_dict(keep_vars=True)
-        missing = [k for k in expected if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in expected]
-        errors = []
+        missing = [k for k in expected if k not in state_dict] + [k for k in hooked_missing if k not in expected]
+        unexpected = [k for k in state_dict if k not in expected] + hooked_unexpected
         for key, target in expected.items():
             if key not in state_dict:
                 continue
