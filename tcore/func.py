@@ -1,4 +1,5 @@
-"""tcore.func: function transforms.
+"""tcore.func: function transforms: torch.func's grad, vjp, jvp, jacrev, jacfwd, hessian, vmap,
+functional_call and stack_module_state (tcore/_transforms.py), and functionalize, here.
 
 `functionalize(fn)` runs fn the way PyTorch's torch.func.functionalize does: on functional
 wrappers of its tensor arguments (tcore/core/FunctionalTensor.h), so that every in-place or
@@ -11,8 +12,11 @@ from __future__ import annotations
 import functools
 
 from . import _C
+from ._transforms import (functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp,  # noqa: F401
+                          stack_module_state, vjp, vmap)
 
-__all__ = ["functionalize", "Functionalized"]
+__all__ = ["functionalize", "Functionalized", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+           "vmap", "functional_call", "stack_module_state"]
 
 
 def _map(fn, tree):
