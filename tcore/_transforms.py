@@ -125,6 +125,37 @@ def _gradients(outputs: list, inputs: list, cotangents: list | None = None) -> l
     return [_C.zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
 
 
+def _split_aux(out, has_aux: bool, caller: str):
+    """(output, aux) of func's result: has_aux asks for a pair."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{caller}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return out
+
+
+def _call_tracked(func, args: tuple, kwargs: dict, nums: tuple, has_aux: bool, caller: str):
+    """(the differentiated arguments, func's output, aux): func called on args with those at nums
+    tracked (inside enable_grad and a transform level)."""
+    args = list(args)
+    differentiated = [_tree_map(_tracked, args[i]) for i in nums]
+    for i, d in zip(nums, differentiated):
+        args[i] = d
+    out, aux = _split_aux(func(*args, **kwargs), has_aux, caller)
+    return differentiated, out, aux
+
+
+def _gradient_tree(differentiated: list, grads: list):
+    """grads (one per tensor leaf of differentiated) in differentiated's structure."""
+    leaves, spec = _flatten(differentiated)
+    it = iter(grads)
+    return _unflatten([next(it) if isinstance(x, Tensor) else None for x in leaves], spec)
+
+
+def _tensor_leaves(tree) -> list:
+    return [x for x in _flatten(tree)[0] if isinstance(x, Tensor)]
+
+
 # ------------------------------------------------------------------ reverse mode
 def grad_and_value(func, argnums=0, has_aux: bool = False):
     """(the gradient of func's scalar output with respect to args[argnums], the output), or
@@ -134,17 +165,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "grad_and_value")
         with enable_grad(), _level():
-            args = list(args)
-            differentiated = [_tree_map(_tracked, args[i]) for i in nums]
-            for i, d in zip(nums, differentiated):
-                args[i] = d
-            out = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: "
-                                       "(output, aux) if has_aux is True")
-                out, aux = out
+            differentiated, out, aux = _call_tracked(func, args, kwargs, nums, has_aux, "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
                                    f"{type(out)}")
@@ -152,10 +173,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
                                    f"tensor with {out.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs "
                                    f"instead?")
-            leaves, spec = _flatten(differentiated)
-            tensors = [x for x in leaves if isinstance(x, Tensor)]
-            grads = iter(_gradients([out], tensors))
-            grads_tree = _unflatten([next(grads) if isinstance(x, Tensor) else None for x in leaves], spec)
+            grads_tree = _gradient_tree(differentiated, _gradients([out], _tensor_leaves(differentiated)))
         result = grads_tree[0] if isinstance(argnums, int) else tuple(grads_tree)
         return _finish((result, (out, aux) if has_aux else out))
 
@@ -179,30 +197,22 @@ def vjp(func, *primals, has_aux: bool = False):
     """(func(*primals), vjp_fn) (and aux): vjp_fn(cotangents) gives the vector-Jacobian products,
     one per primal, as a tuple."""
     with enable_grad(), _level():
-        tracked = [_tree_map(_tracked, p) for p in primals]
-        out = func(*tracked)
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                                   "if has_aux is True")
-            out, aux = out
-    out_leaves, out_spec = _flatten(out)
-    in_leaves, in_spec = _flatten(tracked)
+        tracked, out, aux = _call_tracked(func, primals, {}, tuple(range(len(primals))), has_aux,
+                                          "vjp(f, *primals)")
+    out_leaves, _ = _flatten(out)
 
     def vjp_fn(cotangents, retain_graph: bool = True, create_graph: bool | None = None):
-        c_leaves, c_spec = _flatten(cotangents)
+        """(the graph is always kept: vjp_fn may be called again, as torch's)"""
+        c_leaves, _ = _flatten(cotangents)
         if len(c_leaves) != len(out_leaves):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
                                "outputs to the function")
-        for o, c in zip(out_leaves, c_leaves):
+        for i, (o, c) in enumerate(zip(out_leaves, c_leaves)):
             if tuple(o.shape) != tuple(c.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {tuple(c.shape)} and "
-                                   f"output[0] has a shape of {tuple(o.shape)}.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(c.shape)} and "
+                                   f"output[{i}] has a shape of {tuple(o.shape)}.")
         with enable_grad(), _level():
-            tensors = [x for x in in_leaves if isinstance(x, Tensor)]
-            grads = iter(_gradients(list(out_leaves), tensors, list(c_leaves)))
-            result = _unflatten([next(grads) if isinstance(x, Tensor) else None for x in in_leaves], in_spec)
+            result = _gradient_tree(tracked, _gradients(list(out_leaves), _tensor_leaves(tracked), list(c_leaves)))
         return _finish(tuple(result))
 
     value = _finish(out)
@@ -218,19 +228,8 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
         with enable_grad(), _level():
-            args = list(args)
-            differentiated = [_tree_map(_tracked, args[i]) for i in nums]
-            for i, d in zip(nums, differentiated):
-                args[i] = d
-            out = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError("jacrev(f, ...)(*args): output of function f should be a tuple: "
-                                       "(output, aux) if has_aux is True")
-                out, aux = out
-            in_leaves, in_spec = _flatten(differentiated)
-            tensors = [x for x in in_leaves if isinstance(x, Tensor)]
+            differentiated, out, aux = _call_tracked(func, args, kwargs, nums, has_aux, "jacrev(f, ...)(*args)")
+            tensors = _tensor_leaves(differentiated)
             out_leaves, out_spec = _flatten(out)
             jacobians = []
             for o in out_leaves:
@@ -240,8 +239,7 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
                 for j, x in enumerate(tensors):
                     stacked = _C.stack([r[j] for r in rows]) if rows else x.new_zeros([0, *x.shape])
                     per_input.append(stacked.reshape([*o.shape, *x.shape]))
-                it = iter(per_input)
-                tree = _unflatten([next(it) if isinstance(x, Tensor) else None for x in in_leaves], in_spec)
+                tree = _gradient_tree(differentiated, per_input)
                 jacobians.append(tree[0] if isinstance(argnums, int) else tuple(tree))
             result = _unflatten(jacobians, out_spec)
         return _finish((result, aux) if has_aux else result)
@@ -256,7 +254,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples. E.g. it should "
                            "be valid to call f(*primals).")
     p_leaves, p_spec = _flatten(primals)
-    t_leaves, t_spec = _flatten(tangents)
+    t_leaves, _ = _flatten(tangents)
     if len(p_leaves) != len(t_leaves):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            "structure.")
@@ -278,13 +276,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 def _dual_call(func, p_leaves: list, t_leaves: list, p_spec, has_aux: bool):
     """((func's output, its tangent), aux) of func on the dual primals (inside a dual level)."""
     duals = _unflatten([fwAD.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)], p_spec)
-    out = func(*duals)
-    aux = None
-    if has_aux:
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise RuntimeError("jvp(f, primals, tangents): output of function f should be a tuple: "
-                               "(output, aux) if has_aux is True")
-        out, aux = out
+    out, aux = _split_aux(func(*duals), has_aux, "jvp(f, primals, tangents)")
     o_leaves, o_spec = _flatten(out)
     values, products = [], []
     for o in o_leaves:
@@ -373,8 +365,8 @@ def _dims_for(in_dims, args) -> list:
         n = len(_flatten(a)[0])
         if isinstance(d, int) or d is None:
             out += [d] * n
-        else:
-            out += _dims_for(tuple(d) if isinstance(d, (list, tuple)) else d, tuple(a) if isinstance(a, (list, tuple)) else a)
+        else:  # (a nested in_dims for a list or tuple argument)
+            out += _dims_for(tuple(d), tuple(a))
     return out
 
 

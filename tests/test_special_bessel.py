@@ -1,7 +1,7 @@
 """The modified Bessel functions of the first kind (i0, special.i0e, i1, i1e), the normal
 distribution's special.ndtri, log_ndtr and erfcx, and kaiser_window: values against 40-digit
-ones (mpmath) and SciPy's (float64, relative error) and torch's (float32 / float64, the edges: 0, +-inf, NaN, huge and tiny
-arguments, ndtri outside [0, 1]), gradients and tangents in float64 against torch's, the in-place,
+ones (mpmath) and SciPy's (float64, relative error) and torch's (float32 / float64, the edges:
+0, +-inf, NaN, huge and tiny arguments, ndtri outside [0, 1]), gradients and tangents in float64 against torch's, the in-place,
 out= and integer-input forms."""
 from __future__ import annotations
 
@@ -132,7 +132,8 @@ def test_in_place_out_and_integer_forms():
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-6)
 
 
-@pytest.mark.parametrize("args", [(0,), (1,), (2,), (8,), (8, False), (9, False, 5.0), (7, True, 0.0), (64, True, 30.0)])
+@pytest.mark.parametrize("args", [(0,), (1,), (2,), (8,), (8, False), (9, False, 5.0), (7, True, 0.0),
+                                  (64, True, 30.0)])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_kaiser_window_as_torch(args, dtype):
     want = torch.kaiser_window(*args, dtype=getattr(torch, dtype))

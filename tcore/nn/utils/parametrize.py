@@ -95,14 +95,8 @@ class ParametrizationList(ModuleList):
             value = self()
             if not isinstance(value, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
-            if value.dtype != dtype:
-                raise ValueError(f"Registering a parametrization may not change the dtype of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized dtype: {dtype}\n"
-                                 f"parametrized dtype: {value.dtype}")
-            if tuple(value.shape) != shape:
-                raise ValueError(f"Registering a parametrization may not change the shape of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized shape: {_size(shape)}\n"
-                                 f"parametrized shape: {_size(value.shape)}")
+            _check_same(value, dtype, shape, "Registering a parametrization may not change the {what} of the "
+                        "tensor, unless `unsafe` flag is enabled.", "unparametrized {what}", "parametrized {what}")
 
     def right_inverse(self, value: Tensor) -> None:
         """Sets the original(s) so that the parametrization gives `value`: the right_inverses
@@ -150,6 +144,17 @@ def _size(shape) -> str:
     return str(tuple(int(s) for s in shape))
 
 
+def _check_same(value: Tensor, dtype, shape, opening: str, before: str, after: str) -> None:
+    """value must have this dtype and shape: torch's messages, `opening` ("... the {what} of the
+    tensor"), then the two labelled values."""
+    if value.dtype != dtype:
+        raise ValueError(opening.format(what="dtype") + f"\n{before.format(what='dtype')}: {dtype}\n"
+                         f"{after.format(what='dtype')}: {value.dtype}")
+    if tuple(value.shape) != tuple(shape):
+        raise ValueError(opening.format(what="shape") + f"\n{before.format(what='shape')}: {_size(shape)}\n"
+                         f"{after.format(what='shape')}: {_size(value.shape)}")
+
+
 def _inject_new_class(module: Module) -> None:
     """module's class becomes a subclass of its own, Parametrized<Class>, to hold the properties."""
     cls = module.__class__
@@ -194,14 +199,9 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
             value = parametrization(current)
             if not isinstance(value, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
-            if value.dtype != current.dtype:
-                raise ValueError(f"Registering a parametrization may not change the dtype of the tensor, unless the "
-                                 f"`unsafe` flag is enabled.\nmodule.{tensor_name}.dtype: {current.dtype}\n"
-                                 f"parametrization(module.{tensor_name}).dtype: {value.dtype}")
-            if tuple(value.shape) != tuple(current.shape):
-                raise ValueError(f"Registering a parametrization may not change the shape of the tensor, unless the "
-                                 f"`unsafe` flag is enabled.\nmodule.{tensor_name}.shape: {_size(current.shape)}\n"
-                                 f"parametrization(module.{tensor_name}).shape: {_size(value.shape)}")
+            _check_same(value, current.dtype, current.shape, "Registering a parametrization may not change the "
+                        "{what} of the tensor, unless the `unsafe` flag is enabled.", f"module.{tensor_name}.{{what}}",
+                        f"parametrization(module.{tensor_name}).{{what}}")
             if hasattr(parametrization, "right_inverse"):
                 try:
                     back = parametrization.right_inverse(value)
@@ -211,15 +211,10 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
                     if not isinstance(back, Tensor):
                         raise ValueError(f"parametrization.right_inverse must return a tensor. Got: "
                                          f"{type(back).__name__}")
-                    if back.dtype != current.dtype:
-                        raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same "
-                                         f"dtype as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                                         f"module.{tensor_name}.dtype: {current.dtype}\nreturned dtype: {back.dtype}")
-                    if tuple(back.shape) != tuple(current.shape):
-                        raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same "
-                                         f"shape as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                                         f"module.{tensor_name}.shape: {_size(current.shape)}\n"
-                                         f"returned shape: {_size(back.shape)}")
+                    _check_same(back, current.dtype, current.shape, "The tensor returned by "
+                                "parametrization.right_inverse must have the same {what} as module." + tensor_name +
+                                ", unless the `unsafe` flag is enabled.", f"module.{tensor_name}.{{what}}",
+                                "returned {what}")
         chain = module.parametrizations[tensor_name]
         chain.append(parametrization)
         chain.unsafe |= unsafe

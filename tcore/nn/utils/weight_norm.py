@@ -77,11 +77,17 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     return module
 
 
-def remove_weight_norm(module: Module, name: str = "weight") -> Module:
-    """<name> a plain parameter again, with its current value."""
+def _remove_hook(module: Module, kind: type, name: str, label: str) -> Module:
+    """The forward pre-hook of `kind` for parameter `name` undone and dropped (remove_weight_norm's,
+    remove_spectral_norm's)."""
     for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{label} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module: Module, name: str = "weight") -> Module:
+    """<name> a plain parameter again, with its current value."""
+    return _remove_hook(module, WeightNorm, name, "weight_norm")
