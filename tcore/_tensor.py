@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from . import _C, _indexing
+from . import _C, _indexing, _tensor_methods
 
 _NUMPY_TO_DTYPE = {
     np.dtype(np.bool_): _C.dtype.bool,
@@ -293,6 +293,7 @@ def install(namespace: dict) -> None:
     _C.dtype.is_floating_point = property(lambda self: self in (_C.dtype.float32, _C.dtype.float64, _C.dtype.float16,
                                                                  _C.dtype.bfloat16))
     _C.dtype.itemsize = property(lambda self: _C.element_size(self))
+    _tensor_methods.install(T)
 
 
 _CONVERSIONS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",

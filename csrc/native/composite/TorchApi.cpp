@@ -8,6 +8,20 @@
 #include <limits>
 #include <numeric>
 
+#include <tcore/ops/square.h>
+#include <tcore/ops/frac.h>
+#include <tcore/ops/sgn.h>
+#include <tcore/ops/deg2rad.h>
+#include <tcore/ops/fix.h>
+#include <tcore/ops/logit.h>
+#include <tcore/ops/sinc.h>
+#include <tcore/ops/floor_divide.h>
+#include <tcore/ops/bitwise_not.h>
+#include <tcore/ops/cumsum.h>
+#include <tcore/ops/cumprod.h>
+#include <tcore/ops/bitwise_not_native.h>
+#include <tcore/ops/cumsum_native.h>
+#include <tcore/ops/cumprod_native.h>
 #include <tcore/ops/abs.h>
 #include <tcore/ops/copysign.h>
 #include <tcore/ops/copysign_native.h>
@@ -291,18 +305,47 @@ Tensor xlogy(const Tensor& self, const Tensor& other) {
 Tensor xlogy(const Scalar& self, const Tensor& other) { return tcore::xlogy(number(self), other); }
 Tensor xlogy(const Tensor& self, const Scalar& other) { return tcore::xlogy(self, number(other)); }
 
-// result (an out-of-place operator's on self) written into self, with torch's in-place checks
+// fn(self), an out-of-place operator's result, written into self with torch's in-place checks
 // (self's shape is the broadcast one, the result type can be cast to self's: an integer self
-// cannot hold a floating result)
-static Tensor written_into(const Tensor& self, const Tensor& result) {
+// cannot hold a floating result). fn reads a copy of a self that requires grad: its backward may
+// have saved its input, which the write then changes (square_'s through pow).
+template <typename F>
+static Tensor written_into(const Tensor& self, F&& fn) {
+  const Tensor result = fn(self.requires_grad() ? tcore::clone(self) : self);
   TCORE_CHECK(result.sizes().vec() == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
               " doesn't match the broadcast shape ", shape_str(result.sizes()));
   TCORE_CHECK(can_cast(result.dtype(), self.dtype()), "result type ", to_string(result.dtype()),
               " can't be cast to the desired output type ", to_string(self.dtype()));
   return tcore::copy_(self, result);
 }
-Tensor xlogy_(const Tensor& self, const Tensor& other) { return written_into(self, tcore::xlogy(self, other)); }
+Tensor xlogy_(const Tensor& self, const Tensor& other) {
+  return written_into(self, [&](const Tensor& x) { return tcore::xlogy(x, other); });
+}
 Tensor xlogy_(const Tensor& self, const Scalar& other) { return tcore::xlogy_(self, number(other)); }
+Tensor square_(const Tensor& self) { return written_into(self, [&](const Tensor& x) { return tcore::square(x); }); }
+Tensor frac_(const Tensor& self) { return written_into(self, [&](const Tensor& x) { return tcore::frac(x); }); }
+Tensor sgn_(const Tensor& self) { return written_into(self, [&](const Tensor& x) { return tcore::sgn(x); }); }
+Tensor deg2rad_(const Tensor& self) { return written_into(self, [&](const Tensor& x) { return tcore::deg2rad(x); }); }
+Tensor fix_(const Tensor& self) { return written_into(self, [&](const Tensor& x) { return tcore::fix(x); }); }
+Tensor logit_(const Tensor& self, std::optional<double> eps) {
+  return written_into(self, [&](const Tensor& x) { return tcore::logit(x, eps); });
+}
+Tensor sinc_(const Tensor& self) { return written_into(self, [&](const Tensor& x) { return tcore::sinc(x); }); }
+Tensor floor_divide_(const Tensor& self, const Tensor& other) {
+  return written_into(self, [&](const Tensor& x) { return tcore::floor_divide(x, other); });
+}
+Tensor floor_divide_(const Tensor& self, const Scalar& other) {
+  return written_into(self, [&](const Tensor& x) { return tcore::floor_divide(x, other); });
+}
+Tensor bitwise_not_(const Tensor& self) {
+  return written_into(self, [&](const Tensor& x) { return tcore::bitwise_not(x); });
+}
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return written_into(self, [&](const Tensor& x) { return tcore::cumsum(x, dim, dtype); });
+}
+Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return written_into(self, [&](const Tensor& x) { return tcore::cumprod(x, dim, dtype); });
+}
 
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   return tcore::add(self, tcore::mul(tcore::mul(tensor1, number(value)), tensor2), 1);
@@ -904,7 +947,9 @@ Tensor ldexp(const Tensor& self, const Tensor& other) {
   }
   return tcore::mul(as_type(self, t), tcore::exp2(as_type(other, t)));
 }
-Tensor ldexp_(const Tensor& self, const Tensor& other) { return written_into(self, ldexp(self, other)); }
+Tensor ldexp_(const Tensor& self, const Tensor& other) {
+  return written_into(self, [&](const Tensor& x) { return ldexp(x, other); });
+}
 
 bool is_same_size(const Tensor& self, const Tensor& other) { return self.sizes().vec() == other.sizes().vec(); }
 
