@@ -85,9 +85,13 @@ def _level():
         _depth -= 1
 
 
-def _finish(tree):
-    """tree as a transform returns it: detached at the outermost transform."""
-    return _tree_map(lambda t: t.detach() if isinstance(t, Tensor) and _depth == 0 else t, tree)
+def _finish(tree, inputs):
+    """tree as a transform returns it: detached at the outermost transform, unless one of the
+    transform's `inputs` (a pytree) is part of the caller's own graph (requires grad): then, as
+    torch's, the results stay differentiable with respect to it."""
+    if _depth or any(isinstance(x, Tensor) and x.requires_grad for x in _flatten(inputs)[0]):
+        return tree
+    return _tree_map(lambda t: t.detach() if isinstance(t, Tensor) else t, tree)
 
 
 def _tracked(x):
@@ -175,7 +179,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
                                    f"instead?")
             grads_tree = _gradient_tree(differentiated, _gradients([out], _tensor_leaves(differentiated)))
         result = grads_tree[0] if isinstance(argnums, int) else tuple(grads_tree)
-        return _finish((result, (out, aux) if has_aux else out))
+        return _finish((result, (out, aux) if has_aux else out), (args, kwargs))
 
     return wrapper
 
@@ -213,10 +217,10 @@ def vjp(func, *primals, has_aux: bool = False):
                                    f"output[{i}] has a shape of {tuple(o.shape)}.")
         with enable_grad(), _level():
             result = _gradient_tree(tracked, _gradients(list(out_leaves), _tensor_leaves(tracked), list(c_leaves)))
-        return _finish(tuple(result))
+        return _finish(tuple(result), (primals, cotangents))
 
-    value = _finish(out)
-    return (value, vjp_fn, _finish(aux)) if has_aux else (value, vjp_fn)
+    value = _finish(out, primals)
+    return (value, vjp_fn, _finish(aux, primals)) if has_aux else (value, vjp_fn)
 
 
 def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _preallocate_and_copy: bool = False):
@@ -242,7 +246,7 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
                 tree = _gradient_tree(differentiated, per_input)
                 jacobians.append(tree[0] if isinstance(argnums, int) else tuple(tree))
             result = _unflatten(jacobians, out_spec)
-        return _finish((result, aux) if has_aux else result)
+        return _finish((result, aux) if has_aux else result, (args, kwargs))
 
     return wrapper
 
@@ -269,8 +273,8 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
             result, aux = _dual_call(func, p_leaves, t_leaves, p_spec, has_aux)
         finally:
             _duals -= 1
-    result = _finish(result)
-    return (*result, _finish(aux)) if has_aux else result
+    result = _finish(result, (primals, tangents))
+    return (*result, _finish(aux, (primals, tangents))) if has_aux else result
 
 
 def _dual_call(func, p_leaves: list, t_leaves: list, p_spec, has_aux: bool):
@@ -301,8 +305,8 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
         for j, x in enumerate(in_leaves):
             per_basis = []
             for k in range(x.numel()):
-                basis = [_C.zeros_like(y) for y in in_leaves]
-                basis[j].view(-1)[k] = 1
+                basis = [_C.zeros(list(y.shape), dtype=y.dtype, device=y.device) for y in in_leaves]
+                basis[j].view(-1)[k] = 1  # (contiguous: any layout of the input)
                 tangent_trees = _unflatten(basis, in_spec)
 
                 def partial(*chosen, _args=args):
@@ -349,25 +353,40 @@ def hessian(func, argnums=0):
 
 
 # ------------------------------------------------------------------ vmap
-def _dims_for(in_dims, args) -> list:
-    """in_dims expanded to one per leaf of args (an int or None for all, or a tree like args)."""
-    if isinstance(in_dims, int) or in_dims is None:
-        return [in_dims] * len(_flatten(args)[0])
-    if not isinstance(in_dims, tuple):
-        raise ValueError(f"vmap(<function>, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
-                         f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
-    if len(in_dims) != len(args):
-        raise ValueError(f"vmap(<function>, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
-                         f"structure of `inputs`. in_dims has structure {len(in_dims)} but inputs has structure "
-                         f"{len(args)}.")
-    out = []
-    for d, a in zip(in_dims, args):
-        n = len(_flatten(a)[0])
-        if isinstance(d, int) or d is None:
-            out += [d] * n
-        else:  # (a nested in_dims for a list or tuple argument)
-            out += _dims_for(tuple(d), tuple(a))
-    return out
+def _dims_for(dims, tree, what: str) -> list:
+    """dims (an int or None for a whole subtree, else a tuple, list or dict shaped like tree's
+    top levels: torch's prefix rule) expanded to one per leaf of tree."""
+    if isinstance(dims, int) or dims is None:
+        return [dims] * len(_flatten(tree)[0])
+    if isinstance(dims, (tuple, list)) and isinstance(tree, (tuple, list)) and len(dims) == len(tree):
+        return [d for sub, t in zip(dims, tree) for d in _dims_for(sub, t, what)]
+    if isinstance(dims, dict) and isinstance(tree, dict) and sorted(dims) == sorted(tree):
+        return [d for k in tree for d in _dims_for(dims[k], tree[k], what)]
+    raise ValueError(f"vmap(<function>, {what}={dims}, ...): {what} is not compatible with the structure of the "
+                     f"{'inputs' if what == 'in_dims' else 'outputs'}")
+
+
+def _stacked(results: list, out_dims, empty: bool = False) -> object:
+    """The samples' outputs stacked along out_dims (a leaf with out_dim None: the same for every
+    sample, returned once, as torch's unbatched outputs); `empty`: results holds one stand-in
+    sample and the stacks are of none."""
+    out_spec = _flatten(results[0])[1]
+    per_sample = [_flatten(r)[0] for r in results]
+    dims = _dims_for(out_dims, results[0], "out_dims")
+    stacked = []
+    for m, d in enumerate(dims):
+        values = [r[m] for r in per_sample]
+        if d is None:
+            if isinstance(values[0], Tensor) and not all(_C.equal(v, values[0]) for v in values[1:]):
+                raise ValueError("vmap: can not return a BatchedTensor when out_dim is None")
+            stacked.append(values[0])
+        elif not isinstance(values[0], Tensor):
+            raise ValueError(f"vmap(<function>, ...): `<function>` must only return Tensors, got type "
+                             f"{type(values[0])}. Did you mean to set out_dims= to None for output?")
+        else:
+            batched = _C.stack(values, dim=d)
+            stacked.append(batched.narrow(d, 0, 0) if empty else batched)
+    return _unflatten(stacked, out_spec)
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
@@ -380,7 +399,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         leaves, spec = _flatten(args)
-        dims = _dims_for(in_dims, args)
+        if not (isinstance(in_dims, (int, tuple)) or in_dims is None):
+            raise ValueError(f"vmap(<function>, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
+                             f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
+        dims = _dims_for(in_dims, args, "in_dims")
         sizes = set()
         for x, d in zip(leaves, dims):
             if d is None:
@@ -401,6 +423,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             raise ValueError(f"vmap(<function>, in_dims={in_dims}, ...)(<inputs>): Expected all tensors to have the "
                              f"same size in the mapped dimension, got sizes {sorted(sizes)} for the mapped dimension")
         (batch,) = sizes
+        if batch == 0:  # (f once on zeros of a sample's shape, for the outputs' shapes; none stacked)
+            sample = [_C.zeros([n for k, n in enumerate(x.shape) if k != d % x.ndim], dtype=x.dtype, device=x.device)
+                      if d is not None else x for x, d in zip(leaves, dims)]
+            return _stacked([func(*_unflatten(sample, spec), **kwargs)], out_dims, empty=True)
         state = get_rng_state() if randomness != "different" else None
         results = []
         for b in range(batch):
@@ -412,21 +438,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                 raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
                                    "the 'same' or 'different' randomness flags on vmap or perform the randomness "
                                    "operation out of vmap")
-        if not results:
-            raise ValueError("vmap: the mapped dimension has size 0")
-        out_leaves = [_flatten(r)[0] for r in results]
-        out_spec = _flatten(results[0])[1]
-        odims = [out_dims] * len(out_leaves[0]) if isinstance(out_dims, int) or out_dims is None \
-            else _flatten(out_dims)[0]
-        stacked = []
-        for m, d in enumerate(odims):
-            values = [r[m] for r in out_leaves]
-            if d is None:
-                stacked.append(values[0])
-            else:
-                values = [v if isinstance(v, Tensor) else _C.tensor(v) for v in values]
-                stacked.append(_C.stack(values, dim=d))
-        return _unflatten(stacked, out_spec)
+        return _stacked(results, out_dims)
 
     return wrapper
 
@@ -465,14 +477,21 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         for k, t in named.items():
             by_tensor.setdefault(id(t), []).append(k)
         for names in by_tensor.values():
-            chosen = [given[k] for k in names if k in given]
+            chosen = [k for k in names if k in given]
+            if any(given[k] is not given[chosen[0]] for k in chosen):
+                raise ValueError(f"functional_call got multiple values for keys {sorted(chosen)}, which are tied. "
+                                 f"Consider using tie_weights=False")
             if chosen:
                 for k in names:
-                    given.setdefault(k, chosen[0])
-    saved = []
+                    given.setdefault(k, given[chosen[0]])
+    from .nn.utils import parametrize
+    saved, cached = [], []
     try:
         for name, value in given.items():
             owner, attr = _owner(module, name)
+            if parametrize.is_parametrized(owner, attr):  # (read through the cache: the originals untouched)
+                cached.append((id(owner), attr))
+                continue
             for store in ("_parameters", "_buffers"):
                 if attr in owner.__dict__[store]:
                     saved.append((owner, store, attr, owner.__dict__[store][attr]))
@@ -482,7 +501,14 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                 saved.append((owner, None, attr, owner.__dict__.get(attr, _MISSING)))
                 object.__setattr__(owner, attr, value)
         args = () if args is None else (args if isinstance(args, tuple) else (args,))
-        return module(*args, **(kwargs or {}))
+        with parametrize.cached():
+            for key in cached:
+                parametrize._cache[key] = given[_name_of(module, *key)]
+            try:
+                return module(*args, **(kwargs or {}))
+            finally:
+                for key in cached:
+                    parametrize._cache.pop(key, None)
     finally:
         for owner, store, attr, old in reversed(saved):
             if store is not None:
@@ -496,10 +522,18 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 _MISSING = object()
 
 
+def _name_of(module, owner_id: int, attr: str) -> str:
+    """The dotted name of submodule owner_id's attribute attr."""
+    for prefix, sub in module.named_modules():
+        if id(sub) == owner_id:
+            return f"{prefix}.{attr}" if prefix else attr
+    raise KeyError(attr)
+
+
 def stack_module_state(models) -> tuple[dict, dict]:
     """(parameters, buffers) of several modules of one structure, each name's tensors stacked
-    along a new first dim (the parameters as new leaves requiring grad): functional_call's
-    arguments for vmap over an ensemble."""
+    along a new first dim (the parameters as new leaves, requiring grad as the models' do):
+    functional_call's arguments for vmap over an ensemble."""
     models = list(models)
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
@@ -507,7 +541,11 @@ def stack_module_state(models) -> tuple[dict, dict]:
         raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
     if len({type(m) for m in models}) != 1:
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-    params = {k: _C.stack([dict(m.named_parameters())[k].detach() for m in models]).requires_grad_(True)
-              for k, _ in models[0].named_parameters()}
+    params = {}
+    for k, _ in models[0].named_parameters():
+        each = [dict(m.named_parameters())[k] for m in models]
+        if len({p.requires_grad for p in each}) != 1:
+            raise RuntimeError(f"Expected {k} from each model to have the same .requires_grad")
+        params[k] = _C.stack([p.detach() for p in each]).requires_grad_(each[0].requires_grad)
     buffers = {k: _C.stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
     return params, buffers

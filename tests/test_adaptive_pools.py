@@ -161,3 +161,13 @@ def test_3d_pool_modules_and_errors_as_torch():
         with pytest.raises(RuntimeError) as got:
             call(tcore)
         assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("name,shape", [("adaptive_max_pool2d", (0, 3, 4, 4)), ("adaptive_max_pool2d", (0, 4, 4)),
+                                        ("adaptive_max_pool1d", (0, 3, 4)), ("adaptive_max_pool3d", (0, 2, 4, 4, 4)),
+                                        ("adaptive_avg_pool2d", (0, 4, 4))])
+def test_empty_leading_dim_as_torch(name, shape):
+    """(dim 0 may be empty, batched or not; the others may not)"""
+    want = getattr(torch.nn.functional, name)(torch.zeros(shape), 2)
+    got = getattr(tcore.nn.functional, name)(tcore.zeros(*shape), 2)
+    assert tuple(got.shape) == tuple(want.shape)

@@ -156,3 +156,62 @@ def test_vmap_randomness_and_errors_as_torch():
             lib.func.grad(lambda x: x * 2)(lib.ones(2))
         with pytest.raises(RuntimeError, match="Got argnum=2, but only 1 positional inputs"):
             lib.func.grad(lambda x: x.sum(), argnums=2)(lib.ones(2))
+
+
+def test_reverse_over_forward_and_results_differentiable_as_torch():
+    """grad of a jvp (the tangents carry reverse-mode history), and transforms of inputs that
+    require grad give results that stay differentiable, as torch's."""
+    results = []
+    for lib in (torch, tcore):
+        x = lib.tensor(X)
+        g = lib.func.grad(lambda x: lib.func.jvp(lambda y: (y ** 3).sum(), (x,), (lib.tensor(Y),))[1])(x)
+        xr = lib.tensor(X, requires_grad=True)
+        lib.func.grad(lambda x: (x.sin() * x).sum())(xr).sum().backward()
+        jac = lib.func.jacrev(lambda w: lib.func.jacfwd(lambda x: (w @ x).tanh())(lib.tensor(X)))(lib.tensor(W))
+        results.append((g, xr.grad, jac))
+    _close(results[1], results[0])
+
+
+def test_vmap_structures_and_empty_batches_as_torch():
+    for case in (
+        lambda lib: lib.func.vmap(lambda d: d["a"] + d["b"].t(), in_dims=({"a": 0, "b": 1},))(
+            {"a": lib.tensor(W), "b": lib.tensor(W.T.copy())}),
+        lambda lib: lib.func.vmap(lambda x: (x, (x * 2, x + 1)), out_dims=(0, 1))(lib.tensor(W)),
+        lambda lib: lib.func.vmap(lambda x: x * 2)(lib.zeros(0, 3, dtype=lib.float64)),
+        lambda lib: lib.func.vmap(lambda x: (x.sum(), x * 2), out_dims=(0, 1))(lib.zeros(0, 3, dtype=lib.float64)),
+        lambda lib: lib.func.jacfwd(lambda x: x.sum(0))(lib.tensor(W).t()),
+    ):
+        want, got = _both(case)
+        _close(got, want)
+    for lib in (torch, tcore):
+        with pytest.raises(ValueError, match="can not return a BatchedTensor when out_dim is None"):
+            lib.func.vmap(lambda x: x * 2, out_dims=None)(lib.arange(3.0))
+        with pytest.raises(ValueError, match="must only return Tensors, got type <class 'float'>"):
+            lib.func.vmap(lambda x: 3.0)(lib.ones(2))
+
+
+def test_functional_call_leaves_parametrized_and_tied_modules_alone_as_torch():
+    import copy
+    for lib in (torch, tcore):
+        m = lib.nn.utils.parametrizations.weight_norm(lib.nn.Linear(2, 2).double())
+        before = {k: v.detach().clone() for k, v in m.state_dict().items()}
+        out = lib.func.functional_call(m, {"weight": lib.ones(2, 2, dtype=lib.float64)},
+                                       (lib.ones(1, 2, dtype=lib.float64),))
+        np.testing.assert_allclose(out.detach().numpy(), 2 + m.bias.detach().numpy()[None], rtol=1e-15)
+        for k, v in m.state_dict().items():
+            np.testing.assert_array_equal(v.numpy(), before[k].numpy())
+        replica = copy.deepcopy(m)
+        assert type(replica).__name__ == "ParametrizedLinear"
+        np.testing.assert_array_equal(replica.weight.detach().numpy(), m.weight.detach().numpy())
+        tied = lib.nn.Sequential(lib.nn.Linear(2, 2, bias=False), lib.nn.Linear(2, 2, bias=False))
+        tied[1].weight = tied[0].weight
+        with pytest.raises(ValueError, match="which are tied. Consider using tie_weights=False"):
+            lib.func.functional_call(tied, {"0.weight": lib.eye(2), "1.weight": 2 * lib.eye(2)}, (lib.ones(1, 2),))
+        frozen = [lib.nn.Linear(2, 2) for _ in range(2)]
+        for f in frozen:
+            f.weight.requires_grad_(False)
+        params, _ = lib.func.stack_module_state(frozen)
+        assert not params["weight"].requires_grad and params["bias"].requires_grad
+        frozen[1].weight.requires_grad_(True)
+        with pytest.raises(RuntimeError, match="Expected weight from each model to have the same .requires_grad"):
+            lib.func.stack_module_state(frozen)

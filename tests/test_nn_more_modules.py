@@ -268,6 +268,21 @@ def test_embedding_bag_as_torch(mode, case):
     np.testing.assert_allclose(wc.grad.numpy(), wt.grad.numpy(), rtol=1e-13, atol=1e-15)
 
 
+def test_embedding_bag_max_with_nan_as_torch():
+    """(torch's running maximum: a NaN counts only as a bag's first entry)"""
+    nan = float("nan")
+    for w, inp in [([[nan, 1.0], [2.0, 3.0]], [[1, 0]]), ([[nan, 1.0], [2.0, 3.0]], [[0, 1]]),
+                   ([[2.0, 3.0], [nan, nan], [2.0, 5.0]], [[0, 1, 2], [1, 2, 0]])]:
+        results = []
+        for lib in (torch, tcore):
+            weight = lib.tensor(w, requires_grad=True)
+            out = lib.nn.functional.embedding_bag(lib.tensor(inp), weight, mode="max")
+            out.sum().backward()
+            results.append((out.detach().numpy(), weight.grad.numpy()))
+        np.testing.assert_array_equal(results[1][0], results[0][0])
+        np.testing.assert_array_equal(results[1][1], results[0][1])
+
+
 def test_embedding_bag_weights_module_and_errors():
     w = np.random.default_rng(1).standard_normal((10, 3))
     psw = np.random.default_rng(2).standard_normal(7)

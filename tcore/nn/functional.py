@@ -724,7 +724,7 @@ def _adaptive_sizes(input: Tensor, output_size, n: int, name: str) -> list[int]:
     elif input.ndim not in (n + 1, n + 2):
         got = ":" if name.startswith("adaptive_max") else ""
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got{got} {list(input.shape)}")
-    for d in range(1 if input.ndim == n + 2 else 0, input.ndim):
+    for d in range(1, input.ndim):  # (dim 0 may be empty, batched or not, as torch's)
         if input.shape[d] == 0:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {list(input.shape)} with dimension {d} being empty")
@@ -813,8 +813,8 @@ def _adaptive_max(input: Tensor, output_size, n: int, name: str):
             idx.append(where.narrow(dim, a, b - a).gather(dim, best))
         x = _C.cat(vals, dim) if vals else x.narrow(dim, 0, 0)
         where = _C.cat(idx, dim) if idx else where.narrow(dim, 0, 0)
-    flat = input.reshape(lead + [-1])
-    values = flat.gather(-1, where.reshape(lead + [-1])).reshape(lead + sizes)
+    flat = input.reshape(lead + [math.prod(spatial)])  # (not -1: an empty batch)
+    values = flat.gather(-1, where.reshape(lead + [math.prod(sizes)])).reshape(lead + sizes)
     return _layout_of(values, input), _layout_of(where, input)
 
 
@@ -1308,25 +1308,27 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
 
 
 def _bag_max(rows: Tensor, bag: Tensor, bags: int, count: int, dim: int) -> Tensor:
-    """Each bag's column maxima, each taken from the bag's first entry holding it (torch's
-    kernel keeps the first of equal maxima, and its gradient goes to that one entry alone); a
-    NaN is a maximum; an empty bag gives zeros."""
+    """Each bag's column maxima as torch's kernel finds them: a running maximum from the bag's
+    first entry, replaced only by a greater value, so equal maxima give the first entry (and
+    the gradient to it alone), a NaN counts only as the first entry; an empty bag gives zeros."""
     from ..autograd import no_grad
-    index = bag.unsqueeze(1).expand([count, dim])
-    with no_grad():
-        values = _C.zeros([bags + 1, dim], dtype=rows.dtype, device=rows.device) \
-            .scatter_reduce(0, index, rows, "amax", include_self=False)
-        best = values.gather(0, index)
-        holds = (rows == best) | (rows.isnan() & best.isnan())
-        position = _C.arange(count, device=rows.device).unsqueeze(1).expand([count, dim])
-        position = _C.where(holds, position, count)
-        first = _C.full([bags + 1, dim], count, dtype=_C.dtype.int64, device=rows.device) \
-            .scatter_reduce(0, index, position, "amin")[:bags]
-        empty = first == count
     if not count:  # zeros still linked to weight, whose gradient is then zeros, as torch's
         return rows.sum(0).expand([bags, dim])
-    picked = rows.gather(0, first.clamp_max(count - 1))
-    return picked.masked_fill(empty, 0)
+    index = bag.unsqueeze(1).expand([count, dim])
+    with no_grad():
+        position = _C.arange(count, device=rows.device).unsqueeze(1).expand([count, dim])
+        unset = _C.full([bags + 1, dim], count, dtype=_C.dtype.int64, device=rows.device)
+        first = unset.scatter_reduce(0, index, position, "amin")
+        nan = rows.isnan()
+        finite = _C.where(nan, float("-inf"), rows)
+        best = _C.zeros([bags + 1, dim], dtype=rows.dtype, device=rows.device) \
+            .scatter_reduce(0, index, finite, "amax", include_self=False).gather(0, index)
+        holds = (finite == best) & ~nan
+        largest = unset.scatter_reduce(0, index, _C.where(holds, position, count), "amin")
+        first_is_nan = rows.gather(0, first.clamp_max(count - 1)).isnan()
+        chosen = _C.where(first_is_nan, first, largest)[:bags]
+        empty = chosen == count
+    return rows.gather(0, chosen.clamp_max(count - 1)).masked_fill(empty, 0)
 
 
 def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:

@@ -7,6 +7,7 @@ setter runs the right_inverses; state_dict keys, checks and messages are torch's
 from __future__ import annotations
 
 import collections.abc
+import copy
 from contextlib import contextmanager
 
 from ... import _C
@@ -164,7 +165,18 @@ def _inject_new_class(module: Module) -> None:
                            "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
                            "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
 
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": getstate})
+    def deepcopy(self, memo):  # (a copy of its state: pickling is refused above)
+        if id(self) in memo:
+            return memo[id(self)]
+        replica = self.__new__(self.__class__)
+        memo[id(self)] = replica
+        replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+        return replica
+
+    extra = {"__getstate__": getstate}
+    if not hasattr(cls, "__deepcopy__"):
+        extra["__deepcopy__"] = deepcopy
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), extra)
 
 
 def _inject_property(module: Module, tensor_name: str) -> None:
