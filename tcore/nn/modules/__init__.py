@@ -25,6 +25,9 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, A
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
+                   LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d,
+                   LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
 from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
@@ -49,4 +52,7 @@ __all__ = [
     "BatchNorm3d", "Bilinear", "AlphaDropout", "FeatureAlphaDropout", "ChannelShuffle", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "ParameterList",
     "ParameterDict", "MaxPool3d", "AvgPool3d", "LPPool3d", "MaxUnpool3d", "EmbeddingBag", "CTCLoss",
+    "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d", "LazyInstanceNorm3d",
 ]

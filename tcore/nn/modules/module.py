@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 
 from ... import _C
 from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 Tensor = _C.Tensor
 
@@ -293,7 +293,12 @@ class Module:
                 p.requires_grad_(requires_grad)
                 p.grad = None if grad is None else fn(grad)
         for name, b in self._buffers.items():
-            if b is not None:
+            if b is None:
+                continue
+            if is_lazy(b):  # (a lazy module's buffer stays uninitialized, of the new dtype and device)
+                converted = fn(b.detach())
+                self._buffers[name] = type(b)(b.requires_grad, converted.device, converted.dtype)
+            else:
                 self._buffers[name] = fn(b)
         return self
 
