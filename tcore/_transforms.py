@@ -12,7 +12,9 @@
   parameters and buffers.
 
 Arguments and results are pytrees (tuples, lists, dicts of tensors), as torch's. Results are
-detached at the outermost transform, as torch's carry no graph."""
+detached at the outermost transform (torch's carry no graph) unless an input requires grad: then
+they stay differentiable with respect to it. Reverse over forward (grad of jvp) works: the
+generated kernels record the tangents' computation in grad mode."""
 from __future__ import annotations
 
 import functools

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from enum import Enum, auto
 
-from ... import _C, linalg
+from ... import _C
 from ..._utilities import finfo
 from ...autograd import no_grad
 from .. import functional as F
@@ -21,6 +21,12 @@ Tensor = _C.Tensor
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
+def _linalg():
+    """tcore.linalg, looked up when used (a selective build may have none)."""
+    from ... import linalg
+    return linalg
+
+
 def _is_orthogonal(Q: Tensor) -> bool:
     n, k = Q.shape[-2], Q.shape[-1]
     eye = _C.eye(k, dtype=Q.dtype, device=Q.device)
@@ -30,7 +36,7 @@ def _is_orthogonal(Q: Tensor) -> bool:
 def _make_orthogonal(A: Tensor) -> Tensor:
     """Q of A = QR (A tall) with R's diagonal made non-negative."""
     X, tau = _C.geqrf(A)
-    Q = linalg.householder_product(X, tau)
+    Q = _linalg().householder_product(X, tau)
     return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
@@ -63,13 +69,13 @@ class _Orthogonal(Module):
                 Q = _C.matrix_exp(A)
             else:
                 eye = _C.eye(n, dtype=A.dtype, device=A.device)
-                Q = linalg.solve(_C.add(eye, A, alpha=-0.5), _C.add(eye, A, alpha=0.5))
+                Q = _linalg().solve(_C.add(eye, A, alpha=-0.5), _C.add(eye, A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]
         else:
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = linalg.householder_product(A, tau)
+            Q = _linalg().householder_product(A, tau)
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if hasattr(self, "base"):
             Q = self.base @ Q
