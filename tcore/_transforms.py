@@ -295,11 +295,13 @@ def _dual_call(func, p_leaves: list, t_leaves: list, p_spec, has_aux: bool):
 def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
     """The Jacobian of func with respect to args[argnums] by forward mode: one jvp per input
     element, for each output tensor output.shape + input.shape (a tuple over argnums when
-    argnums is a tuple)."""
+    argnums is a tuple). randomness as vmap's over the basis vectors."""
+    rng = _Randomness(randomness)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacfwd")
+        rng.start()
         in_trees = [args[i] for i in nums]
         in_leaves, in_spec = _flatten(in_trees)
         columns = []  # per input leaf: the output leaves' tangents for each basis vector
@@ -317,7 +319,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                         full[i] = c
                     return func(*full, **kwargs)
 
-                res = jvp(partial, tuple(in_trees), tuple(tangent_trees), has_aux=has_aux)
+                res = rng.call(jvp, partial, tuple(in_trees), tuple(tangent_trees), has_aux=has_aux)
                 out, product = res[0], res[1]
                 if has_aux:
                     aux = res[2]
@@ -391,12 +393,36 @@ def _stacked(results: list, out_dims, empty: bool = False) -> object:
     return _unflatten(stacked, out_spec)
 
 
+class _Randomness:
+    """vmap's randomness flag over a loop of calls (one per sample or basis vector): "error"
+    raises when a call draws random numbers, "same" replays the first call's draws in each, and
+    "different" lets the draws follow one another (as torch's batched draws)."""
+
+    def __init__(self, randomness: str) -> None:
+        if randomness not in ("error", "different", "same"):
+            raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                               f"{randomness}")
+        self.mode = randomness
+        self.state = None
+
+    def start(self) -> None:
+        self.state = get_rng_state() if self.mode != "different" else None
+
+    def call(self, fn, *args, **kwargs):
+        if self.mode == "same":
+            set_rng_state(self.state)
+        result = fn(*args, **kwargs)
+        if self.mode == "error" and not _C.equal(get_rng_state(), self.state):
+            raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
+                               "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+                               "out of vmap")
+        return result
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """func mapped over dim in_dims of its inputs: called once per index of that dim on the
     inputs' slices (the others as they are), the results stacked along out_dims."""
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-                           f"{randomness}")
+    rng = _Randomness(randomness)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -429,17 +455,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             sample = [_C.zeros([n for k, n in enumerate(x.shape) if k != d % x.ndim], dtype=x.dtype, device=x.device)
                       if d is not None else x for x, d in zip(leaves, dims)]
             return _stacked([func(*_unflatten(sample, spec), **kwargs)], out_dims, empty=True)
-        state = get_rng_state() if randomness != "different" else None
+        rng.start()
         results = []
         for b in range(batch):
-            if randomness == "same":
-                set_rng_state(state)
             sliced = [x.select(d, b) if d is not None else x for x, d in zip(leaves, dims)]
-            results.append(func(*_unflatten(sliced, spec), **kwargs))
-            if randomness == "error" and not _C.equal(get_rng_state(), state):
-                raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
-                                   "the 'same' or 'different' randomness flags on vmap or perform the randomness "
-                                   "operation out of vmap")
+            results.append(rng.call(func, *_unflatten(sliced, spec), **kwargs))
         return _stacked(results, out_dims)
 
     return wrapper

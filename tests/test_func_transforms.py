@@ -158,6 +158,25 @@ def test_vmap_randomness_and_errors_as_torch():
             lib.func.grad(lambda x: x.sum(), argnums=2)(lib.ones(2))
 
 
+def test_jacfwd_randomness_as_torch():
+    """(the basis vectors are vmap's samples: "same" gives each the same draws, "different" its own)"""
+    for lib in (torch, tcore):
+        with pytest.raises(RuntimeError, match="called random operation while in randomness error mode"):
+            lib.func.jacfwd(lambda x: x * lib.rand(3))(lib.ones(3))
+        with pytest.raises(RuntimeError, match="Only allowed values for randomness are"):
+            lib.func.jacfwd(lambda x: x * lib.rand(3), randomness="bad")(lib.ones(3))
+        lib.manual_seed(0)
+        draw = lib.rand(3)
+        lib.manual_seed(0)
+        same = lib.func.jacfwd(lambda x: x * lib.rand(3), randomness="same")(lib.ones(3))
+        np.testing.assert_array_equal(same.numpy(), np.diag(draw.numpy()))
+        lib.manual_seed(0)
+        draws = np.stack([lib.rand(3).numpy() for _ in range(3)])  # (torch's rand(3, 3) alike)
+        lib.manual_seed(0)
+        different = lib.func.jacfwd(lambda x: x * lib.rand(3), randomness="different")(lib.ones(3))
+        np.testing.assert_array_equal(different.numpy(), np.diag(np.diag(draws)))
+
+
 def test_reverse_over_forward_and_results_differentiable_as_torch():
     """grad of a jvp (the tangents carry reverse-mode history), and transforms of inputs that
     require grad give results that stay differentiable, as torch's."""

@@ -1179,3 +1179,20 @@ def test_householder_product_and_geqrf_errors():
     a, _ = tcore.geqrf(tcore.ones(3, 2, requires_grad=True))
     with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not implemented."):
         a.sum().backward()
+
+
+def test_geqrf_out_casts_as_torch():
+    """torch casts geqrf's results into outs of any dtype they can be cast to, and refuses the rest."""
+    x = np.random.default_rng(3).standard_normal((4, 3))
+    wa, wt = torch.geqrf(torch.tensor(x))
+    for dtype in ("float32", "float16"):
+        a, tau = tcore.empty(0, dtype=getattr(tcore, dtype)), tcore.empty(0, dtype=getattr(tcore, dtype))
+        ga, gt = tcore.geqrf(tcore.tensor(x), out=(a, tau))
+        assert ga is a and gt is tau and a.dtype == getattr(tcore, dtype)
+        np.testing.assert_allclose(a.numpy().astype(np.float64), wa.numpy(), rtol=2e-3, atol=2e-3)
+        np.testing.assert_allclose(tau.numpy().astype(np.float64), wt.numpy(), rtol=2e-3, atol=2e-3)
+    with pytest.raises(TypeError, match="torch.geqrf: Expected a to be safely castable from float64 dtype, but got a "
+                                        "with dtype int64"):
+        tcore.geqrf(tcore.tensor(x), out=(tcore.empty(0, dtype=tcore.int64), tcore.empty(0, dtype=tcore.float64)))
+    with pytest.raises(TypeError, match="Expected tau to be safely castable"):
+        tcore.geqrf(tcore.tensor(x), out=(tcore.empty(0, dtype=tcore.float64), tcore.empty(0, dtype=tcore.int32)))

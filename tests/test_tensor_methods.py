@@ -35,6 +35,19 @@ def test_in_place_forms_as_torch(name, args):
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15, equal_nan=True)
 
 
+@pytest.mark.parametrize("name,args", IN_PLACE[:5], ids=[n for n, _ in IN_PLACE[:5]])
+def test_in_place_forms_on_a_leaf_under_no_grad(name, args):
+    """(nothing is recorded: the leaf stays a leaf that requires grad, its value as torch's)"""
+    results = []
+    for lib in (torch, tcore):
+        x = lib.tensor(X, requires_grad=True)
+        with lib.no_grad():
+            getattr(x, name)(*args)
+        assert x.is_leaf and x.requires_grad and x.grad_fn is None
+        results.append(x.detach().numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-13, atol=1e-15)
+
+
 def test_in_place_forms_integer_and_errors():
     for lib in (torch, tcore):
         a = lib.tensor([1, 2, -3], dtype=lib.int32)

@@ -161,6 +161,7 @@
 #include <tcore/ops/rot90_native.h>
 #include <tcore/ops/transpose.h>
 
+#include <tcore/core/Dispatch.h>
 #include "native/TensorUtils.h"
 
 namespace tcore::native {
@@ -311,7 +312,9 @@ Tensor xlogy(const Tensor& self, const Scalar& other) { return tcore::xlogy(self
 // have saved its input, which the write then changes (square_'s through pow).
 template <typename F>
 static Tensor written_into(const Tensor& self, F&& fn) {
-  const Tensor result = fn(self.requires_grad() ? tcore::clone(self) : self);
+  // The function may save its input for backward; the copy into self would then change what it saved.
+  const bool recorded = GradMode::is_enabled() && self.requires_grad();
+  const Tensor result = fn(recorded ? tcore::clone(self) : self);
   TCORE_CHECK(result.sizes().vec() == self.sizes().vec(), "output with shape ", shape_str(self.sizes()),
               " doesn't match the broadcast shape ", shape_str(result.sizes()));
   TCORE_CHECK(can_cast(result.dtype(), self.dtype()), "result type ", to_string(result.dtype()),

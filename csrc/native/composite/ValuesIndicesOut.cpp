@@ -95,12 +95,24 @@ void copy_into(const Tensor& out, const Tensor& result, const char* op) {
   tcore::copy_(out, result);
 }
 
-// (values, indices): indices must be int64, values are cast; any other pair (`exact_dtypes`): each
-// out of its result's dtype, as the generated kernels check.
-Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const char* op, bool exact_dtypes = false) {
-  if (exact_dtypes) {
+// How a pair's outs take their results: (values, indices) with int64 indices and cast values;
+// each out of its result's dtype, as the generated kernels check; or each cast into any out its
+// result's dtype can be cast to (torch's geqrf).
+enum class Outs { Indices, Exact, Castable };
+
+void check_castable(const Tensor& out, const Tensor& result, const char* name, const char* op) {
+  TCORE_CHECK_TYPE(can_cast(result.dtype(), out.dtype()), op, ": Expected ", name, " to be safely castable from ",
+                   to_string(result.dtype()), " dtype, but got ", name, " with dtype ", to_string(out.dtype()));
+}
+
+Pair into(const Pair& result, const Tensor& values, const Tensor& indices, const char* op, Outs outs = Outs::Indices,
+          const char* values_name = "values", const char* indices_name = "indices") {
+  if (outs == Outs::Exact) {
     autogen::check_out(values, std::get<0>(result), false);
     autogen::check_out(indices, std::get<1>(result), false);
+  } else if (outs == Outs::Castable) {
+    check_castable(values, std::get<0>(result), values_name, op);
+    check_castable(indices, std::get<1>(result), indices_name, op);
   } else {
     TCORE_CHECK_TYPE(indices.dtype() == ScalarType::Long, op, ": Expected out tensor to have dtype int64_t, but got ",
                      to_string(indices.dtype()), " instead");
@@ -162,11 +174,11 @@ Pair median_dim_values_out(const Tensor& self, int64_t dim, bool keepdim, const 
 }
 
 Pair aminmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min, const Tensor& max) {
-  return into(tcore::aminmax(self, dim, keepdim), min, max, "aminmax.out", true);
+  return into(tcore::aminmax(self, dim, keepdim), min, max, "aminmax.out", Outs::Exact);
 }
 
 Pair frexp_out(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
-  return into(tcore::frexp(self), mantissa, exponent, "frexp.Tensor_out", true);
+  return into(tcore::frexp(self), mantissa, exponent, "frexp.Tensor_out", Outs::Exact);
 }
 
 Pair nanmedian_dim_values_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
@@ -199,12 +211,12 @@ Quad _linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool chec
 
 Pair linalg_solve_ex_out(const Tensor& A, const Tensor& B, bool left, bool check_errors, const Tensor& result,
                          const Tensor& info) {
-  return into(tcore::linalg_solve_ex(A, B, left, check_errors), result, info, "linalg_solve_ex.out", true);
+  return into(tcore::linalg_solve_ex(A, B, left, check_errors), result, info, "linalg_solve_ex.out", Outs::Exact);
 }
 
 Pair triangular_solve_out(const Tensor& self, const Tensor& A, bool upper, bool transpose, bool unitriangular,
                           const Tensor& X, const Tensor& M) {
-  return into(tcore::triangular_solve(self, A, upper, transpose, unitriangular), X, M, "triangular_solve.X", true);
+  return into(tcore::triangular_solve(self, A, upper, transpose, unitriangular), X, M, "triangular_solve.X", Outs::Exact);
 }
 
 Triple svd_out(const Tensor& self, bool some, bool compute_uv, const Tensor& U, const Tensor& S, const Tensor& V) {
@@ -221,39 +233,39 @@ Quad _linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& loga
 }
 
 Pair linalg_slogdet_out(const Tensor& A, const Tensor& sign, const Tensor& logabsdet) {
-  return into(tcore::linalg_slogdet(A), sign, logabsdet, "linalg_slogdet.out", true);
+  return into(tcore::linalg_slogdet(A), sign, logabsdet, "linalg_slogdet.out", Outs::Exact);
 }
 
 Pair slogdet_out(const Tensor& self, const Tensor& sign, const Tensor& logabsdet) {
-  return into(tcore::linalg_slogdet(self), sign, logabsdet, "slogdet.out", true);
+  return into(tcore::linalg_slogdet(self), sign, logabsdet, "slogdet.out", Outs::Exact);
 }
 
 Pair linalg_eigh_out(const Tensor& self, std::string_view UPLO, const Tensor& eigvals, const Tensor& eigvecs) {
-  return into(tcore::linalg_eigh(self, UPLO), eigvals, eigvecs, "linalg_eigh.eigvals", true);
+  return into(tcore::linalg_eigh(self, UPLO), eigvals, eigvecs, "linalg_eigh.eigvals", Outs::Exact);
 }
 
 Pair linalg_inv_ex_out(const Tensor& A, bool check_errors, const Tensor& inverse, const Tensor& info) {
-  return into(tcore::linalg_inv_ex(A, check_errors), inverse, info, "linalg_inv_ex.inverse", true);
+  return into(tcore::linalg_inv_ex(A, check_errors), inverse, info, "linalg_inv_ex.inverse", Outs::Exact);
 }
 
 Pair linalg_cholesky_ex_out(const Tensor& self, bool upper, bool check_errors, const Tensor& L, const Tensor& info) {
-  return into(tcore::linalg_cholesky_ex(self, upper, check_errors), L, info, "linalg_cholesky_ex.L", true);
+  return into(tcore::linalg_cholesky_ex(self, upper, check_errors), L, info, "linalg_cholesky_ex.L", Outs::Exact);
 }
 
 Pair linalg_qr_out(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {
-  return into(tcore::linalg_qr(A, mode), Q, R, "linalg_qr.out", true);
+  return into(tcore::linalg_qr(A, mode), Q, R, "linalg_qr.out", Outs::Exact);
 }
 
 Pair geqrf_out(const Tensor& self, const Tensor& a, const Tensor& tau) {
-  return into(tcore::geqrf(self), a, tau, "geqrf.a", true);
+  return into(tcore::geqrf(self), a, tau, "torch.geqrf", Outs::Castable, "a", "tau");
 }
 
 Pair qr_out(const Tensor& self, bool some, const Tensor& Q, const Tensor& R) {
-  return into(tcore::qr(self, some), Q, R, "qr.Q", true);
+  return into(tcore::qr(self, some), Q, R, "qr.Q", Outs::Exact);
 }
 
 Pair linalg_lu_factor_out(const Tensor& A, bool pivot, const Tensor& LU, const Tensor& pivots) {
-  return into(tcore::linalg_lu_factor(A, pivot), LU, pivots, "linalg_lu_factor.out", true);
+  return into(tcore::linalg_lu_factor(A, pivot), LU, pivots, "linalg_lu_factor.out", Outs::Exact);
 }
 
 Triple linalg_lu_factor_ex_out(const Tensor& A, bool pivot, bool check_errors, const Tensor& LU, const Tensor& pivots,

@@ -22,6 +22,7 @@ class LazyModuleMixin:
     cls_to_become; a load_state_dict before it materializes the parameters to the loaded shapes."""
 
     cls_to_become: type | None = None
+    _features: str  # the attribute the first input gives (in_features, in_channels, num_features)
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -39,6 +40,17 @@ class LazyModuleMixin:
                         value.materialize(tuple(loaded.shape))
                     else:
                         store[name] = _C.empty(list(loaded.shape), dtype=value.dtype, device=value.device)
+
+    def _lazy_weights(self, out_attr: str, out: int, bias: bool, device, dtype) -> None:
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        setattr(self, out_attr, out)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        # (the plain constructor calls it before the parameters exist)
+        if not self.has_uninitialized_params() and getattr(self, self._features) != 0:
+            super().reset_parameters()
 
     def initialize_parameters(self, *args, **kwargs) -> None:
         raise NotImplementedError(f"initialize_parameters is not implemented for {self.__class__.__name__}")
@@ -62,17 +74,11 @@ class LazyLinear(LazyModuleMixin, Linear):
     """Linear whose in_features is the first input's last dim."""
 
     cls_to_become = Linear
+    _features = "in_features"
 
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__(0, 0, False)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
+        self._lazy_weights("out_features", out_features, bias, device, dtype)
 
     def initialize_parameters(self, input) -> None:
         if self.has_uninitialized_params():
@@ -93,16 +99,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
     """A convolution whose in_channels is the first input's channel dim."""
 
     _n: int
-
-    def _lazy_init(self, out_channels: int, bias: bool, device, dtype) -> None:
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
+    _features = "in_channels"
 
     def _get_in_channels(self, input) -> int:
         unbatched, batched = self._n + 1, self._n + 2
@@ -135,7 +132,7 @@ def _lazy_conv(plain, n: int):
         def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
                      bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
             super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-            self._lazy_init(out_channels, bias, device, dtype)
+            self._lazy_weights("out_channels", out_channels, bias, device, dtype)
 
     LazyConv.__name__ = LazyConv.__qualname__ = f"Lazy{plain.__name__}"
     LazyConv.__doc__ = f"{plain.__name__} whose in_channels is the first input's channel dim."
@@ -151,7 +148,7 @@ def _lazy_conv_transpose(plain, n: int):
                      bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:
             super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
                              device, dtype)
-            self._lazy_init(out_channels, bias, device, dtype)
+            self._lazy_weights("out_channels", out_channels, bias, device, dtype)
 
     LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = f"Lazy{plain.__name__}"
     LazyConvTranspose.__doc__ = f"{plain.__name__} whose in_channels is the first input's channel dim."
@@ -166,6 +163,8 @@ LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
 class _LazyNormBase(LazyModuleMixin):
     """A BatchNorm or InstanceNorm whose num_features is the first input's dim 1 (torch's)."""
 
+    _features = "num_features"
+
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         track = track_running_stats
@@ -179,10 +178,6 @@ class _LazyNormBase(LazyModuleMixin):
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
             self.num_batches_tracked = _C.zeros([], dtype=_C.dtype.int64, device=device)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            super().reset_parameters()
 
     def initialize_parameters(self, input) -> None:
         if not self.has_uninitialized_params():
