@@ -102,6 +102,14 @@ void check_view_rebase(const AutogradMeta& m, bool indirect) {
                                  : "is being modified inplace"),
           ". This view is the output of a function that returns multiple views. Such functions do not allow the "
           "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."));
+    case CreationMeta::InCustomFunction:
+      throw Error(detail::str_cat(
+          view_named(m, indirect ? "its base or another view of its base has been modified inplace"
+                                 : "is being modified inplace"),
+          ". This view was created inside a custom Function (or because an input was returned as-is) and the "
+          "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+          "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+          "output of the custom Function."));
     case CreationMeta::NoGradMode:
       throw Error(detail::str_cat(
           "A view was created in no_grad mode and ",

@@ -15,6 +15,8 @@ namespace tcore::python {
 namespace ag = tcore::autograd;
 
 nb::object ivalue_to_python(const jit::IValue& v);  // python/module.cpp
+nb::object function_ctx(const ag::Node& n);          // python/function.cpp
+void bind_function(nb::module_& m);                  // python/function.cpp
 
 namespace {
 
@@ -74,6 +76,10 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       .def("__getattr__", [](const ag::Node& n, const std::string& attr) -> nb::object {
         if (attr.rfind("_saved_", 0) == 0) {
           if (std::optional<jit::IValue> v = n.saved_value(attr.substr(7))) return ivalue_to_python(*v);
+        }
+        nb::object ctx = function_ctx(n);  // a custom Function's node: its context's attributes
+        if (!ctx.is_none() && attr.rfind("__", 0) != 0 && nb::hasattr(ctx, attr.c_str())) {
+          return ctx.attr(attr.c_str());
         }
         throw nb::attribute_error(("'" + n.name() + "' object has no attribute '" + attr + "'").c_str());
       })
@@ -149,6 +155,7 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
     auto [primal, tangent] = ag::unpack_dual(t, level);
     return nb::make_tuple(primal, tangent.defined() ? nb::cast(tangent) : nb::none());
   }, nb::arg("tensor"), nb::arg("level"));
+  bind_function(m);
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
 }

@@ -97,7 +97,9 @@ class TCORE_API Node : public std::enable_shared_from_this<Node> {
 };
 
 // How a view came to be, for PyTorch's errors on in-place writes into it.
-enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode };
+// InCustomFunction: an output of a custom autograd.Function that is a view (of an input returned as
+// it is, too); writing it in place would route its gradient around the function's backward.
+enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode, InCustomFunction };
 // Replays a view from its base: base -> view (the view operators' arguments captured).
 using ViewFn = std::function<Tensor(const Tensor&)>;
 
