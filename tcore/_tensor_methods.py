@@ -1,5 +1,5 @@
 """Tensor methods and attributes torch has that are compositions of tcore's operators:
-is_cpu, itemsize, nbytes, layout, is_complex, is_signed, get_device, hardshrink, sum_to_size,
+is_cpu, itemsize, nbytes, layout, is_complex, is_signed, get_device, type, hardshrink, sum_to_size,
 new_empty_strided, narrow_copy, unsafe_chunk / unsafe_split / unsafe_split_with_sizes,
 fill_diagonal_, put / put_ and index_reduce / index_reduce_, with torch's results
 and errors (installed on tcore.Tensor by tcore/_tensor.py)."""
@@ -78,6 +78,29 @@ def _index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce
     return self.scatter_reduce_(dim, spread, source, reduce, include_self=include_self)
 
 
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _type(self: Tensor, dtype=None, non_blocking: bool = False, **kwargs):
+    """x.type(): the legacy type name ('tcore.FloatTensor', 'tcore.cuda.FloatTensor'); x.type(d):
+    x as dtype d (a dtype, or a name such as 'torch.DoubleTensor'), self when it already is."""
+    if dtype is None:
+        name = _TYPE_NAMES.get(str(self.dtype).split(".")[-1], str(self.dtype).split(".")[-1])
+        return f"tcore.{'cuda.' if self.device.type == 'cuda' else ''}{name}Tensor"
+    if isinstance(dtype, str):
+        parts = dtype.split(".")
+        by_name = {v + "Tensor": k for k, v in _TYPE_NAMES.items()}
+        if len(parts) < 2 or parts[0] not in ("torch", "tcore") or parts[-1] not in by_name or \
+                parts[1:-1] not in ([], ["cuda"]):
+            raise ValueError(f"invalid type: '{dtype}'")
+        target = getattr(_C.dtype, by_name[parts[-1]])
+        if (parts[1:-1] == ["cuda"]) != (self.device.type == "cuda"):
+            return self.to(device="cuda" if parts[1:-1] == ["cuda"] else "cpu", dtype=target)
+        dtype = target
+    return self.to(dtype, non_blocking=non_blocking)
+
+
 def install(T) -> None:
     """The methods above, and the attributes, on tcore.Tensor (T)."""
     T.is_cpu = property(lambda self: self.device.type == "cpu")
@@ -89,6 +112,7 @@ def install(T) -> None:
     T.get_device = lambda self: -1 if self.device.type == "cpu" else (self.device.index or 0)
     T.hardshrink = lambda self, lambd=0.5: _functional().hardshrink(self, lambd)
     T.sum_to_size = _sum_to_size
+    T.type = _type
     T.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, **_: \
         _C.empty_strided(list(size), list(stride), dtype=dtype or self.dtype,
                          device=device or self.device).requires_grad_(requires_grad)

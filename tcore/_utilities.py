@@ -11,6 +11,21 @@ from . import _C
 from ._tensor import PRINT_OPTIONS, numpy_dtype, tensor
 
 
+def _zero_grads(params, set_to_none: bool) -> None:
+    """Module.zero_grad and Optimizer.zero_grad: .grad set to None, or zeroed in place (torch's:
+    a reference to .grad held elsewhere sees the zeros; a gradient with history is detached)."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        elif p.grad.grad_fn is not None:
+            p.grad = _C.zeros_like(p.grad.detach())
+        else:
+            p.grad.requires_grad_(False)
+            p.grad.zero_()
+
+
 # ------------------------------------------------------------------ type queries
 def is_tensor(obj) -> bool:
     return isinstance(obj, _C.Tensor)

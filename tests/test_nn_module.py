@@ -99,6 +99,51 @@ def test_shared_parameters_are_listed_once(tcore, nn):
     assert list(seq.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
 
 
+def test_replaced_children_and_parameters_keep_their_place(tcore, nn):
+    """(torch's: replacing a layer changes neither the forward order nor the state_dict's; the
+    usual swap loop over named_children may assign while iterating)"""
+    from collections import OrderedDict
+    s = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4))
+    for name, child in s.named_children():
+        if isinstance(child, nn.ReLU):
+            setattr(s, name, nn.Tanh())
+    s[0] = nn.GELU()
+    assert [type(m).__name__ for m in s] == ["GELU", "Tanh", "Linear"]
+    named = nn.Sequential(OrderedDict(conv=nn.Conv2d(3, 4, 3), act=nn.ReLU()))
+    named.conv = nn.Conv2d(1, 4, 3)
+    assert list(named._modules) == ["conv", "act"] and tuple(named(tcore.ones(1, 1, 5, 5)).shape) == (1, 4, 3, 3)
+    lin = nn.Linear(2, 2)
+    lin.weight = nn.Parameter(tcore.ones(2, 2))
+    lin.register_parameter("weight", nn.Parameter(tcore.zeros(2, 2)))
+    assert list(lin.state_dict()) == ["weight", "bias"]
+    bn = nn.BatchNorm1d(2)
+    bn.register_buffer("running_mean", tcore.ones(2))
+    assert list(bn.state_dict())[:3] == ["weight", "bias", "running_mean"]
+    d = nn.ModuleDict({"a": nn.ReLU(), "b": nn.Tanh()})
+    d["a"] = nn.GELU()
+    assert list(d.keys()) == ["a", "b"]
+
+
+def test_zero_grad_in_place_and_old_batchnorm_state_dicts(tcore, nn):
+    """(torch's: zero_grad(set_to_none=False) zeroes .grad in place, so a reference to it sees
+    the zeros; a BatchNorm state_dict without num_batches_tracked loads)"""
+    lin = nn.Linear(2, 2)
+    lin(tcore.ones(1, 2)).sum().backward()
+    held = lin.weight.grad
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is held and held.abs().sum().item() == 0
+    lin(tcore.ones(1, 2)).sum().backward()
+    held = lin.weight.grad
+    tcore.optim.SGD(lin.parameters(), lr=0.1).zero_grad(set_to_none=False)
+    assert held.abs().sum().item() == 0
+    bn = nn.BatchNorm2d(3)
+    old = {k: v for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+    model = nn.Sequential(nn.BatchNorm2d(3))
+    model[0].num_batches_tracked.fill_(5)
+    assert model.load_state_dict({"0." + k: v for k, v in old.items()}) == ([], [])
+    assert model[0].num_batches_tracked.item() == 5
+
+
 def test_train_eval_and_dropout(tcore, nn):
     m = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5))
     assert m.training and m[1].training

@@ -122,3 +122,14 @@ def test_shape_methods_as_torch():
     assert [t.tolist() for t in tcore.arange(5).unsafe_split(2)] == [[0, 1], [2, 3], [4]]
     np.testing.assert_array_equal(tcore.tensor([-1.0, 0.2, 0.7]).hardshrink().numpy(),
                                   torch.tensor([-1.0, 0.2, 0.7]).hardshrink().numpy())
+
+
+def test_to_other_and_type_as_torch():
+    for lib in (torch, tcore):
+        x, y = lib.ones(2), lib.ones(2, dtype=lib.float64)
+        assert x.to(y).dtype == lib.float64 and x.to(x) is x and x.to(y, copy=True) is not y
+        assert x.type(lib.float32) is x and x.type(lib.float64).dtype == lib.float64
+        assert x.type("torch.LongTensor").dtype == lib.int64
+        assert x.type().split(".")[-1] == "FloatTensor" and y.int().type().endswith(".IntTensor")
+        with pytest.raises(ValueError, match="invalid type: 'torch.Foo'"):
+            x.type("torch.Foo")

@@ -297,6 +297,12 @@ Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bo
                          memory_format);
 }
 
+// other's dtype and device.
+Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy,
+          std::optional<MemoryFormat> memory_format) {
+  return to(self, other.device(), other.dtype(), non_blocking, copy, memory_format);
+}
+
 // Every part by keyword (x.to(memory_format=tcore.channels_last)).
 Tensor to(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
           std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking, bool copy,

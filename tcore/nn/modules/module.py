@@ -44,11 +44,11 @@ class Module:
         d = self.__dict__
         if isinstance(value, Parameter):
             self._check_initialized("parameters")
-            self._forget(name)
+            self._forget(name, "_parameters")
             d["_parameters"][name] = value
         elif isinstance(value, Module):
             self._check_initialized("module")
-            self._forget(name)
+            self._forget(name, "_modules")
             d["_modules"][name] = value
         elif "_parameters" in d and name in d["_parameters"]:
             if value is not None:
@@ -68,11 +68,14 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: str) -> None:
+        """name leaves every other store; in `keep` it stays where it is, to be replaced in place
+        (torch's: a replaced layer keeps its place in the forward order and the state_dict)."""
         d = self.__dict__
         d.pop(name, None)
         for key in ("_parameters", "_buffers", "_modules"):
-            d[key].pop(name, None)
+            if key != keep:
+                d[key].pop(name, None)
         d["_non_persistent_buffers"].discard(name)
 
     def __getattr__(self, name: str) -> Any:
@@ -110,7 +113,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             "(tcore.nn.Parameter or None required)")
-        self._forget(name)
+        self._forget(name, "_parameters")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -121,7 +124,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             "(tcore.Tensor or None required)")
-        self._forget(name)
+        self._forget(name, "_buffers")
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent_buffers.add(name)
@@ -133,7 +136,7 @@ class Module:
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
-        self._forget(name)
+        self._forget(name, "_modules")
         self._modules[name] = module
 
     register_module = add_module
@@ -268,13 +271,8 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad = _C.zeros_like(p.grad)
+        from ..._utilities import _zero_grads
+        _zero_grads(self.parameters(), set_to_none)
 
     # ------------------------------------------------------------------ conversion
     def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:

@@ -37,6 +37,15 @@ class _BatchNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
+        self._register_load_state_dict_pre_hook(self._fill_num_batches_tracked)
+
+    def _fill_num_batches_tracked(self, state_dict, prefix, *_) -> None:
+        """A state_dict without num_batches_tracked (older torch, converted checkpoints) loads with
+        the current count, as torch's loads one without version metadata."""
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and key not in state_dict and prefix + "running_mean" in state_dict:
+            current = self._buffers.get("num_batches_tracked")
+            state_dict[key] = current if current is not None else _C.zeros([], dtype=_C.dtype.int64)
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
