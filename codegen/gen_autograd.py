@@ -294,6 +294,7 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
                 saved_outputs.append(dict(name=n, index=i, **_output_field(r.type, n, f"std::get<{i}>(result)")))
     list_return = len(returns) == 1 and isinstance(returns[0].type, ListType)
     uses_result = "result" in used and not multi
+    _save_conditions(saved, grads, ranged)
     return dict(
         node=node,
         saved=saved,
@@ -315,9 +316,42 @@ def node_class(f: NativeFunction, d: Derivative, inplace: bool, node: str) -> di
         inputs=[cpp.cpp_ident(a.name) for a in inputs],
         ranged=ranged,
         clone_self=inplace and "self" in used and not foreach_inplace,
+        clone_condition=next((x.get("condition") for x in saved if x["name"] == "self"), None),
         clone_element=foreach_inplace and "self" in used,
         derivative=str(d.schema.name),
     )
+
+
+def _grad_masks(g: dict, ranged: bool) -> list[str]:
+    """The C++ conditions under which a formula of `grads` runs in apply (as the template's)."""
+    if g["group"]:
+        return [m["mask"] for m in g["members"]]
+    if g["list"]:
+        return [f"should_compute_any({g['range']})"]
+    if g["elementwise"] or ranged:
+        return [f"should_compute_output({g['range']}.begin)"]
+    return [f"should_compute_output({g['index']})"]
+
+
+def _save_conditions(saved: list[dict], grads: list[dict], ranged: bool) -> None:
+    """A saved tensor that only some formulas read is saved only when one of them will run
+    (PyTorch's should_compute_output at record time): an operand whose own gradient is not needed
+    (x * w with w frozen saves w, not x) may then be written in place without a version error."""
+    for s in saved:
+        s["condition"] = None
+    if not grads:
+        return
+    for s in saved:
+        if s["type"] not in ("SavedVariable", "std::vector<SavedVariable>"):
+            continue
+        name = re.compile(rf"(?<![\w.:>]){re.escape(s.get('local', s['name']))}(?!\w)")
+        readers = [g for g in grads if name.search(g["formula"])]
+        if not readers or len(readers) == len(grads):
+            continue
+        masks = list(dict.fromkeys(m for g in readers for m in _grad_masks(g, ranged)))
+        # (evaluated where the node is recorded: on grad_fn, its edges set)
+        on_node = re.sub(r"\b(should_compute_\w+\(|\w+_edges_)", r"grad_fn->\1", " || ".join(masks))
+        s["condition"] = on_node
 
 
 def _output_grads(f, returns, outputs: list[dict], used: set[str]) -> list[dict]:

@@ -121,6 +121,10 @@ Tensor bessel_i1_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   return tcore::mul(grad, tcore::where(away, slope, Scalar(0.5)));
 }
 
+Tensor zeros_of(IntArrayRef sizes, const Tensor& like) {
+  return tcore::zeros(sizes, like.dtype(), std::nullopt, like.device());
+}
+
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
   const bool one = alpha.is_floating_point() ? alpha.to_double() == 1.0 : alpha.to_long() == 1;
   return one ? grad : tcore::mul(grad, alpha);

@@ -25,6 +25,10 @@ bool differentiated(std::initializer_list<const Tensor*> ts);
 // "the derivative for '<op>' is not implemented."
 Tensor not_implemented(const char* op);
 
+// Zeros of `sizes` with like's dtype and device (PyTorch's grad.new_zeros(self.sym_sizes())): a
+// formula that needs only an input's shape reads self.sizes(), and the input is not saved.
+Tensor zeros_of(IntArrayRef sizes, const Tensor& like);
+
 // grad * alpha, skipping the multiplication when alpha is 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
 // A scalar's complex conjugate: tcore's scalars are real (PyTorch's formulas write alpha.conj()).
