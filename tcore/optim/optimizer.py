@@ -18,6 +18,55 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+def _to_scalar(x):
+    """A 1-element tensor option (lr=tensor(0.01)) as a Python number."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _check_lr(lr) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_unsupported(differentiable: bool = False, capturable: bool = False) -> None:
+    """torch's differentiable= (autograd through the step) and capturable= (CUDA graphs) are kept as
+    param_group keys with torch's defaults; turning them on is refused."""
+    if differentiable:
+        raise NotImplementedError("tcore.optim does not support differentiable=True")
+    if capturable:
+        raise NotImplementedError("tcore.optim does not support capturable=True")
+
+
+def _scalar_dtype():
+    """The dtype of 0-d state such as 'step': float64 when that is the default dtype, else float32."""
+    return _C.dtype.float64 if _C._get_default_dtype() == _C.dtype.float64 else _C.dtype.float32
+
+
+def _scalar_state(value: float) -> Tensor:
+    """A 0-d tensor of _scalar_dtype() holding value (rounded to it), as torch's optimizers keep."""
+    return _C.zeros([], dtype=_scalar_dtype()).fill_(value)
+
+
+def _cast_state(p: Tensor, key, value):
+    """One loaded state value, as torch.optim.Optimizer.load_state_dict: tensors copied onto p's
+    device and, when p is floating, cast to p's dtype (all but 'step', which stays as it is);
+    lists, tuples and dicts recursively."""
+    if isinstance(value, Tensor):
+        value = value.detach().clone()
+        if key == "step":
+            return value
+        if p.is_floating_point():
+            return value.to(device=p.device, dtype=p.dtype)
+        return value.to(p.device)
+    if isinstance(value, dict):
+        return {k: _cast_state(p, k, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(p, key, v) for v in value)
+    return copy.deepcopy(value)
+
+
 class Optimizer:
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -96,8 +145,7 @@ class Optimizer:
         self.state = {}
         for i, s in state_dict["state"].items():
             p = by_index[int(i)]
-            self.state[p] = {k: (v.detach().clone().to(v.device if k == "step" else p.device)
-                                 if isinstance(v, Tensor) else copy.deepcopy(v)) for k, v in s.items()}
+            self.state[p] = {k: _cast_state(p, k, v) for k, v in s.items()}
         for mine, theirs in zip(self.param_groups, groups):
             for k, v in theirs.items():
                 if k != "params":
