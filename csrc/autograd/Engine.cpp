@@ -81,7 +81,14 @@ void run_node_post_hooks(Node& n, std::vector<Tensor>& outputs, const std::vecto
   }
 }
 
+thread_local const GraphTask* running_task = nullptr;  // the innermost execute() on this thread
+
 void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads, GraphTask& task) {
+  struct Running {  // (a node may run a backward itself: reentrant)
+    const GraphTask* outer = running_task;
+    explicit Running(const GraphTask& t) { running_task = &t; }
+    ~Running() { running_task = outer; }
+  } running(task);
   // dependencies: how many edges point at each node
   std::unordered_map<Node*, int> deps;
   std::unordered_map<Node*, std::shared_ptr<Node>> alive;
@@ -184,6 +191,8 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots) {
 }
 
 }  // namespace
+
+bool current_task_accumulates() { return running_task == nullptr || running_task->accumulate; }
 
 void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
               std::optional<bool> retain_graph, bool create_graph) {

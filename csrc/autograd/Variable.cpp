@@ -257,8 +257,33 @@ void check_no_grad_for_out(bool any_requires_grad, const char* op) {
 
 // ----------------------------------------------------------------- SavedVariable
 
+namespace {
+thread_local std::vector<PackHook> pack_hooks;
+}  // namespace
+
+void push_pack_hook(PackHook hook) { pack_hooks.push_back(std::move(hook)); }
+void pop_pack_hook() {
+  TCORE_CHECK(!pack_hooks.empty(), "pop_pack_hook: no saved-tensor hooks are pushed");
+  pack_hooks.pop_back();
+}
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output), was_defined_(t.defined()) {
   if (!t.defined()) return;
+  if (!pack_hooks.empty()) {  // the innermost hook, run without itself (its own saves are kept as they are)
+    PackHook hook = std::move(pack_hooks.back());
+    pack_hooks.pop_back();
+    struct Restore {
+      PackHook& hook;
+      ~Restore() { pack_hooks.push_back(std::move(hook)); }
+    } restore{hook};
+    requires_grad_ = t.requires_grad();
+    if (auto fn = grad_fn(t)) {
+      output_fn_ = fn;
+      output_nr_ = meta(t).output_nr;
+    }
+    unpack_hook_ = hook(is_output ? detach(t) : t);
+    return;
+  }
   version_ = t.version();
   requires_grad_ = t.requires_grad();
   if (auto fn = grad_fn(t)) {
@@ -276,6 +301,12 @@ Tensor SavedVariable::unpack(const char* name, const Node* owner) const {
   TCORE_CHECK(!released_, "Trying to backward through the graph a second time (or directly access saved tensors "
                           "after they have already been freed). Specify retain_graph=True if you need to backward "
                           "through the graph a second time.");
+  if (unpack_hook_) {
+    Tensor data = unpack_hook_();
+    TCORE_CHECK(data.defined(), "the unpack hook of saved_tensors_hooks returned None for a saved tensor ('", name, "')");
+    if (!is_output_) return data;
+    return restore_output(detach(data), owner);
+  }
   if (!data_.defined()) return Tensor();
   if (data_.version() != version_) {
     std::string producer;
@@ -287,7 +318,10 @@ Tensor SavedVariable::unpack(const char* name, const Node* owner) const {
         owner ? detail::str_cat(" of ", owner->name()) : std::string(), ")."));
   }
   if (!is_output_) return data_;
-  Tensor out = detach(data_);
+  return restore_output(detach(data_), owner);
+}
+
+Tensor SavedVariable::restore_output(Tensor out, const Node* owner) const {
   // An output's grad_fn is held weakly. After an in-place operation on a view it is the
   // view's regenerated grad_fn, which may be gone: then the node that computed the value
   // (the one unpacking it) stands in, as in PyTorch.
@@ -307,6 +341,7 @@ void SavedVariable::reset() {
   released_ = true;  // first: releasing the tensors may run Python code (a kept object's weak reference
                      // callbacks) that unpacks this again
   const Tensor data = std::move(data_), fw_grad = std::move(fw_grad_);
+  const UnpackHook hook = std::move(unpack_hook_);
 }
 
 }  // namespace tcore::autograd

@@ -83,6 +83,19 @@ class PyFunctionNode final : public ag::Node {
   std::shared_ptr<FunctionSaved> saved_;
 };
 
+// A Python object held from C++ that may be dropped without the GIL (the engine runs without it).
+std::shared_ptr<nb::object> gil_safe(nb::object o) {
+  return std::shared_ptr<nb::object>(new nb::object(std::move(o)), [](nb::object* p) {
+    if (!interpreter_alive()) {
+      p->release();
+    } else {
+      nb::gil_scoped_acquire gil;
+      p->reset();
+    }
+    delete p;
+  });
+}
+
 bool contains(const std::vector<Tensor>& ts, const Tensor& t) {
   return std::any_of(ts.begin(), ts.end(), [&](const Tensor& x) { return x.is_same(t); });
 }
@@ -171,6 +184,21 @@ void bind_function(nb::module_& m) {
     if (in_place) ag::set_fw_grad_inplace(t, tangent);
     else ag::set_fw_grad(t, tangent);
   }, nb::arg("tensor"), nb::arg("tangent"), nb::arg("in_place"));
+  m.def("_push_saved_tensors_hooks", [](nb::callable pack, nb::callable unpack) {
+    ag::push_pack_hook([pack = gil_safe(pack), unpack = gil_safe(unpack)](const Tensor& t) -> ag::UnpackHook {
+      nb::gil_scoped_acquire gil;
+      std::shared_ptr<nb::object> packed = gil_safe((*pack)(t));
+      return [packed, unpack]() {
+        nb::gil_scoped_acquire gil;
+        nb::object r = (*unpack)(*packed);
+        TCORE_CHECK_TYPE(nb::isinstance<Tensor>(r), "Output of saved tensor unpack_hook expected to be a Tensor but got "
+                         "result of type ", nb::inst_name(r).c_str());
+        return nb::cast<Tensor>(r);
+      };
+    });
+  }, nb::arg("pack_hook"), nb::arg("unpack_hook"));
+  m.def("_pop_saved_tensors_hooks", &ag::pop_pack_hook);
+  m.def("_is_checkpoint_valid", &ag::current_task_accumulates);
   m.def("_is_fw_grad_enabled", &FwGradMode::is_enabled);
   m.def("_set_fw_grad_enabled", &FwGradMode::set_enabled, nb::arg("enabled"));
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from .. import _C
 
-__all__ = ["forward_ad", "functional", "function", "Function", "once_differentiable", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
+__all__ = ["forward_ad", "functional", "function", "graph", "Function", "once_differentiable", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
            "gradgradcheck", "GradcheckError"]
 
 
@@ -177,5 +177,5 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: flo
     return gradcheck(vjp, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
 
 
-from . import forward_ad, functional, function  # noqa: E402 - they use grad() and no_grad above
+from . import forward_ad, functional, function, graph  # noqa: E402 - they use grad() and no_grad above
 from .function import Function, once_differentiable  # noqa: E402

@@ -130,6 +130,14 @@ struct TCORE_API AutogradMeta {
   bool replay_by_geometry = false;
 };
 
+// torch.autograd.graph.saved_tensors_hooks: while a pack hook is pushed on this thread, a tensor
+// saved for backward is handed to the innermost one (an output detached), which returns what gives
+// it back; the saved variable keeps that instead of the tensor (no version check on it then).
+using UnpackHook = std::function<Tensor()>;
+using PackHook = std::function<UnpackHook(const Tensor&)>;
+TCORE_API void push_pack_hook(PackHook hook);
+TCORE_API void pop_pack_hook();
+
 // A tensor saved for backward. Inputs are kept as they are; outputs are kept without
 // their grad_fn (a weak reference restores it on unpack), so nothing forms a cycle.
 class TCORE_API SavedVariable {
@@ -142,12 +150,15 @@ class TCORE_API SavedVariable {
   bool defined() const { return data_.defined() || was_defined_; }
 
  private:
+  Tensor restore_output(Tensor out, const Node* owner) const;  // its grad_fn (and tangent) back
+
   Tensor data_;
   uint32_t version_ = 0;
   bool is_output_ = false;
   bool was_defined_ = false;
   bool released_ = false;
   std::weak_ptr<Node> output_fn_;  // outputs: their grad_fn; inputs: the one they had when saved
+  UnpackHook unpack_hook_;         // set by a pack hook: gives the tensor back instead of data_
   Tensor fw_grad_;                 // an output's tangent (forward over reverse)
   int64_t fw_level_ = -1;
   uint32_t output_nr_ = 0;
@@ -239,6 +250,9 @@ TCORE_API Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t 
 TCORE_API std::pair<Tensor, Tensor> unpack_dual(const Tensor& t, int64_t level);
 
 // ----- the engine
+// Whether the innermost backward running on this thread accumulates into .grad (backward(), or
+// none running) rather than returning gradients (autograd.grad): torch's _is_checkpoint_valid.
+TCORE_API bool current_task_accumulates();
 // Accumulates d(sum of roots * grad_roots)/d(leaf) into every leaf's .grad.
 TCORE_API void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
                         std::optional<bool> retain_graph = std::nullopt, bool create_graph = false);
