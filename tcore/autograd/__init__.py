@@ -16,17 +16,62 @@ def _as_list(x) -> list:
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
-         allow_unused: bool = False) -> tuple:
-    """The gradients of `outputs` w.r.t. `inputs`; nothing is accumulated into .grad."""
+         only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple:
+    """The gradients of `outputs` w.r.t. `inputs`; nothing is accumulated into .grad.
+    is_grads_batched: each grad_output has a leading batch dim, one backward per index, the
+    results stacked (torch vmaps it; here a loop). materialize_grads: zeros for inputs the
+    outputs do not depend on (instead of None)."""
+    if not only_inputs:
+        import warnings
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", stacklevel=2)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    unused_ok = bool(allow_unused) or materialize_grads
     outs, ins = _as_list(outputs), _as_list(inputs)
     gouts = _as_list(grad_outputs) or [None] * len(outs)
-    return _C._autograd_grad(outs, ins, gouts, retain_graph, create_graph, allow_unused)
+    if is_grads_batched:
+        if any(g is None for g in gouts):
+            raise RuntimeError("grad_outputs must be given (one batch of them per output) with is_grads_batched=True")
+        batch = gouts[0].shape[0]
+        per_index = []
+        for b in range(batch):
+            keep = True if b < batch - 1 else retain_graph
+            per_index.append(_C._autograd_grad(outs, ins, [g[b] for g in gouts], keep, create_graph, unused_ok))
+        result = tuple(None if per_index[0][i] is None else _C.stack([r[i] for r in per_index])
+                       for i in range(len(ins)))
+    else:
+        result = _C._autograd_grad(outs, ins, gouts, retain_graph, create_graph, unused_ok)
+    if materialize_grads:
+        result = tuple(_C.zeros_like(x) if g is None else g for g, x in zip(result, ins))
+    return result
 
 
-def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False) -> None:
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulates the gradients of `tensors` into the leaves' .grad (into `inputs`' only, when
+    given: leaves or not)."""
     outs = _as_list(tensors)
-    gouts = _as_list(grad_tensors) or [None] * len(outs)
-    _C._autograd_backward(outs, gouts, retain_graph, create_graph)
+    gouts = _as_list(grad_tensors if grad_tensors is not None else grad_variables) or [None] * len(outs)
+    if inputs is None:
+        _C._autograd_backward(outs, gouts, retain_graph, create_graph)
+        return
+    ins = _as_list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grads = _C._autograd_grad(outs, ins, gouts, retain_graph, create_graph, True)
+    with _Scoped(create_graph):
+        for x, g in zip(ins, grads):
+            if g is None:
+                continue
+            if x.grad is None:
+                x.grad = g if create_graph else g.detach().clone()
+            elif create_graph:
+                x.grad = x.grad + g
+            else:
+                x.grad.add_(g)
 
 
 def is_grad_enabled() -> bool:
@@ -179,3 +224,19 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: flo
 
 from . import forward_ad, functional, function, graph  # noqa: E402 - they use grad() and no_grad above
 from .function import Function, once_differentiable  # noqa: E402
+
+
+def _install_tensor_backward() -> None:
+    """Tensor.backward(gradient, retain_graph, create_graph, inputs): inputs as backward()'s."""
+    plain = _C.Tensor.backward
+
+    def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if inputs is None:
+            return plain(self, gradient, retain_graph, create_graph)
+        return backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    tensor_backward.__doc__ = plain.__doc__
+    _C.Tensor.backward = tensor_backward
+
+
+_install_tensor_backward()

@@ -1,0 +1,36 @@
+"""autograd.grad's and backward's options against torch: only_inputs (deprecated, ignored),
+is_grads_batched, materialize_grads, backward(inputs=...) on leaves and non-leaves."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tcore
+
+torch = pytest.importorskip("torch")
+
+X = np.array([[0.3, -1.2, 0.7], [1.5, 0.2, -0.4]])
+
+
+def _run(lib):
+    x, w, u = lib.tensor(X, requires_grad=True), lib.tensor(X[0], requires_grad=True), lib.tensor(X, requires_grad=True)
+    y = (x * w).sin()
+    g1, = lib.autograd.grad(y.sum(), x, only_inputs=True, create_graph=True)  # (WGAN-GP's spelling)
+    batched = lib.autograd.grad(y, (x, w, u), lib.stack([lib.ones(2, 3), 2 * lib.ones(2, 3)]), is_grads_batched=True,
+                                retain_graph=True, allow_unused=True)
+    materialized = lib.autograd.grad(y.sum(), (x, u), materialize_grads=True, retain_graph=True)
+    h = x * 2  # (a non-leaf input of backward: its .grad too)
+    (g1.sum() + (h * w).sum()).backward(inputs=[w, h])
+    with pytest.raises(ValueError, match="Expected allow_unused to be True or not passed when materialize_grads=True"):
+        lib.autograd.grad(y.sum(), x, materialize_grads=True, allow_unused=False)
+    with pytest.raises(RuntimeError, match="argument to .backward\\(\\). cannot be empty."):
+        y.sum().backward(inputs=[])
+    return (g1.detach(), batched[0], batched[1], materialized[0], materialized[1], w.grad, h.grad), \
+        (batched[2], x.grad)
+
+
+def test_grad_and_backward_options_as_torch():
+    (want, want_none), (got, got_none) = _run(torch), _run(tcore)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-13, atol=1e-15)
+    assert want_none == (None, None) and got_none == (None, None)
