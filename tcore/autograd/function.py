@@ -264,6 +264,19 @@ def _forward_tangents(cls, ctx, args, call, tensors, tangents, outputs, dirty) -
             _C._set_fw_grad(out, tangent, any(out is d for d in dirty))
 
 
+class _BackwardHookFunction(Function):
+    """The identity, for Module's full backward hooks (its node's hooks see the gradients); its
+    outputs are views of its inputs, so writing them in place is refused, as torch's."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return grads
+
+
 class InplaceFunction(Function):
     """A Function with an `inplace` flag (torch's)."""
 

@@ -33,6 +33,12 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks_with_kwargs", set())  # (hook ids called with kwargs)
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
+        object.__setattr__(self, "_forward_hooks_always_called", set())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)  # (None: no backward hook yet)
         object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
 
     # ------------------------------------------------------------------ registration
@@ -161,28 +167,100 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, out)
+        d = self.__dict__
+        with_kwargs = d.get("_forward_pre_hooks_with_kwargs", ())
+        for key, hook in list(d["_forward_pre_hooks"].items()):
+            if key in with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        full = d.get("_is_full_backward_hook") and (d["_backward_hooks"] or d["_backward_pre_hooks"])
+        backward_hook = _BackwardHook(self, args) if full and _C.is_grad_enabled() else None
+        if backward_hook is not None:
+            args = backward_hook.setup_input_hook(args)
+        forward_hooks = d["_forward_hooks"]
+        try:
+            out = self.forward(*args, **kwargs)
+        except BaseException:
+            always = d.get("_forward_hooks_always_called", ())
+            for key, hook in list(forward_hooks.items()):
+                if key in always:  # (always_call=True: run even though forward raised)
+                    try:
+                        hook(self, args, kwargs, None) if key in d["_forward_hooks_with_kwargs"] else hook(self, args, None)
+                    except Exception:  # noqa: BLE001 - torch's: forward's own error is the one raised
+                        pass
+            raise
+        with_kwargs = d.get("_forward_hooks_with_kwargs", ())
+        for key, hook in list(forward_hooks.items()):
+            result = hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
             if result is not None:
                 out = result
+        if backward_hook is not None:
+            out = backward_hook.setup_output_hook(out)
+        elif d.get("_is_full_backward_hook") is False and d["_backward_hooks"]:
+            _legacy_backward_hooks(self, out)
         return out
 
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, args, output) runs after forward; a non-None result replaces the output."""
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) runs after
+        forward; a non-None result replaces the output. prepend: before the hooks registered so
+        far; always_call: also when forward raises."""
+        handle = RemovableHandle(self._forward_hooks, extra=(self._forward_hooks_with_kwargs,
+                                                             self._forward_hooks_always_called))
+        _add_hook(self._forward_hooks, handle.id, hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(handle.id)
+        if always_call:
+            self._forward_hooks_always_called.add(handle.id)
         return handle
 
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, args) runs before forward; a non-None result replaces the arguments."""
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """hook(module, args) runs before forward; a non-None result replaces the arguments
+        (with_kwargs: hook(module, args, kwargs) -> None or (args, kwargs))."""
+        handle = RemovableHandle(self._forward_pre_hooks, extra=(self._forward_pre_hooks_with_kwargs,))
+        _add_hook(self._forward_pre_hooks, handle.id, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs.add(handle.id)
         return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_output) runs when the gradients of the module's outputs are known; a
+        non-None result replaces them."""
+        self._set_backward_hook_kind(True)
+        handle = RemovableHandle(self._backward_pre_hooks)
+        _add_hook(self._backward_pre_hooks, handle.id, hook, prepend)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_input, grad_output) runs when the gradients of the module's tensor
+        inputs are computed (None for inputs that need none); a non-None result replaces them."""
+        self._set_backward_hook_kind(True)
+        handle = RemovableHandle(self._backward_hooks)
+        _add_hook(self._backward_hooks, handle.id, hook, prepend)
+        return handle
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """Deprecated (torch's): hook(module, grad_input, grad_output) on the node of the forward's
+        last operation, whose inputs need not be the module's."""
+        self._set_backward_hook_kind(False)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def _set_backward_hook_kind(self, full: bool) -> None:
+        if self._is_full_backward_hook is not None and self._is_full_backward_hook != full and self._backward_hooks:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = full
 
     def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
         """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -442,3 +520,105 @@ class Module:
 def _no_grad():
     from ...autograd import no_grad
     return no_grad()
+
+
+def _add_hook(hooks: OrderedDict, key: int, hook: Callable, prepend: bool) -> None:
+    hooks[key] = hook
+    if prepend:
+        hooks.move_to_end(key, last=False)
+
+
+def _tensors_of(value) -> list[tuple[int, Tensor]]:
+    """(position, tensor) of a value's top-level tensors (itself, or a tuple's elements)."""
+    items = value if isinstance(value, tuple) else (value,)
+    return [(i, t) for i, t in enumerate(items) if isinstance(t, Tensor)]
+
+
+def _replace(value, positions: list[int], tensors):
+    if not isinstance(value, tuple):
+        return tensors[0]
+    items = list(value)
+    for i, t in zip(positions, tensors):
+        items[i] = t
+    return type(value)(items) if type(value) is tuple else type(value)(*items)
+
+
+class _BackwardHook:
+    """A module call's full backward hooks (torch's BackwardHook): identity custom Functions on
+    the positional tensor inputs and on the outputs; the outputs' node sees grad_output (the
+    pre-hooks may replace it), the inputs' node grad_input (the hooks may replace it)."""
+
+    def __init__(self, module: Module, args: tuple) -> None:
+        self.module = module
+        self.n_inputs = len(_tensors_of(args)) if isinstance(args, tuple) else 0
+        self.grad_outputs = None
+        self.input_slots: list[int] = []
+
+    def setup_input_hook(self, args: tuple) -> tuple:
+        tensors = _tensors_of(args)
+        needing = [(k, i, t) for k, (i, t) in enumerate(tensors) if t.requires_grad]
+        if not needing:
+            return args
+        self.input_slots = [k for k, _, _ in needing]
+        new = _identity(*[t for _, _, t in needing])
+        new[0].grad_fn.register_prehook(self._input_grads)
+        return _replace(args, [i for _, i, _ in needing], new)
+
+    def setup_output_hook(self, out):
+        tensors = [(i, t) for i, t in _tensors_of(out) if t.requires_grad]
+        if not tensors:
+            return out
+        new = _identity(*[t for _, t in tensors])
+        new[0].grad_fn.register_prehook(self._output_grads)
+        return _replace(out, [i for i, _ in tensors], new)
+
+    def _output_grads(self, grads: tuple):
+        module = self.module
+        for hook in list(module._backward_pre_hooks.values()):
+            result = hook(module, grads)
+            if result is not None:
+                result = result if isinstance(result, tuple) else (result,)
+                if len(result) != len(grads):
+                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
+                                       f"{len(result)}, but expected {len(grads)}")
+                grads = result
+        self.grad_outputs = grads
+        if not self.input_slots:  # (no input needs a gradient: the hooks run now, on Nones)
+            for hook in list(module._backward_hooks.values()):
+                result = hook(module, (None,) * self.n_inputs, grads)
+                if result is not None and not all(r is None for r in result):
+                    raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
+                                       "return None or None for all gradients.")
+        return grads
+
+    def _input_grads(self, grads: tuple):
+        module = self.module
+        full = [None] * self.n_inputs
+        for k, g in zip(self.input_slots, grads):
+            full[k] = g
+        grad_input = tuple(full)
+        for hook in list(module._backward_hooks.values()):
+            result = hook(module, grad_input, self.grad_outputs)
+            if result is not None:
+                result = result if isinstance(result, tuple) else (result,)
+                if len(result) != len(grad_input):
+                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, "
+                                       f"but expected {len(grad_input)}")
+                grad_input = result
+        return tuple(grad_input[k] for k in self.input_slots)
+
+
+def _identity(*tensors) -> tuple:
+    from ...autograd.function import _BackwardHookFunction
+    out = _BackwardHookFunction.apply(*tensors)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _legacy_backward_hooks(module: Module, out) -> None:
+    """register_backward_hook's hooks on the grad_fn of the module's first output tensor."""
+    tensors = _tensors_of(out)
+    grad_fn = tensors[0][1].grad_fn if tensors else None
+    if grad_fn is None:
+        return
+    for hook in list(module._backward_hooks.values()):
+        grad_fn.register_hook(functools.partial(hook, module))
