@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_lr, _check_unsupported, _scalar_state, _to_scalar
+from .optimizer import (Optimizer, _check_lr, _check_nonnegative, _check_unsupported, _scalar_state, _to_scalar,
+                        _weight_decay)
 
 
 class Adagrad(Optimizer):
@@ -10,14 +11,8 @@ class Adagrad(Optimizer):
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
         _check_lr(lr)
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonnegative((lr_decay, "lr_decay value"), (weight_decay, "weight_decay value"),
+                           (initial_accumulator_value, "initial_accumulator_value value"), (eps, "epsilon value"))
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable, fused=fused))
@@ -31,33 +26,17 @@ class Adagrad(Optimizer):
         # initial_accumulator_value (a group's own value is not used)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p)
+                self._state(p).update(self._new_state(p, group))
 
-    def _init_state(self, p) -> dict:
-        state = self._state(p)
-        state["step"] = _scalar_state(0.0)
-        state["sum"] = _C.full_like(p, self.defaults["initial_accumulator_value"])
-        return state
+    def _new_state(self, p, group) -> dict:
+        return {"step": _scalar_state(0.0), "sum": _C.full_like(p, self.defaults["initial_accumulator_value"])}
 
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        from ..autograd import no_grad
-        with no_grad():
-            for group in self.param_groups:
-                lr, lr_decay, eps, wd = _to_scalar(group["lr"]), group["lr_decay"], group["eps"], group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state.get(p) or self._init_state(p)
-                    step_t = state["step"]
-                    step_t.add_(1)
-                    step = step_t.item()
-                    grad = -p.grad if group["maximize"] else p.grad
-                    if wd != 0:
-                        grad = grad.add(p, alpha=wd)
-                    clr = lr / (1 + (step - 1) * lr_decay)
-                    state_sum = state["sum"]
-                    state_sum.addcmul_(grad, grad, value=1)
-                    std = state_sum.sqrt().add_(eps)
-                    p.addcdiv_(grad, std, value=-clr)
-        return loss
+    def _step_group(self, group) -> None:
+        lr, lr_decay, eps, wd = _to_scalar(group["lr"]), group["lr_decay"], group["eps"], group["weight_decay"]
+        for p, grad, state in self._grads(group, self._new_state):
+            grad = _weight_decay(p, grad, wd)
+            clr = lr / (1 + (state["step"].item() - 1) * lr_decay)
+            state_sum = state["sum"]
+            state_sum.addcmul_(grad, grad, value=1)
+            std = state_sum.sqrt().add_(eps)
+            p.addcdiv_(grad, std, value=-clr)

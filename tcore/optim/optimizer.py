@@ -1,5 +1,7 @@
 """Optimizer: parameter groups with their options, per-parameter state, zero_grad,
-state_dict/load_state_dict in PyTorch's layout (parameters by index)."""
+state_dict/load_state_dict in PyTorch's layout (parameters by index); step() evaluates the closure
+and updates each group (a subclass's _step_group) under no_grad, and _grads yields what an update
+reads. Helpers shared by the optimizers: argument checks, weight decay, 0-d state."""
 from __future__ import annotations
 
 import copy
@@ -23,11 +25,18 @@ def _to_scalar(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _check_nonnegative(*checks) -> None:
+    """torch's constructor checks: for each (value, name) in order, ValueError "Invalid {name}: {value}"
+    unless 0 <= value (so NaN is refused)."""
+    for value, name in checks:
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {name}: {value}")
+
+
 def _check_lr(lr) -> None:
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    _check_nonnegative((lr, "learning rate"))
 
 
 def _check_unsupported(differentiable: bool = False, capturable: bool = False) -> None:
@@ -47,6 +56,17 @@ def _scalar_dtype():
 def _scalar_state(value: float) -> Tensor:
     """A 0-d tensor of _scalar_dtype() holding value (rounded to it), as torch's optimizers keep."""
     return _C.zeros([], dtype=_scalar_dtype()).fill_(value)
+
+
+def _weight_decay(p: Tensor, grad: Tensor, weight_decay, lr=None, decoupled: bool = False) -> Tensor:
+    """grad with weight decay: grad + weight_decay * p (L2), or, decoupled (AdamW's), grad as it is
+    with p shrunk in place by 1 - lr * weight_decay. Nothing when weight_decay is 0."""
+    if weight_decay != 0:
+        if decoupled:
+            p.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(p, alpha=weight_decay)
+    return grad
 
 
 def _cast_state(p: Tensor, key, value):
@@ -108,6 +128,17 @@ class Optimizer:
         _zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
+        """Evaluates closure (when given) with gradients enabled, then updates every parameter group
+        (_step_group) under no_grad; returns the closure's loss."""
+        loss = self._closure_loss(closure)
+        from ..autograd import no_grad
+        with no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def _step_group(self, group: dict) -> None:
+        """The update of one parameter group's parameters, each optimizer's own."""
         raise NotImplementedError
 
     def _closure_loss(self, closure):
@@ -162,3 +193,20 @@ class Optimizer:
 
     def _state(self, p: Tensor) -> dict[str, Any]:
         return self.state.setdefault(p, {})
+
+    def _step_state(self, p: Tensor, group: dict, init) -> dict[str, Any]:
+        """p's state, filled with init(p, group) (a dict) when empty, with its 'step' incremented."""
+        state = self._state(p)
+        if not state:
+            state.update(init(p, group))
+        state["step"].add_(1)
+        return state
+
+    def _grads(self, group: dict, init=None):
+        """(p, grad, state) for each parameter of group that has a gradient: grad is p.grad, negated
+        under group["maximize"]; state is _step_state(p, group, init), or None without init."""
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = None if init is None else self._step_state(p, group, init)
+            yield p, (-p.grad if group["maximize"] else p.grad), state

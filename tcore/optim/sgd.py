@@ -1,12 +1,13 @@
 """SGD with momentum (dampening, Nesterov), weight decay and maximize, as torch.optim.SGD."""
 from __future__ import annotations
 
-from .optimizer import Optimizer, required
+from .optimizer import Optimizer, _weight_decay, required
 
 
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
                  nesterov: bool = False, *, maximize: bool = False) -> None:
+        # torch's SGD tests `< 0` (a NaN passes), unlike the other optimizers' _check_nonnegative
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -18,27 +19,19 @@ class SGD(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize))
 
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        from ..autograd import no_grad
-        with no_grad():
-            for group in self.param_groups:
-                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-                wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    d_p = -p.grad if maximize else p.grad
-                    if wd != 0:
-                        d_p = d_p.add(p, alpha=wd)
-                    if momentum != 0:
-                        state = self._state(p)
-                        buf = state.get("momentum_buffer")
-                        if buf is None:
-                            buf = d_p.clone()
-                            state["momentum_buffer"] = buf
-                        else:
-                            buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
-                        d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
-                    p.add_(d_p, alpha=-lr)
-        return loss
+    def _step_group(self, group) -> None:
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        wd, nesterov = group["weight_decay"], group["nesterov"]
+        for p, d_p, _ in self._grads(group):
+            d_p = _weight_decay(p, d_p, wd)
+            if momentum != 0:
+                # the buffer starts as the first (decayed) gradient; no state without momentum
+                state = self._state(p)
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = d_p.clone()
+                    state["momentum_buffer"] = buf
+                else:
+                    buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
+                d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
+            p.add_(d_p, alpha=-lr)
