@@ -1,10 +1,14 @@
-"""tcore.save / tcore.load: tensors and state dicts in the safetensors format (through the
-`safetensors` package), never pickle.
+"""tcore.save / tcore.load: tensors, state dicts and checkpoints in the safetensors format
+(through the `safetensors` package), never pickle.
 
-What can be saved: one tensor, or a mapping of str to tensors (a state_dict). Anything else
-(nested dicts, numbers, optimizer states, modules) is refused with a TypeError: a
-safetensors file holds a flat map of named tensors and string metadata only. Loading
-refuses files that are not safetensors (a torch.save zip or pickle says so).
+What can be saved: one tensor; a mapping of str to tensors (a state_dict: a plain safetensors
+file any safetensors reader understands); or a checkpoint, a tree of dicts (any keys of the
+kinds below), lists and tuples whose leaves are tensors, None, bools, ints, floats, strs, dtypes,
+devices (and numpy scalars, saved as Python numbers), such as {"model": model.state_dict(),
+"optimizer": opt.state_dict(), "epoch": 3}: its tensors are the file's tensors, its structure a
+JSON document in the file's metadata. Anything else (modules, functions, other objects) is
+refused with a TypeError that names where it is: tcore never pickles. Loading refuses files that
+are not safetensors (a torch.save zip or pickle says so).
 
 Writes to a path are atomic (a temporary file in the same folder, then os.replace). Every
 dtype is kept (bfloat16 too); views are saved as their elements; the keys' order is kept.
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import struct
 import tempfile
@@ -61,20 +66,70 @@ def _host_array(t: Tensor) -> np.ndarray:
 def _tensor_map(obj) -> tuple[OrderedDict, dict]:
     if isinstance(obj, Tensor):
         return OrderedDict([(_SINGLE, obj)]), {"tcore.kind": "tensor"}
-    if isinstance(obj, Mapping):
-        out = OrderedDict()
-        for k, v in obj.items():
-            if not isinstance(k, str):
-                raise TypeError(f"tcore.save: keys must be str, got {type(k).__name__} ({k!r})")
-            if not isinstance(v, Tensor):
-                raise TypeError(f"tcore.save saves a tensor or a mapping of str to tensors (safetensors); "
-                                f"the value of {k!r} is a {type(v).__name__}. Nested dicts, numbers, optimizer states "
-                                "and modules are not saved (tcore never pickles): save model.state_dict(), or flatten "
-                                "the tensors into one mapping")
-            out[k] = v
+    if isinstance(obj, Mapping) and all(isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items()):
+        out = OrderedDict(obj.items())
         return out, {"tcore.kind": "state_dict", "tcore.order": json.dumps(list(out))}
-    raise TypeError(f"tcore.save saves a tensor or a mapping of str to tensors (safetensors), not a "
-                    f"{type(obj).__name__}; tcore never pickles")
+    tensors: OrderedDict = OrderedDict()
+    tree = _encode(obj, "", tensors)
+    return tensors, {"tcore.kind": "tree", "tcore.tree": json.dumps(tree)}
+
+
+def _leaf_name(path: str, tensors: dict) -> str:
+    name = path or "tensor"
+    k = 1
+    while name in tensors:  # (a path that repeats after the separators: numbered)
+        name, k = f"{path}#{k}", k + 1
+    return name
+
+
+def _encode(obj, path: str, tensors: OrderedDict):
+    """obj as JSON, its tensors moved into `tensors` under their paths ("optimizer/state/0/exp_avg")."""
+    if isinstance(obj, Tensor):
+        name = _leaf_name(path, tensors)
+        tensors[name] = obj
+        return {"tensor": name}
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (int, float)):
+        return {"float": repr(float(obj))} if isinstance(obj, float) and not math.isfinite(obj) else obj
+    if isinstance(obj, np.generic) and not isinstance(obj, np.void):
+        return _encode(obj.item(), path, tensors)
+    if isinstance(obj, _C.dtype):
+        return {"dtype": str(obj).split(".")[-1]}
+    if isinstance(obj, _C.device):
+        return {"device": str(obj)}
+    if isinstance(obj, Mapping):
+        return {"dict": [[_encode(k, f"{path}/<key>", tensors), _encode(v, f"{path}/{k}".lstrip("/"), tensors)]
+                         for k, v in obj.items()]}
+    if isinstance(obj, (list, tuple)):
+        items = [_encode(v, f"{path}/{i}".lstrip("/"), tensors) for i, v in enumerate(obj)]
+        return {"tuple" if isinstance(obj, tuple) else "list": items}
+    raise TypeError(f"tcore.save cannot save a {type(obj).__name__} (at {path or 'the top level'}): it saves tensors, "
+                    "state dicts and trees of dicts, lists and tuples of tensors, numbers, strs, None, dtypes and "
+                    "devices (safetensors; tcore never pickles modules or other objects: save their state_dict())")
+
+
+def _decode(node, tensors: dict):
+    if not isinstance(node, dict):
+        return node
+    (kind, value), = node.items()
+    if kind == "tensor":
+        return tensors[value]
+    if kind == "float":
+        return float(value)
+    if kind == "dtype":
+        return getattr(_C.dtype, value)
+    if kind == "device":
+        return _C.device(value)
+    if kind == "dict":
+        return {_decode_key(k, tensors): _decode(v, tensors) for k, v in value}
+    items = [_decode(v, tensors) for v in value]
+    return tuple(items) if kind == "tuple" else items
+
+
+def _decode_key(node, tensors: dict):
+    key = _decode(node, tensors)
+    return tuple(key) if isinstance(key, list) else key
 
 
 def _serialize(obj) -> bytes:
@@ -160,6 +215,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True,
         out = OrderedDict((k, v.to(device)) for k, v in out.items())
     if metadata.get("tcore.kind") == "tensor" and list(out) == [_SINGLE]:
         return out[_SINGLE]
+    if metadata.get("tcore.kind") == "tree":
+        return _decode(json.loads(metadata["tcore.tree"]), out)
     return out
 
 
