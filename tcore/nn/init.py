@@ -102,6 +102,59 @@ def eye_(tensor: Tensor) -> Tensor:
     return tensor
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity of a convolution: 1 at the kernel's centre for channel d -> d of each group."""
+    sizes = tuple(tensor.shape)
+    if len(sizes) not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    centre = tuple(n // 2 for n in sizes[2:])
+    with _no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, sizes[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """A (semi-)orthogonal matrix (the tensor flattened to (size(0), rest)): Q of the QR
+    factorization of a normal matrix, its columns' signs made those of R's diagonal, times gain."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
+    flat = _C.empty([rows, cols], dtype=tensor.dtype, device=tensor.device).normal_(0, 1, generator=generator)
+    if rows < cols:
+        flat = flat.t()
+    from .. import linalg
+    q, r = linalg.qr(flat)
+    q = q * _C.diagonal(r, 0, -2, -1).sign()
+    if rows < cols:
+        q = q.t()
+    with _no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Normal(0, std) values with ceil(sparsity * rows) zeros at random rows of each column."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    with _no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            picked = _C.randperm(rows, generator=generator)[:zeros]
+            tensor[picked, col] = 0
+    return tensor
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))

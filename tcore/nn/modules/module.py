@@ -162,6 +162,28 @@ class Module:
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return module._parameters[name]
 
+    def get_buffer(self, target: str) -> Tensor:
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return module._buffers[name]
+
+    def get_extra_state(self) -> Any:
+        """What a subclass adds to its state_dict under `_extra_state` (it overrides this and
+        set_extra_state)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report "
+                           "this bug.")
+
+    def set_extra_state(self, state: Any) -> None:
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report "
+                           "this bug.")
+
+    def _has_extra_state(self) -> bool:
+        return type(self).get_extra_state is not Module.get_extra_state
+
     # ------------------------------------------------------------------ calling
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -378,6 +400,14 @@ class Module:
                 self._buffers[name] = fn(b)
         return self
 
+    def to_empty(self, *, device=None, recurse: bool = True) -> Module:
+        """Parameters and buffers replaced by uninitialized tensors (on `device`)."""
+        return self._apply(lambda t: _C.empty_like(t, device=device if device is not None else t.device))
+
+    def share_memory(self) -> Module:
+        """(a no-op: tcore's CPU tensors are not shared across processes)"""
+        return self
+
     def to(self, *args, **kwargs) -> Module:
         """to(device), to(dtype), to(device, dtype), to(tensor), to(memory_format=...): floating
         parameters and buffers take the dtype; every one moves to the device; the 4-D ones take
@@ -436,16 +466,40 @@ class Module:
     def state_dict(self, destination: dict | None = None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
         """Parameters and persistent buffers by dotted name (detached, sharing memory)."""
         out = OrderedDict() if destination is None else destination
+        d = self.__dict__
+        for hook in list(d.get("_state_dict_pre_hooks", {}).values()):
+            hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
             if p is not None:
                 out[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
                 out[prefix + name] = b if keep_vars else b.detach()
+        if self._has_extra_state():
+            out[prefix + "_extra_state"] = self.get_extra_state()
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list(d.get("_state_dict_hooks", {}).values()):
+            result = hook(self, out, prefix, {})
+            if result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return out
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, prefix, keep_vars) runs before the module's state_dict is gathered."""
+        hooks = self.__dict__.setdefault("_state_dict_pre_hooks", OrderedDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, state_dict, prefix, local_metadata) runs after the module's (and its
+        children's) entries are in; it may change state_dict in place."""
+        hooks = self.__dict__.setdefault("_state_dict_hooks", OrderedDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copies the tensors of `state_dict` into the parameters and buffers (shapes must
@@ -466,6 +520,10 @@ class Module:
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            path, _, leaf = key.rpartition(".")
+            if leaf == "_extra_state" and self.get_submodule(path)._has_extra_state():
+                self.get_submodule(path).set_extra_state(value)
+                continue
             if not isinstance(value, Tensor):
                 errors.append(f'While copying the parameter named "{key}", expected tcore.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value).__name__}")
