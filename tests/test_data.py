@@ -125,3 +125,39 @@ def test_fast_path_equals_per_sample_collate(tcore, data):
     assert len(fast) == len(slow) == 5
     for (fx, fy), (sx, sy) in zip(fast, slow):
         assert fx.tolist() == sx.tolist() and fy.tolist() == sy.tolist()
+
+
+def test_iterable_datasets_and_weighted_sampler_as_torch(tcore):
+    """(a stream batched as it comes, chained; torch's option errors; the weighted sampler's
+    frequencies and errors)"""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, tcore):
+        data = lib.utils.data
+
+        class Stream(data.IterableDataset):
+            def __init__(self, n, start=0):
+                self.n, self.start = n, start
+
+            def __iter__(self):
+                return iter([lib.tensor([float(self.start + i)]) for i in range(self.n)])
+
+            def __len__(self):
+                return self.n
+
+        loader = data.DataLoader(Stream(5) + Stream(2, 10), batch_size=3)
+        batches = [b.flatten().tolist() for b in loader]
+        dropped = [b.flatten().tolist() for b in data.DataLoader(Stream(5), batch_size=2, drop_last=True)]
+        with pytest.raises(ValueError, match="DataLoader with IterableDataset: expected unspecified shuffle option"):
+            data.DataLoader(Stream(3), shuffle=True)
+        with pytest.raises(ValueError, match="weights should be a 1d sequence"):
+            data.WeightedRandomSampler(lib.ones(2, 2), 2)
+        with pytest.raises(ValueError, match="num_samples should be a positive integer value"):
+            data.WeightedRandomSampler([1.0], 0)
+        lib.manual_seed(0)
+        draws = list(data.WeightedRandomSampler([0.1, 0.0, 5.0, 1.0], 4000))
+        counts = [draws.count(i) / 4000 for i in range(4)]
+        unique = sorted(data.WeightedRandomSampler([1.0, 2.0, 3.0], 3, replacement=False))
+        results.append((batches, len(loader), dropped, unique, data.get_worker_info()))
+        np.testing.assert_allclose(counts, [0.1 / 6.1, 0.0, 5.0 / 6.1, 1.0 / 6.1], atol=0.03)
+    assert results[1] == results[0]

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ... import _C
-from .dataset import TensorDataset
+from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 Tensor = _C.Tensor
@@ -57,6 +57,11 @@ class DataLoader:
         if num_workers > 0:
             warnings.warn("tcore's DataLoader loads in the calling process: num_workers is ignored", UserWarning,
                           stacklevel=2)
+        if isinstance(dataset, IterableDataset):
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, but got "
+                                     f"{name}={value}")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -87,7 +92,25 @@ class DataLoader:
             idx = order[start:start + bs]
             yield tuple(t[idx] for t in tensors)
 
+    def _stream_batches(self):
+        """An IterableDataset's samples as they come, batch_size at a time (no sampler)."""
+        if self.batch_size is None:
+            for sample in self.dataset:
+                yield self.collate_fn(sample)
+            return
+        batch = []
+        for sample in self.dataset:
+            batch.append(sample)
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
+
     def __iter__(self):
+        if isinstance(self.dataset, IterableDataset):
+            yield from self._stream_batches()
+            return
         fast = (isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
                 and isinstance(self.batch_sampler, BatchSampler) and self.batch_sampler.sampler is self.sampler
                 and isinstance(self.sampler, (SequentialSampler, RandomSampler)))
@@ -104,6 +127,16 @@ class DataLoader:
             yield self.collate_fn(samples)
 
     def __len__(self) -> int:
+        if isinstance(self.dataset, IterableDataset):
+            n = len(self.dataset)  # (a TypeError when the stream has no length, as torch's)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         return len(self.sampler)
+
+
+def get_worker_info():
+    """None: tcore's DataLoader loads in the calling process (torch's answer outside a worker)."""
+    return None

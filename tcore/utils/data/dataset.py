@@ -1,4 +1,5 @@
-"""Dataset, TensorDataset, Subset, ConcatDataset and random_split, as torch.utils.data."""
+"""Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset, ChainDataset and random_split,
+as torch.utils.data."""
 from __future__ import annotations
 
 import bisect
@@ -17,6 +18,37 @@ class Dataset:
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A stream of samples: __iter__ yields them (a DataLoader batches them as they come)."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other: Dataset) -> ChainDataset:
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after the other."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 class TensorDataset(Dataset):

@@ -69,6 +69,29 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probabilities proportional to weights (torch.multinomial's
+    draw, with or without replacement)."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        from ..._tensor import tensor
+        w = weights if isinstance(weights, _C.Tensor) else tensor(list(weights), dtype=_C.dtype.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights, self.num_samples, self.replacement, self.generator = w.double(), num_samples, replacement, generator
+
+    def __iter__(self):
+        kw = {} if self.generator is None else {"generator": self.generator}
+        return iter(_C.multinomial(self.weights, self.num_samples, self.replacement, **kw).tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
 class BatchSampler(Sampler):
     def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
