@@ -253,11 +253,59 @@ def get_printoptions() -> dict:
     return dict(PRINT_OPTIONS)
 
 
+_SETTINGS = {"float32_matmul_precision": "highest", "deterministic": False, "deterministic_warn_only": False}
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Recorded only: tcore's float32 matmuls always run in full float32 ("highest"), which
+    is at least as precise as what "high" and "medium" allow."""
+    if precision not in ("highest", "high", "medium"):
+        import warnings
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _SETTINGS["float32_matmul_precision"] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _SETTINGS["float32_matmul_precision"]
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Recorded: tcore's CPU kernels give the same results run after run (they reduce in a
+    fixed order), so no operator needs refusing."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not "
+                        f"{type(mode).__name__}")
+    _SETTINGS["deterministic"], _SETTINGS["deterministic_warn_only"] = mode, warn_only
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _SETTINGS["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    return _SETTINGS["deterministic_warn_only"]
+
+
+def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
+            disable: bool = False):
+    """torch.compile's signature; tcore does not compile: the model or function is returned as
+    it is (the same results, eager speed). Also a decorator, with or without arguments."""
+    if model is None:
+        return lambda m: m
+    if not callable(model):
+        raise RuntimeError("model must be a callable (a Module or a function)")
+    return model
+
+
 def install(namespace: dict) -> None:
     for name in ("is_tensor", "is_floating_point", "is_complex", "is_nonzero", "numel", "get_default_dtype",
                  "set_default_dtype", "finfo", "iinfo", "broadcast_shapes", "get_rng_state", "set_rng_state",
                  "initial_seed", "seed", "inference_mode", "is_inference_mode_enabled", "as_tensor", "asarray",
-                 "detach", "rsub", "set_printoptions", "get_printoptions"):
+                 "detach", "rsub", "set_printoptions", "get_printoptions", "set_float32_matmul_precision",
+                 "get_float32_matmul_precision", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+                 "is_deterministic_algorithms_warn_only_enabled", "compile"):
         namespace[name] = globals()[name]
     # torch's aliases
     for alias, name in (("concat", "cat"), ("concatenate", "cat"), ("row_stack", "vstack")):
