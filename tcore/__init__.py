@@ -14,8 +14,11 @@ except ImportError as e:  # pragma: no cover - the message is the point
     ) from e
 
 from . import _arguments, _functions, _python_modules, _utilities, errors
+from ._size import Size
 from ._tensor import install as _install
 from ._tensor import tensor
+
+_C._set_size_class(Size)  # (what Tensor.shape and Tensor.size() return)
 
 __version__ = _C.__version__
 _C._get_cpu_capability()  # a bad TCORE_CPU_CAPABILITY is a RuntimeError here, not later
@@ -66,7 +69,8 @@ if _C._has_autograd:
     from . import autograd
     from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
-from . import func, nn, optim, utils  # noqa: E402 - the torch-shaped Python API (docs/torch_api.md)
+from . import amp, func, nn, optim, utils  # noqa: E402 - the torch-shaped Python API (docs/torch_api.md)
+from .amp import autocast  # noqa: E402
 from .serialization import load, save  # noqa: E402 - safetensors files
 
 __all__ = sorted(name for name in globals() if not name.startswith("_"))

@@ -55,6 +55,18 @@ void add_names(nb::module_& m, const char* registry_name, std::initializer_list<
 
 namespace {
 
+// tcore.Size (tcore/_size.py, a tuple subclass): what .shape and .size() return once tcore's
+// __init__ has set it; a plain tuple before.
+nb::object& size_class() {
+  static nb::object* cls = new nb::object();  // (never destroyed: outlives the interpreter's teardown)
+  return *cls;
+}
+
+nb::object shape_object(const Tensor& t) {
+  nb::tuple sizes = nb::tuple(nb::cast(t.sizes().vec()));
+  return size_class().is_valid() ? size_class()(sizes) : nb::object(sizes);
+}
+
 nb::dlpack::dtype dl_dtype(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return nb::dtype<bool>();
@@ -413,8 +425,8 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
   if (nanobind_tensor_traverse != nullptr) tensor_type->tp_traverse = tensor_traverse;
   if (nanobind_tensor_clear != nullptr) tensor_type->tp_clear = tensor_clear;
   tcore::detail::py_object_release = release_kept_object;
-  cls.def_prop_ro("shape", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
-      .def("size", [](const Tensor& t) { return nb::tuple(nb::cast(t.sizes().vec())); })
+  cls.def_prop_ro("shape", [](const Tensor& t) { return shape_object(t); })
+      .def("size", [](const Tensor& t) { return shape_object(t); })
       .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))
       .def("stride", [](const Tensor& t) { return nb::tuple(nb::cast(t.strides().vec())); })
       .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); }, nb::arg("dim"))
@@ -568,6 +580,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
 NB_MODULE(_C, m) {
   using namespace tcore::python;
   bind_errors(m);
+  m.def("_set_size_class", [](nb::object cls) { size_class() = std::move(cls); }, nb::arg("cls"));
   m.attr("_varargs_size_functions") = nb::list();
   m.attr("_factory_functions") = nb::list();
   m.attr("_named_returns") = nb::dict();
