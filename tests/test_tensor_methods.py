@@ -133,3 +133,15 @@ def test_to_other_and_type_as_torch():
         assert x.type().split(".")[-1] == "FloatTensor" and y.int().type().endswith(".IntTensor")
         with pytest.raises(ValueError, match="invalid type: 'torch.Foo'"):
             x.type("torch.Foo")
+
+
+def test_size_as_torch():
+    for lib in (torch, tcore):
+        s = lib.ones(2, 3, 4).shape
+        assert isinstance(s, lib.Size) and isinstance(s, tuple) and s == (2, 3, 4) and s.numel() == 24
+        assert isinstance(s[1:], lib.Size) and s[1:] == (3, 4) and isinstance(s[0], int)
+        assert isinstance(s + (5,), lib.Size) and s + (5,) == (2, 3, 4, 5)
+        assert lib.ones(2, 3).size() == lib.Size([2, 3]) and repr(lib.Size([2, 3])).endswith("Size([2, 3])")
+        assert lib.zeros(s).shape == s and lib.Size([]).numel() == 1
+        with pytest.raises(TypeError, match="takes an iterable of 'int' \\(item 0 is 'float'\\)"):
+            lib.Size([2.0])
