@@ -34,3 +34,23 @@ def test_grad_and_backward_options_as_torch():
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-13, atol=1e-15)
     assert want_none == (None, None) and got_none == (None, None)
+
+
+def test_post_accumulate_grad_hook_as_torch():
+    """(the per-parameter optimizer step of torch's tutorial: the hook sees .grad summed)"""
+    results = []
+    for lib in (torch, tcore):
+        w = lib.tensor(X, requires_grad=True)
+        seen = []
+        handle = w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.sum().item()))
+        (w * 2).sum().backward()
+        (w * w).sum().backward()
+        handle.remove()
+        (w * 3).sum().backward()
+        with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"):
+            (w * 2).register_post_accumulate_grad_hook(lambda p: None)
+        with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+            lib.ones(2).register_post_accumulate_grad_hook(lambda p: None)
+        results.append((seen, w.grad.numpy()))
+    assert results[1][0] == pytest.approx(results[0][0])
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-13)

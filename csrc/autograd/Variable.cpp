@@ -57,6 +57,8 @@ class AccumulateGrad final : public Node {
     if (!m.grad.defined()) m.grad = GradMode::is_enabled() ? g : in_leaf_layout(detach(g), leaf_);
     else if (!GradMode::is_enabled()) ops::add__Tensor::call(m.grad, g, 1);
     else m.grad = ops::add_Tensor::call(m.grad, g, 1);
+    const auto hooks = m.post_accumulate_hooks.items;  // (a copy: a hook may remove itself)
+    for (const auto& [id, hook] : hooks) hook(leaf_);
     return {};
   }
   std::string name() const override { return "AccumulateGrad"; }
@@ -170,6 +172,17 @@ std::function<void()> register_hook(const Tensor& t, TensorHook hook) {
   return [weak = std::weak_ptr<TensorImpl>(t.impl_ptr()), id] {
     if (auto impl = weak.lock()) {
       if (impl->autograd_meta) impl->autograd_meta->leaf_hooks.remove(id);
+    }
+  };
+}
+
+std::function<void()> register_post_accumulate_grad_hook(const Tensor& t, std::function<void(const Tensor&)> hook) {
+  TCORE_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  TCORE_CHECK(is_leaf(t), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  const uint64_t id = meta(t).post_accumulate_hooks.add(std::move(hook));
+  return [weak = std::weak_ptr<TensorImpl>(t.impl_ptr()), id] {
+    if (auto impl = weak.lock()) {
+      if (impl->autograd_meta) impl->autograd_meta->post_accumulate_hooks.remove(id);
     }
   };
 }

@@ -110,6 +110,14 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
           return r.is_none() ? Tensor() : nb::cast<Tensor>(r);
         })};
       }, nb::arg("hook"))
+      .def("register_post_accumulate_grad_hook", [](const Tensor& t, nb::callable fn) {
+        auto keep = std::make_shared<nb::object>(fn);
+        return RemovableHandle{ag::register_post_accumulate_grad_hook(t, [keep](const Tensor& leaf) {
+          nb::gil_scoped_acquire gil;
+          nb::object r = (*keep)(leaf);
+          TCORE_CHECK(r.is_none(), "post accumulate grad hooks should return None.");
+        })};
+      }, nb::arg("hook"))
       .def_prop_ro("_base", [](const Tensor& t) -> std::optional<Tensor> {
         Tensor b = ag::view_base(t);
         return b.defined() ? std::optional<Tensor>(b) : std::nullopt;

@@ -112,6 +112,7 @@ struct TCORE_API AutogradMeta {
   uint64_t retain_hook = 0;             // the id of the retain_grad hook on grad_fn
   std::weak_ptr<Node> retain_hook_node;
   Hooks<TensorHook> leaf_hooks;         // register_hook on a leaf: run before accumulation
+  Hooks<std::function<void(const Tensor&)>> post_accumulate_hooks;  // run with the leaf after it
   // The forward-mode tangent and the dual level it belongs to.
   Tensor fw_grad;
   int64_t fw_level = -1;
@@ -176,6 +177,9 @@ TCORE_API Tensor detach(const Tensor& t);
 TCORE_API void retain_grad(const Tensor& t);
 // Returns a function that removes the hook again.
 TCORE_API std::function<void()> register_hook(const Tensor& t, TensorHook hook);
+// Tensor.register_post_accumulate_grad_hook: hook(leaf) once .grad holds the new sum.
+TCORE_API std::function<void()> register_post_accumulate_grad_hook(const Tensor& t,
+                                                                   std::function<void(const Tensor&)> hook);
 TCORE_API std::function<void()> register_node_prehook(const std::shared_ptr<Node>& fn, NodePreHook hook);
 TCORE_API std::function<void()> register_node_hook(const std::shared_ptr<Node>& fn, NodePostHook hook);
 TCORE_API Edge gradient_edge(const Tensor& t);
