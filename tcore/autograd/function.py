@@ -1,17 +1,17 @@
 """Custom autograd functions, as torch.autograd.Function: a subclass defines forward (and
 backward, and jvp for forward mode) as static methods and is called through .apply.
 
-    class Exp(Function):
+    class Sigmoid(Function):
         @staticmethod
         def forward(ctx, x):
-            y = x.exp()
-            ctx.save_for_backward(y)
-            return y
+            s = 1 / (1 + (-x).exp())
+            ctx.save_for_backward(s)
+            return s
 
         @staticmethod
         def backward(ctx, grad):
-            (y,) = ctx.saved_tensors
-            return grad * y
+            (s,) = ctx.saved_tensors
+            return grad * s * (1 - s)
 
 forward runs without grad mode (and without the inputs' tangents); its outputs get a node whose
 backward calls the class's backward with one gradient per output (zeros for an output that got
