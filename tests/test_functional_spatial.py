@@ -125,12 +125,27 @@ INTERP_CASES = [
     ]],
     (dict(mode="nearest", size=3), (0, 2, 5)), (dict(mode="bilinear", size=(3, 2)), (0, 2, 5, 1)),  # an empty batch
     (dict(mode="area", size=(2, 3)), (1, 2, 4, 6)), (dict(mode="area", scale_factor=0.5), (2, 1, 4, 2)),
+    # antialiased (torchvision's Resize): shrinking widens the filter, enlarging renormalizes the edges
+    *[(dict(mode=m, antialias=True, align_corners=ac, **kw), s) for m in ("bilinear", "bicubic") for ac in (False, True)
+      for kw, s in [(dict(size=(5, 4)), (1, 2, 17, 13)), (dict(scale_factor=0.3), (2, 1, 20, 20)),
+                    (dict(size=(9, 20)), (1, 2, 9, 9)), (dict(size=(7, 2)), (1, 1, 30, 7))]],
 ]
 
 
 @pytest.mark.parametrize("kw,shape", INTERP_CASES, ids=lambda v: str(v))
 def test_interpolate(tcore, kw, shape):
     check(tcore, _interp(**kw), [shape])
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_interpolate_antialias_to_width_one(tcore, mode):
+    """torch 2.13's antialiased kernel repeats the first row when the output is one pixel wide; tcore
+    gives what torch gives for the transposed input (each row filtered on its own)."""
+    x = np.random.default_rng(2).standard_normal((1, 1, 30, 7))
+    got = F(tcore).interpolate(tcore.tensor(x), size=(7, 1), mode=mode, antialias=True).numpy()
+    want = F(torch).interpolate(torch.tensor(x).transpose(2, 3), size=(1, 7), mode=mode,
+                                antialias=True).transpose(2, 3).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
 
 
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "bilinear", "bicubic"])
@@ -313,6 +328,7 @@ ERROR_CASES = [
     (_interp(scale_factor=0.1, mode="linear"), [_X3], "but got input (W: 4) and output (W: 0)"),
     (_interp(size=3), [(2, 0, 5)], "Non-empty 3D data tensor expected"),
     (_interp(size=3, mode="bilinear", antialias=True), [_X3], "Anti-alias option is restricted"),
+    (_interp(size=3, mode="nearest", antialias=True), [_X4], "Anti-alias option is restricted"),
     (_sdpa(is_causal=True), [(2, 4, 5), (2, 6, 5), (2, 6, 3), np.ones((4, 6), bool)],
      "Explicit attn_mask should not be set when is_causal=True"),
     (_sdpa(enable_gqa=True), [(2, 3, 4, 5), (2, 2, 6, 5), (2, 2, 6, 3)],

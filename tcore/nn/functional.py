@@ -1623,6 +1623,44 @@ def _cubic_taps(n_in, n_out, align_corners, scale, r):
     return taps
 
 
+def _aa_taps(n_in, n_out, align_corners, scale, r, *, interp_size: int, kernel):
+    """torch's antialiased taps (_compute_weights_aa): output i averages the inputs within
+    interp_size / 2 output pixels of its centre, weighted by kernel at the distance measured in
+    output pixels when shrinking; the weights normalized to sum 1 (cut at the edges); padded with
+    zero weights to the widest row."""
+    s = _interp_scale(n_in, n_out, align_corners, scale, r)
+    support = interp_size * 0.5 * s if s >= 1.0 else interp_size * 0.5
+    invscale = 1.0 / s if s >= 1.0 else 1.0
+    rows = []
+    for i in range(n_out):
+        centre = s * (i + 0.5)
+        low = max(int(centre - support + 0.5), 0)
+        width = min(int(centre + support + 0.5), n_in) - low
+        weights = [kernel((j + low - centre + 0.5) * invscale) for j in range(width)]
+        total = sum(weights)
+        rows.append((low, [w / total for w in weights] if total != 0 else weights))
+    widest = max(len(w) for _, w in rows)
+    return [([min(low + j, n_in - 1) for low, _ in rows], [w[j] if j < len(w) else 0.0 for _, w in rows])
+            for j in range(widest)]
+
+
+def _triangle(x: float) -> float:
+    x = abs(x)
+    return 1.0 - x if x < 1.0 else 0.0
+
+
+def _aa_cubic(x: float) -> float:
+    """The antialiasing cubic (Keys' kernel with a = -0.5, PIL's and torch's)."""
+    a, x = -0.5, abs(x)
+    if x < 1.0:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    return (((x - 5) * x + 8) * x - 4) * a if x < 2.0 else 0.0
+
+
+_AA_TAPS = {"bilinear": functools.partial(_aa_taps, interp_size=2, kernel=_triangle),
+            "bicubic": functools.partial(_aa_taps, interp_size=4, kernel=_aa_cubic)}
+
+
 def _resample(x: Tensor, dim: int, taps) -> Tensor:
     """sum over taps of x.index_select(dim, idx) * w (w along dim; None: 1): one _resample, whose CPU
     kernel makes each output element in one pass (computed in float32 for float16/bfloat16)."""
@@ -1806,7 +1844,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     """torch.nn.functional.interpolate for 'nearest' / 'nearest-exact' (3-D, 4-D, 5-D input),
     'linear' (3-D), 'bilinear' / 'bicubic' (4-D), 'trilinear' (5-D), and 'area' where
     adaptive_avg_pool2d can (4-D, output sizes dividing the input's); torch's source indices and
-    weights (see above), the gradient through index_select. antialias=True is not supported."""
+    weights (see above), the gradient through index_select; antialias=True for bilinear and bicubic
+    (torch's separable filters, widened by the shrink factor)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -1818,10 +1857,13 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                              "4-D tensor as input")
-        raise NotImplementedError("interpolate: antialias=True is not supported by tcore")
+        if mode not in _AA_TAPS:
+            raise NotImplementedError(f"interpolate: antialias=True with mode '{mode}' is not supported by tcore")
     if mode == "area" and input.ndim == 4:
         return adaptive_avg_pool2d(input, sizes)
     dims, build, kernel = _INTERP_MODES.get(mode, ((), None, None))
+    if antialias:
+        build = _AA_TAPS[mode]
     if input.ndim - 2 not in dims:
         if mode in _LINEAR_DIMS and 3 <= input.ndim <= 5:
             raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_DIMS[mode]}D input")
@@ -1834,7 +1876,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise NotImplementedError(f"\"compute_indices_weights_{kernel}\" not implemented for "
                                   f"'{_torch_scalar_name(input.dtype)}'")
     _check_interp_sizes(input, sizes)
-    if mode == "nearest" and len(sizes) == 2:  # torch's 2-D nearest kernel takes nearest_idx's shortcuts
+    if mode == "nearest" and len(sizes) == 2 and not antialias:  # torch's 2-D nearest kernel: nearest_idx's shortcuts
         build = functools.partial(_nearest_taps, exact=False, shortcut=True)
     r = _opmath(input.dtype)
     out = input
