@@ -239,4 +239,5 @@ def _install_tensor_backward() -> None:
     _C.Tensor.backward = tensor_backward
 
 
-_install_tensor_backward()
+if _C._has_autograd:  # (tcore.func imports this package in builds without autograd too)
+    _install_tensor_backward()

@@ -15,7 +15,7 @@ from .. import _C
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node"]
 
-Node = _C.Node
+Node = getattr(_C, "Node", None)  # (None in a build without autograd)
 _state = threading.local()  # disabled: the message of the innermost disable_saved_tensors_hooks
 
 
