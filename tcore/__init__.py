@@ -80,6 +80,9 @@ _UNSELECTED = {name.split(".")[0] for name in _C._unselected_operators()}
 
 
 def __getattr__(name: str):
+    if name == "distributions":  # (imported on first use: 4000 lines most programs never touch)
+        import importlib
+        return importlib.import_module(".distributions", __name__)
     if name in _UNSELECTED:
         raise AttributeError(f"tcore.{name} is not built in this selective build (TCORE_SELECTED_OP_LIST_PATH)")
     raise AttributeError(f"module 'tcore' has no attribute {name!r}")
