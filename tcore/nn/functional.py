@@ -837,6 +837,96 @@ adaptive_max_pool2d, adaptive_max_pool2d_with_indices = _adaptive_max_pool(2)
 adaptive_max_pool3d, adaptive_max_pool3d_with_indices = _adaptive_max_pool(3)
 
 
+def _fractional_starts(sample: np.ndarray, n_in: int, n_out: int, pool: int, dtype) -> np.ndarray:
+    """torch's generate_intervals for each plane's sample u in [0, 1): window i starts at
+    int((i + u) * alpha) - int(u * alpha), alpha = (in - pool) / (out - 1) (in the input's
+    precision), the last at in - pool."""
+    u = sample.astype(dtype)[..., None]
+    out = np.empty(sample.shape + (n_out,), dtype=np.int64)
+    if n_out > 1:
+        alpha = dtype(n_in - pool) / dtype(n_out - 1)
+        i = np.arange(n_out - 1, dtype=dtype)
+        out[..., :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+    if n_out > 0:
+        out[..., -1] = n_in - pool
+    return out
+
+
+def _fractional_max_pool(input: Tensor, kernel_size, output_size, output_ratio, return_indices: bool,
+                         _random_samples, k: int):
+    """fractional_max_pool2d/3d: windows of kernel_size at pseudo-random fractional strides (one
+    sample per plane and dim; _random_samples (N, C, k) gives them), each output the window's
+    maximum (the first maximum; a NaN wins, the last one), indices into the plane; the gradient
+    through a gather."""
+    name = f"fractional_max_pool{k}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    unbatched = input.ndim == k + 1
+    if input.ndim not in (k + 1, k + 2):
+        raise RuntimeError(f"{name}(): Expected {k + 1}D or {k + 2}D tensor, but got: {list(input.shape)}")
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, spatial = x.shape[0], x.shape[1], list(x.shape[2:])
+    pools = _ints(kernel_size, k)
+    if output_size is None:
+        ratios = list(output_ratio) if isinstance(output_ratio, (list, tuple)) else [output_ratio] * k
+        output_size = [int(spatial[d] * ratios[d]) for d in range(k)]
+    outs = _ints(output_size, k)
+    names = ("time", "height", "width")[3 - k:]
+    for d in range(k):
+        if outs[d] + pools[d] - 1 > spatial[d]:
+            raise RuntimeError(f"{name}(): pool {names[d]} {pools[d]} too large relative to input {names[d]} "
+                               f"{spatial[d]}")
+    if _random_samples is None:
+        _random_samples = _C.rand([n, c, k], dtype=x.dtype, device=x.device)
+    if _random_samples.ndim == 3 and _random_samples.shape[1] != c:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if _random_samples.ndim != 3 or _random_samples.shape[0] != n or _random_samples.shape[2] < k:
+        raise RuntimeError(f"Expect _random_samples to be of size ({n}, {c}, {k}), got {list(_random_samples.shape)}")
+    dtype = np.float64 if x.dtype == _C.dtype.float64 else np.float32
+    samples = np.asarray(_random_samples.detach().to("cpu").double().tolist(), dtype=np.float64).reshape(n, c, -1)
+    # torch's samples run from the last dim: sample 0 is the width's, 1 the height's, 2 the time's
+    starts = [_fractional_starts(samples[:, :, k - 1 - d], spatial[d], outs[d], pools[d], dtype) for d in range(k)]
+    strides = [math.prod(spatial[d + 1:]) for d in range(k)]
+    flat = np.zeros((n, c) + tuple(outs) + tuple(pools), dtype=np.int64)
+    for d in range(k):  # flat[n, c, o..., j...] = sum_d (starts_d[n, c, o_d] + j_d) * stride_d
+        start = starts[d].reshape((n, c) + tuple(outs[e] if e == d else 1 for e in range(k)) + (1,) * k)
+        offset = np.arange(pools[d]).reshape((1,) * (2 + k) + tuple(pools[e] if e == d else 1 for e in range(k)))
+        flat = flat + (start + offset) * strides[d]
+    window = math.prod(pools)
+    index = tensor(flat.reshape(n, c, -1)).to(x.device)
+    values = x.reshape([n, c, -1]).gather(2, index).reshape([n, c] + outs + [window])
+    nan = values.isnan()
+    peak = _C.where(nan, -math.inf, values).amax(-1, keepdim=True)
+    first_max = (values == peak).to(_C.dtype.int32).argmax(-1, keepdim=True)
+    last_nan = window - 1 - nan.flip([-1]).to(_C.dtype.int32).argmax(-1, keepdim=True)
+    pick = _C.where(nan.any(-1, keepdim=True), last_nan, first_max)
+    out = values.gather(-1, pick).squeeze(-1)
+    indices = index.reshape([n, c] + outs + [window]).gather(-1, pick).squeeze(-1)
+    if unbatched:
+        out, indices = out.squeeze(0), indices.squeeze(0)
+    return (out, indices) if return_indices else out
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                          _random_samples=None):
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                          _random_samples=None):
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
 def _triple(v, name: str) -> list[int]:
     return _ints(v, 3, f"{name} must either be a single int, or a tuple of three ints")
 

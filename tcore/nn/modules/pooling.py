@@ -1,5 +1,5 @@
 """MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, LPPool1d/2d/3d,
-MaxUnpool1d/2d/3d."""
+MaxUnpool1d/2d/3d, FractionalMaxPool2d/3d."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -173,3 +173,35 @@ class MaxUnpool3d(MaxUnpool2d):
     def forward(self, input, indices, output_size=None):
         return F.max_unpool3d(input, indices, list(self.kernel_size), list(self.stride), list(self.padding),
                               output_size)
+
+
+class FractionalMaxPool2d(Module):
+    """Max pooling at pseudo-random fractional strides (Graham's), as torch's."""
+
+    _k = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples=None) -> None:
+        super().__init__()
+        k = self._k
+        self.kernel_size = F._ints(kernel_size, k)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = F._ints(output_size, k) if output_size is not None else None
+        self.output_ratio = (list(output_ratio) if isinstance(output_ratio, (list, tuple)) else [output_ratio] * k) \
+            if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{k}d requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        pool = F.fractional_max_pool2d if self._k == 2 else F.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                    _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    _k = 3
