@@ -73,6 +73,15 @@ from . import amp, func, nn, optim, utils  # noqa: E402 - the torch-shaped Pytho
 from .amp import autocast  # noqa: E402
 from .serialization import load, save  # noqa: E402 - safetensors files
 
+from .nn import functional as _functional  # noqa: E402
+
+# torch's top-level spellings of nn.functional's (the same arguments, in the same order)
+for _name in ("conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "pixel_shuffle",
+              "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance", "celu", "selu", "prelu",
+              "rrelu", "hardshrink", "rms_norm", "bilinear", "alpha_dropout", "feature_alpha_dropout", "avg_pool1d"):
+    if _name not in globals() and hasattr(_functional, _name):
+        globals()[_name] = getattr(_functional, _name)
+
 __all__ = sorted(name for name in globals() if not name.startswith("_"))
 
 
