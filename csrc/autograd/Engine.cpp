@@ -1,12 +1,15 @@
 // The backward engine: discovers the graph from the roots without recursion, runs
 // nodes once all their inputs are in (most recently created first), reduces each
 // gradient to the shape its input had (broadcasting), and accumulates into leaves.
+#include <atomic>
 #include <map>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <tcore/ops/add_ops.h>  // the signature only: a default edit does not recompile this
+#include <tcore/ops/any.h>
+#include <tcore/ops/isnan.h>
 #include <tcore/ops/ones.h>
 #include <tcore/ops/sum.h>
 #include <tcore/ops/view.h>
@@ -82,6 +85,18 @@ void run_node_post_hooks(Node& n, std::vector<Tensor>& outputs, const std::vecto
 }
 
 thread_local const GraphTask* running_task = nullptr;  // the innermost execute() on this thread
+std::atomic<bool> anomaly{false}, anomaly_nan{true};
+
+// set_detect_anomaly(True): torch's "Function 'X' returned nan values in its i-th output."
+void check_anomaly(const Node& n, const std::vector<Tensor>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& g = outputs[i];
+    if (!g.defined() || !is_floating(g.dtype())) continue;
+    NoGradGuard no_grad;
+    TCORE_CHECK(!native::item<bool>(tcore::any(tcore::isnan(g))), "Function '", n.name(), "' returned nan values "
+                "in its ", i, i == 1 ? "st" : i == 2 ? "nd" : i == 3 ? "rd" : "th", " output.");
+  }
+}
 
 void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads, GraphTask& task) {
   struct Running {  // (a node may run a backward itself: reentrant)
@@ -151,6 +166,9 @@ void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_gra
     if (!is_accumulator || task.accumulate) {
       const std::vector<Tensor> incoming = n->post_hooks.empty() ? std::vector<Tensor>() : inputs;
       outputs = n->apply(std::move(inputs));
+      if (anomaly.load(std::memory_order_relaxed) && anomaly_nan.load(std::memory_order_relaxed)) {
+        check_anomaly(*n, outputs);
+      }
       run_node_post_hooks(*n, outputs, incoming);
     }
     if (!task.keep_graph) n->release_variables();
@@ -191,6 +209,13 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots) {
 }
 
 }  // namespace
+
+void set_anomaly_mode(bool enabled, bool check_nan) {
+  anomaly = enabled;
+  anomaly_nan = check_nan;
+}
+bool anomaly_enabled() { return anomaly; }
+bool anomaly_check_nan() { return anomaly_nan; }
 
 bool current_task_accumulates() { return running_task == nullptr || running_task->accumulate; }
 

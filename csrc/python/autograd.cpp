@@ -164,6 +164,9 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
     return nb::make_tuple(primal, tangent.defined() ? nb::cast(tangent) : nb::none());
   }, nb::arg("tensor"), nb::arg("level"));
   bind_function(m);
+  m.def("_set_anomaly_enabled", &ag::set_anomaly_mode, nb::arg("enabled"), nb::arg("check_nan") = true);
+  m.def("_is_anomaly_enabled", &ag::anomaly_enabled);
+  m.def("_is_anomaly_check_nan_enabled", &ag::anomaly_check_nan);
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
 }

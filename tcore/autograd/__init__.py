@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 from .. import _C
 
-__all__ = ["forward_ad", "functional", "function", "graph", "Function", "once_differentiable", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
+__all__ = ["forward_ad", "functional", "function", "graph", "Function", "set_detect_anomaly", "detect_anomaly",
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "once_differentiable", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
            "gradgradcheck", "GradcheckError"]
 
 
@@ -241,3 +242,49 @@ def _install_tensor_backward() -> None:
 
 if _C._has_autograd:  # (tcore.func imports this package in builds without autograd too)
     _install_tensor_backward()
+
+
+class set_detect_anomaly:  # noqa: N801 - torch's name: a call that sets the mode, or a with-block
+    """Anomaly mode (process-wide, as torch's): with check_nan, a backward node that returns a NaN
+    gradient raises an error naming it. (tcore keeps no forward tracebacks.)"""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._previous = (_C._is_anomaly_enabled(), _C._is_anomaly_check_nan_enabled())
+        _C._set_anomaly_enabled(mode, check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _C._set_anomaly_enabled(*self._previous)
+
+
+def is_anomaly_enabled() -> bool:
+    return _C._is_anomaly_enabled()
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _C._is_anomaly_check_nan_enabled()
+
+
+class detect_anomaly:  # noqa: N801 - torch's name
+    """Anomaly mode inside a with-block (or a decorated function)."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        self._previous = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
+        _C._set_anomaly_enabled(True, self.check_nan)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _C._set_anomaly_enabled(*self._previous)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with detect_anomaly(self.check_nan):
+                return fn(*args, **kwargs)
+
+        return wrapper

@@ -6,40 +6,25 @@ import tcore
 from tcore.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
+from ._probs_or_logits import ProbsOrLogits
 from .exp_family import ExponentialFamily
-from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _enumerate_over_batch, broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(ProbsOrLogits, ExponentialFamily):
     """The Bernoulli distribution on {0, 1}, given probs (of 1) or logits, not both."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
+    _batch_params = ("probs", "logits", "_param")
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(() if _is_number(given) else param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = tuple(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
-        return self._finish_expand(new, batch_shape)
+        batch_shape = self._set_probs_or_logits(probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @property
     def mean(self):
@@ -54,14 +39,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):
@@ -83,8 +60,7 @@ class Bernoulli(ExponentialFamily):
 
     def enumerate_support(self, expand=True):
         values = tcore.arange(2, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        return values.expand((-1,) + self._batch_shape) if expand else values
+        return _enumerate_over_batch(values, self._batch_shape, expand)
 
     @property
     def _natural_params(self):

@@ -18,6 +18,7 @@ class Beta(ExponentialFamily):
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
+    _batch_params = ("_dirichlet",)
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         if _is_number(concentration1) and _is_number(concentration0):
@@ -27,12 +28,6 @@ class Beta(ExponentialFamily):
             both = tcore.stack([c1, c0], -1)
         self._dirichlet = Dirichlet(both, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = tuple(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):

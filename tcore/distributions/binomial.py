@@ -3,8 +3,9 @@ from __future__ import annotations
 import tcore
 
 from . import _random, constraints
+from ._probs_or_logits import ProbsOrLogits, one_of_probs_or_logits
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _enumerate_over_batch, broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -14,35 +15,22 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(ProbsOrLogits, Distribution):
     """The number of successes in total_count independent trials of success probability probs
     (or logits)."""
 
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
+    _batch_params = ("total_count", "probs", "logits", "_param")
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            count, self.probs = broadcast_all(total_count, probs)
-            self._param = self.probs
-        else:
-            count, self.logits = broadcast_all(total_count, logits)
-            self._param = self.logits
-        self.total_count = count.type_as(self._param)
-        super().__init__(self._param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = tuple(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
-        return self._finish_expand(new, batch_shape)
+        name, given = one_of_probs_or_logits(probs, logits)
+        count, param = broadcast_all(total_count, given)
+        setattr(self, name, param)
+        self._param = param
+        self.total_count = count.type_as(param)
+        super().__init__(param.shape, validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -59,14 +47,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):
@@ -100,5 +80,4 @@ class Binomial(Distribution):
     def enumerate_support(self, expand=True):
         count = self._homogeneous_count("enumerate_support")
         values = tcore.arange(1 + count, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        return values.expand((-1,) + self._batch_shape) if expand else values
+        return _enumerate_over_batch(values, self._batch_shape, expand)

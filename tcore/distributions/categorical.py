@@ -5,8 +5,9 @@ import math
 import tcore
 
 from . import constraints
+from ._probs_or_logits import ProbsOrLogits, one_of_probs_or_logits
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import _enumerate_over_batch
 
 __all__ = ["Categorical"]
 
@@ -18,52 +19,30 @@ def _numel(shape) -> int:
     return n
 
 
-class Categorical(Distribution):
+class Categorical(ProbsOrLogits, Distribution):
     """A distribution over {0, ..., K-1}, given probs (normalized along the last dim) or logits
     (unnormalized log probabilities), not both; the last dim of the parameter is the categories."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+    _is_binary = False
+    _batch_params = ("probs", "logits", "_param")
+    _shared_attrs = ("_num_events",)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            if probs.dim() < 1:
-                raise ValueError("`probs` parameter must be at least one-dimensional.")
-            self.probs = probs / probs.sum(-1, keepdim=True)
-            self._param = self.probs
+        name, given = one_of_probs_or_logits(probs, logits)
+        if given.dim() < 1:
+            raise ValueError(f"`{name}` parameter must be at least one-dimensional.")
+        if name == "probs":
+            self._param = self.probs = given / given.sum(-1, keepdim=True)
         else:
-            if logits.dim() < 1:
-                raise ValueError("`logits` parameter must be at least one-dimensional.")
-            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-            self._param = self.logits
+            self._param = self.logits = given - given.logsumexp(dim=-1, keepdim=True)
         self._num_events = self._param.shape[-1]
-        batch_shape = tuple(self._param.shape[:-1])
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = tuple(batch_shape)
-        param_shape = batch_shape + (self._num_events,)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(param_shape))
-                new._param = getattr(new, name)
-        new._num_events = self._num_events
-        return self._finish_expand(new, batch_shape)
+        super().__init__(tuple(self._param.shape[:-1]), validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
 
     @property
     def param_shape(self):
@@ -104,5 +83,4 @@ class Categorical(Distribution):
 
     def enumerate_support(self, expand=True):
         values = tcore.arange(self._num_events, dtype=tcore.int64, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        return values.expand((-1,) + self._batch_shape) if expand else values
+        return _enumerate_over_batch(values, self._batch_shape, expand)

@@ -79,24 +79,35 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """base_constraint with reinterpreted_batch_ndims more dims counted as the event."""
+class _OnBase(Constraint):
+    """A constraint built on another one, base_constraint: discrete when it is, of its event dims."""
 
-    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+    def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
             raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
-        if not isinstance(reinterpreted_batch_ndims, int):
-            raise AssertionError("reinterpreted_batch_ndims must be an int, got "
-                                 f"{type(reinterpreted_batch_ndims).__name__}")
-        if reinterpreted_batch_ndims < 0:
-            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self):
         return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+
+class _IndependentConstraint(_OnBase):
+    """base_constraint with reinterpreted_batch_ndims more dims counted as the event."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        super().__init__(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int):
+            raise AssertionError("reinterpreted_batch_ndims must be an int, got "
+                                 f"{type(reinterpreted_batch_ndims).__name__}")
+        if reinterpreted_batch_ndims < 0:
+            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self):
@@ -113,22 +124,8 @@ class _IndependentConstraint(Constraint):
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_OnBase):
     """The support of a mixture: the component's constraint, checked against each component."""
-
-    def __init__(self, base_constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self):
-        return self.base_constraint.event_dim
 
     def check(self, value):
         ok = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
@@ -160,50 +157,59 @@ class _OneHot(Constraint):
         return ((value == 0) | (value == 1)).all(-1) & value.sum(-1).eq(1)
 
 
-def _bounds_repr(self, *names):
-    return type(self).__name__.lstrip("_") + "(" + ", ".join(f"{n}={getattr(self, n)}" for n in names) + ")"
+class _Bounded(Constraint):
+    """A constraint of bounds (the attributes _bound_names names), which its repr lists."""
 
-
-class _IntegerInterval(Constraint):
-    is_discrete = True
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound, self.upper_bound = lower_bound, upper_bound
-        super().__init__()
-
-    def check(self, value):
-        return _is_integral(value) & (self.lower_bound <= value) & (value <= self.upper_bound)
+    _bound_names = ()
 
     def __repr__(self):
-        return _bounds_repr(self, "lower_bound", "upper_bound")
+        bounds = ", ".join(f"{n}={getattr(self, n)}" for n in self._bound_names)
+        return type(self).__name__.lstrip("_") + "(" + bounds + ")"
 
 
-class _IntegerLessThan(Constraint):
-    is_discrete = True
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
-
-    def check(self, value):
-        return _is_integral(value) & (value <= self.upper_bound)
-
-    def __repr__(self):
-        return _bounds_repr(self, "upper_bound")
-
-
-class _IntegerGreaterThan(Constraint):
-    is_discrete = True
+class _LowerBounded(_Bounded):
+    _bound_names = ("lower_bound",)
 
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
         super().__init__()
 
+
+class _UpperBounded(_Bounded):
+    _bound_names = ("upper_bound",)
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+
+class _BoundedBothSides(_Bounded):
+    _bound_names = ("lower_bound", "upper_bound")
+
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+        super().__init__()
+
+
+class _IntegerInterval(_BoundedBothSides):
+    is_discrete = True
+
+    def check(self, value):
+        return _is_integral(value) & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _IntegerLessThan(_UpperBounded):
+    is_discrete = True
+
+    def check(self, value):
+        return _is_integral(value) & (value <= self.upper_bound)
+
+
+class _IntegerGreaterThan(_LowerBounded):
+    is_discrete = True
+
     def check(self, value):
         return _is_integral(value) & (value >= self.lower_bound)
-
-    def __repr__(self):
-        return _bounds_repr(self, "lower_bound")
 
 
 class _Real(Constraint):
@@ -211,62 +217,27 @@ class _Real(Constraint):
         return value == value  # False only for NaN
 
 
-class _GreaterThan(Constraint):
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
+class _GreaterThan(_LowerBounded):
     def check(self, value):
         return self.lower_bound < value
 
-    def __repr__(self):
-        return _bounds_repr(self, "lower_bound")
 
-
-class _GreaterThanEq(Constraint):
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
-    def __repr__(self):
-        return _bounds_repr(self, "lower_bound")
-
+class _GreaterThanEq(_LowerBounded):
     def check(self, value):
         return self.lower_bound <= value
 
 
-class _LessThan(Constraint):
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
-
+class _LessThan(_UpperBounded):
     def check(self, value):
         return value < self.upper_bound
 
-    def __repr__(self):
-        return _bounds_repr(self, "upper_bound")
 
-
-class _Interval(Constraint):
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound, self.upper_bound = lower_bound, upper_bound
-        super().__init__()
-
+class _Interval(_BoundedBothSides):
     def check(self, value):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return _bounds_repr(self, "lower_bound", "upper_bound")
 
-
-class _HalfOpenInterval(Constraint):
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound, self.upper_bound = lower_bound, upper_bound
-        super().__init__()
-
-    def __repr__(self):
-        return _bounds_repr(self, "lower_bound", "upper_bound")
-
+class _HalfOpenInterval(_BoundedBothSides):
     def check(self, value):
         return (self.lower_bound <= value) & (value < self.upper_bound)
 
@@ -325,63 +296,28 @@ class _Square(Constraint):
                           device=value.device)
 
 
+def _then_if_all(valid, finer_check):
+    """valid where any of it is False; otherwise finer_check() (which may assume valid values)."""
+    return valid if not bool(valid.all()) else finer_check()
+
+
 class _Symmetric(_Square):
     def check(self, value):
-        square = super().check(value)
-        if not bool(square.all()):
-            return square
-        return tcore.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+        return _then_if_all(super().check(value), lambda: tcore.isclose(value, value.mT, atol=1e-6).all(-2).all(-1))
 
 
 class _PositiveSemidefinite(_Symmetric):
     def check(self, value):
-        sym = super().check(value)
-        if not bool(sym.all()):
-            return sym
-        return tcore.linalg.eigvalsh(value).ge(0).all(-1)
+        return _then_if_all(super().check(value), lambda: tcore.linalg.eigvalsh(value).ge(0).all(-1))
 
 
 class _PositiveDefinite(_Symmetric):
     def check(self, value):
-        sym = super().check(value)
-        if not bool(sym.all()):
-            return sym
-        return tcore.linalg.cholesky_ex(value).info.eq(0)
+        return _then_if_all(super().check(value), lambda: tcore.linalg.cholesky_ex(value).info.eq(0))
 
 
-class _Cat(Constraint):
-    """Constraints applied to consecutive pieces (of the given lengths) along dim."""
-
-    def __init__(self, cseq, dim=0, lengths=None):
-        if not all(isinstance(c, Constraint) for c in cseq):
-            raise AssertionError("All elements of cseq must be Constraint instances")
-        self.cseq = list(cseq)
-        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
-
-    def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
-        parts, start = [], 0
-        for c, n in zip(self.cseq, self.lengths):
-            parts.append(c.check(value.narrow(self.dim, start, n)))
-            start += n
-        return tcore.cat(parts, self.dim)
-
-
-class _Stack(Constraint):
-    """Constraints applied to the slices along dim, one each."""
+class _AlongDim(Constraint):
+    """Constraints cseq applied to parts of a value along dim (discrete when any of them is)."""
 
     def __init__(self, cseq, dim=0):
         if not all(isinstance(c, Constraint) for c in cseq):
@@ -394,14 +330,43 @@ class _Stack(Constraint):
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
 
+    def _check_dim(self, value):
+        if not -value.dim() <= self.dim < value.dim():
+            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+
+
+class _Cat(_AlongDim):
+    """Constraints applied to consecutive pieces (of the given lengths) along dim."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        self._check_dim(value)
+        parts, start = [], 0
+        for c, n in zip(self.cseq, self.lengths):
+            parts.append(c.check(value.narrow(self.dim, start, n)))
+            start += n
+        return tcore.cat(parts, self.dim)
+
+
+class _Stack(_AlongDim):
+    """Constraints applied to the slices along dim, one each."""
+
     @property
     def event_dim(self):
         d = max(c.event_dim for c in self.cseq)
         return d + 1 if self.dim + d < 0 else d
 
     def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+        self._check_dim(value)
         slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return tcore.stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
 

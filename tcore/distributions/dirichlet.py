@@ -31,18 +31,13 @@ class Dirichlet(ExponentialFamily):
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
+    _batch_params = ("concentration",)
 
     def __init__(self, concentration, validate_args=None):
         if concentration.dim() < 1:
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = tuple(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
-        return self._finish_expand(new, batch_shape)
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

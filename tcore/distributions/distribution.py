@@ -60,9 +60,34 @@ class Distribution:
                                      f"constraint {constraint!r}, but found invalid values:\n{value}")
         super().__init__()
 
+    # The generic expand() is driven by these two, which a distribution class sets in its own
+    # body: _batch_params, the attributes it expands to the new batch shape where this instance
+    # holds them (tensors keep their trailing non-batch dims; distributions are expanded in turn),
+    # and _shared_attrs, those it passes on unchanged. Without _batch_params, expand is not
+    # implemented.
+    _batch_params = None
+    _shared_attrs = ()
+
     def expand(self, batch_shape, _instance=None):
         """A new distribution with parameters expanded (as views) to batch_shape."""
-        raise NotImplementedError
+        # the class that sets _batch_params owns this expand (a subclass of it with its own
+        # __init__ must define its own expand: _get_checked_instance)
+        owner = next(c for c in type(self).__mro__ if "_batch_params" in vars(c))
+        if owner._batch_params is None:
+            raise NotImplementedError
+        new = self._get_checked_instance(owner, _instance)
+        batch_shape = tuple(batch_shape)
+        for name in owner._batch_params:
+            if name in self.__dict__:
+                value = self.__dict__[name]
+                if isinstance(value, Distribution):
+                    value = value.expand(batch_shape)
+                else:
+                    value = value.expand(batch_shape + tuple(value.shape[len(self._batch_shape):]))
+                setattr(new, name, value)
+        for name in owner._shared_attrs:
+            setattr(new, name, getattr(self, name))
+        return self._finish_expand(new, batch_shape)
 
     @property
     def batch_shape(self):

@@ -4,7 +4,7 @@ import tcore
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _is_number, broadcast_all
+from .utils import _broadcast_params
 
 __all__ = ["Exponential"]
 
@@ -13,19 +13,14 @@ class Exponential(ExponentialFamily):
     """The exponential distribution of the given rate (mean 1 / rate)."""
 
     arg_constraints = {"rate": constraints.positive}
+    _batch_params = ("rate",)
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        super().__init__(() if _is_number(rate) else self.rate.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = tuple(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
+        (self.rate,), batch_shape = _broadcast_params(rate)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @property
     def mean(self):

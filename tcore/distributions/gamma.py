@@ -4,7 +4,7 @@ import tcore
 
 from . import _random, constraints
 from .exp_family import ExponentialFamily
-from .utils import _is_number, broadcast_all
+from .utils import _broadcast_params
 
 __all__ = ["Gamma", "Chi2"]
 
@@ -18,18 +18,11 @@ class Gamma(ExponentialFamily):
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
+    _batch_params = ("concentration", "rate")
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        batch_shape = () if _is_number(concentration) and _is_number(rate) else self.concentration.shape
+        (self.concentration, self.rate), batch_shape = _broadcast_params(concentration, rate)
         super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = tuple(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):

@@ -4,43 +4,30 @@ import tcore
 from tcore.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
+from ._probs_or_logits import ProbsOrLogits
 from .distribution import Distribution
-from .utils import _is_number, _uniform, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _uniform, broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(ProbsOrLogits, Distribution):
     """The number of failures before the first success in trials of success probability probs
     (or logits)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
+    _batch_params = ("probs", "logits", "_param")
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        super().__init__(() if _is_number(given) else given.shape, validate_args=validate_args)
+        batch_shape = self._set_probs_or_logits(probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             valid = self.probs > 0
             if not bool(valid.all()):
                 raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
                                  f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but found "
                                  f"invalid values:\n{self.probs.detach()[~valid]}")
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = tuple(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):
@@ -53,14 +40,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -3,38 +3,20 @@ from __future__ import annotations
 import tcore
 
 from . import constraints
+from ._location_scale import LocationScale
 from .distribution import Distribution
-from .utils import _is_number, _uniform, broadcast_all
+from .utils import _uniform
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(LocationScale, Distribution):
     """The Laplace distribution: density exp(-|x - loc| / scale) / (2 scale)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = () if _is_number(loc) and _is_number(scale) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = tuple(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    _batch_params = ("loc", "scale")
 
     @property
     def variance(self):

@@ -50,6 +50,8 @@ class MultivariateNormal(Distribution):
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
     has_rsample = True
+    _batch_params = ("loc", "covariance_matrix", "scale_tril", "precision_matrix")
+    _shared_attrs = ("_unbroadcasted_scale_tril",)
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         if loc.dim() < 1:
@@ -77,17 +79,6 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(given)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = tuple(batch_shape)
-        cov_shape = batch_shape + self.event_shape + self.event_shape
-        new.loc = self.loc.expand(batch_shape + self.event_shape)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(cov_shape))
-        return self._finish_expand(new, batch_shape)
-
     def _matrix_shape(self):
         return self._batch_shape + self._event_shape + self._event_shape
 
@@ -108,9 +99,7 @@ class MultivariateNormal(Distribution):
     def mean(self):
         return self.loc
 
-    @property
-    def mode(self):
-        return self.loc
+    mode = mean
 
     @property
     def variance(self):

@@ -5,41 +5,23 @@ import math
 import tcore
 
 from . import constraints
+from ._location_scale import LocationScale
 from .exp_family import ExponentialFamily
-from .utils import _is_number, _standard_normal, broadcast_all
+from .utils import _is_number, _standard_normal
 
 __all__ = ["Normal"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(ExponentialFamily):
+class Normal(LocationScale, ExponentialFamily):
     """The normal distribution N(loc, scale^2)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = () if _is_number(loc) and _is_number(scale) else self.loc.shape
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = tuple(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    _batch_params = ("loc", "scale")
 
     @property
     def stddev(self):

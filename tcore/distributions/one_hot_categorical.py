@@ -16,17 +16,12 @@ class OneHotCategorical(Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
+    _batch_params = ("_categorical",)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits)
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = tuple(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
 
     @property
     def _param(self):

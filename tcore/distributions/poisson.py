@@ -4,7 +4,7 @@ import tcore
 
 from . import _random, constraints
 from .exp_family import ExponentialFamily
-from .utils import _is_number, broadcast_all
+from .utils import _broadcast_params, broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -13,17 +13,12 @@ class Poisson(ExponentialFamily):
     """The Poisson distribution of the given rate: P(k) = rate^k e^-rate / k!."""
 
     arg_constraints = {"rate": constraints.nonnegative}
+    _batch_params = ("rate",)
     support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args=None):
-        (self.rate,) = broadcast_all(rate)
-        super().__init__(() if _is_number(rate) else self.rate.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = tuple(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
+        (self.rate,), batch_shape = _broadcast_params(rate)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @property
     def mean(self):

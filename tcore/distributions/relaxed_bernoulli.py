@@ -3,50 +3,28 @@ from __future__ import annotations
 import tcore
 
 from . import constraints
+from ._probs_or_logits import ProbsOrLogits
+from ._relaxed import RelaxedParams
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import _is_number, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(ProbsOrLogits, Distribution):
     """The logit of a RelaxedBernoulli draw: (logits + Logistic noise) / temperature."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
+    _batch_params = ("probs", "logits", "_param")
+    _shared_attrs = ("temperature",)
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(() if _is_number(given) else param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = tuple(batch_shape)
-        new.temperature = self.temperature
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
-        return self._finish_expand(new, batch_shape)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        batch_shape = self._set_probs_or_logits(probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @property
     def param_shape(self):
@@ -66,7 +44,7 @@ class LogitRelaxedBernoulli(Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(RelaxedParams, TransformedDistribution):
     """A continuous relaxation of Bernoulli on (0, 1) (the binary Concrete distribution),
     reparameterizable; temperature -> 0 approaches Bernoulli."""
 
@@ -81,15 +59,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

@@ -3,6 +3,7 @@ from __future__ import annotations
 import tcore
 
 from . import constraints
+from ._relaxed import RelaxedParams
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
@@ -19,19 +20,14 @@ class ExpRelaxedCategorical(Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.real_vector
     has_rsample = True
+    _batch_params = ("_categorical",)
+    _shared_attrs = ("temperature",)
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits)
         self.temperature = temperature
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = tuple(batch_shape)
-        new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
 
     @property
     def param_shape(self):
@@ -61,7 +57,7 @@ class ExpRelaxedCategorical(Distribution):
         return (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1) + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(RelaxedParams, TransformedDistribution):
     """A continuous relaxation of OneHotCategorical on the simplex (the Concrete / Gumbel-softmax
     distribution), reparameterizable."""
 
@@ -76,15 +72,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

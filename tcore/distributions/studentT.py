@@ -18,20 +18,12 @@ class StudentT(Distribution):
     arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _batch_params = ("df", "loc", "scale", "_chi2")
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         self._chi2 = Chi2(self.df)
         super().__init__(self.df.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(StudentT, _instance)
-        batch_shape = tuple(batch_shape)
-        new.df = self.df.expand(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        new._chi2 = self._chi2.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):

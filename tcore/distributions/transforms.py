@@ -371,13 +371,18 @@ class ReshapeTransform(Transform):
         return self._reshaped(shape, self.out_shape, self.in_shape)
 
 
-class ExpTransform(Transform):
-    """y = exp(x)."""
+class _IncreasingBijection(Transform):
+    """An elementwise, strictly increasing bijection of the reals onto codomain."""
 
     domain = constraints.real
-    codomain = constraints.positive
     bijective = True
     sign = +1
+
+
+class ExpTransform(_IncreasingBijection):
+    """y = exp(x)."""
+
+    codomain = constraints.positive
 
     def __eq__(self, other):
         return isinstance(other, ExpTransform)
@@ -440,13 +445,10 @@ def _clipped_sigmoid(x):
     return tcore.clamp(tcore.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_IncreasingBijection):
     """y = 1 / (1 + exp(-x)), kept inside (0, 1)."""
 
-    domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = +1
 
     def __eq__(self, other):
         return isinstance(other, SigmoidTransform)
@@ -465,13 +467,10 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_IncreasingBijection):
     """y = log(1 + exp(x))."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = +1
 
     def __eq__(self, other):
         return isinstance(other, SoftplusTransform)
@@ -488,13 +487,10 @@ class SoftplusTransform(Transform):
         return -softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_IncreasingBijection):
     """y = tanh(x)."""
 
-    domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = +1
 
     def __eq__(self, other):
         return isinstance(other, TanhTransform)

@@ -6,7 +6,7 @@ import tcore
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _is_number, _uniform, broadcast_all
+from .utils import _broadcast_params, _uniform
 
 __all__ = ["Uniform"]
 
@@ -15,22 +15,15 @@ class Uniform(Distribution):
     """The uniform distribution on the half-open interval [low, high)."""
 
     has_rsample = True
+    _batch_params = ("low", "high")
 
     @property
     def arg_constraints(self):
         return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        batch_shape = () if _is_number(low) and _is_number(high) else self.low.shape
+        (self.low, self.high), batch_shape = _broadcast_params(low, high)
         super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = tuple(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        return self._finish_expand(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

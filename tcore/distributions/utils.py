@@ -33,6 +33,18 @@ def broadcast_all(*values):
     return tuple(tcore.broadcast_tensors(*tensors))
 
 
+def _broadcast_params(*values):
+    """broadcast_all(*values), and the batch shape they make: () when every value is a number."""
+    tensors = broadcast_all(*values)
+    return tensors, (() if all(_is_number(v) for v in values) else tensors[0].shape)
+
+
+def _enumerate_over_batch(values, batch_shape, expand):
+    """A support's values (1-D) along a new leading dim, broadcast (expand: expanded) over batch_shape."""
+    values = values.view((-1,) + (1,) * len(batch_shape))
+    return values.expand((-1,) + batch_shape) if expand else values
+
+
 def _sum_rightmost(value, dim: int):
     """value summed over its last dim dims."""
     if dim == 0:

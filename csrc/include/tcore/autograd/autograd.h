@@ -254,6 +254,11 @@ TCORE_API Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t 
 TCORE_API std::pair<Tensor, Tensor> unpack_dual(const Tensor& t, int64_t level);
 
 // ----- the engine
+// torch.autograd.set_detect_anomaly: with check_nan, a node whose gradients hold a NaN is an error
+// naming it (per process, as torch's flag).
+TCORE_API void set_anomaly_mode(bool enabled, bool check_nan);
+TCORE_API bool anomaly_enabled();
+TCORE_API bool anomaly_check_nan();
 // Whether the innermost backward running on this thread accumulates into .grad (backward(), or
 // none running) rather than returning gradients (autograd.grad): torch's _is_checkpoint_valid.
 TCORE_API bool current_task_accumulates();
