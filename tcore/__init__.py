@@ -67,7 +67,8 @@ from .ops import ops  # noqa: E402 - the boxed path (generated unboxing)
 
 if _C._has_autograd:
     from . import autograd
-    from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+    from .autograd import (enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled, no_grad,
+                           set_grad_enabled)
 
 from . import amp, func, nn, optim, utils  # noqa: E402 - the torch-shaped Python API (docs/torch_api.md)
 from .amp import autocast  # noqa: E402

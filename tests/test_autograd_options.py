@@ -61,14 +61,14 @@ def test_detect_anomaly_as_torch():
         x = lib.tensor([0.0, 1.0], requires_grad=True)
         with pytest.warns(UserWarning) if lib is torch else _nothing():
             with lib.autograd.detect_anomaly():
-                assert lib.autograd.is_anomaly_enabled()
+                assert lib.is_anomaly_enabled()
                 with pytest.raises(RuntimeError, match="Function 'SqrtBackward0' returned nan values in its 0th output."):
                     (x.sqrt() * 0).sum().backward()
-        assert not lib.autograd.is_anomaly_enabled()
+        assert not lib.is_anomaly_enabled()
         (x.sqrt() * 0).sum().backward()  # (off again: NaN gradients pass)
         with lib.autograd.set_detect_anomaly(True, check_nan=False):
-            assert lib.autograd.is_anomaly_enabled() and not lib.autograd.is_anomaly_check_nan_enabled()
-        assert not lib.autograd.is_anomaly_enabled()
+            assert lib.is_anomaly_enabled() and not lib.is_anomaly_check_nan_enabled()
+        assert not lib.is_anomaly_enabled()
 
 
 def _nothing():
