@@ -74,3 +74,19 @@ def test_detect_anomaly_as_torch():
 def _nothing():
     import contextlib
     return contextlib.nullcontext()
+
+
+def test_backward_inputs_with_retain_grad_and_post_hooks_as_torch():
+    results = []
+    for lib in (torch, tcore):
+        x = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+        a = x * 3
+        a.retain_grad()
+        a.sin().sum().backward(inputs=[a], retain_graph=True)  # (retained once, not twice)
+        seen = []
+        x.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.tolist()))
+        a.sin().sum().backward(inputs=[x])
+        results.append((a.grad.numpy(), x.grad.numpy(), seen))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-13)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-13)
+    np.testing.assert_allclose(results[1][2], results[0][2], rtol=1e-13)

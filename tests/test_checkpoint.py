@@ -141,3 +141,33 @@ def test_checkpoint_errors_and_warnings_as_torch():
                 mismatches.append((type(e).__name__, str(e).split("\n")[:2]))  # (then each library's reprs)
         messages.append((str(grad_error.value), str(kwargs_error.value), mismatches))
     assert messages[1] == messages[0]
+
+
+def test_hooks_keep_saved_inputs_in_the_graph_as_torch():
+    """(from a review: a saved input given back by an unpack hook keeps its place in the graph and
+    its tangent, so double backward and forward over reverse through hooks and checkpoint are
+    right; an input written in place after a checkpoint is refused)"""
+    results = []
+    for lib in (torch, tcore):
+        x = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t):
+            y = (x * x).sum() + x.exp().sum()
+        g, = lib.autograd.grad(y, x, create_graph=True)
+        g2, = lib.autograd.grad(g.sum(), x)
+        c = ckpt(lib).checkpoint(lambda z: (z * z).sum() + z.sin().sin().sum(), x, use_reentrant=False)
+        cg, = lib.autograd.grad(c, x, create_graph=True)
+        cg2, = lib.autograd.grad(cg.sum(), x)
+        fa = lib.autograd.forward_ad
+        with lib.autograd.graph.save_on_cpu(), fa.dual_level():
+            xd = fa.make_dual(x, lib.ones(2, dtype=lib.float64))
+            gd, = lib.autograd.grad((xd.exp() * xd).sum(), x, create_graph=True)
+            tangent = fa.unpack_dual(gd).tangent
+        a = x * 1
+        z = ckpt(lib).checkpoint(lambda v: v.sin(), a, use_reentrant=False).sum()
+        with lib.no_grad():
+            a.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.backward()
+        results.append((g2.detach().numpy(), cg2.detach().numpy(), tangent.detach().numpy()))
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-13)

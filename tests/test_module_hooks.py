@@ -94,3 +94,30 @@ def test_backward_hook_errors_and_inplace_as_torch():
         messages.append((str(both.value), "is a view and is being modified inplace" in str(inplace.value)))
     assert messages[1] == messages[0]
     assert messages[0][1]
+
+
+def test_backward_hook_slots_as_torch():
+    """(from a review: None in grad_output for an output that needs no gradient, zeros in
+    grad_input for an input without one, no hook call when the output is a list or dict)"""
+    results = []
+    for lib in (torch, tcore):
+        class Two(lib.nn.Module):
+            def forward(self, a, b, c):
+                return a * 2, b * 3
+
+        class Listed(lib.nn.Module):
+            def forward(self, a):
+                return [a * 2]
+
+        seen = []
+        m = Two()
+        m.register_full_backward_hook(lambda mod, gi, go: seen.append(
+            ([None if g is None else g.tolist() for g in gi], [None if g is None else g.tolist() for g in go])))
+        a, c = lib.ones(2, dtype=lib.float64, requires_grad=True), lib.ones(2, dtype=lib.float64, requires_grad=True)
+        out = m(a, lib.ones(2, dtype=lib.float64), c)
+        out[0].sum().backward()
+        listed = Listed()
+        listed.register_full_backward_hook(lambda mod, gi, go: seen.append("listed"))
+        listed(lib.ones(2, requires_grad=True))[0].sum().backward()
+        results.append(seen)
+    assert results[1] == results[0]

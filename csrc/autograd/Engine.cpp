@@ -228,6 +228,26 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_
   execute(edges, grads, task);
 }
 
+void backward_into(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
+                   std::optional<bool> retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
+  const std::vector<Tensor> grads = grad(roots, inputs, grad_roots, retain_graph, create_graph, true);
+  AutoGradMode mode(create_graph);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& g = grads[i];
+    if (!g.defined()) continue;
+    const Tensor& x = inputs[i];
+    if (is_leaf(x)) {  // its accumulator: the leaf's layout, the sum, the post-accumulate hooks
+      gradient_edge(x).fn->apply({g});
+      continue;
+    }
+    AutogradMeta& m = meta(x);
+    if (m.retains_grad) continue;  // (its retain_grad hook summed it during the pass)
+    if (!m.grad.defined()) m.grad = create_graph ? g : detach(g);
+    else if (create_graph) m.grad = ops::add_Tensor::call(m.grad, g, 1);
+    else ops::add__Tensor::call(m.grad, g, 1);
+  }
+}
+
 std::vector<Tensor> grad(const std::vector<Tensor>& roots, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_roots, std::optional<bool> retain_graph, bool create_graph,
                          bool allow_unused) {

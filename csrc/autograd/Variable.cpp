@@ -294,6 +294,13 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_ou
       output_fn_ = fn;
       output_nr_ = meta(t).output_nr;
     }
+    // what the tensor itself would have carried: an input's place in the graph (its grad_fn, or
+    // a leaf's accumulator, held here as the tensor would hold it), and the tangent
+    if (!is_output && t.requires_grad()) input_edge_ = gradient_edge(t);
+    if (t.impl()->has_fw_grad) {
+      fw_grad_ = fw_grad(t);
+      fw_level_ = current_dual_level();
+    }
     unpack_hook_ = hook(is_output ? detach(t) : t);
     return;
   }
@@ -317,8 +324,16 @@ Tensor SavedVariable::unpack(const char* name, const Node* owner) const {
   if (unpack_hook_) {
     Tensor data = unpack_hook_();
     TCORE_CHECK(data.defined(), "the unpack hook of saved_tensors_hooks returned None for a saved tensor ('", name, "')");
-    if (!is_output_) return data;
-    return restore_output(detach(data), owner);
+    if (is_output_) return restore_output(detach(data), owner);
+    Tensor out = detach(data);  // the hook's tensor, in the saved input's place in the graph
+    if (input_edge_.valid()) {
+      AutogradMeta& m = meta(out);
+      m.grad_fn = input_edge_.fn;
+      m.output_nr = input_edge_.input_nr;
+      out.impl()->requires_grad = true;
+    }
+    if (fw_grad_.defined() && fw_level_ == current_dual_level()) set_fw_grad(out, fw_grad_);
+    return out;
   }
   if (!data_.defined()) return Tensor();
   if (data_.version() != version_) {
@@ -355,6 +370,7 @@ void SavedVariable::reset() {
                      // callbacks) that unpacks this again
   const Tensor data = std::move(data_), fw_grad = std::move(fw_grad_);
   const UnpackHook hook = std::move(unpack_hook_);
+  const Edge edge = std::move(input_edge_);
 }
 
 }  // namespace tcore::autograd

@@ -155,6 +155,13 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
     nb::gil_scoped_release nogil;
     ag::backward(outputs, gs, retain_graph, create_graph);
   });
+  m.def("_autograd_backward_into", [](std::vector<Tensor> outputs, std::vector<std::optional<Tensor>> grad_outputs,
+                                      std::optional<bool> retain_graph, bool create_graph, std::vector<Tensor> inputs) {
+    std::vector<Tensor> gs;
+    for (auto& g : grad_outputs) gs.push_back(g ? *g : Tensor());
+    nb::gil_scoped_release nogil;
+    ag::backward_into(outputs, gs, retain_graph, create_graph, inputs);
+  });
   m.def("_enter_dual_level", &ag::enter_dual_level);
   m.def("_exit_dual_level", &ag::exit_dual_level, nb::arg("level"));
   m.def("_current_dual_level", &ag::current_dual_level);

@@ -62,17 +62,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     ins = _as_list(inputs)
     if not ins:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    grads = _C._autograd_grad(outs, ins, gouts, retain_graph, create_graph, True)
-    with _Scoped(create_graph):
-        for x, g in zip(ins, grads):
-            if g is None:
-                continue
-            if x.grad is None:
-                x.grad = g if create_graph else g.detach().clone()
-            elif create_graph:
-                x.grad = x.grad + g
-            else:
-                x.grad.add_(g)
+    _C._autograd_backward_into(outs, gouts, retain_graph, create_graph, ins)
 
 
 def is_grad_enabled() -> bool:

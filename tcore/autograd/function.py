@@ -231,6 +231,14 @@ class Function:
             ctx.__dict__.pop("to_save", None)  # (the node holds them now, outputs without a cycle)
             for i, t in zip(call.output_positions, recorded):
                 outputs[i] = t
+        else:  # (an input returned as it is comes back as a view of itself all the same, as torch's)
+            for i in call.output_positions:
+                if any(outputs[i] is t for t in tensors) and not any(outputs[i] is d for d in dirty):
+                    _C._set_grad_enabled(False)
+                    try:
+                        outputs[i] = outputs[i].view_as(outputs[i])
+                    finally:
+                        _C._set_grad_enabled(grad_enabled)
         if forward_mode:
             _forward_tangents(cls, ctx, args, call, tensors, tangents, outputs, dirty)
         return outputs[0] if single else tuple(outputs)

@@ -122,6 +122,9 @@ class _Frame:
         self.recompute_context, self.check, self.early_stop = recompute_context, determinism_check, early_stop
         self.metas: list[tuple] = []
         self.values: list | None = None
+        # the inputs' versions: recomputing from an input written in place since would give the
+        # gradient at other values (torch saves them for backward, which checks this)
+        self.versions = [(a, a._version) for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
 
     def pack(self, tensor):
         self.metas.append(_meta(tensor))
@@ -133,6 +136,13 @@ class _Frame:
         return self.values[index]
 
     def _recompute(self) -> None:
+        for a, version in self.versions:
+            if a._version != version:
+                producer = f", which is output 0 of {a.grad_fn.name()}," if a.grad_fn is not None else ""
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                    f"[{a.dtype} {list(a.shape)}]{producer} is at version {a._version}; expected version {version} "
+                    "instead (an input of torch.utils.checkpoint's function).")
         values: list = []
 
         def keep(tensor):

@@ -608,9 +608,13 @@ class _BackwardHook:
 
     def __init__(self, module: Module, args: tuple) -> None:
         self.module = module
-        self.n_inputs = len(_tensors_of(args)) if isinstance(args, tuple) else 0
+        tensors = _tensors_of(args) if isinstance(args, tuple) else []
+        self.n_inputs = len(tensors)
+        self.input_metas = [(list(t.shape), t.dtype, t.device) for _, t in tensors]  # (zeros for those without)
         self.grad_outputs = None
         self.input_slots: list[int] = []
+        self.output_slots: list[int] = []
+        self.n_outputs = 0
 
     def setup_input_hook(self, args: tuple) -> tuple:
         tensors = _tensors_of(args)
@@ -623,14 +627,25 @@ class _BackwardHook:
         return _replace(args, [i for _, i, _ in needing], new)
 
     def setup_output_hook(self, out):
-        tensors = [(i, t) for i, t in _tensors_of(out) if t.requires_grad]
-        if not tensors:
+        if not isinstance(out, (Tensor, tuple)):  # (a list or dict: torch's hooks see nothing either)
             return out
-        new = _identity(*[t for _, t in tensors])
+        tensors = _tensors_of(out)
+        needing = [(k, i, t) for k, (i, t) in enumerate(tensors) if t.requires_grad]
+        if not needing:
+            return out
+        self.n_outputs, self.output_slots = len(tensors), [k for k, _, _ in needing]
+        new = _identity(*[t for _, _, t in needing])
         new[0].grad_fn.register_prehook(self._output_grads)
-        return _replace(out, [i for i, _ in tensors], new)
+        return _replace(out, [i for _, i, _ in needing], new)
 
-    def _output_grads(self, grads: tuple):
+    def _output_grads(self, node_grads: tuple):
+        grads = [None] * self.n_outputs  # (None for the outputs that need no gradient)
+        for k, g in zip(self.output_slots, node_grads):
+            grads[k] = g
+        grads = self._run_pre_hooks(tuple(grads))
+        return tuple(grads[k] for k in self.output_slots)
+
+    def _run_pre_hooks(self, grads: tuple) -> tuple:
         module = self.module
         for hook in list(module._backward_pre_hooks.values()):
             result = hook(module, grads)
@@ -651,10 +666,14 @@ class _BackwardHook:
 
     def _input_grads(self, grads: tuple):
         module = self.module
+        if self.grad_outputs is None:  # (the output was no tensor: torch calls no hook)
+            return grads
         full = [None] * self.n_inputs
         for k, g in zip(self.input_slots, grads):
             full[k] = g
-        grad_input = tuple(full)
+        # torch's: an input without a gradient gets zeros, as the identity's materialized ones
+        grad_input = tuple(g if g is not None else _C.zeros(*meta[:1], dtype=meta[1], device=meta[2])
+                           for g, meta in zip(full, self.input_metas))
         for hook in list(module._backward_hooks.values()):
             result = hook(module, grad_input, self.grad_outputs)
             if result is not None:

@@ -160,6 +160,7 @@ class TCORE_API SavedVariable {
   bool released_ = false;
   std::weak_ptr<Node> output_fn_;  // outputs: their grad_fn; inputs: the one they had when saved
   UnpackHook unpack_hook_;         // set by a pack hook: gives the tensor back instead of data_
+  Edge input_edge_;                // with a pack hook: a saved input's grad_fn or leaf accumulator
   Tensor fw_grad_;                 // an output's tangent (forward over reverse)
   int64_t fw_level_ = -1;
   uint32_t output_nr_ = 0;
@@ -265,6 +266,9 @@ TCORE_API bool current_task_accumulates();
 // Accumulates d(sum of roots * grad_roots)/d(leaf) into every leaf's .grad.
 TCORE_API void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
                         std::optional<bool> retain_graph = std::nullopt, bool create_graph = false);
+// backward(inputs=...): accumulates into the .grad of `inputs` only (leaves or not).
+TCORE_API void backward_into(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
+                             std::optional<bool> retain_graph, bool create_graph, const std::vector<Tensor>& inputs);
 // Returns the gradients of the roots w.r.t. `inputs` (nothing is accumulated).
 TCORE_API std::vector<Tensor> grad(const std::vector<Tensor>& roots, const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& grad_roots, std::optional<bool> retain_graph = std::nullopt,
