@@ -1,7 +1,8 @@
 """tcore.optim: SGD, Adam, AdamW, Adamax, NAdam, RAdam, RMSprop, Adagrad, Adadelta, ASGD, Rprop,
-LBFGS and learning-rate schedulers (tcore.optim.lr_scheduler), with torch.optim's options,
-update rules, zero_grad and state_dict."""
-from . import lr_scheduler  # noqa: F401
+LBFGS, learning-rate schedulers (tcore.optim.lr_scheduler) and stochastic weight averaging
+(tcore.optim.swa_utils: AveragedModel, update_bn, SWALR), with torch.optim's options, update rules,
+zero_grad and state_dict."""
+from . import lr_scheduler, swa_utils  # noqa: F401
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -16,4 +17,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad", "Adadelta", "ASGD",
-           "Rprop", "LBFGS", "lr_scheduler"]
+           "Rprop", "LBFGS", "lr_scheduler", "swa_utils"]
