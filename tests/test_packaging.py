@@ -64,7 +64,7 @@ def test_runtime_dependencies_are_what_import_tcore_needs():
         assert imports <= {"numpy", "tcore", "__future__", "builtins", "collections", "contextlib", "dataclasses",
                            "functools", "itertools", "math", "numbers", "operator", "os", "sys", "typing", "warnings",
                            "threading", "weakref", "enum", "abc", "re", "types", "pathlib", "json", "struct",
-                           "inspect", "copy", "textwrap", "io", "tempfile",
+                           "inspect", "copy", "textwrap", "io", "tempfile", "importlib",
                            "safetensors"}, (f.name, imports)  # safetensors: only tcore.save/load, lazily
 
 
