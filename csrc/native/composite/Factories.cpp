@@ -32,6 +32,11 @@
 #include <tcore/ops/uniform.h>
 #include <tcore/ops/zero_native.h>
 #include <tcore/ops/zeros_like_native.h>
+#include <tcore/ops/add.h>
+#include <tcore/ops/all.h>
+#include <tcore/ops/ge.h>
+#include <tcore/ops/mul.h>
+#include <tcore/ops/normal_native.h>
 #include <tcore/ops/zeros_native.h>
 #include <tcore/ops/tril_indices_native.h>
 #include <tcore/ops/triu_indices_native.h>
@@ -226,6 +231,42 @@ Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional
                     std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                     std::optional<MemoryFormat> memory_format) {
   return tcore::random_(tcore::empty_like(self, dtype, layout, device, pin_memory, memory_format), low, high);
+}
+
+// torch.normal's tensor forms: standard normal draws of the broadcast shape, times std, plus mean
+// (std checked >= 0, torch's message; a negative element of a std tensor too).
+namespace {
+Tensor normal_around(const Tensor& mean, const Tensor& std, const std::optional<Generator>& generator) {
+  TCORE_CHECK_VALUE(std.numel() == 0 || item<bool>(tcore::all(tcore::ge(std, Scalar(0)))),
+                    "normal expects all elements of std >= 0.0");
+  const std::vector<int64_t> shape = broadcast_shapes(mean.sizes(), std.sizes());
+  const ScalarType dtype = promoted(mean, std);
+  Tensor draws = tcore::normal_(tcore::empty(shape, dtype, std::nullopt, mean.device(), std::nullopt, std::nullopt),
+                                0.0, 1.0, generator);
+  return tcore::add(tcore::mul(draws, std), mean, 1);
+}
+}  // namespace
+
+Tensor normal(const Tensor& mean, double std, const std::optional<Generator>& generator) {
+  TCORE_CHECK_VALUE(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  Tensor draws = tcore::normal_(tcore::empty_like(mean, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                                  MemoryFormat::Contiguous), 0.0, std, generator);
+  return tcore::add(draws, mean, 1);
+}
+Tensor normal(double mean, const Tensor& std, const std::optional<Generator>& generator) {
+  TCORE_CHECK_VALUE(std.numel() == 0 || item<bool>(tcore::all(tcore::ge(std, Scalar(0)))),
+                    "normal expects all elements of std >= 0.0");
+  Tensor draws = tcore::normal_(tcore::empty_like(std, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                                  MemoryFormat::Contiguous), 0.0, 1.0, generator);
+  return tcore::add(tcore::mul(draws, std), Scalar(mean), 1);
+}
+Tensor normal(const Tensor& mean, const Tensor& std, const std::optional<Generator>& generator) {
+  return normal_around(mean, std, generator);
+}
+Tensor normal(double mean, double std, IntArrayRef size, const std::optional<Generator>& generator,
+              std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+              std::optional<bool> pin_memory) {
+  return tcore::normal_(tcore::empty(size, dtype, layout, device, pin_memory, std::nullopt), mean, std, generator);
 }
 
 // The same with a Generator (None: the default one).
