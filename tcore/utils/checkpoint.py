@@ -173,15 +173,21 @@ class _Frame:
         self.values = values
 
 
+def _reentrant(use_reentrant: bool | None, caller: str) -> bool:
+    """use_reentrant as given, or True with torch 2.13's warning when it was left out."""
+    if use_reentrant is None:
+        warnings.warn(f"{caller}: the use_reentrant parameter should be passed explicitly. use_reentrant=False is "
+                      "recommended, but if you need to preserve the current default behavior, you can pass "
+                      "use_reentrant=True. Refer to docs for more details on the differences between the two "
+                      "variants.", stacklevel=3)
+        return True
+    return use_reentrant
+
+
 def checkpoint(function, *args, use_reentrant: bool | None = None, context_fn=noop_context_fn,
                determinism_check: str = "default", debug: bool = False, early_stop: bool = True, **kwargs):
     """function(*args, **kwargs), its intermediate values recomputed in backward instead of kept."""
-    if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-                      "use_reentrant=False is recommended, but if you need to preserve the current default behavior, "
-                      "you can pass use_reentrant=True. Refer to docs for more details on the differences between "
-                      "the two variants.", stacklevel=2)
-        use_reentrant = True
+    use_reentrant = _reentrant(use_reentrant, "torch.utils.checkpoint")
     preserve = kwargs.pop("preserve_rng_state", True)
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
@@ -200,12 +206,7 @@ def checkpoint(function, *args, use_reentrant: bool | None = None, context_fn=no
 
 def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None, **kwargs):
     """A Sequential (or list of modules) in `segments` checkpointed runs; the last runs plainly."""
-    if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
-                      "explicitly. use_reentrant=False is recommended, but if you need to preserve the current "
-                      "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
-                      "differences between the two variants.", stacklevel=2)
-        use_reentrant = True
+    use_reentrant = _reentrant(use_reentrant, "torch.utils.checkpoint.checkpoint_sequential")
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))

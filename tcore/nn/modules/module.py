@@ -155,19 +155,18 @@ class Module:
             module = module._modules[item]
         return module
 
-    def get_parameter(self, target: str) -> Parameter:
+    def _get_entry(self, target: str, store: str, kind: str):
         path, _, name = target.rpartition(".")
-        module = self.get_submodule(path)
-        if name not in module._parameters:
-            raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return module._parameters[name]
+        entries = self.get_submodule(path).__dict__[store]
+        if name not in entries:
+            raise AttributeError(f"`{name}` is not {kind}")
+        return entries[name]
+
+    def get_parameter(self, target: str) -> Parameter:
+        return self._get_entry(target, "_parameters", "an nn.Parameter")
 
     def get_buffer(self, target: str) -> Tensor:
-        path, _, name = target.rpartition(".")
-        module = self.get_submodule(path)
-        if name not in module._buffers:
-            raise AttributeError(f"`{name}` is not a buffer")
-        return module._buffers[name]
+        return self._get_entry(target, "_buffers", "a buffer")
 
     def get_extra_state(self) -> Any:
         """What a subclass adds to its state_dict under `_extra_state` (it overrides this and

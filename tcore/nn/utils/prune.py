@@ -27,6 +27,7 @@ import numpy as np
 from ... import _C
 from ..._tensor import tensor as _tensor
 from .convert_parameters import parameters_to_vector
+from .weight_norm import _remove_hook
 
 Tensor = _C.Tensor
 _CONTIGUOUS = _C.memory_format.contiguous_format
@@ -338,13 +339,16 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes `amount` entries chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes `amount` entries of the flattened tensor: the ones _pruned picks."""
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
+
+    def _pruned(self, t, n: int):
+        raise NotImplementedError
 
     def compute_mask(self, t, default_mask):
         tensor_size = t.nelement()
@@ -352,31 +356,26 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(nparams_toprune, tensor_size)
         mask = default_mask.clone(memory_format=_CONTIGUOUS)
         if nparams_toprune != 0:
-            prob = _C.rand_like(t.detach())
-            mask.view(-1)[_C.topk(prob.view(-1), nparams_toprune)[1]] = 0
+            mask.view(-1)[self._pruned(t, nparams_toprune)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes `amount` entries chosen at random."""
+
+    def _pruned(self, t, n: int):
+        return _C.topk(_C.rand_like(t.detach()).view(-1), n)[1]
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the `amount` entries of smallest absolute value."""
-    PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone(memory_format=_CONTIGUOUS)
-        if nparams_toprune != 0:
-            mask.view(-1)[_topk_indices(_C.abs(t).view(-1), nparams_toprune, largest=False)] = 0
-        return mask
+    def _pruned(self, t, n: int):
+        return _topk_indices(_C.abs(t).view(-1), n, largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -537,12 +536,8 @@ def custom_from_mask(module, name, mask):
 
 def remove(module, name):
     """Makes the pruning of `name` permanent and removes its hook. Returns the module."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"Parameter '{name}' of module {module} has to be pruned before pruning can be removed")
+    return _remove_hook(module, lambda hook: isinstance(hook, BasePruningMethod) and hook._tensor_name == name,
+                        f"Parameter '{name}' of module {module} has to be pruned before pruning can be removed")
 
 
 def is_pruned(module) -> bool:

@@ -12,7 +12,7 @@ from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from ..parameter import Parameter
-from .weight_norm import _remove_hook
+from .weight_norm import _remove_parametrizing_hook
 
 Tensor = _C.Tensor
 
@@ -96,4 +96,4 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """<name> a plain parameter again, with its current value."""
-    return _remove_hook(module, SpectralNorm, name, "spectral_norm")
+    return _remove_parametrizing_hook(module, SpectralNorm, name, "spectral_norm")

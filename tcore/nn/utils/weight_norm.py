@@ -77,17 +77,22 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     return module
 
 
-def _remove_hook(module: Module, kind: type, name: str, label: str) -> Module:
-    """The forward pre-hook of `kind` for parameter `name` undone and dropped (remove_weight_norm's,
-    remove_spectral_norm's)."""
+def _remove_hook(module: Module, is_it, missing: str) -> Module:
+    """The forward pre-hook is_it(hook) picks undone and dropped (remove_weight_norm's,
+    remove_spectral_norm's, prune.remove's); ValueError(missing) when there is none."""
     for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, kind) and hook.name == name:
+        if is_it(hook):
             hook.remove(module)
             del module._forward_pre_hooks[key]
             return module
-    raise ValueError(f"{label} of '{name}' not found in {module}")
+    raise ValueError(missing)
+
+
+def _remove_parametrizing_hook(module: Module, kind: type, name: str, label: str) -> Module:
+    return _remove_hook(module, lambda hook: isinstance(hook, kind) and hook.name == name,
+                        f"{label} of '{name}' not found in {module}")
 
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """<name> a plain parameter again, with its current value."""
-    return _remove_hook(module, WeightNorm, name, "weight_norm")
+    return _remove_parametrizing_hook(module, WeightNorm, name, "weight_norm")
