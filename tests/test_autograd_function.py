@@ -448,3 +448,39 @@ def test_context_is_freed_with_its_graph():
     assert refs[0]() is None
     with tcore.no_grad():  # (nothing recorded: no node)
         assert not Keep.apply(x).requires_grad
+
+
+def test_context_keeping_its_output_is_collected_as_torch():
+    """ctx.out = y: context -> output -> node -> context, a cycle the collector must see (the node
+    holds the context in C++); kept while something else holds the node, as torch's."""
+    for lib in (torch, tcore):
+        refs = []
+
+        class KeepOutput(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y, z = x * 2, x * 3
+                ctx.out = y
+                refs.append(weakref.ref(ctx))
+                return y, z
+
+            @staticmethod
+            def backward(ctx, gy, gz):
+                return gy * 2 + gz * 3
+
+        x = lib.tensor(X, requires_grad=True)
+        y, z = KeepOutput.apply(x)
+        del y, z
+        gc.collect()
+        assert refs[0]() is None, lib.__name__
+        y, z = KeepOutput.apply(x)
+        (y + z).sum().backward()
+        node = y.grad_fn
+        del y, z
+        gc.collect()
+        assert refs[1]() is not None, lib.__name__  # (node held here)
+        assert node.out is not None
+        del node
+        gc.collect()
+        assert refs[1]() is None, lib.__name__
+        np.testing.assert_allclose(x.grad.numpy(), np.full(X.shape, 5.0))

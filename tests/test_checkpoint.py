@@ -63,6 +63,25 @@ def test_saved_tensors_hooks_errors_as_torch():
             with pytest.raises(RuntimeError, match="no hooks here"):
                 with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
                     pass
+        # hooks in force cannot be switched off: entering the block raises its message, hooks stay
+        calls = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: calls.append(1) or t, lambda t: t):
+            with pytest.raises(RuntimeError, match="^off$"):
+                with lib.autograd.graph.disable_saved_tensors_hooks("off"):
+                    pass
+            (x * x).sum()
+        assert calls == [1, 1]
+        # a pack hook writing its input in place is refused, the input written all the same
+        c = x * 2
+
+        def bump(t):
+            t.add_(1)
+            return t
+
+        with lib.autograd.graph.saved_tensors_hooks(bump, lambda t: t):
+            with pytest.raises(RuntimeError, match="A saved tensor pack hook is modifying its input in place"):
+                c * c
+        np.testing.assert_allclose(c.detach().numpy(), X * 2 + 1)
 
 
 class Block:

@@ -301,7 +301,12 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_ou
       fw_grad_ = fw_grad(t);
       fw_level_ = current_dual_level();
     }
+    const uint32_t version = t.version();
     unpack_hook_ = hook(is_output ? detach(t) : t);
+    TCORE_CHECK(t.version() == version, "A saved tensor pack hook is modifying its input in place. Tensors provided "
+                "as input to pack hook cannot be modified by in-place operations as this can lead to unexpected "
+                "side-effects. Please open an issue if you need to perform in-place operations on the input to a "
+                "pack hook.");
     return;
   }
   version_ = t.version();

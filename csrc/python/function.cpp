@@ -75,6 +75,11 @@ class PyFunctionNode final : public ag::Node {
   std::string name() const override { return name_; }
   void release_variables() override { saved_->release(); }
   const nb::object& ctx() const { return ctx_; }
+  int traverse(visitproc visit, void* arg) const {
+    Py_VISIT(ctx_.ptr());
+    Py_VISIT(backward_.ptr());
+    return 0;
+  }
 
  private:
   std::string name_;
@@ -174,6 +179,19 @@ nb::tuple record(const std::string& name, nb::object backward, nb::object ctx,
 nb::object function_ctx(const ag::Node& n) {
   if (const auto* f = dynamic_cast<const PyFunctionNode*>(&n)) return f->ctx();
   return nb::none();
+}
+
+// The Python objects of a tensor's custom Function node, shown to the cyclic collector by the
+// tensor's object when it alone holds the tensor and the tensor alone holds the node (torch's
+// THPVariable_subclass_traverse): a context keeping its own output as an attribute (ctx.out = y)
+// is then garbage once the output's last Python reference goes, instead of living on through the
+// node.
+int traverse_grad_fn(const Tensor& t, visitproc visit, void* arg) {
+  if (!t.defined() || t.impl_ptr().use_count() != 1 || t.impl()->autograd_meta == nullptr) return 0;
+  const std::shared_ptr<ag::Node>& fn = t.impl()->autograd_meta->grad_fn;
+  if (fn.use_count() != 1) return 0;
+  if (const auto* f = dynamic_cast<const PyFunctionNode*>(fn.get())) return f->traverse(visit, arg);
+  return 0;
 }
 
 void bind_function(nb::module_& m) {

@@ -32,6 +32,7 @@ namespace tcore::python {
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);  // python/autograd.cpp
 void bind_errors(nb::module_& m);                              // python/errors.cpp
 void bind_tensor_extras(nb::class_<Tensor>& cls);              // python/tensor_extras.cpp
+int traverse_grad_fn(const Tensor& t, visitproc visit, void* arg);  // python/function.cpp
 
 void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields) {
   nb::dict registry = nb::borrow<nb::dict>(m.attr("_named_returns"));
@@ -368,12 +369,19 @@ void tensor_dealloc(PyObject* self) {
 }
 
 // The cyclic collector is shown none of a resurrectable object's references (as torch's
-// THPVariable_subclass_traverse), so it does not clear its attributes as part of a cycle.
+// THPVariable_subclass_traverse), so it does not clear its attributes as part of a cycle. An
+// object that alone holds its tensor, itself alone holding its grad_fn, also shows the node's
+// Python objects (a custom Function's context and backward).
 int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
   if (resurrectable(self)) {
     Py_VISIT(Py_TYPE(self));
     return 0;
   }
+#ifdef TCORE_WITH_AUTOGRAD
+  if (nb::inst_ready(nb::handle(self))) {
+    if (const int r = traverse_grad_fn(*nb::inst_ptr<Tensor>(nb::handle(self)), visit, arg)) return r;
+  }
+#endif
   return nanobind_tensor_traverse(self, visit, arg);
 }
 

@@ -4,7 +4,8 @@ saved_tensors_hooks(pack_hook, unpack_hook): inside the block, every tensor a no
 backward (an output of the node detached) goes through pack_hook, whose result the node keeps
 instead of the tensor; backward calls unpack_hook on it for the tensor back. The innermost block
 applies; a hook's own operations save normally. save_on_cpu keeps saved tensors on the CPU;
-disable_saved_tensors_hooks refuses such blocks (with its message) while it is active. The saving
+disable_saved_tensors_hooks refuses such blocks (with its message) while it is active, and is
+itself refused inside one (as torch's: hooks in force could not be switched off). The saving
 is tcore's SavedVariable (csrc/autograd/Variable.cpp): a tensor given to a hook is not
 version-checked (what the hook keeps is the hook's business, as in torch)."""
 from __future__ import annotations
@@ -16,7 +17,8 @@ from .. import _C
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node"]
 
 Node = getattr(_C, "Node", None)  # (None in a build without autograd)
-_state = threading.local()  # disabled: the message of the innermost disable_saved_tensors_hooks
+# disabled: the message of the innermost disable_saved_tensors_hooks; depth: the blocks entered
+_state = threading.local()
 
 
 class saved_tensors_hooks:
@@ -30,9 +32,11 @@ class saved_tensors_hooks:
         if message is not None:
             raise RuntimeError(message)
         _C._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        _state.depth = getattr(_state, "depth", 0) + 1
         return self
 
     def __exit__(self, *exc) -> None:
+        _state.depth -= 1
         _C._pop_saved_tensors_hooks()
 
 
@@ -57,6 +61,8 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
+        if getattr(_state, "depth", 0):
+            raise RuntimeError(self.error_message)
         self._previous = getattr(_state, "disabled", None)
         _state.disabled = self.error_message
         return self
