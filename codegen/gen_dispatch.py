@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from . import autogen, structured
+from . import autocast, autogen, structured
 from .api import cpp
 from .gen_headers import Layout
 from .model import CPU_KERNEL_KEY, NativeFunction
@@ -41,7 +41,13 @@ def render_operators(shard: int, num_shards: int, groups: dict[str, tuple[Native
     for fs in groups.values():
         for f in fs:
             args = cpp.dispatcher_args(f.func)
+            policy = autocast.policy(f)
+            tensors = [a.name for a in args if is_tensor_like(a.schema.type)]
             functions.append(dict(
+                autocast=policy,
+                autocast_tensors="".join(f", {t}" for t in tensors),
+                autocast_args=", ".join(f"autocast::cast(to, {a.name})" if a.name in tensors else a.name
+                                        for a in args),
                 schema=str(f.func),
                 schema_literal=json.dumps(str(f.func)),
                 struct=cpp.struct_name(f.func),
@@ -51,6 +57,8 @@ def render_operators(shard: int, num_shards: int, groups: dict[str, tuple[Native
                 dispatch_key=dispatch_key_expr(f),
             ))
     headers = sorted({layout.ops_header(r) for r in groups})
+    if any(fn["autocast"] for fn in functions):
+        headers.insert(0, "tcore/core/Autocast.h")
     return render("Operators.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, functions=functions)
 
 

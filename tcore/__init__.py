@@ -71,7 +71,10 @@ if _C._has_autograd:
                            set_grad_enabled)
 
 from . import amp, func, nn, optim, utils  # noqa: E402 - the torch-shaped Python API (docs/torch_api.md)
-from .amp import autocast  # noqa: E402
+from .amp import (  # noqa: E402
+    autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_cpu_dtype,
+    get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled, is_autocast_cpu_enabled,
+    is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled)
 from .serialization import load, save  # noqa: E402 - safetensors files
 
 from .nn import functional as _functional  # noqa: E402

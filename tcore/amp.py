@@ -1,50 +1,217 @@
-"""tcore.amp: torch.amp's GradScaler (loss scaling: the loss multiplied by a scale, the
-gradients divided back before the step, a step with an inf or NaN gradient skipped and the scale
-backed off, grown after growth_interval clean steps) and autocast.
+"""tcore.amp: torch.amp's autocast and GradScaler.
 
-autocast runs its block as it is when disabled (autocast(..., enabled=False), the common
-"mixed precision off" switch); enabled, it raises NotImplementedError: tcore does not cast
-operators to lower precision behind the caller's back, and silently running in full precision
-would give other dtypes than torch's."""
+autocast(device_type, dtype=None, enabled=True, cache_enabled=None): inside the block, the
+operators of torch's CPU autocast lists cast their floating arguments (float64 left) first: matmul,
+linear, convolutions... to the autocast dtype (bfloat16 unless given), losses, linear algebra,
+3-d pooling... to float32, cat/stack/index_copy to the widest among them; other operators run on
+what they get. The lists are torch 2.13's (codegen/autocast.py for the C++ operators, the
+_autocast decorator below for the functionals tcore writes in Python). The state is per thread and
+also governs a backward run inside the block, as torch's. Autocast for CUDA tensors (torch's other
+lists) is not implemented: enabled while CUDA is available it raises NotImplementedError; without
+CUDA it warns and stays off, as torch's.
+
+GradScaler: loss scaling: the loss multiplied by a scale, the gradients divided back before the
+step, a step with an inf or NaN gradient skipped and the scale backed off, grown after
+growth_interval clean steps."""
 from __future__ import annotations
 
 import functools
+import math
 import warnings
+from collections.abc import Iterable
 
 from . import _C
 
-__all__ = ["GradScaler", "autocast", "is_autocast_available"]
+__all__ = ["GradScaler", "autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
 Tensor = _C.Tensor
+_DEVICE_TYPES = ("cpu", "cuda")
+_POLICIES = {"LowerPrecision": 0, "Float32": 1, "Promote": 2}  # (csrc/include/tcore/core/Autocast.h's order)
 
 
 def is_autocast_available(device_type: str) -> bool:
-    return False
+    return device_type in _DEVICE_TYPES
+
+
+def _device_type(device_type) -> str:
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if device_type not in _DEVICE_TYPES:
+        raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+    return device_type
+
+
+def is_autocast_enabled(device_type: str = "cuda") -> bool:
+    return _C._autocast_is_enabled(_device_type(device_type))
+
+
+def set_autocast_enabled(device_type: str, enabled: bool) -> None:
+    _C._autocast_set_enabled(_device_type(device_type), bool(enabled))
+
+
+def get_autocast_dtype(device_type: str):
+    return _C._autocast_dtype(_device_type(device_type))
+
+
+def set_autocast_dtype(device_type: str, dtype) -> None:
+    _C._autocast_set_dtype(_device_type(device_type), dtype)
+
+
+def is_autocast_cpu_enabled() -> bool:
+    return is_autocast_enabled("cpu")
+
+
+def get_autocast_cpu_dtype():
+    return get_autocast_dtype("cpu")
+
+
+def get_autocast_gpu_dtype():
+    return get_autocast_dtype("cuda")
+
+
+is_autocast_cache_enabled = _C._autocast_is_cache_enabled
+set_autocast_cache_enabled = _C._autocast_set_cache_enabled
+clear_autocast_cache = _C._autocast_clear_cache
+autocast_increment_nesting = _C._autocast_increment_nesting
+autocast_decrement_nesting = _C._autocast_decrement_nesting
 
 
 class autocast:  # noqa: N801 - torch's name
-    def __init__(self, device_type: str = "cuda", dtype=None, enabled: bool = True, cache_enabled=None) -> None:
-        if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-        self.device_type, self.fast_dtype, self.enabled = device_type, dtype, enabled
+    def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled=None) -> None:
+        self.device = _device_type(device_type)
+        self.fast_dtype = get_autocast_dtype(self.device) if dtype is None else dtype
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
+        if enabled and self.device == "cuda":
+            from . import cuda
+            if not cuda.is_available():
+                warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
+                enabled = False
+            else:
+                raise NotImplementedError("tcore implements CPU autocast only (torch's CUDA autocast lists are not "
+                                          "implemented): use autocast('cpu') or enabled=False")
+        elif enabled and self.fast_dtype not in (_C.dtype.bfloat16, _C.dtype.float16):
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                          "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.", stacklevel=2)
+            enabled = False
+        self._enabled = enabled
 
     def __enter__(self):
-        if self.enabled:
-            raise NotImplementedError("tcore has no automatic mixed precision: autocast(enabled=True) would not cast "
-                                      "anything. Run in one dtype (model.to(tcore.bfloat16) and bfloat16 inputs), or "
-                                      "pass enabled=False")
+        self.prev_cache_enabled = is_autocast_cache_enabled()
+        self.prev = is_autocast_enabled(self.device)
+        self.prev_fastdtype = get_autocast_dtype(self.device)
+        set_autocast_enabled(self.device, self._enabled)
+        set_autocast_dtype(self.device, self.fast_dtype)
+        autocast_increment_nesting()
+        set_autocast_cache_enabled(self._cache_enabled)
         return self
 
-    def __exit__(self, *exc) -> None:
-        return None
+    def __exit__(self, *exc) -> bool:
+        if autocast_decrement_nesting() == 0:
+            clear_autocast_cache()
+        set_autocast_enabled(self.device, self.prev)
+        set_autocast_dtype(self.device, self.prev_fastdtype)
+        set_autocast_cache_enabled(self.prev_cache_enabled)
+        return False
 
     def __call__(self, fn):
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with autocast(self.device_type, self.fast_dtype, self.enabled):
+        def decorate_autocast(*args, **kwargs):
+            with self:
                 return fn(*args, **kwargs)
 
-        return wrapper
+        return decorate_autocast
+
+
+def _autocast(policy: str):
+    """Marks a functional of torch's autocast lists written in Python (the C++ operators' policies
+    are codegen/autocast.py's): under autocast its tensor arguments (and those in list or tuple
+    arguments) are cast by the policy, then it runs below autocast."""
+    code = _POLICIES[policy]
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def cast_then_call(*args, **kwargs):
+            if not _C._autocast_active():
+                return fn(*args, **kwargs)
+            args, kwargs = _cast_arguments(code, args, kwargs)
+            below = _C._autocast_set_below(True)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _C._autocast_set_below(below)
+
+        return cast_then_call
+
+    return wrap
+
+
+def _cast_arguments(code: int, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    values = list(args) + list(kwargs.values())
+    found = [t for v in values for t in (v if isinstance(v, (list, tuple)) else (v,)) if isinstance(t, Tensor)]
+    cast = iter(_C._autocast_cast(code, found))
+
+    def swap(v):
+        if isinstance(v, Tensor):
+            return next(cast)
+        if isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v):
+            return type(v)(next(cast) if isinstance(t, Tensor) else t for t in v)
+        return v
+
+    values = [swap(v) for v in values]
+    return tuple(values[:len(args)]), dict(zip(kwargs, values[len(args):]))
+
+
+def _cast(value, device_type: str, dtype):
+    """custom_fwd's cast: floating tensors on device_type (float64 left) to dtype, through
+    containers (strings and arrays passed as they are)."""
+    if isinstance(value, Tensor):
+        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype != _C.dtype.float64
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)) or type(value).__module__ == "numpy":
+        return value
+    if isinstance(value, dict):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):
+    """For a custom Function's forward: records the autocast state for custom_bwd; with
+    cast_inputs, under autocast its floating inputs are cast to it and it runs without autocast."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        args[0]._fwd_used_autocast = False
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        with autocast(device_type=device_type, enabled=False):
+            return fwd(*_cast(args, device_type, cast_inputs), **_cast(kwargs, device_type, cast_inputs))
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type: str):
+    """For a custom Function's backward: runs under the autocast state its forward ran under."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type=device_type, enabled=args[0]._fwd_used_autocast, dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
 
 
 class GradScaler:

@@ -12,6 +12,7 @@
 #include <tcore/ops/empty.h>
 
 #include "python/bind.h"
+#include "tcore/core/Autocast.h"
 #include "tcore/core/CPUAllocator.h"
 #include "tcore/core/CPUCapability.h"
 #include "python/python_bindings.h"
@@ -33,6 +34,7 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);  // python/autograd
 void bind_errors(nb::module_& m);                              // python/errors.cpp
 void bind_tensor_extras(nb::class_<Tensor>& cls);              // python/tensor_extras.cpp
 int traverse_grad_fn(const Tensor& t, visitproc visit, void* arg);  // python/function.cpp
+void bind_autocast(nb::module_& m);
 
 void add_named_returns(nb::module_& m, const char* name, std::initializer_list<const char*> fields) {
   nb::dict registry = nb::borrow<nb::dict>(m.attr("_named_returns"));
@@ -268,6 +270,7 @@ void bind_types(nb::module_& m) {
   m.def("manual_seed", [](uint64_t seed) { tcore::manual_seed(seed); }, nb::arg("seed"),
         "Seeds the default random generator (rand, randn, randint, uniform_, normal_, random_)");
   m.def("promote_types", &promote_types);
+  bind_autocast(m);
   m.def("_get_default_dtype", &default_float_dtype);
   m.def("_set_default_dtype", &set_default_float_dtype, nb::arg("d"));
   m.def("set_num_threads", &tcore::set_num_threads, nb::arg("num"),
@@ -419,6 +422,30 @@ bool revive_kept_object(PyObject* object, Tensor* inside) noexcept {
   inside->impl()->py_object.disown(inside);
   Py_DECREF(object);  // the slot's reference; the caller's keep it
   return true;
+}
+
+// torch.autocast's state (tcore/amp.py) and the casts of the Python functionals of its lists
+void bind_autocast(nb::module_& m) {
+  namespace ac = autocast;
+  m.def("_autocast_active", &ac::active);
+  m.def("_autocast_is_enabled", [](const Device& d) { return ac::is_enabled(d.type); }, nb::arg("device_type"));
+  m.def("_autocast_set_enabled", [](const Device& d, bool on) { ac::set_enabled(d.type, on); }, nb::arg("device_type"),
+        nb::arg("enabled"));
+  m.def("_autocast_dtype", [](const Device& d) { return ac::dtype(d.type); }, nb::arg("device_type"));
+  m.def("_autocast_set_dtype", [](const Device& d, ScalarType t) { ac::set_dtype(d.type, t); }, nb::arg("device_type"),
+        nb::arg("dtype"));
+  m.def("_autocast_is_cache_enabled", &ac::is_cache_enabled);
+  m.def("_autocast_set_cache_enabled", &ac::set_cache_enabled, nb::arg("enabled"));
+  m.def("_autocast_clear_cache", &ac::clear_cache);
+  m.def("_autocast_increment_nesting", &ac::increment_nesting);
+  m.def("_autocast_decrement_nesting", &ac::decrement_nesting);
+  m.def("_autocast_set_below", &ac::set_below, nb::arg("below"));
+  m.def("_autocast_cast", [](int policy, const std::vector<std::optional<Tensor>>& tensors) {
+    TCORE_CHECK_VALUE(policy >= 0 && policy <= 2, "_autocast_cast: unknown policy ", policy);
+    ac::Target to{static_cast<ac::Policy>(policy)};
+    if (to.policy == ac::Policy::Promote) ac::widen(to, ArrayRef<std::optional<Tensor>>(tensors));
+    return ac::cast(to, ArrayRef<std::optional<Tensor>>(tensors));
+  }, nb::arg("policy"), nb::arg("tensors"));
 }
 
 nb::class_<Tensor> bind_tensor(nb::module_& m) {

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import Tensor, _C  # tcore.Tensor: typed by the generated stubs
 from .._tensor import tensor
+from ..amp import _autocast
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -101,6 +102,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return elu(input, alpha, inplace=True)
 
 
+@_autocast("LowerPrecision")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x where x > 0, else weight * x: one weight, or one per channel (dim 1), as torch's."""
     if weight.ndim > 1:
@@ -338,6 +340,7 @@ def _same_padding(kernel: list[int], dilation: list[int]) -> tuple[list[int], li
     return sym, extra
 
 
+@_autocast("LowerPrecision")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     if isinstance(padding, str):
@@ -383,6 +386,7 @@ def _conv_arguments(name: str, input: Tensor, weight: Tensor, nd: int, stride, d
     return stride, dilation, padding
 
 
+@_autocast("LowerPrecision")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """conv2d of the (N, C, L) (or unbatched (C, L)) input seen as (N, C, 1, L), with the weight
@@ -456,6 +460,7 @@ def _conv3d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: list[int], p
     return out.reshape([n, d_out, o] + list(out.shape[2:])).permute(0, 2, 1, 3, 4).contiguous()
 
 
+@_autocast("LowerPrecision")
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """torch's conv3d of the (N, C, D, H, W) (or unbatched (C, D, H, W)) input with the weight
@@ -485,6 +490,7 @@ def _dilate(x: Tensor, dim: int, step: int) -> Tensor:
     return z.reshape(shape).narrow(dim, 0, (n - 1) * step + 1)
 
 
+@_autocast("LowerPrecision")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The adjoint of conv2d (weight (C_in, C_out / groups, kH, kW)): conv2d, stride 1, of the input
@@ -495,12 +501,14 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
 
 
+@_autocast("LowerPrecision")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """conv_transpose2d of the input seen with a unit height."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
 
 
+@_autocast("LowerPrecision")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The adjoint of conv3d (weight (C_in, C_out / groups, kD, kH, kW)), as conv_transpose2d: conv3d,
@@ -785,6 +793,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
 
 
+@_autocast("Float32")
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
 
@@ -834,7 +843,7 @@ def _adaptive_max_pool(n: int):
 
 adaptive_max_pool1d, adaptive_max_pool1d_with_indices = _adaptive_max_pool(1)
 adaptive_max_pool2d, adaptive_max_pool2d_with_indices = _adaptive_max_pool(2)
-adaptive_max_pool3d, adaptive_max_pool3d_with_indices = _adaptive_max_pool(3)
+adaptive_max_pool3d, adaptive_max_pool3d_with_indices = map(_autocast("Float32"), _adaptive_max_pool(3))
 
 
 def _fractional_starts(sample: np.ndarray, n_in: int, n_out: int, pool: int, dtype) -> np.ndarray:
@@ -907,11 +916,13 @@ def _fractional_max_pool(input: Tensor, kernel_size, output_size, output_ratio, 
     return (out, indices) if return_indices else out
 
 
+@_autocast("Float32")
 def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
                           _random_samples=None):
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2)
 
 
+@_autocast("Float32")
 def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
                           _random_samples=None):
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3)
@@ -970,6 +981,7 @@ def _windows3d(x: Tensor, k, s, d, out) -> Tensor:
     return taps.reshape(list(w.shape[:nd]) + [-1])
 
 
+@_autocast("Float32")
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The maximum of each (dilated) window over the -inf padded input, and its flat index in the
@@ -1000,6 +1012,7 @@ def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@_autocast("Float32")
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window: its sum over the zero-padded input divided by the window's size
@@ -1082,10 +1095,12 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
+@_autocast("Float32")
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
+@_autocast("Float32")
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
@@ -1479,6 +1494,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
                            f"padding length {len(pad)} and input of dimension {n}")
     if mode == "constant":
         return _C.constant_pad_nd(input, pad, 0 if value is None else value)
+    if mode != "circular" and _C._autocast_active():  # (reflection/replication pads: float32 under autocast)
+        return _pad_float32(input, pad, mode, value)
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     k = len(pad) // 2
@@ -1502,6 +1519,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     index = _C.from_numpy(flat.reshape(1, -1)).to(input.device)
     out = _C._resample(input.reshape(lead + [math.prod(input.shape[inner[0]:])]), len(lead), index, None)
     return out.reshape(lead + [input.shape[d] if src is None else len(src) for d, src in zip(inner, sources[first:])])
+
+
+_pad_float32 = _autocast("Float32")(pad)
 
 
 def _clamped_sources(input: Tensor, dims: list[int], pairs: list[tuple[int, int]], mode: str) -> list:
@@ -1880,6 +1900,7 @@ def _source(coordinate: Tensor, size: int, padding_mode: str, align_corners: boo
     return x
 
 
+@_autocast("Float32")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
     """input (N, C, H, W) sampled at grid (N, Ho, Wo, 2)'s (x, y) positions in [-1, 1]: bilinear
@@ -1893,7 +1914,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=3)  # (past the _autocast wrapper)
         align_corners = False
     if input.ndim == 5 or mode == "bicubic":
         raise NotImplementedError("grid_sample: 5-D inputs and mode='bicubic' are not implemented in tcore")
@@ -2006,6 +2027,7 @@ def _cpp_type(t: Tensor) -> str:
     return _CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
 
 
+@_autocast("LowerPrecision")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -2224,6 +2246,7 @@ def _check_batch(input: Tensor, target: Tensor) -> None:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]}).")
 
 
+@_autocast("Float32")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -2233,6 +2256,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     return _C.cross_entropy(input, target, weight, r, ignore_index, label_smoothing)
 
 
+@_autocast("Float32")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2253,6 +2277,7 @@ def _log_sum_exp_safe(stacked: Tensor) -> Tensor:
     return _C.where(some, top + _C.where(some, total, 1.0).log(), -math.inf)
 
 
+@_autocast("Float32")
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """-log p(target | input) summed over CTC alignments (log-space forward recursion over the
@@ -2329,9 +2354,11 @@ def _check_same_size(input: Tensor, target: Tensor, name: str) -> None:
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"Using a target size (tcore.Size({list(target.shape)})) that is different to the input size "
                       f"(tcore.Size({list(input.shape)})). This will likely lead to incorrect results due to "
-                      f"broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+                      f"broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=4)  # (the loss's caller: past the loss and its _autocast wrapper)
 
 
+@_autocast("Float32")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2342,6 +2369,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return _reduce(loss if weight is None else loss * weight, r)
 
 
+@_autocast("Float32")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2350,6 +2378,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _reduce(loss if weight is None else loss * weight, r)
 
 
+@_autocast("Float32")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     _check_same_size(input, target, "smooth_l1_loss")
@@ -2362,6 +2391,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(_C.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta), r)
 
 
+@_autocast("Float32")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2377,6 +2407,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _reduce(loss if weight is None else loss * weight, r)
 
 
+@_autocast("Float32")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                                      reduce=None, reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2392,6 +2423,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _reduce(loss if weight is None else loss * weight, r)
 
 
+@_autocast("Float32")
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     if reduction == "batchmean":
@@ -2415,6 +2447,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
+@_autocast("Float32")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     _check_same_size(input, target, "huber_loss")
@@ -2434,6 +2467,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(loss * weight, _REDUCTIONS[reduction])
 
 
+@_autocast("Float32")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2444,6 +2478,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce(_C.clamp(-target * (input1 - input2) + margin, min=0), r)
 
 
+@_autocast("Float32")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2452,12 +2487,14 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(loss, r)
 
 
+@_autocast("Float32")
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
     return _reduce(_C.log1p(_C.exp(-input * target)), r)  # torch's formula: inf for -x * y > ~709
 
 
+@_autocast("Float32")
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """sum over the classes i != y of max(0, margin - x[y] + x[i])^p (times weight[y]), over C; input
@@ -2496,6 +2533,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return _reduce(loss, r)
 
 
+@_autocast("Float32")
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """sum over target classes j (target's entries before its first -1) and other classes i of
@@ -2517,6 +2555,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     return _reduce(loss if input.ndim == 2 else loss.reshape([]), r)
 
 
+@_autocast("Float32")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
@@ -2571,6 +2610,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     return _reduce((margin + d_pos - d_neg).clamp_min(0), r)
 
 
+@_autocast("Float32")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
@@ -2589,6 +2629,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce(_C.clamp(margin + (dist_pos - dist_neg), min=0), r)
 
 
+@_autocast("Float32")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)

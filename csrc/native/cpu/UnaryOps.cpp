@@ -366,6 +366,9 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   TCORE_CHECK_VALUE(grad_output.sizes().size() == self.sizes().size() &&
                         std::equal(self.sizes().begin(), self.sizes().end(), grad_output.sizes().begin()),
                     "threshold_backward: grad_output and self must have the same shape");
+  if (is_reduced_float(t)) {  // (bfloat16, float16: compared and selected in float32, exact)
+    return cast(threshold_backward(cast(grad_output, ScalarType::Float), cast(self, ScalarType::Float), threshold), t);
+  }
   Tensor out = empty_output(self.sizes(), t, {&grad_output, &self});
   const Tensor x = cast(self, t);
   dispatch_numeric(t, "threshold_backward", [&](auto tag) {
