@@ -1,8 +1,11 @@
 """nn.Module: parameters, buffers and submodules registered by attribute assignment, as in
-PyTorch; train/eval, to(), state_dict/load_state_dict, forward hooks and pre-hooks."""
+PyTorch; train/eval, to(), state_dict/load_state_dict, forward and backward hooks and pre-hooks,
+and torch's hooks common to all modules (register_module_forward_hook, ..., the registration
+hooks), which run before each module's own."""
 from __future__ import annotations
 
 import functools
+import warnings
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
@@ -12,7 +15,118 @@ from ..parameter import Parameter, is_lazy
 
 Tensor = _C.Tensor
 
+__all__ = [
+    "register_module_forward_pre_hook", "register_module_forward_hook", "register_module_full_backward_pre_hook",
+    "register_module_backward_hook", "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+    "register_module_module_registration_hook", "register_module_parameter_registration_hook", "Module",
+]
+
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+# The hooks common to all modules (torch's globals of the same names; for debugging and
+# profiling). They run before each module's own hooks of the same kind.
+_global_buffer_registration_hooks: dict[int, Callable] = OrderedDict()
+_global_module_registration_hooks: dict[int, Callable] = OrderedDict()
+_global_parameter_registration_hooks: dict[int, Callable] = OrderedDict()
+_global_backward_pre_hooks: dict[int, Callable] = OrderedDict()
+_global_backward_hooks: dict[int, Callable] = OrderedDict()
+_global_is_full_backward_hook: bool | None = None  # (None: no global backward hook yet; it stays set, as torch's)
+_global_forward_pre_hooks: dict[int, Callable] = OrderedDict()
+_global_forward_hooks: dict[int, Callable] = OrderedDict()
+_global_forward_hooks_always_called: dict[int, bool] = OrderedDict()
+_global_forward_hooks_with_kwargs: dict[int, bool] = OrderedDict()
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
+    """hook(module, name, buffer) runs whenever any module registers a buffer (register_buffer,
+    or assignment to a buffer's name); a non-None result is registered instead."""
+    handle = RemovableHandle(_global_buffer_registration_hooks)
+    _global_buffer_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
+    """hook(module, name, submodule) runs whenever any module registers a submodule (add_module,
+    register_module, assignment of a Module or of None to a submodule's name); a non-None result
+    is registered instead."""
+    handle = RemovableHandle(_global_module_registration_hooks)
+    _global_module_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
+    """hook(module, name, param) runs whenever any module registers a Parameter (register_parameter
+    or assignment; not for None); a non-None result is registered instead."""
+    handle = RemovableHandle(_global_parameter_registration_hooks)
+    _global_parameter_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """hook(module, args) runs before every module's forward, before the module's own pre-hooks;
+    a non-None result replaces the positional arguments (a non-tuple becomes a 1-tuple)."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) runs after
+    every module's forward, before the module's own forward hooks; a non-None result replaces the
+    output. always_call: also when the call raises (then torch's calls it as hook(module, args,
+    output) whatever with_kwargs says, and a hook's own error is a warning)."""
+    handle = RemovableHandle(_global_forward_hooks, extra=(_global_forward_hooks_always_called,
+                                                           _global_forward_hooks_with_kwargs))
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def _set_global_backward_hook_kind(full: bool) -> None:
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):  # (torch's: even once those hooks are removed)
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+                           "Please use only one of them.")
+    _global_is_full_backward_hook = full
+
+
+def register_module_backward_hook(hook: Callable) -> RemovableHandle:
+    """Deprecated (torch's): register_backward_hook for every module (hook(module, grad_input,
+    grad_output) on the node of each forward's last operation)."""
+    _set_global_backward_hook_kind(False)
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """register_full_backward_pre_hook for every module (hook(module, grad_output)), run before
+    the module's own backward pre-hooks."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """register_full_backward_hook for every module (hook(module, grad_input, grad_output)), run
+    before the module's own full backward hooks."""
+    _set_global_backward_hook_kind(True)
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def _registration_hooks(hooks: dict, module: Module, name: str, value):
+    """value after the global registration hooks (each non-None result replaces it)."""
+    for hook in list(hooks.values()):
+        result = hook(module, name, value)
+        if result is not None:
+            value = result
+    return value
 
 
 def _shape(t: Tensor) -> str:
@@ -41,6 +155,16 @@ class Module:
         object.__setattr__(self, "_is_full_backward_hook", None)  # (None: no backward hook yet)
         object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
 
+    def __setstate__(self, state: dict) -> None:
+        """(torch's: a module pickled before some hook store existed gets it empty, so __call__
+        may read every store without a default)"""
+        self.__dict__.update(state)
+        for name in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        for name in ("_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs", "_forward_hooks_always_called"):
+            self.__dict__.setdefault(name, set())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
+
     # ------------------------------------------------------------------ registration
     def _check_initialized(self, what: str) -> None:
         if "_parameters" not in self.__dict__:
@@ -51,10 +175,14 @@ class Module:
         if isinstance(value, Parameter):
             self._check_initialized("parameters")
             self._forget(name, "_parameters")
+            if _global_parameter_registration_hooks:
+                value = _registration_hooks(_global_parameter_registration_hooks, self, name, value)
             d["_parameters"][name] = value
         elif isinstance(value, Module):
             self._check_initialized("module")
             self._forget(name, "_modules")
+            if _global_module_registration_hooks:
+                value = _registration_hooks(_global_module_registration_hooks, self, name, value)
             d["_modules"][name] = value
         elif "_parameters" in d and name in d["_parameters"]:
             if value is not None:
@@ -65,11 +193,15 @@ class Module:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
                                 "(tcore.nn.Module or None expected)")
-            d["_modules"][name] = None
+            if _global_module_registration_hooks:
+                value = _registration_hooks(_global_module_registration_hooks, self, name, value)
+            d["_modules"][name] = value
         elif "_buffers" in d and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                                 "(tcore.Tensor or None expected)")
+            if _global_buffer_registration_hooks:  # (torch's: the assignment is a register_buffer)
+                value = _registration_hooks(_global_buffer_registration_hooks, self, name, value)
             d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -120,6 +252,8 @@ class Module:
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             "(tcore.nn.Parameter or None required)")
         self._forget(name, "_parameters")
+        if param is not None and _global_parameter_registration_hooks:
+            param = _registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -131,6 +265,8 @@ class Module:
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             "(tcore.Tensor or None required)")
         self._forget(name, "_buffers")
+        if _global_buffer_registration_hooks:
+            tensor = _registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent_buffers.add(name)
@@ -143,6 +279,8 @@ class Module:
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         self._forget(name, "_modules")
+        if _global_module_registration_hooks:
+            module = _registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -188,46 +326,101 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        """forward with the hooks, torch's order: the global forward pre-hooks, the module's (they
+        may replace args/kwargs), forward, the global forward hooks, the module's (they may replace
+        the output); the backward hooks (global ones first) are those registered before the call.
+        When the call raises (an Exception), the always_call forward hooks not yet run still run."""
         d = self.__dict__
-        with_kwargs = d.get("_forward_pre_hooks_with_kwargs", ())
-        for key, hook in list(d["_forward_pre_hooks"].items()):
-            if key in with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                           f"but got {result}.")
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        full = d.get("_is_full_backward_hook") and (d["_backward_hooks"] or d["_backward_pre_hooks"])
-        backward_hook = _BackwardHook(self, args) if full and _C.is_grad_enabled() else None
-        if backward_hook is not None:
-            args = backward_hook.setup_input_hook(args)
-        forward_hooks = d["_forward_hooks"]
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"]
+                or _global_forward_pre_hooks or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
+            return self.forward(*args, **kwargs)  # (no hook of this module's nor a global one: forward alone)
+        result = None
+        called_always = set()
         try:
-            out = self.forward(*args, **kwargs)
-        except BaseException:
+            pre_hooks = full_hooks = legacy_hooks = None  # (the backward hooks of this call: those there now)
+            if _global_backward_pre_hooks or d["_backward_pre_hooks"]:
+                pre_hooks = [*_global_backward_pre_hooks.values(), *d["_backward_pre_hooks"].values()]
+            if _global_backward_hooks or d["_backward_hooks"]:
+                full_hooks, legacy_hooks = self._get_backward_hooks()
+            module_pre_hooks = d["_forward_pre_hooks"]
+            if _global_forward_pre_hooks or module_pre_hooks:
+                with_kwargs = d["_forward_pre_hooks_with_kwargs"]  # (a global pre-hook has none)
+                for key, hook in (*_global_forward_pre_hooks.items(), *module_pre_hooks.items()):
+                    if key in with_kwargs:
+                        new = hook(self, args, kwargs)
+                        if new is not None:
+                            if not (isinstance(new, tuple) and len(new) == 2):
+                                raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                                   f"new_kwargs), but got {new}.")
+                            args, kwargs = new
+                    else:
+                        new = hook(self, args)
+                        if new is not None:
+                            args = new if isinstance(new, tuple) else (new,)
+            backward_hook = None
+            if full_hooks or pre_hooks:
+                backward_hook = _BackwardHook(self, full_hooks or [], pre_hooks or [])
+                args = backward_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            module_hooks = d["_forward_hooks"]
+            if _global_forward_hooks or module_hooks:
+                always = d["_forward_hooks_always_called"]
+                with_kwargs = d["_forward_hooks_with_kwargs"]
+                for key, hook in (*_global_forward_hooks.items(), *module_hooks.items()):
+                    if key in always or key in _global_forward_hooks_always_called:
+                        called_always.add(key)
+                    if key in with_kwargs or key in _global_forward_hooks_with_kwargs:
+                        new = hook(self, args, kwargs, result)
+                    else:
+                        new = hook(self, args, result)
+                    if new is not None:
+                        result = new
+            if backward_hook is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                                  f"Tensors but received {type(result)}", stacklevel=2)
+                result = backward_hook.setup_output_hook(result)
+            if legacy_hooks:
+                _legacy_backward_hooks(self, args, result, legacy_hooks)
+            return result
+        except Exception:
+            for key, hook in list(_global_forward_hooks.items()):
+                if key in _global_forward_hooks_always_called and key not in called_always:
+                    try:  # (torch's: without kwargs, whatever with_kwargs said)
+                        new = hook(self, args, result)
+                        if new is not None:
+                            result = new
+                    except Exception as e:  # noqa: BLE001 - the call's own error is the one raised
+                        warnings.warn("global module forward hook with ``always_call=True`` raised an exception that "
+                                      f"was silenced as another error was raised in forward: {e}", stacklevel=2)
             always = d.get("_forward_hooks_always_called", ())
-            for key, hook in list(forward_hooks.items()):
-                if key in always:  # (always_call=True: run even though forward raised)
+            with_kwargs = d.get("_forward_hooks_with_kwargs", ())
+            for key, hook in list(d["_forward_hooks"].items()):
+                if key in always and key not in called_always:
                     try:
-                        hook(self, args, kwargs, None) if key in d["_forward_hooks_with_kwargs"] else hook(self, args, None)
-                    except Exception:  # noqa: BLE001 - torch's: forward's own error is the one raised
-                        pass
+                        new = hook(self, args, kwargs, result) if key in with_kwargs else hook(self, args, result)
+                        if new is not None:
+                            result = new
+                    except Exception as e:  # noqa: BLE001
+                        warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
+                                      f"silenced as another error was raised in forward: {e}", stacklevel=2)
             raise
-        with_kwargs = d.get("_forward_hooks_with_kwargs", ())
-        for key, hook in list(forward_hooks.items()):
-            result = hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
-            if result is not None:
-                out = result
-        if backward_hook is not None:
-            out = backward_hook.setup_output_hook(out)
-        elif d.get("_is_full_backward_hook") is False and d["_backward_hooks"]:
-            _legacy_backward_hooks(self, out)
-        return out
+
+    _call_impl = __call__  # (torch's name for it)
+
+    def _get_backward_hooks(self) -> tuple[list, list]:
+        """(full backward hooks, non-full ones) for a call: the global ones, then the module's."""
+        full: list[Callable] = []
+        legacy: list[Callable] = []
+        if _global_backward_hooks:
+            (full if _global_is_full_backward_hook else legacy).extend(_global_backward_hooks.values())
+        own = self.__dict__["_backward_hooks"]
+        if own:
+            kind = self.__dict__.get("_is_full_backward_hook")
+            if kind is not None:
+                (full if kind else legacy).extend(own.values())
+        return full, legacy
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
@@ -256,7 +449,6 @@ class Module:
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """hook(module, grad_output) runs when the gradients of the module's outputs are known; a
         non-None result replaces them."""
-        self._set_backward_hook_kind(True)
         handle = RemovableHandle(self._backward_pre_hooks)
         _add_hook(self._backward_pre_hooks, handle.id, hook, prepend)
         return handle
@@ -548,11 +740,11 @@ class Module:
     def _assign(self, key: str, value: Tensor) -> None:
         path, _, name = key.rpartition(".")
         module = self.get_submodule(path)
-        if name in module._parameters:
+        if name in module._parameters:  # (by assignment, as torch's: the global registration hooks run)
             old = module._parameters[name]
-            module._parameters[name] = Parameter(value, old.requires_grad if old is not None else True)
+            setattr(module, name, Parameter(value, old.requires_grad if old is not None else True))
         else:
-            module._buffers[name] = value
+            setattr(module, name, value)
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self) -> str:
@@ -603,50 +795,53 @@ def _replace(value, positions: list[int], tensors):
 class _BackwardHook:
     """A module call's full backward hooks (torch's BackwardHook): identity custom Functions on
     the positional tensor inputs and on the outputs; the outputs' node sees grad_output (the
-    pre-hooks may replace it), the inputs' node grad_input (the hooks may replace it)."""
+    pre-hooks may replace it), the inputs' node grad_input (the hooks may replace it). The hooks
+    are the lists taken when the module was called (global ones first), as torch's."""
 
-    def __init__(self, module: Module, args: tuple) -> None:
+    def __init__(self, module: Module, hooks: list, pre_hooks: list) -> None:
         self.module = module
-        tensors = _tensors_of(args) if isinstance(args, tuple) else []
-        self.n_inputs = len(tensors)
-        self.input_metas = [(list(t.shape), t.dtype, t.device) for _, t in tensors]  # (zeros for those without)
+        self.hooks = hooks
+        self.pre_hooks = pre_hooks
         self.grad_outputs = None
-        self.input_slots: list[int] = []
+        self.n_inputs = 0  # (every positional argument has a slot: None for those that are no tensor)
+        self.input_metas: dict[int, tuple] = {}  # (zeros for the tensor inputs that get no gradient)
+        self.input_slots: list[int] | None = None  # (None: no input needs a gradient)
         self.output_slots: list[int] = []
         self.n_outputs = 0
 
-    def setup_input_hook(self, args: tuple) -> tuple:
-        tensors = _tensors_of(args)
-        needing = [(k, i, t) for k, (i, t) in enumerate(tensors) if t.requires_grad]
-        if not needing:
+    def setup_input_hook(self, args):
+        if not isinstance(args, tuple):
             return args
-        self.input_slots = [k for k, _, _ in needing]
-        new = _identity(*[t for _, _, t in needing])
+        tensors = _tensors_of(args)
+        self.n_inputs = len(args)
+        self.input_metas = {i: (list(t.shape), t.dtype, t.device) for i, t in tensors}
+        needing = [(i, t) for i, t in tensors if t.requires_grad]
+        if not needing or not _C.is_grad_enabled():
+            return args
+        self.input_slots = [i for i, _ in needing]
+        new = _identity(*[t for _, t in needing])
         new[0].grad_fn.register_prehook(self._input_grads)
-        return _replace(args, [i for _, i, _ in needing], new)
+        return _replace(args, self.input_slots, new)
 
     def setup_output_hook(self, out):
         if not isinstance(out, (Tensor, tuple)):  # (a list or dict: torch's hooks see nothing either)
             return out
-        tensors = _tensors_of(out)
-        needing = [(k, i, t) for k, (i, t) in enumerate(tensors) if t.requires_grad]
-        if not needing:
+        needing = [(i, t) for i, t in _tensors_of(out) if t.requires_grad]
+        if not needing or not _C.is_grad_enabled():
             return out
-        self.n_outputs, self.output_slots = len(tensors), [k for k, _, _ in needing]
-        new = _identity(*[t for _, _, t in needing])
+        self.n_outputs = len(out) if isinstance(out, tuple) else 1
+        self.output_slots = [i for i, _ in needing]
+        new = _identity(*[t for _, t in needing])
         new[0].grad_fn.register_prehook(self._output_grads)
-        return _replace(out, [i for _, i, _ in needing], new)
+        return _replace(out, self.output_slots, new)
 
     def _output_grads(self, node_grads: tuple):
-        grads = [None] * self.n_outputs  # (None for the outputs that need no gradient)
+        grads = [None] * self.n_outputs  # (None for the outputs that need no gradient, or are no tensor)
         for k, g in zip(self.output_slots, node_grads):
             grads[k] = g
-        grads = self._run_pre_hooks(tuple(grads))
-        return tuple(grads[k] for k in self.output_slots)
-
-    def _run_pre_hooks(self, grads: tuple) -> tuple:
+        grads = tuple(grads)
         module = self.module
-        for hook in list(module._backward_pre_hooks.values()):
+        for hook in self.pre_hooks:
             result = hook(module, grads)
             if result is not None:
                 result = result if isinstance(result, tuple) else (result,)
@@ -655,25 +850,30 @@ class _BackwardHook:
                                        f"{len(result)}, but expected {len(grads)}")
                 grads = result
         self.grad_outputs = grads
-        if not self.input_slots:  # (no input needs a gradient: the hooks run now, on Nones)
-            for hook in list(module._backward_hooks.values()):
+        if self.input_slots is None:  # (no input needs a gradient: the hooks run now, on Nones)
+            warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
+                          "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                          "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=2)
+            for hook in self.hooks:
                 result = hook(module, (None,) * self.n_inputs, grads)
-                if result is not None and not all(r is None for r in result):
+                if result is not None and not (isinstance(result, tuple) and all(r is None for r in result)):
                     raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
                                        "return None or None for all gradients.")
-        return grads
+            self.grad_outputs = None
+        return tuple(grads[k] for k in self.output_slots)
 
     def _input_grads(self, grads: tuple):
-        module = self.module
-        if self.grad_outputs is None:  # (the output was no tensor: torch calls no hook)
+        if self.grad_outputs is None:  # (the gradient reached the inputs past the outputs' node: no hook)
             return grads
-        full = [None] * self.n_inputs
-        for k, g in zip(self.input_slots, grads):
-            full[k] = g
-        # torch's: an input without a gradient gets zeros, as the identity's materialized ones
-        grad_input = tuple(g if g is not None else _C.zeros(*meta[:1], dtype=meta[1], device=meta[2])
-                           for g, meta in zip(full, self.input_metas))
-        for hook in list(module._backward_hooks.values()):
+        got = dict(zip(self.input_slots, grads))
+        full: list = [None] * self.n_inputs
+        for i, (shape, dtype, device) in self.input_metas.items():  # torch's: a tensor without one gets zeros
+            g = got.get(i)
+            full[i] = g if g is not None else _C.zeros(shape, dtype=dtype, device=device)
+        grad_input = tuple(full)
+        module = self.module
+        for hook in self.hooks:
             result = hook(module, grad_input, self.grad_outputs)
             if result is not None:
                 result = result if isinstance(result, tuple) else (result,)
@@ -681,7 +881,8 @@ class _BackwardHook:
                     raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, "
                                        f"but expected {len(grad_input)}")
                 grad_input = result
-        return tuple(grad_input[k] for k in self.input_slots)
+        self.grad_outputs = None
+        return tuple(grad_input[i] for i in self.input_slots)
 
 
 def _identity(*tensors) -> tuple:
@@ -690,11 +891,51 @@ def _identity(*tensors) -> tuple:
     return out if isinstance(out, tuple) else (out,)
 
 
-def _legacy_backward_hooks(module: Module, out) -> None:
-    """register_backward_hook's hooks on the grad_fn of the module's first output tensor."""
-    tensors = _tensors_of(out)
-    grad_fn = tensors[0][1].grad_fn if tensors else None
+def _legacy_backward_hooks(module: Module, args, out, hooks: list) -> None:
+    """register_backward_hook's hooks (and register_module_backward_hook's, first) on the grad_fn
+    of the module's output, found as torch's finds it (the first tensor down dicts' values and
+    sequences' first items), with torch's deprecation warnings where that node is not the whole
+    forward."""
+    var = out
+    while not isinstance(var, Tensor):
+        var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
+    grad_fn = var.grad_fn
     if grad_fn is None:
         return
-    for hook in list(module._backward_hooks.values()):
+    for hook in hooks:
         grad_fn.register_hook(functools.partial(hook, module))
+    _warn_non_full_backward_hook(args, out, grad_fn)
+
+
+def _warn_non_full_backward_hook(inputs, result, grad_fn) -> None:
+    def warn(message: str) -> None:
+        warnings.warn(message + " Please use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=4)
+
+    if not isinstance(result, Tensor):
+        if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+            warn("Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of "
+                 "Tensors is deprecated and will be removed in future versions. This hook will be missing some of "
+                 "the grad_output.")
+            return
+    else:
+        result = (result,)
+    if not isinstance(inputs, Tensor):
+        if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+            warn("Using non-full backward hooks on a Module that does not take as input a single Tensor or a tuple "
+                 "of Tensors is deprecated and will be removed in future versions. This hook will be missing some "
+                 "of the grad_input.")
+            return
+    else:
+        inputs = (inputs,)
+    out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+    if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+        warnings.warn("Using a non-full backward hook when outputs are nested in python data structure is deprecated "
+                      "and will be removed in future versions. This hook will be missing some grad_output.",
+                      FutureWarning, stacklevel=4)
+    elif len(out_grad_fn) > 1:
+        warn("Using a non-full backward hook when outputs are generated by different autograd Nodes is deprecated "
+             "and will be removed in future versions. This hook will be missing some grad_output.")
+    elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {n[0] for n in grad_fn.next_functions}:
+        warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated and "
+             "will be removed in future versions. This hook will be missing some grad_input.")
