@@ -2,7 +2,7 @@
 Categorical): exactly one of the two is given, the other computed from it on first use."""
 from __future__ import annotations
 
-from .utils import _broadcast_params, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _broadcast_params, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["ProbsOrLogits", "one_of_probs_or_logits"]
 
@@ -32,6 +32,16 @@ class ProbsOrLogits:
         setattr(self, name, param)
         self._param = param
         return batch_shape
+
+    def _set_count_and_probs_or_logits(self, total_count, probs, logits):
+        """The given one of probs and logits and total_count (as the parameter's dtype), broadcast
+        together (Binomial, NegativeBinomial); returns the batch shape they make."""
+        name, given = one_of_probs_or_logits(probs, logits)
+        count, param = broadcast_all(total_count, given)
+        setattr(self, name, param)
+        self._param = param
+        self.total_count = count.type_as(param)
+        return param.shape
 
     @lazy_property
     def logits(self):

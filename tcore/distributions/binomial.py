@@ -3,9 +3,9 @@ from __future__ import annotations
 import tcore
 
 from . import _random, constraints
-from ._probs_or_logits import ProbsOrLogits, one_of_probs_or_logits
+from ._probs_or_logits import ProbsOrLogits
 from .distribution import Distribution
-from .utils import _enumerate_over_batch, broadcast_all
+from .utils import _enumerate_over_batch
 
 __all__ = ["Binomial"]
 
@@ -25,12 +25,8 @@ class Binomial(ProbsOrLogits, Distribution):
     _batch_params = ("total_count", "probs", "logits", "_param")
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        name, given = one_of_probs_or_logits(probs, logits)
-        count, param = broadcast_all(total_count, given)
-        setattr(self, name, param)
-        self._param = param
-        self.total_count = count.type_as(param)
-        super().__init__(param.shape, validate_args=validate_args)
+        batch_shape = self._set_count_and_probs_or_logits(total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):

@@ -7,7 +7,7 @@ import tcore
 from . import constraints
 from ._probs_or_logits import ProbsOrLogits, one_of_probs_or_logits
 from .distribution import Distribution
-from .utils import _enumerate_over_batch
+from .utils import _enumerate_over_batch, _filled
 
 __all__ = ["Categorical"]
 
@@ -50,7 +50,7 @@ class Categorical(ProbsOrLogits, Distribution):
 
     @property
     def mean(self):
-        return tcore.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
+        return _filled(self, math.nan, self.probs)
 
     @property
     def mode(self):
@@ -58,13 +58,15 @@ class Categorical(ProbsOrLogits, Distribution):
 
     @property
     def variance(self):
-        return tcore.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
+        return _filled(self, math.nan, self.probs)
 
     def sample(self, sample_shape=()):
         sample_shape = tuple(sample_shape)
         with tcore.no_grad():
             probs_2d = self.probs.reshape(-1, self._num_events)
             n = _numel(sample_shape)
+            if n >= 2 ** 63:
+                raise RuntimeError("numel: integer multiplication overflow")
             if n == 0:
                 return tcore.empty(self._extended_shape(sample_shape), dtype=tcore.int64, device=probs_2d.device)
             draws = tcore.multinomial(probs_2d, n, True).t()

@@ -177,7 +177,7 @@ class Distribution:
         if support is None:
             raise AssertionError("support is unexpectedly None")
         if not _all_true(support.check(value)):
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {shape}) to be within "
+            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(shape)}) to be within "
                              f"the support ({support!r}) of the distribution {self!r}, but found invalid "
                              f"values:\n{value}")
 

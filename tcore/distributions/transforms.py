@@ -8,14 +8,17 @@ import math
 import operator
 
 import tcore
-from tcore.nn.functional import softplus
+from tcore.nn.functional import logsigmoid, pad, softplus
 
 from . import constraints
-from .utils import _is_number, _sum_rightmost, broadcast_all, lazy_property
+from .utils import (_is_number, _sum_rightmost, broadcast_all, lazy_property, tril_matrix_to_vec,
+                    vec_to_tril_matrix)
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -623,3 +626,273 @@ class SoftmaxTransform(Transform):
         return shape
 
     inverse_shape = forward_shape
+
+
+def _vector_shape(shape, change):
+    """shape with its last dim grown by change (an error for a shape of no dims)."""
+    if len(shape) < 1:
+        raise ValueError("Too few dimensions on input")
+    return tuple(shape[:-1]) + (shape[-1] + change,)
+
+
+def _stick_offsets(x):
+    """log(K - k) for k = 0..K-1 along x's last dim (K = its size): the logits that make a
+    zero input break the stick evenly."""
+    k = x.shape[-1]
+    return (k + 1 - x.new_ones(k).cumsum(-1)).log()
+
+
+class StickBreakingTransform(Transform):
+    """R^K onto the simplex of K + 1 elements by stick breaking: each sigmoid takes its share of
+    what is left (bijective)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        z = _clipped_sigmoid(x - _stick_offsets(x))
+        return pad(z, [0, 1], value=1) * pad((1 - z).cumprod(-1), [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        # (clamped: the stick left can round to zero or below)
+        left = (1 - y_crop.cumsum(-1)).clamp(min=tcore.finfo(y.dtype).tiny)
+        return y_crop.log() - left.log() + _stick_offsets(y_crop)
+
+    def log_abs_det_jacobian(self, x, y):
+        x = x - _stick_offsets(x)
+        return (-x + logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        return _vector_shape(shape, 1)
+
+    def inverse_shape(self, shape):
+        return _vector_shape(shape, -1)
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices to lower-triangular ones of positive diagonal: the strict lower
+    triangle kept, the diagonal exponentiated."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices to positive-definite ones: L L^T of LowerCholeskyTransform's L."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(tcore.linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """R^(D(D-1)/2) onto the Cholesky factors of D x D correlation matrices (lower triangular,
+    positive diagonal, rows of unit norm): each row of tanh(x) (in row order below the diagonal)
+    breaks the unit stick of its squared norm, keeping the signs."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = tcore.finfo(x.dtype).eps
+        r = vec_to_tril_matrix(tcore.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        left = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + tcore.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * pad(left[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        left = pad((1 - tcore.cumsum(y * y, dim=-1))[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # of x and the flattened strict lower triangle of y (the two spaces differ in dimension)
+        left = tril_matrix_to_vec(1 - (y * y).cumsum(dim=-1), diag=-2)
+        stick_breaking = 0.5 * left.log().sum(-1)
+        tanh = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return tuple(shape[:-1]) + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return tuple(shape[:-2]) + (d * (d - 1) // 2,)
+
+
+class _PiecewiseTransform(Transform):
+    """Transforms tseq applied to pieces of a value along dim (CatTransform, StackTransform)."""
+
+    def __init__(self, tseq, dim=0, cache_size: int = 0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    def _check(self, value, name, size, what):
+        if not -value.dim() <= self.dim < value.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {name} with {value.dim()} dimensions")
+        if value.size(self.dim) != size:
+            raise AssertionError(f"{name}.size({self.dim}) = {value.size(self.dim)} must equal {what}")
+
+    def _map(self, value, name, inverse):
+        pieces = [(t.inv if inverse else t)(v) for t, v in zip(self.transforms, self._pieces(value, name))]
+        return self._join(pieces, self.dim)
+
+    def _call(self, x):
+        return self._map(x, "x", False)
+
+    def _inverse(self, y):
+        return self._map(y, "y", True)
+
+
+class CatTransform(_PiecewiseTransform):
+    """tseq applied to consecutive pieces (of the given lengths) along dim, as tcore.cat joins
+    them."""
+
+    _join = staticmethod(tcore.cat)
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size: int = 0):
+        super().__init__(tseq, dim, cache_size)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+
+    @lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, value, name):
+        self._check(value, name, self.length, f"length {self.length}")
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return [value.narrow(self.dim, s, n) for s, n in zip(starts, self.lengths)]
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = []
+        for t, xs, ys in zip(self.transforms, self._pieces(x, "x"), self._pieces(y, "y")):
+            terms.append(_sum_rightmost(t.log_abs_det_jacobian(xs, ys), self.event_dim - t.event_dim))
+        # pieces along an event dim add up; along a batch dim they are joined
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        return tcore.cat(terms, dim=dim) if dim < 0 else functools.reduce(operator.add, terms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(_PiecewiseTransform):
+    """tseq applied to the slices along dim, one each, as tcore.stack joins them."""
+
+    _join = staticmethod(tcore.stack)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _pieces(self, value, name):
+        self._check(value, name, len(self.transforms), f"len(transforms) {len(self.transforms)}")
+        return [value.select(self.dim, i) for i in range(value.size(self.dim))]
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = [t.log_abs_det_jacobian(xs, ys)
+                 for t, xs, ys in zip(self.transforms, self._pieces(x, "x"), self._pieces(y, "y"))]
+        return tcore.stack(terms, dim=self.dim)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """x -> distribution.cdf(x), onto the unit interval (its log |det J| the log density)."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size: int = 0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

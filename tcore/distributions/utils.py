@@ -52,6 +52,12 @@ def _sum_rightmost(value, dim: int):
     return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1)
 
 
+def _filled(dist, value, like):
+    """A tensor of dist's batch + event shape, all value, of like's dtype and device (the mean or
+    variance of a distribution that has none)."""
+    return tcore.full(tuple(dist._extended_shape()), value, dtype=like.dtype, device=like.device)
+
+
 def _standard_normal(shape, dtype, device=None):
     return tcore.empty(tuple(shape), dtype=dtype, device=device).normal_()
 

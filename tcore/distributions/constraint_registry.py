@@ -1,0 +1,143 @@
+"""biject_to and transform_to: the transforms from the reals (unconstrained space) onto a
+constraint's region (torch.distributions.constraint_registry's semantics).
+
+biject_to(c) is bijective (log_abs_det_jacobian defined), for HMC-like use on a support;
+transform_to(c) need not be (e.g. softmax onto the simplex), for optimizing constrained
+parameters. Both look up the constraint's type; register() adds a transform for a constraint
+(an instance or a class), as a function call or a decorator of a factory(constraint)."""
+from __future__ import annotations
+
+from . import constraints, transforms
+from .utils import _is_number
+
+__all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
+
+
+class ConstraintRegistry:
+    """Constraint types to factories of transforms."""
+
+    def __init__(self):
+        self._registry = {}
+        super().__init__()
+
+    def register(self, constraint, factory=None):
+        if factory is None:
+            return lambda factory: self.register(constraint, factory)
+        if isinstance(constraint, constraints.Constraint):
+            constraint = type(constraint)
+        if not isinstance(constraint, type) or not issubclass(constraint, constraints.Constraint):
+            raise TypeError("Expected constraint to be either a Constraint subclass or instance, but got "
+                            f"{constraint}")
+        self._registry[constraint] = factory
+        return factory
+
+    def __call__(self, constraint):
+        try:
+            factory = self._registry[type(constraint)]
+        except KeyError:
+            raise NotImplementedError(f"Cannot transform {type(constraint).__name__} constraints") from None
+        return factory(constraint)
+
+
+biject_to = ConstraintRegistry()
+transform_to = ConstraintRegistry()
+
+
+def _both(*constraint_types):
+    """Registers a factory in both registries for each of the constraints."""
+    def decorator(factory):
+        for c in constraint_types:
+            biject_to.register(c, factory)
+            transform_to.register(c, factory)
+        return factory
+    return decorator
+
+
+@_both(constraints.real)
+def _transform_to_real(constraint):
+    return transforms.identity_transform
+
+
+@biject_to.register(constraints.independent)
+def _biject_to_independent(constraint):
+    return transforms.IndependentTransform(biject_to(constraint.base_constraint),
+                                           constraint.reinterpreted_batch_ndims)
+
+
+@transform_to.register(constraints.independent)
+def _transform_to_independent(constraint):
+    return transforms.IndependentTransform(transform_to(constraint.base_constraint),
+                                           constraint.reinterpreted_batch_ndims)
+
+
+# (positive and nonnegative are greater_than(0) and greater_than_eq(0): exp, then a shift by 0,
+# as torch's registry, where the bound's factory replaces the plain exp registered first)
+@_both(constraints.greater_than, constraints.greater_than_eq)
+def _transform_to_greater_than(constraint):
+    return transforms.ComposeTransform([transforms.ExpTransform(),
+                                        transforms.AffineTransform(constraint.lower_bound, 1)])
+
+
+@_both(constraints.less_than)
+def _transform_to_less_than(constraint):
+    return transforms.ComposeTransform([transforms.ExpTransform(),
+                                        transforms.AffineTransform(constraint.upper_bound, -1)])
+
+
+def _is(bound, value):
+    return _is_number(bound) and bound == value
+
+
+@_both(constraints.interval, constraints.half_open_interval)
+def _transform_to_interval(constraint):
+    if _is(constraint.lower_bound, 0) and _is(constraint.upper_bound, 1):
+        return transforms.SigmoidTransform()
+    loc = constraint.lower_bound
+    scale = constraint.upper_bound - constraint.lower_bound
+    return transforms.ComposeTransform([transforms.SigmoidTransform(), transforms.AffineTransform(loc, scale)])
+
+
+@biject_to.register(constraints.simplex)
+def _biject_to_simplex(constraint):
+    return transforms.StickBreakingTransform()
+
+
+@transform_to.register(constraints.simplex)
+def _transform_to_simplex(constraint):
+    return transforms.SoftmaxTransform()
+
+
+@transform_to.register(constraints.lower_cholesky)
+def _transform_to_lower_cholesky(constraint):
+    return transforms.LowerCholeskyTransform()
+
+
+@transform_to.register(constraints.positive_definite)
+@transform_to.register(constraints.positive_semidefinite)
+def _transform_to_positive_definite(constraint):
+    return transforms.PositiveDefiniteTransform()
+
+
+@_both(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()
+
+
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint):
+    return transforms.CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint):
+    return transforms.CatTransform([transform_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint):
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint):
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
