@@ -603,3 +603,21 @@ def test_names_are_exported(tcore):
     for name in added:
         assert name in F.__all__ and hasattr(TF, name), name
     assert set(tcore.nn.__all__) - {"functional", "init"} <= set(dir(torch.nn))
+
+
+def test_bce_with_logits_gradient_at_zero_as_torch():
+    """At a logit of exactly 0 the gradient is sigmoid(0) - target (it was -target: the |x| and
+    max(-x, 0) pieces' one-sided gradients), with weights and pos_weight."""
+    import tcore
+    x = np.array([0.0, -0.0, 0.0, 2.0, -3.0])
+    y = np.array([0.0, 1.0, 0.5, 1.0, 0.25])
+    w = np.array([1.0, 2.0, 3.0, 4.0, 0.5])
+    for pos_weight in (None, np.full(5, 2.0)):
+        grads = []
+        for lib in (torch, tcore):
+            xt = lib.tensor(x, requires_grad=True)
+            pw = None if pos_weight is None else lib.tensor(pos_weight)
+            lib.nn.functional.binary_cross_entropy_with_logits(xt, lib.tensor(y), lib.tensor(w), pos_weight=pw,
+                                                               reduction="sum").backward()
+            grads.append(xt.grad.numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-14)

@@ -2414,8 +2414,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size (tcore.Size({list(target.shape)})) must be the same as input size "
                          f"(tcore.Size({list(input.shape)}))")
-    # log(1 + exp(-|x|)) + max(-x, 0): stable for any x
-    log_sig_neg = _C.log1p(_C.exp(-_C.abs(input))) + _C.clamp(-input, 0.0)  # -log(sigmoid(x))
+    log_sig_neg = -logsigmoid(input)  # -log(sigmoid(x)): finite for any x, gradient sigmoid(x) - 1 (at 0 too)
     if pos_weight is None:
         loss = (1 - target) * input + log_sig_neg
     else:
