@@ -556,3 +556,24 @@ def test_hooks_through_containers_and_state():
         return order, _v(clone(lib.tensor(X))) == _v(seq(lib.tensor(X)))
 
     _same(run)
+
+
+def test_container_insert_fires_no_registration_hooks_as_torch():
+    """insert renumbers the later entries by writing the container's dict: no hook fires for them
+    (nor for the inserted module), as torch's; Sequential.insert checks its index and module."""
+    seen = {}
+    for lib, mod in ((torch, pmod), (tcore, tmod)):
+        calls = []
+        mod.register_module_module_registration_hook(lambda m, name, sub: calls.append(name))
+        ml = lib.nn.ModuleList([lib.nn.ReLU()])
+        ml.append(lib.nn.Tanh()).extend([lib.nn.Identity()])
+        ml.insert(0, lib.nn.ReLU())
+        seq = lib.nn.Sequential(lib.nn.ReLU())
+        seq.insert(1, lib.nn.Tanh())
+        seq.insert(-1, lib.nn.Identity())
+        with pytest.raises(IndexError, match="Index out of range: 5"):
+            seq.insert(5, lib.nn.ReLU())
+        with pytest.raises(AssertionError, match="module should be of type"):
+            seq.insert(0, 3)
+        seen[lib.__name__] = (calls, [type(m).__name__ for m in ml], [type(m).__name__ for m in seq])
+    assert seen["tcore"] == seen["torch"]

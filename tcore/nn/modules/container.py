@@ -8,6 +8,15 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def _insert(modules: dict, index: int, module: Module) -> None:
+    """module at position index of the numbered modules, the later ones renumbered; written into
+    the dict directly, as torch's (no registration hooks fire)."""
+    items = list(modules.values())
+    items.insert(index, module)
+    modules.clear()
+    modules.update((str(i), m) for i, m in enumerate(items))
+
+
 class Sequential(Module):
     """Calls its modules in order; built from modules or one OrderedDict of named modules."""
 
@@ -59,11 +68,12 @@ class Sequential(Module):
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        _insert(self._modules, index, module)
         return self
 
     def forward(self, input):
@@ -140,11 +150,7 @@ class ModuleList(Module):
         return self
 
     def insert(self, index: int, module: Module) -> None:
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        _insert(self._modules, index, module)
 
 
 class ModuleDict(Module):
