@@ -253,29 +253,6 @@ def get_printoptions() -> dict:
     return dict(PRINT_OPTIONS)
 
 
-def result_type(tensor1, tensor2) -> _C.dtype:
-    """The dtype an operator on the two (tensors or numbers) gives: torch's promotion (a
-    dimensioned tensor over a 0-d one over a number of the same category)."""
-    def proxy(x):
-        if isinstance(x, _C.Tensor):
-            return _C.empty([0] if x.ndim else [], dtype=x.dtype)
-        return x
-
-    a, b = proxy(tensor1), proxy(tensor2)
-    if not isinstance(a, _C.Tensor) and not isinstance(b, _C.Tensor):
-        a = tensor(a)
-    return _C.where(tensor(True), a, b).dtype
-
-
-def can_cast(from_, to) -> bool:
-    """Whether torch's same-kind rule lets a value of dtype `from_` be written into `to`: no
-    floating into integral, nothing but bool into bool."""
-    floating = (_C.dtype.float16, _C.dtype.bfloat16, _C.dtype.float32, _C.dtype.float64)
-    if from_ in floating and to not in floating:
-        return False
-    return not (to == _C.dtype.bool and from_ != _C.dtype.bool)
-
-
 _SETTINGS = {"float32_matmul_precision": "highest", "deterministic": False, "deterministic_warn_only": False}
 
 
@@ -328,7 +305,7 @@ def install(namespace: dict) -> None:
                  "initial_seed", "seed", "inference_mode", "is_inference_mode_enabled", "as_tensor", "asarray",
                  "detach", "rsub", "set_printoptions", "get_printoptions", "set_float32_matmul_precision",
                  "get_float32_matmul_precision", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-                 "is_deterministic_algorithms_warn_only_enabled", "compile", "result_type", "can_cast"):
+                 "is_deterministic_algorithms_warn_only_enabled", "compile"):
         namespace[name] = globals()[name]
     # torch's aliases
     for alias, name in (("concat", "cat"), ("concatenate", "cat"), ("row_stack", "vstack")):

@@ -120,6 +120,20 @@ ScalarType result_type(std::initializer_list<const Tensor*> operands) {
   return combine_categories(dim_result, combine_categories(zero_result, wrapped_result));
 }
 
+// torch.result_type: the dtype an operator on the two would give (numbers as wrapped scalars)
+ScalarType result_type_tensor(const Tensor& tensor, const Tensor& other) { return result_type({&tensor, &other}); }
+ScalarType result_type_scalar(const Tensor& tensor, const Scalar& other) {
+  const Tensor number = wrapped_scalar_tensor(other);
+  return result_type({&tensor, &number});
+}
+ScalarType result_type_scalar_tensor(const Scalar& scalar, const Tensor& tensor) {
+  return result_type_scalar(tensor, scalar);
+}
+ScalarType result_type_scalar_scalar(const Scalar& scalar1, const Scalar& scalar2) {
+  const Tensor a = wrapped_scalar_tensor(scalar1), b = wrapped_scalar_tensor(scalar2);
+  return result_type({&a, &b});
+}
+
 bool can_cast(ScalarType from, ScalarType to) {
   if (is_floating(from) && !is_floating(to)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
