@@ -3,6 +3,8 @@ torch/random.py): type queries, the default dtype, finfo/iinfo, broadcast_shapes
 state, inference_mode, as_tensor/asarray, print options and a few aliases."""
 from __future__ import annotations
 
+import copy
+import functools
 import math
 
 import numpy as np
@@ -251,6 +253,19 @@ def set_printoptions(precision: int | None = None, threshold: float | None = Non
 
 def get_printoptions() -> dict:
     return dict(PRINT_OPTIONS)
+
+
+class _ContextDecorator:
+    """A context manager that also decorates a function: each call runs inside a fresh copy of it
+    (so recursive and concurrent calls keep their own saved state)."""
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with copy.copy(self):
+                return fn(*args, **kwargs)
+
+        return wrapper
 
 
 _SETTINGS = {"float32_matmul_precision": "highest", "deterministic": False, "deterministic_warn_only": False}

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Iterable
 
 from . import _C
+from ._utilities import _ContextDecorator
 
 __all__ = ["GradScaler", "autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
@@ -76,7 +77,7 @@ autocast_increment_nesting = _C._autocast_increment_nesting
 autocast_decrement_nesting = _C._autocast_decrement_nesting
 
 
-class autocast:  # noqa: N801 - torch's name
+class autocast(_ContextDecorator):  # noqa: N801 - torch's name
     def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled=None) -> None:
         self.device = _device_type(device_type)
         self.fast_dtype = get_autocast_dtype(self.device) if dtype is None else dtype
@@ -112,14 +113,6 @@ class autocast:  # noqa: N801 - torch's name
         set_autocast_dtype(self.device, self.prev_fastdtype)
         set_autocast_cache_enabled(self.prev_cache_enabled)
         return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def decorate_autocast(*args, **kwargs):
-            with self:
-                return fn(*args, **kwargs)
-
-        return decorate_autocast
 
 
 def _autocast(policy: str):

@@ -2,8 +2,8 @@
 and decorators), over the engine in csrc/autograd."""
 from __future__ import annotations
 
-import functools
 from .. import _C
+from .._utilities import _ContextDecorator
 
 __all__ = ["forward_ad", "functional", "function", "graph", "Function", "set_detect_anomaly", "detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "once_differentiable", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
@@ -69,7 +69,7 @@ def is_grad_enabled() -> bool:
     return _C.is_grad_enabled()
 
 
-class _GradMode:
+class _GradMode(_ContextDecorator):
     """Sets grad mode for a with-block, or for every call of a decorated function."""
 
     enabled: bool
@@ -81,14 +81,6 @@ class _GradMode:
 
     def __exit__(self, *exc) -> None:
         _C._set_grad_enabled(self._prev)
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with _Scoped(self.enabled):
-                return fn(*args, **kwargs)
-
-        return wrapper
 
 
 class _Scoped(_GradMode):
@@ -257,7 +249,7 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _C._is_anomaly_check_nan_enabled()
 
 
-class detect_anomaly:  # noqa: N801 - torch's name
+class detect_anomaly(_ContextDecorator):  # noqa: N801 - torch's name
     """Anomaly mode inside a with-block (or a decorated function)."""
 
     def __init__(self, check_nan: bool = True) -> None:
@@ -270,11 +262,3 @@ class detect_anomaly:  # noqa: N801 - torch's name
 
     def __exit__(self, *exc) -> None:
         _C._set_anomaly_enabled(*self._previous)
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with detect_anomaly(self.check_nan):
-                return fn(*args, **kwargs)
-
-        return wrapper

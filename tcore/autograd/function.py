@@ -203,18 +203,12 @@ class Function:
         if forward_mode and not _is_overridden(cls, "jvp"):
             raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
                                       "with forward mode AD.")
-        grad_enabled = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-        _C._set_fw_grad_enabled(False)
-        try:
+        with _Modes(grad=False, fw_grad=False):
             if separate_context:
                 output = cls.forward(*args)
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args)
-        finally:
-            _C._set_grad_enabled(grad_enabled)
-            _C._set_fw_grad_enabled(fw_enabled)
         single = not isinstance(output, tuple)
         outputs = [output] if single else list(output)
         call.n_outputs = len(outputs)
@@ -234,11 +228,8 @@ class Function:
         else:  # (an input returned as it is comes back as a view of itself all the same, as torch's)
             for i in call.output_positions:
                 if any(outputs[i] is t for t in tensors) and not any(outputs[i] is d for d in dirty):
-                    _C._set_grad_enabled(False)
-                    try:
+                    with _Modes(grad=False):
                         outputs[i] = outputs[i].view_as(outputs[i])
-                    finally:
-                        _C._set_grad_enabled(grad_enabled)
         if forward_mode:
             _forward_tangents(cls, ctx, args, call, tensors, tangents, outputs, dirty)
         return outputs[0] if single else tuple(outputs)
@@ -256,12 +247,10 @@ def _forward_tangents(cls, ctx, args, call, tensors, tangents, outputs, dirty) -
         else:
             arg_tangents.append(None)
     ctx._in_jvp = True
-    fw_enabled = _C._is_fw_grad_enabled()
-    _C._set_fw_grad_enabled(False)
     try:
-        result = cls.jvp(ctx, *arg_tangents)
+        with _Modes(fw_grad=False):
+            result = cls.jvp(ctx, *arg_tangents)
     finally:
-        _C._set_fw_grad_enabled(fw_enabled)
         ctx._in_jvp = False
     results = list(result) if isinstance(result, tuple) else [result]
     if len(results) != len(outputs):
@@ -303,3 +292,21 @@ def once_differentiable(fn):
             return fn(ctx, *args)
 
     return wrapper
+
+
+class _Modes:
+    """Grad mode and forward-grad mode set for a with-block (None: left as it is), restored after."""
+
+    def __init__(self, grad: bool | None = None, fw_grad: bool | None = None) -> None:
+        self.grad, self.fw_grad = grad, fw_grad
+
+    def __enter__(self) -> None:
+        self._saved = (_C.is_grad_enabled(), _C._is_fw_grad_enabled())
+        if self.grad is not None:
+            _C._set_grad_enabled(self.grad)
+        if self.fw_grad is not None:
+            _C._set_fw_grad_enabled(self.fw_grad)
+
+    def __exit__(self, *exc) -> None:
+        _C._set_grad_enabled(self._saved[0])
+        _C._set_fw_grad_enabled(self._saved[1])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 
 from .. import _C
+from .._utilities import _ContextDecorator
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node"]
 
@@ -54,7 +55,7 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack, unpack)
 
 
-class disable_saved_tensors_hooks:
+class disable_saved_tensors_hooks(_ContextDecorator):
     """Context manager (or decorator) under which saved_tensors_hooks raise error_message."""
 
     def __init__(self, error_message: str) -> None:
@@ -69,13 +70,3 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *exc) -> None:
         _state.disabled = self._previous
-
-    def __call__(self, fn):
-        import functools
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with disable_saved_tensors_hooks(self.error_message):
-                return fn(*args, **kwargs)
-
-        return wrapper
