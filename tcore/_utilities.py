@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -257,9 +258,32 @@ def get_printoptions() -> dict:
 
 class _ContextDecorator:
     """A context manager that also decorates a function: each call runs inside a fresh copy of it
-    (so recursive and concurrent calls keep their own saved state)."""
+    (so recursive and concurrent calls keep their own saved state); a generator function's every
+    resumption does, as torch's (its caller's code between resumptions runs outside)."""
 
     def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def generator(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                send, value = gen.send, None
+                while True:
+                    try:
+                        with copy.copy(self):
+                            response = send(value)
+                    except StopIteration as stop:
+                        return stop.value
+                    try:
+                        send, value = gen.send, (yield response)
+                    except GeneratorExit:
+                        with copy.copy(self):
+                            gen.close()
+                        raise
+                    except BaseException as error:  # (thrown into the generator: passed on inside)
+                        send, value = gen.throw, error
+
+            return generator
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with copy.copy(self):

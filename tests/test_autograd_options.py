@@ -90,3 +90,42 @@ def test_backward_inputs_with_retain_grad_and_post_hooks_as_torch():
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-13)
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-13)
     np.testing.assert_allclose(results[1][2], results[0][2], rtol=1e-13)
+
+
+def test_decorated_generators_run_each_resumption_in_the_mode_as_torch():
+    """@no_grad() (and every context decorator) on a generator function: each resumption runs in
+    the mode, the caller's code between them outside; send, throw, close and the return value."""
+    seen = {}
+    for lib in (torch, tcore):
+        events = []
+
+        @lib.no_grad()
+        def gen(x):
+            got = yield (x * 2).requires_grad
+            yield got, (x * 3).requires_grad, lib.is_grad_enabled()
+            try:
+                yield 5
+            except ValueError as e:
+                yield "caught", str(e), lib.is_grad_enabled()
+            return 7
+
+        @lib.enable_grad()
+        def closing():
+            try:
+                yield 1
+            finally:
+                events.append(("closed with grad", lib.is_grad_enabled()))
+
+        x = lib.ones(1, requires_grad=True)
+        g = gen(x)
+        events += [next(g), lib.is_grad_enabled(), g.send("hi"), next(g), g.throw(ValueError("boom"))]
+        with pytest.raises(StopIteration) as stop:
+            next(g)
+        events.append(stop.value.value)
+        with lib.no_grad():
+            c = closing()
+            next(c)
+            events.append(lib.is_grad_enabled())
+            c.close()
+        seen[lib.__name__] = events
+    assert seen["tcore"] == seen["torch"]
