@@ -240,14 +240,23 @@ class GradScaler:
         return self._scale
 
     def scale(self, outputs):
-        """outputs (a tensor, or tensors in lists/tuples) times the current scale."""
+        """outputs (a tensor, or tensors in lists/tuples; another iterable gives a lazy map, as torch's)
+        times the current scale."""
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
             return outputs * self._lazy_scale().to(outputs.device)
-        if isinstance(outputs, (list, tuple)):
-            return type(outputs)(self.scale(o) for o in outputs)
+        if isinstance(outputs, Iterable):
+            scaled = map(self.scale, outputs)
+            return type(outputs)(scaled) if isinstance(outputs, (list, tuple)) else scaled
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+
+    def _check_scale(self, funcname: str) -> Tensor:
+        """The scale, which scale() creates: torch's error when a step or update comes first."""
+        if self._scale is None:
+            raise AssertionError(f"Attempted {funcname} but _scale is None.  This may indicate your script did not "
+                                 "use scaler.scale(loss or outputs) earlier in the iteration.")
+        return self._scale
 
     def _state(self, optimizer) -> dict:
         return self._per_optimizer.setdefault(id(optimizer), {"stage": "ready", "found_inf": False})
@@ -256,12 +265,13 @@ class GradScaler:
         """The optimizer's gradients divided by the scale (once per step), noting inf/NaN."""
         if not self._enabled:
             return
+        scale = self._check_scale("unscale_").item()
         state = self._state(optimizer)
         if state["stage"] == "unscaled":
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] == "stepped":
             raise RuntimeError("unscale_() is being called after step().")
-        inv = 1.0 / self._lazy_scale().item()
+        inv = 1.0 / scale if scale != 0 else math.inf  # (torch's float32 reciprocal of a zero scale)
         found = False
         from .autograd import no_grad
         with no_grad():
@@ -269,6 +279,8 @@ class GradScaler:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
+                    if p.grad.dtype == _C.dtype.float16:
+                        raise ValueError("Attempting to unscale FP16 gradients.")
                     if not found and not bool(_C.isfinite(p.grad).all()):
                         found = True
                     p.grad.mul_(inv)
@@ -280,6 +292,7 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_scale("step")
         state = self._state(optimizer)
         if state["stage"] == "stepped":
             raise RuntimeError("step() has already been called since the last update().")
@@ -294,9 +307,14 @@ class GradScaler:
         NaN gradient, grown after growth_interval clean steps."""
         if not self._enabled:
             return
-        scale = self._lazy_scale()
+        scale = self._check_scale("update")
         if new_scale is not None:
-            scale.fill_(new_scale.item() if isinstance(new_scale, Tensor) else float(new_scale))
+            if isinstance(new_scale, Tensor):
+                if new_scale.device.type != scale.device.type or new_scale.numel() != 1 or new_scale.requires_grad:
+                    raise AssertionError("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
+                                         "torch.FloatTensor with requires_grad=False.")
+                new_scale = new_scale.item()
+            scale.fill_(float(new_scale))
         else:
             if not self._per_optimizer:
                 raise AssertionError("No inf checks were recorded prior to update.")
@@ -306,7 +324,9 @@ class GradScaler:
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    scale.mul_(self._growth_factor)
+                    grown = scale * self._growth_factor  # (kept only if finite, as torch's)
+                    if bool(_C.isfinite(grown)):
+                        scale.copy_(grown)
                     self._growth_tracker = 0
         self._per_optimizer = {}
 

@@ -78,7 +78,7 @@ def test_default_collate_of_structures(tcore, data):
     assert data.default_collate([1, 2]).dtype == tcore.int64
     assert data.default_collate([True, False]).dtype == tcore.bool
     batch = data.default_collate([(tcore.ones(2), 1), (tcore.zeros(2), 0)])
-    assert isinstance(batch, tuple) and batch[0].shape == (2, 2)
+    assert isinstance(batch, list) and batch[0].shape == (2, 2)
     with pytest.raises(TypeError, match="default_collate: batch must contain"):
         data.default_collate([object()])
 

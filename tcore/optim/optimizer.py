@@ -5,6 +5,8 @@ reads. Helpers shared by the optimizers: argument checks, weight decay, 0-d stat
 from __future__ import annotations
 
 import copy
+import warnings
+from collections import defaultdict
 from typing import Any
 
 from .. import _C
@@ -37,6 +39,25 @@ def _check_lr(lr) -> None:
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
     _check_nonnegative((lr, "learning rate"))
+
+
+def _check_fused(fused, foreach, differentiable: bool = False) -> None:
+    """torch's checks of fused= against the other flags (fused=True is accepted: tcore's own update
+    runs, as for foreach=)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _typename(obj) -> str:
+    """torch.typename's spelling: a tensor's type() ("tcore.FloatTensor"), else the qualified class name
+    (builtins without their module)."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = type(obj)
+    return cls.__qualname__ if cls.__module__ in ("builtins", "") else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _check_unsupported(differentiable: bool = False, capturable: bool = False) -> None:
@@ -90,11 +111,11 @@ def _cast_state(p: Tensor, key, value):
 class Optimizer:
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
-        self.state: dict = {}
+        self.state: defaultdict = defaultdict(dict)
         self.param_groups: list[dict] = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
-                            "got " + type(params).__name__)
+                            "got " + _typename(params))
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -104,24 +125,45 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict) -> None:
+        """As torch's: the dict itself is completed with the defaults and kept; its params may be a
+        tensor, a list or another ordered iterable (not a set), of tensors or of (name, tensor) pairs
+        (named_parameters(): the names are kept as 'param_names')."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
         params = [params] if isinstance(params, Tensor) else list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        params = [p[1] if isinstance(p, tuple) else p for p in params]
+        param_group["params"] = params
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
         for p in params:
             if not isinstance(p, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
-            if not p.is_leaf:
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
+            if not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
-        group = dict(param_group, params=params)
         for name, default in self.defaults.items():
-            if default is required and name not in group:
+            if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
-            group.setdefault(name, default)
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
+            param_group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+        seen = set()
+        for g in self.param_groups:
+            seen.update(id(p) for p in g["params"])
+            if ("param_names" in param_group) != ("param_names" in g):
+                kind = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
-        self.param_groups.append(group)
+        self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         from .._utilities import _zero_grads
@@ -149,20 +191,24 @@ class Optimizer:
             return closure()
 
     def state_dict(self) -> dict:
-        """{'state': {index: {...}}, 'param_groups': [{options..., 'params': [indices]}]}."""
+        """{'state': {index: {...}}, 'param_groups': [{options..., 'params': [indices]}]}: as torch's, a
+        parameter's index is its position over all groups (one repeated in its group: its last there)."""
         index: dict[int, int] = {}
-        groups = []
+        groups: list[dict] = []
+        start = 0
         for g in self.param_groups:
-            ids = []
-            for p in g["params"]:
-                index.setdefault(id(p), len(index))
-                ids.append(index[id(p)])
-            groups.append({**{k: v for k, v in g.items() if k != "params"}, "params": ids})
-        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+            index.update({id(p): i for i, p in enumerate(g["params"], start) if id(p) not in index})
+            start += len(g["params"])
+            groups.append({**{k: v for k, v in g.items() if k != "params"},
+                           "params": [index[id(p)] for p in g["params"]]})
+        state = {(index[id(p)] if isinstance(p, Tensor) else p): s for p, s in self.state.items()
+                 if not isinstance(p, Tensor) or id(p) in index}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:
-        groups = state_dict["param_groups"]
+        """As torch's: the saved groups' options (deep copies) replace ours, parameters matched by
+        position; each state tensor copied onto its parameter (_cast_state); state of no parameter kept."""
+        groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         for mine, theirs in zip(self.param_groups, groups):
@@ -173,14 +219,15 @@ class Optimizer:
         for mine, theirs in zip(self.param_groups, groups):
             for p, i in zip(mine["params"], theirs["params"]):
                 by_index[i] = p
-        self.state = {}
+        self.state = defaultdict(dict)
         for i, s in state_dict["state"].items():
-            p = by_index[int(i)]
-            self.state[p] = {k: _cast_state(p, k, v) for k, v in s.items()}
+            if i in by_index:
+                p = by_index[i]
+                self.state[p] = {k: _cast_state(p, k, v) for k, v in s.items()}
+            else:
+                self.state[i] = s
         for mine, theirs in zip(self.param_groups, groups):
-            for k, v in theirs.items():
-                if k != "params":
-                    mine[k] = v
+            mine.update((k, v) for k, v in theirs.items() if k != "params")
 
     def __repr__(self) -> str:
         lines = [type(self).__name__ + " ("]

@@ -551,7 +551,8 @@ def is_pruned(module) -> bool:
 
 # ---------------------------------------------------------------------------------------------- checks
 def _validate_pruning_amount_init(amount) -> None:
-    if not isinstance(amount, numbers.Real):
+    # (a bool is refused: torch's fails later, in topk, with a TypeError too)
+    if not isinstance(amount, numbers.Real) or isinstance(amount, bool):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
     if (isinstance(amount, numbers.Integral) and amount < 0) or (
             not isinstance(amount, numbers.Integral) and (float(amount) > 1.0 or float(amount) < 0.0)):
@@ -587,4 +588,5 @@ def _compute_norm(t, n, dim):
     if dim < 0:
         dim = dims[dim]
     dims.remove(dim)
-    return _C.norm(t, p=n, dim=dims)
+    from ... import norm  # (tcore.norm: p may be 'fro', as torch.norm's)
+    return norm(t, p=n, dim=dims)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import warnings
 
 from ... import _C
 
@@ -55,13 +56,11 @@ class TensorDataset(Dataset):
     """Samples are the rows of tensors that share their first dim."""
 
     def __init__(self, *tensors: Tensor) -> None:
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
         for t in tensors:
             if not isinstance(t, Tensor):
                 raise TypeError(f"TensorDataset takes tensors, got {type(t).__name__}")
-        if any(t.ndim == 0 or t.shape[0] != tensors[0].shape[0] for t in tensors):
-            raise ValueError("Size mismatch between tensors")
+        if any(t.size(0) != tensors[0].size(0) for t in tensors):  # (a 0-d tensor: size(0)'s IndexError)
+            raise ValueError("Size mismatch between tensors")  # (torch's is an AssertionError)
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -73,7 +72,7 @@ class TensorDataset(Dataset):
 
 class Subset(Dataset):
     def __init__(self, dataset: Dataset, indices) -> None:
-        self.dataset, self.indices = dataset, list(indices)
+        self.dataset, self.indices = dataset, indices  # (kept as given, as torch's)
 
     def __getitem__(self, idx):
         if isinstance(idx, list):
@@ -88,7 +87,9 @@ class ConcatDataset(Dataset):
     def __init__(self, datasets) -> None:
         self.datasets = list(datasets)
         if not self.datasets:
-            raise ValueError("datasets should not be an empty iterable")
+            raise AssertionError("datasets should not be an empty iterable")
+        if any(isinstance(d, IterableDataset) for d in self.datasets):
+            raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = []
         total = 0
         for d in self.datasets:
@@ -113,10 +114,17 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list[Subset]:
     n = len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
         counts = [int(math.floor(n * frac)) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
         lengths = counts
+        for i, length in enumerate(lengths):
+            if length == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                              stacklevel=2)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     perm = (_C.randperm(n, generator=generator) if generator is not None else _C.randperm(n)).tolist()

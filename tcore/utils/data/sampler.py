@@ -39,19 +39,31 @@ class RandomSampler(Sampler):
     def _kw(self) -> dict:
         return {} if self.generator is None else {"generator": self.generator}
 
+    def _whole_permutation(self) -> bool:
+        """One permutation of the dataset per epoch (the DataLoader's shuffle=True)."""
+        return not self.replacement and self.num_samples == len(self.data_source)
+
     def order(self):
-        """This epoch's indices as an int64 tensor."""
-        n = len(self.data_source)
-        if self.replacement:
-            return _C.randint(0, n, [self.num_samples], **self._kw())
-        full, rest = divmod(self.num_samples, n)
-        parts = [_C.randperm(n, **self._kw()) for _ in range(full)]
-        if rest:
-            parts.append(_C.randperm(n, **self._kw())[:rest])
-        return _C.cat(parts) if len(parts) > 1 else parts[0]
+        """This epoch's indices as an int64 tensor: the draws iterating makes. For a whole permutation
+        only (other epochs are drawn lazily, as they may be huge)."""
+        if not self._whole_permutation():
+            raise ValueError("RandomSampler.order() is for one permutation of the whole dataset")
+        return _C.randperm(len(self.data_source), **self._kw())
 
     def __iter__(self):
-        return iter(self.order().tolist())
+        """The indices, drawn as they are consumed (as torch's: num_samples may be far larger than
+        what fits in memory): with replacement 32 at a time, else whole permutations then a part of one."""
+        n = len(self.data_source)
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from _C.randint(0, n, [32], **self._kw()).tolist()
+            if self.num_samples % 32:
+                yield from _C.randint(0, n, [self.num_samples % 32], **self._kw()).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from _C.randperm(n, **self._kw()).tolist()
+        if self.num_samples % n:
+            yield from _C.randperm(n, **self._kw())[:self.num_samples % n].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
