@@ -167,3 +167,28 @@ def test_schedulers(tcore, optim):
     lam = optim.lr_scheduler.LambdaLR(optim.SGD([w], lr=2.0), lambda e: 1 / (e + 1))
     lam.step()
     assert lam.get_last_lr() == [1.0]
+
+
+def test_fused_adam_follows_torch_arithmetic(tcore):
+    """fused=True's one-pass kernel takes 1 - beta in double and steps in torch's order: 0.8 after
+    two steps where it gave 0.79999864, and a float32 trajectory within a few ulps of torch's."""
+    torch = _torch()
+    if torch is None:
+        pytest.skip("torch is not installed")
+    p = tcore.tensor(1.0, requires_grad=True)
+    opt = tcore.optim.Adam([p], lr=0.1, fused=True)
+    for _ in range(2):
+        p.grad = tcore.tensor(0.5)
+        opt.step()
+    assert p.item() == np.float32(0.8)
+    w0 = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    got = []
+    for lib in (torch, tcore):
+        w = lib.tensor(w0.copy(), requires_grad=True)
+        opt = lib.optim.AdamW([w], lr=0.01, weight_decay=0.1, fused=lib is tcore)
+        for k in range(5):
+            w.grad = lib.tensor(w0 * (k + 1))
+            opt.step()
+        got.append(w.detach().numpy())
+    ulps = np.abs(got[0].view(np.int32).astype(np.int64) - got[1].view(np.int32))
+    assert ulps.max() <= 64 and (ulps > 0).mean() < 0.1, (ulps.max(), (ulps > 0).mean())

@@ -1,6 +1,8 @@
-// One pass of Adam/AdamW over a parameter and its two moment buffers (tcore.optim.Adam uses
-// it for contiguous float32/float64 parameters; the same arithmetic as its per-operator
-// form, in one read and one write of each tensor instead of about eleven passes).
+// One pass of Adam/AdamW over a parameter and its two moment buffers (tcore.optim.Adam with
+// fused=True, contiguous float32/float64 parameters): the per-operator form's steps in its order
+// (lerp of the first moment by 1 - beta1, addcmul of the second by 1 - beta2, the factors taken in
+// double, as torch's Python floats; addcdiv of the step), in one read and one write of each tensor
+// instead of about eleven passes.
 #include <cmath>
 
 #include <tcore/ops/_fused_adam_native.h>
@@ -31,9 +33,9 @@ Tensor _fused_adam_(const Tensor& self, const Tensor& grad, const Tensor& exp_av
     const T* g = static_cast<const T*>(grad.data_ptr());
     T* m = static_cast<T*>(exp_avg.data_ptr());
     T* v = static_cast<T*>(exp_avg_sq.data_ptr());
-    const T b1 = static_cast<T>(beta1), b2 = static_cast<T>(beta2), wd = static_cast<T>(weight_decay);
-    const T shrink = static_cast<T>(1 - lr * weight_decay), e = static_cast<T>(eps), s = static_cast<T>(step_size);
-    const T b2s = static_cast<T>(bias2_sqrt);
+    const T om1 = static_cast<T>(1 - beta1), om2 = static_cast<T>(1 - beta2), b2 = static_cast<T>(beta2);
+    const T wd = static_cast<T>(weight_decay), shrink = static_cast<T>(1 - lr * weight_decay);
+    const T e = static_cast<T>(eps), neg_s = static_cast<T>(-step_size), b2s = static_cast<T>(bias2_sqrt);
     parallel_for(0, self.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         T gi = maximize ? -g[i] : g[i];
@@ -44,9 +46,9 @@ Tensor _fused_adam_(const Tensor& self, const Tensor& grad, const Tensor& exp_av
             gi += wd * p[i];
           }
         }
-        m[i] = m[i] * b1 + gi * (1 - b1);
-        v[i] = v[i] * b2 + gi * gi * (1 - b2);
-        p[i] -= s * (m[i] / (std::sqrt(v[i]) / b2s + e));
+        m[i] = om1 < T(0.5) ? m[i] + om1 * (gi - m[i]) : gi - (gi - m[i]) * (T(1) - om1);  // (torch's lerp)
+        v[i] = v[i] * b2 + om2 * gi * gi;
+        p[i] = p[i] + neg_s * m[i] / (std::sqrt(v[i]) / b2s + e);
       }
     });
   });
