@@ -223,3 +223,29 @@ def test_review_cases_as_torch(tcore):
         if lib is torch:
             want = x.grad.tolist()
     assert x.grad.tolist() == want
+
+
+def test_addcmul_addcdiv_types_and_in_place_checks_as_torch(tcore):
+    """value takes no part in the promotion (truncated for an integral result); the in-place forms
+    refuse a result their self cannot hold and a broadcast beyond self's shape, as torch's."""
+    def run(lib):
+        L = lambda v: lib.full((3,), v, dtype=lib.int64)  # noqa: E731
+        F = lambda v: lib.full((3,), float(v))  # noqa: E731
+        calls = [lambda: lib.addcmul(L(1), L(3), L(2), value=0.5), lambda: lib.addcmul(L(1), L(3), L(2), value=-1.5),
+                 lambda: lib.addcmul(L(1), L(3), L(2), value=True), lambda: lib.addcmul(F(1), L(3), L(2), value=0.5),
+                 lambda: lib.addcmul(F(1).bfloat16(), F(3).bfloat16(), F(2).bfloat16(), value=0.1),
+                 lambda: lib.addcmul(lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.bool)),
+                 lambda: L(0).addcmul_(L(1), F(2)), lambda: L(0).addcdiv_(L(1), F(2), value=-0.1),
+                 lambda: L(0).addcmul_(L(1), L(2), value=0.5), lambda: F(0).addcmul_(lib.ones(2, 3), F(1)),
+                 lambda: F(0).addcdiv_(F(1), lib.full((3,), 4.0), value=2)]
+        out = []
+        for call in calls:
+            try:
+                r = call()
+                out.append((str(r.dtype).split(".")[-1], r.float().tolist()))
+            except (RuntimeError, TypeError) as e:
+                out.append(("error", "cast" if "can't be cast" in str(e) else "other"))
+        return out
+
+    got, want = run(tcore), run(torch)
+    assert got == want

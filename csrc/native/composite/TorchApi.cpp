@@ -350,11 +350,16 @@ Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype
   return written_into(self, [&](const Tensor& x) { return tcore::cumprod(x, dim, dtype); });
 }
 
+// self + value * tensor1 * tensor2 in the tensors' result type: value takes no part in the
+// promotion (a floating value of an integral result is truncated, as torch's)
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  return tcore::add(self, tcore::mul(tcore::mul(tensor1, number(value)), tensor2), 1);
+  const ScalarType type = result_type({&self, &tensor1, &tensor2});
+  TCORE_CHECK_TYPE(type != ScalarType::Bool, "\"addcmul_cpu_out\" not implemented for 'Bool'");
+  const Scalar factor = is_floating(type) ? value : Scalar(value.to<int64_t>());
+  return tcore::add(self, tcore::mul(tcore::mul(tensor1, number(factor)), tensor2), 1);
 }
 Tensor addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  return tcore::copy_(self, addcmul(self, tensor1, tensor2, value));
+  return written_into(self, [&](const Tensor& x) { return addcmul(x, tensor1, tensor2, value); });
 }
 Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   TCORE_CHECK_TYPE(is_floating(tensor1.dtype()) || is_floating(tensor2.dtype()),
@@ -366,7 +371,7 @@ Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
   return tcore::add(self, tcore::div(tcore::mul(tensor1, number(value)), tensor2), 1);
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  return tcore::copy_(self, addcdiv(self, tensor1, tensor2, value));
+  return written_into(self, [&](const Tensor& x) { return addcdiv(x, tensor1, tensor2, value); });
 }
 
 Tensor frac(const Tensor& self) {
