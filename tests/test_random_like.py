@@ -41,3 +41,33 @@ def test_normal_tensor_forms_as_torch():
     assert abs(draws.mean() - 3.0) < 6 * 2.0 / np.sqrt(draws.size) and abs(draws.std() - 2.0) < 0.02
     spread = tcore.normal(tcore.zeros(100000, dtype=tcore.float64), tcore.tensor([0.5]).double()).numpy()
     assert abs(spread.std() - 0.5) < 0.01
+
+
+def test_random__overloads_bounds_and_errors_as_torch():
+    """random_(), random_(to), random_(from, to), random_(from, None): every draw within torch's
+    bounds for each dtype (an integral dtype's range; a floating one's [-(2^digits), 2^digits],
+    beyond which torch warns; float16's finite range), torch's errors and warnings."""
+    import warnings
+
+    def run(lib):
+        out = []
+        for args in [(), (10,), (-3, 3), (5, None), (0, 300), (-200, 0), (3, 1), (0,), (2**60,), (2**62, None)]:
+            for dt in ("int8", "uint8", "int32", "int64", "bool", "float16", "bfloat16", "float32", "float64"):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        x = lib.empty(4000, dtype=getattr(lib, dt)).random_(*args)
+                        lo = args[0] if len(args) == 2 else 0
+                        hi = args[-1] - 1 if args and args[-1] is not None else None
+                        ok = bool((x >= lo).all()) and (hi is None or bool((x.double() <= hi).all()))
+                        spread = len(set(x.tolist())) > 1 if (hi is None or hi > lo) else True
+                        result = ("ok", ok, spread)
+                    except (RuntimeError, ValueError, TypeError) as e:
+                        result = ("error", str(e).split(" for ")[0])
+                warned = [str(w.message).split(". Due")[0] for w in caught]
+                if warned and result[0] == "ok":  # (beyond the exact integers: how draws round is torch's detail)
+                    result = ("ok", None, None)
+                out.append((args, dt, result, warned))
+        return out
+
+    assert run(tcore) == run(torch)

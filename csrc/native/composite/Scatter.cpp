@@ -83,6 +83,14 @@ Tensor normal_functional(const Tensor& self, double mean, double std, const std:
   return ops::normal_::call(out, mean, std, generator);
 }
 
+// random_(to): [0, to - 1]; random_(): every integer the dtype holds from 0 (torch's random_(0, None))
+Tensor random_to_(const Tensor& self, int64_t to, const std::optional<Generator>& generator) {
+  return ops::random__from::call(self, 0, to, generator);
+}
+Tensor random_full_(const Tensor& self, const std::optional<Generator>& generator) {
+  return ops::random__from::call(self, 0, std::nullopt, generator);
+}
+
 Tensor random(const Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
   Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
   return ops::random__from::call(out, from, to, generator);

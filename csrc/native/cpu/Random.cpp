@@ -242,10 +242,63 @@ Tensor normal_(const Tensor& self, double mean, double std, const std::optional<
   });
 }
 
+namespace {
+// The integers a tensor of dtype t holds exactly, as torch's random_ bounds them (an integral
+// dtype's range; a floating one's [-2^digits, 2^digits]), and its element type's C++ name (torch's
+// messages name it).
+struct RandomBounds {
+  int64_t lo, hi;
+  const char* name;
+};
+RandomBounds random_bounds(ScalarType t) {
+  constexpr auto digits = [](int d) { return RandomBounds{-(int64_t{1} << d), int64_t{1} << d, nullptr}; };
+  switch (t) {
+    case ScalarType::Bool: return {0, 1, "bool"};
+    case ScalarType::Byte: return {0, 255, "unsigned char"};
+    case ScalarType::Char: return {-128, 127, "signed char"};
+    case ScalarType::Short: return {INT16_MIN, INT16_MAX, "short"};
+    case ScalarType::Int: return {INT32_MIN, INT32_MAX, "int"};
+    case ScalarType::Long: return {INT64_MIN, INT64_MAX, "long"};
+    case ScalarType::Half: return {digits(11).lo, digits(11).hi, "c10::Half"};
+    case ScalarType::BFloat16: return {digits(8).lo, digits(8).hi, "c10::BFloat16"};
+    case ScalarType::Float: return {digits(24).lo, digits(24).hi, "float"};
+    case ScalarType::Double: return {digits(53).lo, digits(53).hi, "double"};
+    default: break;
+  }
+  throw TypeError(detail::str_cat("random_: not implemented for '", to_string(t), "'"));
+}
+}  // namespace
+
+// Integers drawn uniformly from [from, to - 1], or from [from, the largest the dtype holds] when
+// to is None, with torch's checks.
 Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
-  const int64_t high = to.value_or(int64_t{1} << 53);
-  TCORE_CHECK_VALUE(from < high, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", high);
-  std::uniform_int_distribution<int64_t> dist(from, high - 1);
+  const RandomBounds bounds = random_bounds(self.dtype());
+  const int digits = is_floating(self.dtype()) ? static_cast<int>(std::log2(static_cast<double>(bounds.hi))) : 0;
+  // torch's checks, in its order: beyond what the dtype holds (an integral dtype's range, float16's
+  // finite one) an error; from > to_inc an error; a floating dtype beyond its exact integers a warning
+  const auto holds = [&](int64_t v, const char* what) {
+    const bool inexact = digits != 0 && self.dtype() != ScalarType::Half;  // (bfloat16, float, double hold any int64)
+    TCORE_CHECK_VALUE(inexact || (digits != 0 ? -65504 <= v && v <= 65504 : bounds.lo <= v && v <= bounds.hi), what,
+                      " is out of bounds for ", bounds.name);
+  };
+  const auto exact = [&](int64_t v, const char* what) {
+    if (digits == 0 || (bounds.lo <= v && v <= bounds.hi)) return;
+    warn(detail::str_cat(what, " is out of bounds [-(2^", digits, "), 2^", digits, "]. Due to precision limitations ",
+                         bounds.name, " can support discrete uniform distribution only within this range. This warning "
+                         "will become an error in version 1.7 release, please fix the code in advance"));
+  };
+  int64_t high = bounds.hi;
+  if (to) {
+    TCORE_CHECK_VALUE(from < *to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", *to);
+    high = *to - 1;
+  }
+  holds(from, "from");
+  if (to) holds(high, "to - 1");
+  TCORE_CHECK_VALUE(from <= high, "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                    "casted to dtype, but got from=", from, " > to_inc=", high);
+  exact(from, "from");
+  if (to) exact(high, "to - 1");
+  std::uniform_int_distribution<int64_t> dist(from, high);
   return fill_random(self, generator, "random_", [&](auto* p, int64_t n, std::mt19937_64& e, auto tag) {
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(dist(e));
