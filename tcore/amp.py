@@ -16,6 +16,7 @@ growth_interval clean steps."""
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import warnings
 from collections.abc import Iterable
@@ -47,7 +48,10 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
 
 
 def set_autocast_enabled(device_type: str, enabled: bool) -> None:
-    _C._autocast_set_enabled(_device_type(device_type), bool(enabled))
+    if not isinstance(enabled, bool):  # (torch's error, which autocast(enabled=1) meets entering)
+        raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not "
+                        f"{type(enabled).__name__}")
+    _C._autocast_set_enabled(_device_type(device_type), enabled)
 
 
 def get_autocast_dtype(device_type: str):
@@ -115,18 +119,39 @@ class autocast(_ContextDecorator):  # noqa: N801 - torch's name
         return False
 
 
-def _autocast(policy: str):
+def _autocast(policy):
     """Marks a functional of torch's autocast lists written in Python (the C++ operators' policies
     are codegen/autocast.py's): under autocast its tensor arguments (and those in list or tuple
-    arguments) are cast by the policy, then it runs below autocast."""
-    code = _POLICIES[policy]
+    arguments) are cast by the policy, then it runs below autocast (what it calls is not cast).
+    policy: "LowerPrecision", "Float32" or "Promote" (torch's), or "Below": no cast, only the run
+    below autocast, for a functional torch runs as one kernel outside its lists where tcore's
+    composes operators autocast would cast (a cat of float16 pieces under bfloat16 autocast would
+    raise, a product would be cast); or a function of the call's arguments (by parameter name,
+    defaults applied) choosing one of those, or None to run the call as if undecorated (for a
+    functional torch dispatches by its arguments: max_pool3d's return_indices, the pad mode)."""
+    choose = policy if callable(policy) else None
+    if choose is None and policy not in _POLICIES and policy != "Below":
+        raise ValueError(f"unknown autocast policy {policy!r}")
 
     def wrap(fn):
+        signature = inspect.signature(fn) if choose is not None else None
+
         @functools.wraps(fn)
         def cast_then_call(*args, **kwargs):
             if not _C._autocast_active():
                 return fn(*args, **kwargs)
-            args, kwargs = _cast_arguments(code, args, kwargs)
+            chosen = policy
+            if choose is not None:
+                try:
+                    bound = signature.bind(*args, **kwargs)
+                except TypeError:
+                    return fn(*args, **kwargs)  # (fn's own error)
+                bound.apply_defaults()
+                chosen = choose(bound.arguments)
+                if chosen is None:
+                    return fn(*args, **kwargs)
+            if chosen != "Below":
+                args, kwargs = _cast_arguments(_POLICIES[chosen], args, kwargs)
             below = _C._autocast_set_below(True)
             try:
                 return fn(*args, **kwargs)
@@ -360,3 +385,27 @@ class GradScaler:
         self._lazy_scale().fill_(state_dict["scale"])
         self._growth_factor, self._backoff_factor = state_dict["growth_factor"], state_dict["backoff_factor"]
         self._growth_interval, self._growth_tracker = state_dict["growth_interval"], state_dict["_growth_tracker"]
+
+
+def _legacy(device_type: str):
+    """torch.cpu.amp / torch.cuda.amp: the deprecated spellings of autocast and GradScaler (and, for
+    cuda, custom_fwd/custom_bwd) for one device type, each call warning as torch's."""
+    import types
+
+    def deprecated(what: str, new: str) -> None:
+        warnings.warn(f"`torch.{device_type}.amp.{what}(args...)` is deprecated. Please use `{new}` instead.",
+                      FutureWarning, stacklevel=3)
+
+    def legacy_autocast(enabled: bool = True, dtype=None, cache_enabled: bool = True) -> autocast:
+        deprecated("autocast", f"torch.amp.autocast('{device_type}', args...)")
+        return autocast(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    def legacy_scaler(*args, **kwargs) -> GradScaler:
+        deprecated("GradScaler", f"torch.amp.GradScaler('{device_type}', args...)")
+        return GradScaler(device_type, *args, **kwargs)
+
+    names = dict(autocast=legacy_autocast, GradScaler=legacy_scaler)
+    if device_type == "cuda":
+        names.update(custom_fwd=functools.partial(custom_fwd, device_type="cuda"),
+                     custom_bwd=functools.partial(custom_bwd, device_type="cuda"))
+    return types.SimpleNamespace(**names)

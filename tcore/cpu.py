@@ -15,3 +15,10 @@ def empty_cache() -> None:
 def memory_stats() -> dict:
     """allocated_bytes, cached_bytes, cache_hits, cache_misses, cache_limit_bytes."""
     return dict(_C._cpu_allocator_stats())
+
+
+def __getattr__(name: str):
+    if name == "amp":  # torch.cpu.amp's deprecated spellings (tcore.amp)
+        from .amp import _legacy
+        return _legacy("cpu")
+    raise AttributeError(f"module 'tcore.cpu' has no attribute '{name}'")

@@ -125,3 +125,10 @@ def stream(s: Stream | None) -> Iterator[Stream | None]:
         yield s
     finally:
         _C._cuda_set_current_stream(previous, s.device)
+
+
+def __getattr__(name: str):
+    if name == "amp":  # torch.cuda.amp's deprecated spellings (tcore.amp)
+        from .amp import _legacy
+        return _legacy("cuda")
+    raise AttributeError(f"module 'tcore.cuda' has no attribute '{name}'")

@@ -3,6 +3,8 @@ and parameters through a run with an overflowing gradient; torch's errors; autoc
 no-op (autocast itself: tests/test_autocast.py)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -51,3 +53,16 @@ def test_disabled_scaler_passes_through():
     scaler = tcore.amp.GradScaler("cpu", enabled=False)
     loss = tcore.ones(1, requires_grad=True).sum()
     assert scaler.scale(loss) is loss and scaler.get_scale() == 1.0 and scaler.state_dict() == {}
+
+
+def test_deprecated_cpu_and_cuda_amp_spellings_as_torch():
+    for lib in (torch, tcore):
+        with pytest.warns(FutureWarning, match=r"`torch.cpu.amp.autocast\(args...\)` is deprecated. Please use "
+                                               r"`torch.amp.autocast\('cpu', args...\)` instead."):
+            block = lib.cpu.amp.autocast()
+        with block:
+            assert (lib.ones(2, 2) @ lib.ones(2, 2)).dtype == lib.bfloat16
+        with pytest.warns(FutureWarning, match=r"`torch.cuda.amp.GradScaler\(args...\)` is deprecated"):
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", category=UserWarning)
+                lib.cuda.amp.GradScaler(enabled=False)

@@ -314,6 +314,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return _C._nn.linear(input, weight, bias)
 
 
+@_autocast("Below")  # (torch: _trilinear, no product cast)
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_o = x1^T W_o x2 + b_o over the last dims; the leading dims must match."""
     if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
@@ -785,10 +786,12 @@ def _layout_of(result: Tensor, input: Tensor) -> Tensor:
     return result.contiguous()
 
 
+@_autocast("Below")  # (torch: one kernel, no cat)
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 
+@_autocast("Below")
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
 
@@ -841,8 +844,8 @@ def _adaptive_max_pool(n: int):
     return pool, with_indices
 
 
-adaptive_max_pool1d, adaptive_max_pool1d_with_indices = _adaptive_max_pool(1)
-adaptive_max_pool2d, adaptive_max_pool2d_with_indices = _adaptive_max_pool(2)
+adaptive_max_pool1d, adaptive_max_pool1d_with_indices = map(_autocast("Below"), _adaptive_max_pool(1))
+adaptive_max_pool2d, adaptive_max_pool2d_with_indices = map(_autocast("Below"), _adaptive_max_pool(2))
 adaptive_max_pool3d, adaptive_max_pool3d_with_indices = map(_autocast("Float32"), _adaptive_max_pool(3))
 
 
@@ -981,7 +984,7 @@ def _windows3d(x: Tensor, k, s, d, out) -> Tensor:
     return taps.reshape(list(w.shape[:nd]) + [-1])
 
 
-@_autocast("Float32")
+@_autocast(lambda a: "Below" if a["return_indices"] else "Float32")  # (torch: max_pool3d_with_indices, unlisted)
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The maximum of each (dilated) window over the -inf padded input, and its flat index in the
@@ -1091,6 +1094,7 @@ def _max_unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, ou
     return plane.scatter(-1, indices.reshape(lead + [-1]), input.reshape(lead + [-1])).reshape(lead + size)
 
 
+@_autocast("Float32")  # (torch: max_unpool2d)
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
@@ -1226,6 +1230,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     return out.reshape(shape)
 
 
+@_autocast(lambda a: "Float32" if a["input"].ndim > 3 else None)  # (torch: avg_pool3d past 3-D)
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """input / (k + alpha * mean of input^2 over `size` neighbouring channels) ** beta."""
     dim = input.ndim
@@ -1521,7 +1526,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     return out.reshape(lead + [input.shape[d] if src is None else len(src) for d, src in zip(inner, sources[first:])])
 
 
-_pad_float32 = _autocast("Float32")(pad)
+_pad_float32 = _autocast(lambda a: "Below" if (a["mode"], len(a["pad"])) == ("reflect", 6) else "Float32")(pad)
 
 
 def _clamped_sources(input: Tensor, dims: list[int], pairs: list[tuple[int, int]], mode: str) -> list:
