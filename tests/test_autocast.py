@@ -513,3 +513,48 @@ def test_autocast_decorator_policies():
             with lib.autocast("cpu", enabled=1):
                 pass
         assert not lib.is_autocast_enabled("cpu")
+
+
+def test_mixed_precision_norms_and_cast_graphs_as_torch():
+    """What autocast produces downstream: a bfloat16/float16 input with float32 weights through
+    layer_norm (Linear -> LayerNorm), group_norm and rms_norm gives the input's dtype (torch's mixed
+    dtype, with its errors for other mixes); a weight cast first cached under no_grad still carries
+    its gradient in a later training pass; a cast's backward is differentiable (double backward)."""
+    import warnings
+
+    r = np.random.default_rng(3)
+    X, W, B = r.standard_normal((2, 4, 3)), r.standard_normal(3), r.standard_normal(3)
+    seen = {}
+    for lib in (torch, tcore):
+        F = lib.nn.functional
+        out = []
+        for xd, wd in [("bfloat16", "float32"), ("float16", "float32"), ("float32", "bfloat16"), ("float64", "float32")]:
+            x = lib.tensor(X, dtype=getattr(lib, xd), requires_grad=True)
+            w = lib.tensor(W, dtype=getattr(lib, wd), requires_grad=True)
+            b = lib.tensor(B, dtype=getattr(lib, wd))
+            for name, fn in (("layer_norm", lambda: F.layer_norm(x, (3,), w, b)),
+                             ("group_norm", lambda: F.group_norm(x.transpose(1, 2), 3, w, b)),
+                             ("rms_norm", lambda: F.rms_norm(x, (3,), w))):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        y = fn()
+                    y.float().sum().backward()
+                    out.append((name, xd, wd, _name(y.dtype), _name(x.grad.dtype), _name(w.grad.dtype),
+                                y.detach().float().numpy()))
+                except RuntimeError as e:
+                    out.append((name, xd, wd, str(e)))
+                x.grad = w.grad = None
+        lin = lib.nn.Linear(3, 2)
+        with lib.autocast("cpu"):
+            with lib.no_grad():
+                lin(lib.tensor(X[0], dtype=lib.float32))
+            trained = lin(lib.tensor(X[0], dtype=lib.float32))
+        v = lib.ones(3, requires_grad=True)
+        g = lib.autograd.grad(v.bfloat16().float().pow(3).sum(), v, create_graph=True)[0]
+        out.append((trained.requires_grad, g.requires_grad, lib.autograd.grad(g.sum(), v)[0].tolist()))
+        seen[lib.__name__] = out
+    for got, want in zip(seen["tcore"], seen["torch"]):
+        assert got[:-1] == want[:-1] if isinstance(got[-1], np.ndarray) else got == want
+        if isinstance(got[-1], np.ndarray):
+            np.testing.assert_allclose(got[-1], want[-1], rtol=2e-2, atol=2e-2)

@@ -97,6 +97,9 @@ Tensor cast(const Target& to, const Tensor& t) {
   if (!cacheable(t, want)) return tcore::to(t, want);
   auto& slot = state.cache[t.impl()];
   if (slot.first.lock().get() != t.impl() || slot.second.dtype() != want) {
+    // recorded whatever the grad mode: a cast first made under no_grad (an evaluation pass) serves
+    // the training passes after it in the block (torch's cache, pytorch#165068)
+    const AutoGradMode grad(true);
     slot = {t.impl_ptr(), tcore::to(t, want)};
   }
   return slot.second;

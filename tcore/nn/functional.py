@@ -1151,8 +1151,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     for d in shape:
         n *= d
     rms = _C.norm(x, 2, dims, True) / math.sqrt(n)
-    out = (x / _C.hypot(rms, _C.full_like(rms, math.sqrt(_EPS[dtype] if eps is None else eps)))).to(input.dtype)
-    return out if weight is None else out * weight
+    out = x / _C.hypot(rms, _C.full_like(rms, math.sqrt(_EPS[dtype] if eps is None else eps)))
+    # (times the weight before the one rounding to the input's dtype, whatever the weight's, as torch's)
+    return (out if weight is None else out * weight).to(input.dtype)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
@@ -1177,17 +1178,25 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         if t is not None and (t.ndim != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {shown} and input of shape {shape}")
+    # torch's mixed dtype: a float16/bfloat16 input with float32 weight and bias (Conv -> GroupNorm under
+    # autocast) is computed in float32 and gives the input's dtype
+    params = [t.dtype for t in (weight, bias) if t is not None]
+    mixed = any(d != input.dtype for d in params)
+    if mixed and input.dtype == _C.dtype.float64:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if mixed and (input.dtype not in (_C.dtype.float16, _C.dtype.bfloat16) or set(params) != {_C.dtype.float32}):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     group = c // num_groups
     for d in shape[2:]:
         group *= d
-    x = input.reshape([n, num_groups, group])
+    x = (input.float() if mixed else input).reshape([n, num_groups, group])
     out = _C.layer_norm(x, [group], None, None, eps).reshape(shape)
     per_channel = [c] + [1] * (len(shape) - 2)
     if weight is not None:
         out = out * weight.reshape(per_channel)
     if bias is not None:
         out = out + bias.reshape(per_channel)
-    return out
+    return out.to(input.dtype) if mixed else out
 
 
 def _verify_batch_size(size: list[int]) -> None:

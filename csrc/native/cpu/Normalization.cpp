@@ -270,16 +270,26 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
                     shape_str(normalized_shape).substr(1), ", but got input of size", shape_str(input.sizes()));
   TCORE_CHECK_TYPE(is_floating(input.dtype()), "layer_norm: expected a floating point input, got ",
                    to_string(input.dtype()));
+  // torch's mixed dtype: a float16/bfloat16 input with float32 weight and bias (Linear -> LayerNorm
+  // under autocast) gives the input's dtype, and float32 statistics
+  bool mixed = false;
   for (const auto* t : {&weight, &bias}) {
     if (*t) {
       TCORE_CHECK_VALUE((*t)->sizes().vec() == normalized_shape.vec(), "layer_norm: weight and bias must have the "
                         "normalized shape ", shape_str(normalized_shape), ", got ", shape_str((*t)->sizes()));
-      TCORE_CHECK_TYPE((*t)->dtype() == input.dtype(), "layer_norm: expected weight and bias of dtype ",
-                       to_string(input.dtype()), ", got ", to_string((*t)->dtype()));
+      if ((*t)->dtype() != input.dtype()) {
+        TCORE_CHECK_TYPE(input.dtype() != ScalarType::Double, "mixed dtype (CPU): all inputs must share same datatype.");
+        TCORE_CHECK_TYPE((*t)->dtype() == ScalarType::Float && is_reduced_float(input.dtype()),
+                         "mixed dtype (CPU): expect parameter to have scalar type of Float");
+        mixed = true;
+      }
       TCORE_CHECK_VALUE((*t)->device() == input.device(), "layer_norm: weight and bias must be on the input's device");
     }
   }
+  TCORE_CHECK_TYPE(!mixed || !weight || !bias || weight->dtype() == bias->dtype(),
+                   "mixed dtype (CPU): expect parameter to have scalar type of Float");
   const ScalarType dtype = input.dtype(), compute = compute_dtype(input);
+  const ScalarType stats = mixed ? compute : dtype;  // (the mean's and rstd's dtype)
   const Tensor w = in_compute(weight.value_or(Tensor()), compute), b = in_compute(bias.value_or(Tensor()), compute);
   std::vector<int64_t> stat_shape(input.sizes().begin(), input.sizes().end() - k);
   int64_t rows = 1;
@@ -308,7 +318,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
     reduced_float_rows(make_view(out, {rows, n}, {n, 1}, 0), make_view(input, {rows, n}, {n, 1}, input.storage_offset()),
                        [&](float* y, const float* x, int64_t r) { layer_norm_row(x, wp, bp, y, mp + r, rp + r, n, eps); });
 #endif
-    return {out, cast(mean, dtype), cast(rstd, dtype)};
+    return {out, cast(mean, stats), cast(rstd, stats)};
   }
   const Tensor x = in_compute(input, compute);
   Tensor out = empty_on(input.sizes(), compute, input.device());
@@ -323,7 +333,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
                          mean.template data_ptr<T>(), rstd.template data_ptr<T>(), rows, n, eps);
     });
   }
-  if (compute != dtype) return {cast(out, dtype), cast(mean, dtype), cast(rstd, dtype)};
+  if (compute != dtype) return {cast(out, dtype), cast(mean, stats), cast(rstd, stats)};
   return {out, mean, rstd};
 }
 
