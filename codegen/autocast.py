@@ -43,8 +43,19 @@ FLOAT32 = frozenset("""
 
 POLICIES = {"LowerPrecision": LOWER_PRECISION, "Promote": PROMOTE, "Float32": FLOAT32}
 
+# run below autocast, uncast, though tcore composes them of listed operators: torch computes them
+# in kernels of their own (so their results keep their arguments' dtype)
+BELOW = frozenset("""
+    addmv addr linalg_matrix_exp matrix_exp mv
+""".split())
+
 
 def policy(f: NativeFunction) -> str | None:
-    """The autocast::Policy of f (its enumerator's name), None for an operator autocast leaves."""
+    """What f does under autocast: a cast policy (an autocast::Policy enumerator's name), "Below"
+    (its call runs below autocast: BELOW's, and every out= and in-place overload, which torch never
+    casts), or None (it runs as called: the operators it calls cast by their own policies)."""
     name = str(f.func.name)
-    return next((p for p, names in POLICIES.items() if name in names), None)
+    listed = next((p for p, names in POLICIES.items() if name in names), None)
+    if listed is None and (f.func.kind != "functional" or name in BELOW):
+        return "Below"
+    return listed

@@ -558,3 +558,23 @@ def test_mixed_precision_norms_and_cast_graphs_as_torch():
         assert got[:-1] == want[:-1] if isinstance(got[-1], np.ndarray) else got == want
         if isinstance(got[-1], np.ndarray):
             np.testing.assert_allclose(got[-1], want[-1], rtol=2e-2, atol=2e-2)
+
+
+def test_composites_torch_computes_in_one_kernel_and_out_forms_as_torch():
+    """Operators tcore composes of listed ones but torch computes in kernels of its own keep their
+    arguments' dtype (mv, addmv, addr, matrix_exp; einsum and tensordot without a contraction or
+    contracting everything); out= and in-place forms are never cast."""
+    seen = {}
+    for lib in (torch, tcore):
+        f = lib.tensor(A + 4 * np.eye(4), dtype=lib.float32)
+        v = lib.tensor(A[0], dtype=lib.float32)
+        cases = [lambda: lib.mv(f, v), lambda: lib.addmv(v, f, v), lambda: lib.addr(f, v, v),
+                 lambda: lib.linalg.matrix_exp(f / 8), lambda: lib.einsum("ij,ij->ij", f, f),
+                 lambda: lib.einsum("i,j->ij", v, v), lambda: lib.einsum("ij,jk->ik", f, f),
+                 lambda: lib.tensordot(f, f), lambda: lib.tensordot(f, f, dims=1), lambda: lib.inner(v, v),
+                 lambda: lib.inner(f, f), lambda: lib.dot(v, v), lambda: lib.outer(v, v), lambda: lib.kron(f, f),
+                 lambda: lib.matmul(f, f, out=lib.empty(4, 4)), lambda: lib.mv(f, v, out=lib.empty(4)),
+                 lambda: f.clone().addmm_(f, f), lambda: lib.linalg.multi_dot([f, f, f])]
+        with lib.autocast("cpu"):
+            seen[lib.__name__] = [_name(c().dtype) for c in cases]
+    assert seen["tcore"] == seen["torch"]

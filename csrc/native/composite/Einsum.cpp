@@ -9,6 +9,7 @@
 #include <string>
 
 #include <tcore/ops/bmm.h>
+#include <tcore/ops/mul.h>
 #include <tcore/ops/diagonal.h>
 #include <tcore/ops/einsum_native.h>
 #include <tcore/ops/expand.h>
@@ -117,7 +118,9 @@ Operand contract(const Operand& a, const Operand& b, const std::vector<int>& kee
   labels.insert(labels.end(), right.begin(), right.end());
   std::vector<int64_t> shape;
   for (int l : labels) shape.push_back(size.at(l));
-  return {tcore::reshape(tcore::bmm(x, y), shape), labels};
+  // nothing summed: a broadcast product, as torch's (exactly bmm's values; autocast leaves mul as it is)
+  const Tensor xy = contracted.empty() ? tcore::mul(x, y) : tcore::bmm(x, y);
+  return {tcore::reshape(xy, shape), labels};
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include <tcore/ops/dot.h>
 #include <tcore/ops/square.h>
 #include <tcore/ops/frac.h>
 #include <tcore/ops/sgn.h>
@@ -677,6 +678,10 @@ Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
     order_other.push_back(d);
     shape.push_back(other.sizes()[d]);
     cols *= other.sizes()[d];
+  }
+  if (shape.empty()) {  // every dim summed: a dot product, as torch's (which autocast leaves as it is)
+    return tcore::dot(tcore::reshape(tcore::permute(self, order_self), {csize}),
+                      tcore::reshape(tcore::permute(other, order_other), {csize}));
   }
   const Tensor a = tcore::reshape(tcore::permute(self, order_self), {rows, csize});
   const Tensor b = tcore::reshape(tcore::permute(other, order_other), {csize, cols});
