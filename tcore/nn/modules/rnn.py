@@ -189,7 +189,7 @@ class RNNBase(Module):
             return self._forward_packed(input, hx, lstm)
         self._check_input(input)
         weight = self._flat_weights[0]
-        if input.dtype != weight.dtype:
+        if input.dtype != weight.dtype and not _C._autocast_active():  # (autocast casts, as torch's)
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
                              f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
         batched = input.dim() == 3
