@@ -101,6 +101,8 @@ def _push(f: NativeFunction) -> str | None:
         value = "result" if len(rets) == 1 and not f.func.returns_tuple else f"std::get<{i}>(result)"
         if isinstance(r.type, BaseType) and r.type.name in ("Tensor", "int", "SymInt", "float", "bool"):
             pushes.append(f"stack.emplace_back({value});")
+        elif isinstance(r.type, BaseType) and r.type.name == "ScalarType":  # (an int on the stack, as torch's)
+            pushes.append(f"stack.emplace_back(static_cast<int64_t>({value}));")
         elif isinstance(r.type, BaseType) and r.type.name == "Scalar":
             pushes.append(f"stack.emplace_back({value}.is_floating_point() ? IValue({value}.to_double()) : "
                           f"{value}.is_bool() ? IValue({value}.to<bool>()) : IValue({value}.to_long()));")

@@ -38,6 +38,8 @@ class OpOverload:
         out = _C._call_boxed(self.name, stack)
         if self.returns == 0:
             return None
+        if self.schema.endswith("-> ScalarType"):  # (an int on the stack)
+            return _C.dtype(out[0])
         return out[0] if self.returns == 1 and not self.schema.split("->")[1].strip().startswith("(") else tuple(out)
 
     def __repr__(self) -> str:
