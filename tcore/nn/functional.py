@@ -1859,28 +1859,48 @@ _ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has chan
 
 def _base_coordinates(n: int, align_corners: bool, like: Tensor) -> Tensor:
     """The n sample positions along one axis in [-1, 1]: the pixels' centers (align_corners=False)
-    or their corners."""
-    line = _C.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device) if n > 1 else \
-        _C.zeros([n], dtype=like.dtype, device=like.device)
-    return line if align_corners else line * ((n - 1) / n)
+    or their corners (torch's linspace_from_neg_one: range * (n - 1) / n, two roundings)."""
+    if n <= 1:
+        return _C.zeros([n], dtype=like.dtype, device=like.device)
+    line = _C.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device)
+    return line if align_corners else line * (n - 1) / n
+
+
+def _size_entries(size) -> list[int]:
+    """size's entries as ints, refusing floats as torch's argument parser does."""
+    for i, v in enumerate(size):
+        if not isinstance(v, int) and not hasattr(v, "__index__"):
+            kind = type(v).__name__
+            if i == 0:
+                raise TypeError(f"affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, but "
+                                f"found element of type {kind} at pos 0")
+            raise TypeError(f"affine_grid_generator(): argument 'size' failed to unpack the object at pos {i + 1} "
+                            f"with error \"type must be tuple of ints,but got {kind}\"")
+    return [operator.index(v) for v in size]
 
 
 def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tensor:
     """The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of the affine maps theta (N, 2, 3) (or
-    (N, 3, 4)) over an output of `size`, as torch's."""
+    (N, 3, 4)) over an output of `size`, as torch's (its checks, warnings and messages too)."""
     if align_corners is None:
         warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = [int(v) for v in size]
     if len(size) not in (4, 5):
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")
     k = len(size) - 2
     if theta.ndim != 3 or tuple(theta.shape[1:]) != (k, k + 1):
         raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} for size {size}. Got "
-                         f"{tuple(theta.shape)}.")
+                         f"{theta.shape}.")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    size = _size_entries(size)
     spatial = size[2:]  # (H, W) or (D, H, W); the grid's last dim is (x, y[, z]): W's first
     axes = [_base_coordinates(n, align_corners, theta) for n in spatial]
     mesh = _C.meshgrid(axes, indexing="ij")
@@ -1889,38 +1909,143 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     return _C.bmm(flat, theta.transpose(1, 2)).reshape([size[0]] + spatial + [k])
 
 
-def _unnormalize(coordinate: Tensor, size: int, align_corners: bool) -> Tensor:
-    return (coordinate + 1) / 2 * (size - 1) if align_corners else ((coordinate + 1) * size - 1) / 2
+# grid_sample follows torch's CPU kernels, which differ: 4-D input goes through a vectorized kernel
+# ("vec" below), 5-D input through a scalar one. They unnormalize and reflect with differently
+# rounded formulas (which matters where a point lands exactly on a pixel: the floor, and so the
+# gradient, depends on it), clip NaN to 0 (vec) or to the far border (scalar), and vec multiplies
+# masked-out taps' zeros by their weights (NaN weights give NaN) where scalar skips them. Both give
+# the padding's clip a zero gradient on the borders and past them.
+
+def _grid_unnormalize(g: Tensor, size: int, align_corners: bool, vec: bool) -> Tensor:
+    if not vec:
+        return (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+    if align_corners:
+        return (g + 1) * ((size - 1) / 2)
+    # (g + 1) * (size / 2) - 0.5 rounded once, as the vec kernel's fused multiply-add does: which side of a
+    # pixel's center a point falls on (so the floor, and the grid's gradient) depends on it. The product is
+    # exact for a power-of-two size, float32's in float64; float64's g + 1 splits into a float32 head and a
+    # tail whose products with size are exact.
+    a = g + 1
+    if size & (size - 1) == 0 or a.dtype not in (_C.dtype.float32, _C.dtype.float64):
+        return a * (size / 2) - 0.5
+    if a.dtype == _C.dtype.float32:
+        return (a.to(_C.dtype.float64) * (size / 2) - 0.5).to(a.dtype)
+    head = a.detach().clamp(-1e30, 1e30).to(_C.dtype.float32).to(a.dtype)
+    return ((head * size - 1) + (a - head) * size) / 2
 
 
-def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
-    """x reflected into [twice_low / 2, twice_high / 2], as torch's reflect_coordinates."""
-    if twice_low == twice_high:
-        return _C.zeros_like(x)
-    low, span = twice_low / 2, (twice_high - twice_low) / 2
+def _grid_reflect(x: Tensor, size: int, align_corners: bool, vec: bool) -> Tensor:
+    """x reflected into [low, low + span] (the corner pixels' centers, or the input's edges)."""
+    if align_corners and size <= 1:  # (an empty span: 0, its gradient 0)
+        return _C.where(_C.zeros_like(x, dtype=_C.dtype.bool), x, 0.0)
+    low, span = (0.0, size - 1.0) if align_corners else (-0.5, float(size))
     x = (x - low).abs()
+    if vec:  # whole double flips off by trunc, then one more flip if past the span
+        extra = x - _C.trunc(x / (2 * span)) * (2 * span)
+        flipped = 2 * span - extra
+        return _C.where(extra > flipped, flipped, extra) + low
     extra = _C.fmod(x, span)
-    flips = _C.floor(x / span)
-    return _C.where(_C.remainder(flips, 2) == 0, extra + low, span - extra + low)
+    flips = _C.floor(x / span)  # (torch casts it to int: past INT_MAX, NaN included, it counts as even)
+    odd = (_C.fmod(flips, 2) == 1) & (flips < 2.0 ** 31)
+    return _C.where(odd, span - extra + low, extra + low)
 
 
-def _source(coordinate: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
-    """A grid coordinate in [-1, 1] as a position in pixels, with border/reflection padding."""
-    x = _unnormalize(coordinate, size, align_corners)
+def _grid_clip(x: Tensor, size: int, vec: bool) -> Tensor:
+    """x clipped to [0, size - 1], its gradient 1 strictly inside, else 0; NaN to 0 (vec) or to
+    size - 1."""
+    high = float(size - 1)
+    above, below = x > 0, x < high
+    edge = _C.where(above, _C.full_like(x, high), 0.0) if vec else _C.where(below, 0.0, _C.full_like(x, high))
+    return _C.where(above & below, x, edge)
+
+
+def _grid_pad(x: Tensor, size: int, padding_mode: str, align_corners: bool, vec: bool) -> Tensor:
+    """A position in pixels brought inside by the border or reflection padding (torch's
+    compute_coordinates)."""
     if padding_mode == "reflection":
-        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-    if padding_mode in ("border", "reflection"):
-        x = x.clamp(0, size - 1)
-    return x
+        x = _grid_reflect(x, size, align_corners, vec)
+    return x if padding_mode == "zeros" else _grid_clip(x, size, vec)
+
+
+def _cubic_convolution(t: Tensor) -> list[Tensor]:
+    """The 4 taps' weights at fraction t (torch's get_cubic_coefficients, A = -0.75, its order of
+    operations). Their gradient is torch's get_cubic_coefficients_grad's polynomials times the
+    incoming gradient, not autograd's sum over the polynomials' products (whose infinities, from an
+    infinite input, cancel into NaN where torch's stay infinite)."""
+    a, u = -0.75, t.detach()
+
+    def outer(x):
+        return ((x * a - 5 * a) * x + 8 * a) * x - 4 * a
+
+    def inner(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    values = [outer(u + 1), inner(u), inner(1 - u), outer(2 - u)]
+    if not t.requires_grad:
+        return values
+    x0, x1, x2, x3 = -1 - u, 0 - u, 1 - u, 2 - u  # (torch's slopes are d weight / d x: minus d weight / d t)
+    slopes = [(-3 * a * x0 - 10 * a) * x0 - 8 * a, (-3 * (a + 2) * x1 - 2 * (a + 3)) * x1,
+              (3 * (a + 2) * x2 - 2 * (a + 3)) * x2, (3 * a * x3 - 10 * a) * x3 + 8 * a]
+    shift = t - u  # (exactly 0, its gradient 1)
+    return [v - shift * s for v, s in zip(values, slopes)]
+
+
+def _grid_axis_taps(g: Tensor, size: int, mode: str, padding_mode: str, align_corners: bool, vec: bool):
+    """Along one input axis: the taps' positions (float, maybe outside) and weights (None for
+    nearest), each stacked to (N, T, P), and where the padded position is NaN (the scalar kernel's
+    backward skips such points) or None."""
+    x = _grid_unnormalize(g, size, align_corners, vec)
+    if mode == "bicubic":  # (padding applies to each tap, the gradient comes through the weights only)
+        x0 = _C.floor(x)
+        positions = [_grid_pad(x0 + (j - 1), size, padding_mode, align_corners, vec) for j in range(4)]
+        return _C.stack(positions, 1), _C.stack(_cubic_convolution(x - x0), 1), None
+    if padding_mode == "reflection":
+        x = _grid_reflect(x, size, align_corners, vec)
+    lost = None if vec or padding_mode == "zeros" else x.isnan()
+    if padding_mode != "zeros":
+        x = _grid_clip(x, size, vec)
+    if mode == "nearest":
+        return _C.round(x).unsqueeze(1), None, lost
+    x0 = _C.floor(x)
+    w = x - x0
+    if not vec:  # (NaN or inf here: the point's taps are all outside, and the scalar kernel skips them)
+        w = _C.where(w.isfinite(), w, 0.0)
+    return _C.stack([x0, x0 + 1], 1), _C.stack([1 - w, w], 1), lost
+
+
+def _grid_sample_checks(ishape: list[int], gshape: list[int], mode: str) -> None:
+    """torch's grid_sampler checks, in its order (the shapes as lists)."""
+    if not ishape or not gshape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    sizes = f"input with sizes {ishape} and grid with sizes {gshape}"
+    if ishape[0] != gshape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}")
+    if gshape[-1] != len(ishape) - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {len(ishape) - 2} in last dimension, but got "
+                           f"grid with sizes {gshape}")
+    for i in range(2, len(ishape)):
+        if ishape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {ishape} with dimension {i} being empty")
+    dims = 4 if len(ishape) == 4 else 5
+    if len(ishape) != dims or len(gshape) != dims:
+        raise RuntimeError(f"grid_sampler(): expected {dims}D input and grid with same number of dimensions, but got "
+                           f"{sizes}")
+    if dims == 5 and mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+
+
+_GRID_TAPS = {"nearest": 1, "bilinear": 2, "bicubic": 4}
 
 
 @_autocast("Float32")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
-    """input (N, C, H, W) sampled at grid (N, Ho, Wo, 2)'s (x, y) positions in [-1, 1]: bilinear
-    or nearest (round half to even), outside the input zeros, the border's values or the
-    reflection's, as torch's; gradients to input and grid through the gathers and weights. 2-D
-    only (5-D inputs and bicubic are not there)."""
+    """input (N, C, H, W) sampled at grid (N, Ho, Wo, 2)'s (x, y) positions in [-1, 1], or
+    (N, C, D, H, W) at (N, Do, Ho, Wo, 3)'s (x, y, z): bilinear (trilinear), nearest (round half to
+    even) or bicubic (4-D only), outside the input zeros, the border's values or the reflection's, as
+    torch's CPU kernels (see above); gradients to input and grid through one gather of all taps and
+    their weights."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          f"got: '{mode}'")
@@ -1930,38 +2055,55 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     if align_corners is None:
         warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=3)  # (past the _autocast wrapper)
         align_corners = False
-    if input.ndim == 5 or mode == "bicubic":
-        raise NotImplementedError("grid_sample: 5-D inputs and mode='bicubic' are not implemented in tcore")
-    if input.ndim != 4 or grid.ndim != 4:
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got "
-                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if grid.shape[-1] != 2:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid with sizes "
-                           f"{list(grid.shape)}")
-    if input.shape[0] != grid.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
-                           f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1], grid.shape[2]
-    x = _source(grid[..., 0], w, padding_mode, align_corners)  # (N, Ho, Wo)
-    y = _source(grid[..., 1], h, padding_mode, align_corners)
-    plane = input.reshape([n, c, h * w])
-
-    def tap(yi: Tensor, xi: Tensor) -> Tensor:
-        """input at integer positions (N, Ho, Wo), zero where outside: (N, C, Ho, Wo)."""
-        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
-        index = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).to(_C.dtype.int64).reshape([n, 1, ho * wo])
-        values = plane.gather(2, index.expand([n, c, ho * wo])).reshape([n, c, ho, wo])
-        return values * inside.unsqueeze(1).to(values.dtype)
-
-    if mode == "nearest":  # (times an exact 1 that depends on the grid: its gradient zeros, not None, as torch's)
-        link = 1 + 0 * _C.where(x.isfinite() & y.isfinite(), x + y, 0).unsqueeze(1)
-        return tap(_C.round(y), _C.round(x)) * link
-    x0, y0 = _C.floor(x), _C.floor(y)
-    wx, wy = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
-    top = tap(y0, x0) * (1 - wx) + tap(y0, x0 + 1) * wx
-    bottom = tap(y0 + 1, x0) * (1 - wx) + tap(y0 + 1, x0 + 1) * wx
-    return top * (1 - wy) + bottom * wy
+    ishape, gshape = list(input.shape), list(grid.shape)
+    _grid_sample_checks(ishape, gshape, mode)
+    vec = len(ishape) == 4
+    (n, c), sizes, out_sizes = ishape[:2], ishape[2:], gshape[1:-1]
+    shape = [n, c] + out_sizes
+    if not (vec and 0 in shape) and not input.is_floating_point():
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if vec else "grid_sampler3d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_torch_scalar_name(input.dtype)}'")
+    if 0 in shape:  # (still in the graph: zero gradients, as torch's)
+        empty = _C.zeros(shape, dtype=input.dtype, device=input.device)
+        if not input.is_floating_point():
+            return empty
+        return empty + (input.flatten()[:0].sum() + grid.flatten()[:0].sum()).to(input.dtype)
+    if grid.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_torch_scalar_name(input.dtype)} but found "
+                           f"{_torch_scalar_name(grid.dtype)}")
+    k, p, s, t = len(sizes), math.prod(out_sizes), math.prod(sizes), _GRID_TAPS[mode]
+    coordinates = _C.unbind(grid.reshape([n, p, k]), -1)  # x, y[, z]: (N, P) each
+    # per input axis (D, H, W order): its taps broadcast against the others' to (N, T, .., T, P)
+    index, inside, weight, lost, stride = None, None, None, None, s
+    for d, size in enumerate(sizes):
+        positions, w, nan = _grid_axis_taps(coordinates[k - 1 - d], size, mode, padding_mode, align_corners, vec)
+        view = [n] + [1] * d + [t] + [1] * (k - 1 - d) + [p]
+        positions = positions.reshape(view)
+        ok = (positions >= 0) & (positions <= size - 1)
+        stride //= size
+        at = _C.where(ok, positions, 0.0).to(_C.dtype.int64)
+        at = at * stride if stride > 1 else at
+        index, inside = (at, ok) if index is None else (index + at, inside & ok)
+        if w is not None:
+            weight = w.reshape(view) if weight is None else weight * w.reshape(view)
+        if nan is not None:
+            lost = nan if lost is None else lost | nan
+    taps = t ** k
+    # outside taps read a zero appended to each plane (and their gradient lands there)
+    plane = _C.cat([input.reshape([n, c, s]), _C.zeros([n, c, 1], dtype=input.dtype, device=input.device)], 2)
+    index = _C.where(inside, index, s).reshape([n, 1, taps * p]).expand([n, c, taps * p])
+    values = plane.gather(2, index)
+    if weight is None:  # nearest: times an exact 1 that depends on the grid (its gradient zeros, as torch's)
+        x = coordinates[0]
+        out = values * _C.where(_C.zeros_like(x, dtype=_C.dtype.bool), x, 1.0).unsqueeze(1)
+    else:
+        weight = weight.reshape([n, 1, taps, p])
+        if not vec:  # (the scalar kernel skips outside taps: not even a NaN gradient flows through them)
+            weight = _C.where(inside.reshape([n, 1, taps, p]), weight, 0.0)
+        out = (values.reshape([n, c, taps, p]) * weight).sum(2)
+    if lost is not None:  # NaN positions: the scalar kernel's forward clips them, its backward skips them
+        out = _C.where(lost.unsqueeze(1), out.detach(), out)
+    return out.reshape(shape)
 
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
