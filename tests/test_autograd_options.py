@@ -129,3 +129,43 @@ def test_decorated_generators_run_each_resumption_in_the_mode_as_torch():
             c.close()
         seen[lib.__name__] = events
     assert seen["tcore"] == seen["torch"]
+
+
+def test_grad_runs_only_the_nodes_leading_to_its_inputs_as_torch():
+    """autograd.grad(outputs, inputs) runs only what lies on a path to an input (torch's
+    exec_info): a retained grad off the path stays None, a saved tensor written in place off the
+    path is never read; an input's own node gives its gradient after its hooks; detach_, a leaf set
+    to requires_grad=False since, requires_grad_() of a computed tensor, torch's unused message."""
+    def run(lib):
+        out = []
+        a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+        y = b * 2
+        y.retain_grad()
+        out += [lib.autograd.grad((y + a).sum(), [a])[0].tolist(), y.grad]
+        y = b.exp()
+        loss = (y + a).sum()
+        y.mul_(2)
+        out.append(lib.autograd.grad(loss, [a])[0].tolist())
+        x = lib.ones(2, requires_grad=True)
+        h = x * 3
+        h.retain_grad()
+        out += [[g.tolist() for g in lib.autograd.grad((h * h).sum(), [h, x])], h.grad.tolist()]
+        h2 = x * 3
+        h2.register_hook(lambda g: g * 10)
+        out.append(lib.autograd.grad((h2 * 2).sum(), [h2])[0].tolist())
+        with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not have been used"):
+            lib.autograd.grad((a * 2).sum(), [a, b])
+        z = x * 2
+        z.detach_()
+        out += [z.requires_grad, z.grad_fn is None, z.is_leaf]
+        with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+            (x * 2)[1:].detach_()
+        out.append((x * 2).requires_grad_().requires_grad)
+        w = lib.ones(2, requires_grad=True)
+        v = w * 2
+        w.requires_grad_(False)
+        v.sum().backward()
+        out.append(w.grad)
+        return out
+
+    assert run(tcore) == run(torch)

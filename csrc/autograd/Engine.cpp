@@ -127,6 +127,39 @@ void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_gra
       }
     }
   }
+  // grad(outputs, inputs): only the nodes on a path to an input's node run (torch's exec_info); an
+  // input's own node, when no other input lies past it, gives its gradient (after its tensor hooks)
+  // without running. Nodes off every path get nothing: their hooks (retain_grad's) do not fire, and
+  // their saved tensors are not read.
+  std::unordered_set<Node*> captures, needed;
+  for (const auto& [key, index] : task.captures) captures.insert(key.first);
+  if (!captures.empty()) {
+    std::unordered_map<Node*, bool> leads;  // (memo: whether a capture lies past the node)
+    std::vector<std::pair<Node*, size_t>> path;
+    for (const auto& [n, fn] : alive) {
+      if (leads.count(n)) continue;
+      path.push_back({n, 0});
+      while (!path.empty()) {
+        auto& [node, next] = path.back();
+        if (next < node->next_edges.size()) {
+          Node* child = node->next_edges[next++].fn.get();
+          if (child != nullptr && !leads.count(child)) {
+            leads[child] = false;  // (in progress: a graph has no cycles)
+            path.push_back({child, 0});
+          }
+          continue;
+        }
+        bool any = false;
+        for (const Edge& e : node->next_edges) {
+          any = any || (e.valid() && (captures.count(e.fn.get()) || leads[e.fn.get()]));
+        }
+        leads[node] = any;
+        if (any) needed.insert(node);
+        path.pop_back();
+      }
+    }
+  }
+  const auto runs = [&](Node* n) { return captures.empty() || needed.count(n) || captures.count(n); };
   std::unordered_map<Node*, std::vector<Tensor>> buffers;
   auto add_to = [&](Node* n, uint32_t nr, const Tensor& g) {
     auto& buf = buffers[n];
@@ -147,6 +180,7 @@ void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_gra
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
+    if (!runs(n)) continue;  // (a root off every path to an input)
     std::vector<Tensor> inputs = std::move(buffers[n]);
     buffers.erase(n);
     inputs.resize(n->input_meta.size());
@@ -160,6 +194,7 @@ void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_gra
       auto it = task.captures.find({n, static_cast<uint32_t>(slot)});
       if (it != task.captures.end()) task.captured[it->second] = inputs[slot];
     }
+    if (!captures.empty() && !needed.count(n)) continue;  // (an input's node with no input past it)
     run_node_pre_hooks(*n, inputs);
     const bool is_accumulator = n->next_edges.empty() && n->name() == "AccumulateGrad";
     std::vector<Tensor> outputs;
@@ -174,7 +209,7 @@ void execute(const std::vector<Edge>& roots, const std::vector<Tensor>& root_gra
     if (!task.keep_graph) n->release_variables();
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
-      if (!e.valid()) continue;
+      if (!e.valid() || !runs(e.fn.get())) continue;
       if (i < outputs.size()) add_to(e.fn.get(), e.input_nr, outputs[i]);
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
@@ -268,8 +303,8 @@ std::vector<Tensor> grad(const std::vector<Tensor>& roots, const std::vector<Ten
     execute(edges, grads, task);
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    TCORE_CHECK(allow_unused || task.captured[i].defined(), "One of the differentiated Tensors appears to not have "
-                "been used in the graph. Set allow_unused=True if this is the desired behavior.");
+    TCORE_CHECK(allow_unused || task.captured[i].defined(), "The differentiated Tensor at index ", i, " appears to "
+                "not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
   }
   return task.captured;
 }

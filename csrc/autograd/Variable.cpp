@@ -50,7 +50,8 @@ class AccumulateGrad final : public Node {
   }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     Tensor g = grads.at(0);
-    if (!g.defined()) return {};
+    // (a leaf set to requires_grad=False since the graph was recorded takes nothing, as torch's)
+    if (!g.defined() || !leaf_.impl()->requires_grad) return {};
     AutogradMeta& m = meta(leaf_);
     // torch's: accumulated in place outside create_graph (the same .grad object, step after step:
     // a .grad read earlier sees the sum), a new tensor inside it (the sum's history recorded)
@@ -98,6 +99,7 @@ std::shared_ptr<Node> grad_fn(const Tensor& t) {
 bool is_leaf(const Tensor& t) { return grad_fn(t) == nullptr; }
 
 void set_requires_grad(const Tensor& t, bool requires_grad) {
+  if (!is_leaf(t) && requires_grad) return;  // (a computed tensor requires grad already: a no-op, as torch's)
   TCORE_CHECK(is_leaf(t), "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                           "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   TCORE_CHECK(!requires_grad || is_floating(t.dtype()),

@@ -101,6 +101,23 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       .def_prop_ro("grad_fn", [](const Tensor& t) { return ag::grad_fn(t); })
       .def_prop_ro("is_leaf", [](const Tensor& t) { return ag::is_leaf(t); })
       .def("detach", [](const Tensor& t) { return ag::detach(t); })
+      .def("detach_", [](const Tensor& t) {  // t itself out of the graph: no history, no tangent, as torch's
+        const auto& m = t.impl()->autograd_meta;
+        TCORE_CHECK(!(t.impl()->view_base && m && m->view_fn),
+                    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+        t.impl()->requires_grad = false;
+        if (m) {
+          m->grad_fn.reset();
+          m->output_nr = 0;
+          m->fw_grad = Tensor();
+          m->fw_level = -1;
+        }
+        t.impl()->has_fw_grad = false;
+        return t;
+      })
       .def("retain_grad", [](const Tensor& t) { ag::retain_grad(t); })
       .def("register_hook", [](const Tensor& t, nb::callable fn) {
         auto keep = std::make_shared<nb::object>(fn);
