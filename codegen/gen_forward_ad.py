@@ -101,6 +101,14 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
     body: list[str] = []
     uses_original = False
     foreach = is_foreach(f, d, inplace)  # its formula is element i's (`self_p`, `self_t`, `result[i]`)
+    # an output that is no view of an input gets a tangent of its own: a formula giving an input's
+    # tangent as it is (the identity's `grad` -> `self_t`) is copied, or writing the output in place
+    # would write the input's tangent too (y = x + 1; y.mul_(3) changed x's)
+    view = any(r.annotation is not None and not r.annotation.is_write for r in f.func.returns)
+
+    def own(expr: str) -> str:
+        bare = re.fullmatch(r"\s*(\w+_t)\s*", expr)
+        return f"tcore::clone({bare.group(1)})" if bare and not view else expr
 
     def setter(target: str, value: str) -> str:
         if list_return:
@@ -125,7 +133,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
                     expr = _word("self").sub("original_self_p", expr)
                     uses_original = True
                 body.append(f"  if (const Tensor {name}_t = fw_grad({name}); {name}_t.defined()) "
-                            f"tangent = fw_accumulate(tangent, {expr});")
+                            f"tangent = fw_accumulate(tangent, {own(expr)});")
             body.append(f"  {setter(target, 'tangent')}")
             body.append("}")
         elif text == "auto_linear":
@@ -161,7 +169,7 @@ def forward_code(f: NativeFunction, d: Derivative, inplace: bool) -> dict:
                     expr = _word("result").sub(cpp_expr, expr)
                 elif out_name != "result" and cpp_expr != "result" and _word(out_name).search(expr):
                     decls.append(f"  const Tensor& {out_name} = {cpp_expr};")
-            body += ["{", *decls, f"  {setter(target, expr)}", "}"]
+            body += ["{", *decls, f"  {setter(target, own(expr))}", "}"]
     if uses_original and foreach:
         pre.append("std::vector<Tensor> original_self_p;")
         pre.append(f"if ({check_expr(f)}) {{")

@@ -226,3 +226,28 @@ def test_clamp_with_tensor_bounds_like_torch():
     _, torch_tangent = torch.func.jvp(torch.clamp, tuple(torch.tensor(a) for a in (x, lo, hi)),
                                       tuple(torch.tensor(a) for a in v))
     np.testing.assert_array_equal(tangent, torch_tangent.numpy())
+
+
+def test_outputs_get_tangents_of_their_own_as_torch():
+    """An identity-like formula (x + c, copy_, nextafter) gives the output a copy of the input's
+    tangent: writing the output in place (or resizing it) leaves the input's tangent alone."""
+    torch = pytest.importorskip("torch")
+    seen = {}
+    for lib in (torch, tcore):
+        fw = lib.autograd.forward_ad
+        out = []
+        with fw.dual_level():
+            x = fw.make_dual(lib.tensor([1.0, 2.0]), lib.ones(2))
+            y = x + 0.25
+            y.mul_(3)
+            z = lib.zeros(2)
+            z.copy_(x)
+            z.mul_(3)
+            w = x + lib.ones(2)
+            w.unsqueeze_(0)
+            v = lib.nextafter(x, lib.zeros(2))
+            v.mul_(2)
+            for t in (x, y, z, w, v):
+                out.append(fw.unpack_dual(t).tangent.tolist())
+        seen[lib.__name__] = out
+    assert seen["tcore"] == seen["torch"]
