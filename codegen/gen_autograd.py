@@ -477,6 +477,7 @@ def called_operators(derivatives, roots: set[str]) -> set[str]:
     called: set[str] = set()
     for d in derivatives:
         called.update(called_names(d))
+    called |= {n[:-1] for n in called if n.endswith("_") and not n.endswith("__")}  # (fill_: fill's header)
     return called & roots
 
 

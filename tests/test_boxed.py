@@ -36,6 +36,9 @@ OVERRIDES = {
     "linalg_lu_solve": dict(pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
     "lu_solve": dict(LU_pivots=lambda tc: tc.tensor([2, 3, 3], dtype=tc.int32)),
     "vdot": dict(self=(3,), other=(3,)),  # (vectors)
+    "fill.Tensor": dict(value=lambda tc: tc.tensor(1.5)),  # (a 0-dim value)
+    "fill_.Tensor": dict(value=lambda tc: tc.tensor(1.5)),
+    "fill.Tensor_out": dict(value=lambda tc: tc.tensor(1.5)),
     "addmv": dict(self=(3,), vec=(3,)), "addmv_": dict(self=(3,), vec=(3,)),
     "addr": dict(vec1=(3,), vec2=(3,)), "addr_": dict(vec1=(3,), vec2=(3,)), "ger": dict(self=(3,), vec2=(3,)),
     "baddbmm": dict(batch1=(2, 3, 3), batch2=(2, 3, 3)), "baddbmm_": dict(self=(2, 3, 3), batch1=(2, 3, 3), batch2=(2, 3, 3)),

@@ -249,3 +249,33 @@ def test_addcmul_addcdiv_types_and_in_place_checks_as_torch(tcore):
 
     got, want = run(tcore), run(torch)
     assert got == want
+
+
+def test_partial_overlap_refused_and_fill_with_a_tensor_as_torch(tcore):
+    """Elementwise writes whose output shares some memory with an input (not the same elements in
+    the same layout) are refused, as torch's TensorIterator refuses them; the same elements pass
+    (x.add_(x), copy_ of an identical view); fill_ takes a 0-dim tensor (its gradient the sum)."""
+    def run(lib):
+        x = lib.tensor(np.arange(9.0).reshape(3, 3))
+        out = []
+        for call in (lambda: x.clone().add_(x.t()), lambda: x.add_(x), lambda: lib.add(x, 1, out=x.t()),
+                     lambda: x.view(-1)[1:].add_(x.view(-1)[:-1]), lambda: x.copy_(x.t()),
+                     lambda: x.view(-1).mul_(x.view(-1)[4]), lambda: lib.exp(x.view(-1)[1:], out=x.view(-1)[:-1]),
+                     lambda: lib.neg(x, out=x.t()), lambda: x[0].expand(3, 3).copy_(x[0].expand(3, 3)),
+                     lambda: x.view(-1)[:4].sub_(x.view(-1)[5:])):
+            try:
+                call()
+                out.append("ok")
+            except RuntimeError as e:
+                out.append(str(e)[:60])
+        v = lib.tensor(2.5, requires_grad=True)
+        w = lib.ones(3, requires_grad=True)
+        y = w * 1
+        y.fill_(v)
+        (y * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        out += [y.tolist(), w.grad.tolist(), v.grad.item(), lib.zeros(2, dtype=lib.int64).fill_(lib.tensor(3.7)).tolist()]
+        with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor"):
+            lib.zeros(2).fill_(lib.ones(2))
+        return out
+
+    assert run(tcore) == run(torch)

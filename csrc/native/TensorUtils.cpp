@@ -227,6 +227,24 @@ void assert_no_overlap(const Tensor& written, const Tensor& read) {
               "tensor before performing the operation.");
 }
 
+void assert_no_partial_overlap(const Tensor& written, const Tensor& read) {
+  if (!read.defined() || written.impl() == read.impl() || !written.storage().is_alias_of(read.storage()) ||
+      written.numel() == 0 || read.numel() == 0 || !non_overlapping_and_dense(written.sizes(), written.strides()) ||
+      !non_overlapping_and_dense(read.sizes(), read.strides())) {
+    return;
+  }
+  const auto range = [](const Tensor& t) {  // [first, past the last) byte of its elements
+    const int64_t first = t.storage_offset() * t.element_size();
+    return std::pair<int64_t, int64_t>(first, first + t.numel() * t.element_size());
+  };
+  const auto [a0, a1] = range(written);
+  const auto [b0, b1] = range(read);
+  const bool full = a0 == b0 && a1 == b1 && written.strides().vec() == read.strides().vec();
+  TCORE_CHECK(full || a1 <= b0 || b1 <= a0, "unsupported operation: some elements of the input tensor and the "
+              "written-to tensor refer to a single memory location. Please clone() the tensor before performing the "
+              "operation.");
+}
+
 std::vector<bool> reduction_mask(OptionalIntArrayRef dim, int64_t ndim, const char* op) {
   std::vector<bool> mask(static_cast<size_t>(ndim), false);
   if (!dim.has_value() || dim->empty()) {

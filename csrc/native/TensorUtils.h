@@ -87,6 +87,11 @@ void assert_no_internal_overlap(const Tensor& t);
 // True when a and b share memory but are not the very same elements in the same layout.
 bool partially_overlaps(const Tensor& a, const Tensor& b);
 
+// PyTorch's assert_no_partial_overlap (TensorIterator's, for every input of an elementwise
+// operator): writing `written` while reading `read` is refused when, both non-overlapping and dense,
+// they share some memory but are not the same elements in the same layout.
+void assert_no_partial_overlap(const Tensor& written, const Tensor& read);
+
 // PyTorch's assert_no_overlap: an operator that writes `written` while reading `read` refuses the two
 // sharing memory (the same elements or some of them), when both are non-overlapping and dense (else
 // torch cannot tell, and lets it through).

@@ -26,6 +26,7 @@
 #include <tcore/ops/uniform.h>
 #include <tcore/ops/uniform_native.h>
 
+#include "native/TensorUtils.h"
 #include "tcore/core/Macros.h"
 
 namespace tcore::native {
@@ -108,6 +109,17 @@ std::tuple<Tensor, Tensor, Tensor> _fused_adam(const Tensor& self, const Tensor&
 Tensor fill(const Tensor& self, const Scalar& value) {
   Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
   return tcore::fill_(out, value);
+}
+
+// fill_ with a 0-dim tensor's value (its gradient: the sum of self's)
+Tensor fill_tensor_(const Tensor& self, const Tensor& value) {
+  TCORE_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions.");
+  return ops::fill__Scalar::call(self, masked_fill_value(value));
+}
+Tensor fill(const Tensor& self, const Tensor& value) {
+  Tensor out = tcore::empty(self.sizes(), self.dtype(), Layout::Strided, self.device());
+  return fill_tensor_(out, value);
 }
 
 }  // namespace tcore::native

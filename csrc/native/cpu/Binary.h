@@ -33,6 +33,8 @@ Tensor binary_op_into(const Tensor& out, const Tensor& a, const Tensor& b, Scala
   TCORE_CHECK_TYPE(can_cast(result, out.dtype()), op, ": result type ", result,
                    " can't be cast to the desired output type ", out.dtype());
   resize_elementwise_output(out, shape, {&a, &b});
+  assert_no_partial_overlap(out, a);  // (torch's TensorIterator check, for in-place and out= alike)
+  assert_no_partial_overlap(out, b);
   if (is_reduced_float(compute)) {  // float16/bfloat16: computed in float32, rounded on store
     // each operand first in the compute dtype, as torch's TensorIterator casts its inputs to the
     // common dtype: a Python number or an integer tensor is rounded to it (x == 0.7 holds for

@@ -90,6 +90,7 @@ void parallel_loop_nd(const LoopGeometry& g, std::array<char*, N> base, const Lo
 template <typename Out, typename In, typename F, typename Run>
 void unary_loop_runs(const Tensor& out, const Tensor& a, F f, Run run) {
   assert_no_internal_overlap(out);
+  assert_no_partial_overlap(out, a);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a}, /*in_memory_order=*/true);
   parallel_loop_nd<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
@@ -122,6 +123,8 @@ struct HasRuns<F, std::void_t<decltype(&F::runs)>> : std::true_type {};
 template <typename Out, typename In, typename F>
 void binary_loop_to(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   assert_no_internal_overlap(out);
+  assert_no_partial_overlap(out, a);
+  assert_no_partial_overlap(out, b);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &a, &b}, /*in_memory_order=*/true);
   parallel_loop_nd<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
              [&](char** p, const int64_t* s, int64_t n) {
@@ -160,6 +163,7 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 template <typename T>
 void select_loop(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   assert_no_internal_overlap(out);
+  for (const Tensor* in : {&cond, &a, &b}) assert_no_partial_overlap(out, *in);
   const LoopGeometry g = make_geometry(out.sizes(), {&out, &cond, &a, &b}, /*in_memory_order=*/true);
   parallel_loop_nd<4>(g,
              {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),

@@ -67,6 +67,7 @@ Tensor unary_into(const Tensor& out, const Tensor& self, ScalarType compute, con
   TCORE_CHECK_TYPE(can_cast(compute, out.dtype()), op, ": result type ", compute,
                    " can't be cast to the desired output type ", out.dtype());
   resize_elementwise_output(out, self.sizes(), {&self});
+  assert_no_partial_overlap(out, self);  // (torch's TensorIterator check, for in-place and out= alike)
   if constexpr (HasFloatRuns<Make>::value) {
     if (is_reduced_float(compute) && self.dtype() == compute && out.dtype() == compute && !partially_overlaps(out, self)) {
       dispatch_reduced_float(compute, [&](auto tag) {
