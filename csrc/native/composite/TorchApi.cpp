@@ -360,6 +360,8 @@ Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
   return tcore::add(self, tcore::mul(tcore::mul(tensor1, number(factor)), tensor2), 1);
 }
 Tensor addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  assert_no_partial_overlap(self, tensor1);  // (torch's TensorIterator checks)
+  assert_no_partial_overlap(self, tensor2);
   return written_into(self, [&](const Tensor& x) { return addcmul(x, tensor1, tensor2, value); });
 }
 Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
@@ -372,6 +374,8 @@ Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
   return tcore::add(self, tcore::div(tcore::mul(tensor1, number(value)), tensor2), 1);
 }
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  assert_no_partial_overlap(self, tensor1);  // (torch's TensorIterator checks)
+  assert_no_partial_overlap(self, tensor2);
   return written_into(self, [&](const Tensor& x) { return addcdiv(x, tensor1, tensor2, value); });
 }
 

@@ -189,6 +189,10 @@ Tensor index_put_(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, c
                    to_string(self.dtype()), " for the destination and ", to_string(values.dtype()), " for the source.");
   TCORE_CHECK(values.device() == self.device(), "index_put_: values is on ", values.device(), " but self is on ",
               self.device());
+  assert_no_partial_overlap(self, values);  // (torch's index_put_ checks)
+  for (const auto& index : indices) {
+    if (index) assert_no_overlap(self, *index);
+  }
   const IndexPlan plan = make_plan(self, indices);
   Tensor vals = values;  // extra leading dims of size 1 are allowed, as in PyTorch
   while (vals.dim() > static_cast<int64_t>(plan.shape.size()) && vals.sizes()[0] == 1) {

@@ -260,6 +260,8 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index_, const T
                       " must match in every dimension but ", d);
   }
   assert_no_internal_overlap(self);
+  assert_no_overlap(self, index);  // (torch's index_add_ checks)
+  assert_no_overlap(self, source);
   if (source.numel() == 0) return self;
   const Tensor src = cast(source, self.dtype());
   const int64_t size = self.sizes()[d];
