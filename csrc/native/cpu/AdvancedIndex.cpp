@@ -189,7 +189,10 @@ Tensor index_put_(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, c
                    to_string(self.dtype()), " for the destination and ", to_string(values.dtype()), " for the source.");
   TCORE_CHECK(values.device() == self.device(), "index_put_: values is on ", values.device(), " but self is on ",
               self.device());
-  assert_no_partial_overlap(self, values);  // (torch's index_put_ checks)
+  // (torch's index_put_ checks, after its masked_fill_ path: one bool mask and one value)
+  const bool masked_fill = !accumulate && values.numel() == 1 && indices.size() == 1 && indices[0] &&
+                           indices[0]->dtype() == ScalarType::Bool;
+  if (!masked_fill) assert_no_partial_overlap(self, values);
   for (const auto& index : indices) {
     if (index) assert_no_overlap(self, *index);
   }
