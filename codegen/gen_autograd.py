@@ -518,6 +518,14 @@ def _never_differentiable(f: NativeFunction, derivatives: dict[str, Derivative])
     return d is not None and non_differentiable(d)
 
 
+def _clones(k: dict) -> bool:
+    """Whether a kernel calls tcore::clone: an in-place one keeping its original self, or a forward
+    formula copying an input's tangent (gen_forward_ad's own())."""
+    fw = k.get("fw") or {}
+    return bool(k.get("clone_self") or k.get("clone_element") or
+                any("tcore::clone(" in line for line in fw.get("pre", []) + fw.get("body", [])))
+
+
 def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeFunction, ...]],
                     derivatives: dict[str, Derivative], all_roots: set[str], layout: Layout) -> str:
     plans = [p for fs in groups.values() for p in plan_for(fs, derivatives)]
@@ -529,7 +537,6 @@ def render_autograd(shard: int, num_shards: int, groups: dict[str, tuple[NativeF
                    {f.root_name for f, fs in viewing if view_kernel(f, fs) is not None})
     headers = sorted({layout.ops_header(r) for r in roots} |
                      {layout.api_header(r) for r in formula_ops(plans, all_roots)} |
-                     ({layout.api_header("clone")} if any(k.get("clone_self") or k.get("clone_element") for k in kernels)
-                      else set()))
+                     ({layout.api_header("clone")} if any(_clones(k) for k in kernels) else set()))
     return render("autograd_functions.cpp.j2", shard=shard, num_shards=num_shards, headers=headers, kernels=kernels,
                   views=views)

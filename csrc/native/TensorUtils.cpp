@@ -210,39 +210,37 @@ bool partially_overlaps(const Tensor& a, const Tensor& b) {
   return !same;
 }
 
-void assert_no_overlap(const Tensor& written, const Tensor& read) {
-  if (!written.storage().is_alias_of(read.storage()) || written.numel() == 0 || read.numel() == 0) return;
-  if (!non_overlapping_and_dense(written.sizes(), written.strides()) ||
-      !non_overlapping_and_dense(read.sizes(), read.strides())) {
-    return;
+namespace {
+// torch's get_overlap_status for two tensors: None (apart, or too hard to tell: either is not
+// non-overlapping and dense), Full (the same elements in the same layout) or Partial.
+enum class Overlap { None, Full, Partial };
+Overlap overlap_of(const Tensor& a, const Tensor& b) {
+  if (!b.defined() || !a.storage().is_alias_of(b.storage()) || a.numel() == 0 || b.numel() == 0 ||
+      !non_overlapping_and_dense(a.sizes(), a.strides()) || !non_overlapping_and_dense(b.sizes(), b.strides())) {
+    return Overlap::None;
   }
+  if (a.impl() == b.impl()) return Overlap::Full;
   const auto range = [](const Tensor& t) {  // [first, past the last) byte of its elements
     const int64_t first = t.storage_offset() * t.element_size();
     return std::pair<int64_t, int64_t>(first, first + t.numel() * t.element_size());
   };
-  const auto [a0, a1] = range(written);
-  const auto [b0, b1] = range(read);
-  TCORE_CHECK(a1 <= b0 || b1 <= a0, "unsupported operation: some elements of the input tensor and the written-to "
-              "tensor refer to a single memory location, which may cause unexpected behavior. Please clone() the "
-              "tensor before performing the operation.");
+  const auto [a0, a1] = range(a);
+  const auto [b0, b1] = range(b);
+  if (a1 <= b0 || b1 <= a0) return Overlap::None;
+  return a0 == b0 && a1 == b1 && a.strides().vec() == b.strides().vec() ? Overlap::Full : Overlap::Partial;
+}
+}  // namespace
+
+void assert_no_overlap(const Tensor& written, const Tensor& read) {
+  TCORE_CHECK(overlap_of(written, read) == Overlap::None, "unsupported operation: some elements of the input tensor "
+              "and the written-to tensor refer to a single memory location, which may cause unexpected behavior. "
+              "Please clone() the tensor before performing the operation.");
 }
 
 void assert_no_partial_overlap(const Tensor& written, const Tensor& read) {
-  if (!read.defined() || written.impl() == read.impl() || !written.storage().is_alias_of(read.storage()) ||
-      written.numel() == 0 || read.numel() == 0 || !non_overlapping_and_dense(written.sizes(), written.strides()) ||
-      !non_overlapping_and_dense(read.sizes(), read.strides())) {
-    return;
-  }
-  const auto range = [](const Tensor& t) {  // [first, past the last) byte of its elements
-    const int64_t first = t.storage_offset() * t.element_size();
-    return std::pair<int64_t, int64_t>(first, first + t.numel() * t.element_size());
-  };
-  const auto [a0, a1] = range(written);
-  const auto [b0, b1] = range(read);
-  const bool full = a0 == b0 && a1 == b1 && written.strides().vec() == read.strides().vec();
-  TCORE_CHECK(full || a1 <= b0 || b1 <= a0, "unsupported operation: some elements of the input tensor and the "
-              "written-to tensor refer to a single memory location. Please clone() the tensor before performing the "
-              "operation.");
+  TCORE_CHECK(overlap_of(written, read) != Overlap::Partial, "unsupported operation: some elements of the input "
+              "tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before "
+              "performing the operation.");
 }
 
 std::vector<bool> reduction_mask(OptionalIntArrayRef dim, int64_t ndim, const char* op) {
