@@ -159,7 +159,43 @@ def seed() -> int:
 
 
 # ------------------------------------------------------------------ autograd modes
-class inference_mode:  # noqa: N801 - torch's name
+class _ContextDecorator:
+    """A context manager that also decorates a function: each call runs inside a fresh copy of it
+    (so recursive and concurrent calls keep their own saved state); a generator function's every
+    resumption does, as torch's (its caller's code between resumptions runs outside)."""
+
+    def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def generator(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                send, value = gen.send, None
+                while True:
+                    try:
+                        with copy.copy(self):
+                            response = send(value)
+                    except StopIteration as stop:
+                        return stop.value
+                    try:
+                        send, value = gen.send, (yield response)
+                    except GeneratorExit:
+                        with copy.copy(self):
+                            gen.close()
+                        raise
+                    except BaseException as error:  # (thrown into the generator: passed on inside)
+                        send, value = gen.throw, error
+
+            return generator
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with copy.copy(self):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class inference_mode(_ContextDecorator):  # noqa: N801 - torch's name
     """torch.inference_mode as a no_grad (tcore has no inference tensors): nothing inside records
     a graph; mode=False leaves grad mode as it is. A context manager and a decorator."""
 
@@ -178,15 +214,6 @@ class inference_mode:  # noqa: N801 - torch's name
         from . import autograd
 
         autograd.set_grad_enabled(self._previous.pop())
-
-    def __call__(self, fn):
-        import functools
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(self.mode):
-                return fn(*args, **kwargs)
-        return wrapper
 
 
 def is_inference_mode_enabled() -> bool:
@@ -254,42 +281,6 @@ def set_printoptions(precision: int | None = None, threshold: float | None = Non
 
 def get_printoptions() -> dict:
     return dict(PRINT_OPTIONS)
-
-
-class _ContextDecorator:
-    """A context manager that also decorates a function: each call runs inside a fresh copy of it
-    (so recursive and concurrent calls keep their own saved state); a generator function's every
-    resumption does, as torch's (its caller's code between resumptions runs outside)."""
-
-    def __call__(self, fn):
-        if inspect.isgeneratorfunction(fn):
-            @functools.wraps(fn)
-            def generator(*args, **kwargs):
-                gen = fn(*args, **kwargs)
-                send, value = gen.send, None
-                while True:
-                    try:
-                        with copy.copy(self):
-                            response = send(value)
-                    except StopIteration as stop:
-                        return stop.value
-                    try:
-                        send, value = gen.send, (yield response)
-                    except GeneratorExit:
-                        with copy.copy(self):
-                            gen.close()
-                        raise
-                    except BaseException as error:  # (thrown into the generator: passed on inside)
-                        send, value = gen.throw, error
-
-            return generator
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with copy.copy(self):
-                return fn(*args, **kwargs)
-
-        return wrapper
 
 
 _SETTINGS = {"float32_matmul_precision": "highest", "deterministic": False, "deterministic_warn_only": False}

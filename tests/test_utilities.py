@@ -103,6 +103,13 @@ def test_inference_mode_records_nothing():
         return x * 3
 
     assert not f(w).requires_grad
+
+    @tcore.inference_mode()
+    def g(x):  # (a generator: each resumption in the mode, as torch's)
+        yield (x * 3).requires_grad
+        yield tcore.is_grad_enabled()
+
+    assert list(g(w)) == [False, False] and tcore.is_grad_enabled()
     with tcore.inference_mode(False):
         assert (w * 2).requires_grad
 

@@ -26,10 +26,6 @@ class Cauchy(LocationScale, Distribution):
         return _filled(self, math.nan, self.loc)
 
     @property
-    def mode(self):
-        return self.loc
-
-    @property
     def variance(self):
         return _filled(self, math.inf, self.loc)
 

@@ -243,51 +243,50 @@ Tensor normal_(const Tensor& self, double mean, double std, const std::optional<
 }
 
 namespace {
-// The integers a tensor of dtype t holds exactly, as torch's random_ bounds them (an integral
-// dtype's range; a floating one's [-2^digits, 2^digits]), and its element type's C++ name (torch's
-// messages name it).
+// What random_ may write into a tensor of dtype t, as torch's: [lo, hi], what the dtype holds (an
+// integral dtype's range, float16's finite one; the wider floating dtypes hold any int64), beyond
+// which it refuses; for a floating dtype, `digits`: it holds the integers within +-2^digits
+// exactly, beyond which it warns. `name`: the element type's C++ name (torch's messages name it).
 struct RandomBounds {
   int64_t lo, hi;
+  int digits;  // (0: an integral dtype)
   const char* name;
 };
 RandomBounds random_bounds(ScalarType t) {
-  constexpr auto digits = [](int d) { return RandomBounds{-(int64_t{1} << d), int64_t{1} << d, nullptr}; };
   switch (t) {
-    case ScalarType::Bool: return {0, 1, "bool"};
-    case ScalarType::Byte: return {0, 255, "unsigned char"};
-    case ScalarType::Char: return {-128, 127, "signed char"};
-    case ScalarType::Short: return {INT16_MIN, INT16_MAX, "short"};
-    case ScalarType::Int: return {INT32_MIN, INT32_MAX, "int"};
-    case ScalarType::Long: return {INT64_MIN, INT64_MAX, "long"};
-    case ScalarType::Half: return {digits(11).lo, digits(11).hi, "c10::Half"};
-    case ScalarType::BFloat16: return {digits(8).lo, digits(8).hi, "c10::BFloat16"};
-    case ScalarType::Float: return {digits(24).lo, digits(24).hi, "float"};
-    case ScalarType::Double: return {digits(53).lo, digits(53).hi, "double"};
+    case ScalarType::Bool: return {0, 1, 0, "bool"};
+    case ScalarType::Byte: return {0, 255, 0, "unsigned char"};
+    case ScalarType::Char: return {-128, 127, 0, "signed char"};
+    case ScalarType::Short: return {INT16_MIN, INT16_MAX, 0, "short"};
+    case ScalarType::Int: return {INT32_MIN, INT32_MAX, 0, "int"};
+    case ScalarType::Long: return {INT64_MIN, INT64_MAX, 0, "long"};
+    case ScalarType::Half: return {-65504, 65504, 11, "c10::Half"};
+    case ScalarType::BFloat16: return {INT64_MIN, INT64_MAX, 8, "c10::BFloat16"};
+    case ScalarType::Float: return {INT64_MIN, INT64_MAX, 24, "float"};
+    case ScalarType::Double: return {INT64_MIN, INT64_MAX, 53, "double"};
     default: break;
   }
   throw TypeError(detail::str_cat("random_: not implemented for '", to_string(t), "'"));
 }
 }  // namespace
 
-// Integers drawn uniformly from [from, to - 1], or from [from, the largest the dtype holds] when
-// to is None, with torch's checks.
+// Integers drawn uniformly from [from, to - 1], or from [from, the largest the dtype holds exactly]
+// when to is None, with torch's checks in its order: beyond what the dtype holds an error, from >
+// to - 1 an error, a floating dtype beyond its exact integers a warning.
 Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
   const RandomBounds bounds = random_bounds(self.dtype());
-  const int digits = is_floating(self.dtype()) ? static_cast<int>(std::log2(static_cast<double>(bounds.hi))) : 0;
-  // torch's checks, in its order: beyond what the dtype holds (an integral dtype's range, float16's
-  // finite one) an error; from > to_inc an error; a floating dtype beyond its exact integers a warning
+  const int64_t exact = bounds.digits != 0 ? int64_t{1} << bounds.digits : 0;
   const auto holds = [&](int64_t v, const char* what) {
-    const bool inexact = digits != 0 && self.dtype() != ScalarType::Half;  // (bfloat16, float, double hold any int64)
-    TCORE_CHECK_VALUE(inexact || (digits != 0 ? -65504 <= v && v <= 65504 : bounds.lo <= v && v <= bounds.hi), what,
-                      " is out of bounds for ", bounds.name);
+    TCORE_CHECK_VALUE(bounds.lo <= v && v <= bounds.hi, what, " is out of bounds for ", bounds.name);
   };
-  const auto exact = [&](int64_t v, const char* what) {
-    if (digits == 0 || (bounds.lo <= v && v <= bounds.hi)) return;
-    warn(detail::str_cat(what, " is out of bounds [-(2^", digits, "), 2^", digits, "]. Due to precision limitations ",
-                         bounds.name, " can support discrete uniform distribution only within this range. This warning "
-                         "will become an error in version 1.7 release, please fix the code in advance"));
+  const auto exactly = [&](int64_t v, const char* what) {
+    if (bounds.digits == 0 || (-exact <= v && v <= exact)) return;
+    warn(detail::str_cat(what, " is out of bounds [-(2^", bounds.digits, "), 2^", bounds.digits, "]. Due to precision "
+                         "limitations ", bounds.name, " can support discrete uniform distribution only within this "
+                         "range. This warning will become an error in version 1.7 release, please fix the code in "
+                         "advance"));
   };
-  int64_t high = bounds.hi;
+  int64_t high = bounds.digits != 0 ? exact : bounds.hi;
   if (to) {
     TCORE_CHECK_VALUE(from < *to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", *to);
     high = *to - 1;
@@ -296,8 +295,8 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, cons
   if (to) holds(high, "to - 1");
   TCORE_CHECK_VALUE(from <= high, "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
                     "casted to dtype, but got from=", from, " > to_inc=", high);
-  exact(from, "from");
-  if (to) exact(high, "to - 1");
+  exactly(from, "from");
+  if (to) exactly(high, "to - 1");
   std::uniform_int_distribution<int64_t> dist(from, high);
   return fill_random(self, generator, "random_", [&](auto* p, int64_t n, std::mt19937_64& e, auto tag) {
     using T = typename decltype(tag)::type;
